@@ -1,0 +1,337 @@
+import ky from 'ky';
+import {
+  catalogSchema,
+  type Device,
+  deviceListSchema,
+  type FieldError,
+  IDEMPOTENCY_KEY_PATTERN,
+  IGNORED_BODY_FIELDS,
+  isPlainObject,
+  LIMITS,
+  type NotificationStatus,
+  PATH_TOKEN_PATTERN,
+  type SendFields,
+  type StatusRecord,
+  sendResponseSchema,
+  statusRecordSchema,
+  utf8Length,
+  validateSend,
+} from './contract/index.js';
+import type { CatalogScene } from './contract/scenes.js';
+import { FoxbellError, TimeoutError, ValidationError } from './errors.js';
+import { parseJson } from './internal/json.js';
+import { type RetryInfo, send, sleep, type Transport } from './internal/request.js';
+import { SDK_VERSION } from './internal/version.js';
+import { ATTEMPT_TIMEOUT_MS, MAX_RETRIES } from './retry.js';
+
+export interface FoxbellOptions {
+  /** A send token. Default: the `NOTIFY_TOKEN` environment variable. */
+  token?: string | undefined;
+  /** The service address, e.g. `https://foxbell.example.com`. Default: `NOTIFY_BASE_URL`. */
+  baseUrl?: string | undefined;
+  /** Retries after the first attempt, 0 to 3 (the spec's maximum, which is also the default). */
+  maxRetries?: number | undefined;
+  /** Per-attempt timeout covering headers and body. Default 30 000 ms. */
+  timeoutMs?: number | undefined;
+  /** Told about each retry before its wait, e.g. to show it. */
+  onRetry?: ((info: RetryInfo) => void) | undefined;
+  /** A fetch implementation to send with. Default: the global `fetch`. */
+  fetch?: typeof fetch | undefined;
+  /** The source of the backoff jitter, a number in [0, 1). Default `Math.random`; tests pin it. */
+  random?: (() => number) | undefined;
+}
+
+export interface RequestOptions {
+  /** Cancels the request and any wait between retries at once. */
+  signal?: AbortSignal | undefined;
+  /** An overall budget for the call in milliseconds: no retry starts that would end past it. */
+  deadlineMs?: number | undefined;
+}
+
+export interface SendOptions extends RequestOptions {
+  /**
+   * Makes retries of this send safe: the service notifies once per key (kept 24 hours).
+   * Default: a new random key per call, reused by every retry of that call.
+   */
+  idempotencyKey?: string | undefined;
+}
+
+export interface RateLimit {
+  /** The monthly send limit. */
+  limit: number;
+  /** Sends left this month. */
+  remaining: number;
+  /** When the month resets, epoch seconds. */
+  reset: number;
+}
+
+export interface SendResult {
+  /** The notification id; null only when a proxy dropped the 202's body. */
+  id: string | null;
+  status: 'accepted';
+  request_id: string;
+  rate_limit: RateLimit | null;
+  /** The key the send was made with (given or generated). */
+  idempotency_key: string;
+}
+
+/** `waitFor` stops at the first status at least this far; `opened` and `cleared` are equally far. */
+export type WaitTarget = Exclude<NotificationStatus, 'dropped'>;
+
+export interface WaitOptions extends Omit<RequestOptions, 'deadlineMs'> {
+  /** Default `sent_to_push`. A `dropped` notification always ends the wait. */
+  until?: WaitTarget | undefined;
+  /** Default 60 000 ms; then a `TimeoutError` carrying the last record seen. */
+  timeoutMs?: number | undefined;
+  /** First pause between polls, doubled up to 5 s. Default 500 ms. */
+  intervalMs?: number | undefined;
+}
+
+const PROGRESS: Readonly<Record<string, number>> = { accepted: 0, sent_to_push: 1, opened: 2, cleared: 2 };
+const MAX_POLL_INTERVAL_MS = 5_000;
+/**
+ * Headers fetch adds on its own (connection, accept, accept-language, sec-fetch-mode,
+ * accept-encoding), counted against the 16 KB budget so the check errs on the safe side.
+ */
+const HTTP_STACK_HEADER_BYTES = 128;
+
+function environment(name: string): string | undefined {
+  const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[
+    name
+  ];
+  return value === '' ? undefined : value;
+}
+
+function refuse(error: FieldError): never {
+  throw new ValidationError(error);
+}
+
+/** The Foxbell client: one method per endpoint a send token may call. */
+export class Foxbell {
+  readonly baseUrl: string;
+  // A private field: the token never shows in util.inspect, JSON.stringify or an error.
+  readonly #token: string;
+  readonly #transport: Transport;
+
+  constructor(options: FoxbellOptions = {}) {
+    const token = options.token ?? environment('NOTIFY_TOKEN');
+    const baseUrl = options.baseUrl ?? environment('NOTIFY_BASE_URL');
+    if (token === undefined) {
+      throw new FoxbellError('invalid_config', 'No token: pass { token } or set NOTIFY_TOKEN');
+    }
+    // Checked without echoing it: fetch's own error for a bad header value would quote the token.
+    if (!/^[\x21-\x7e]+$/.test(token)) {
+      throw new FoxbellError('invalid_config', 'The token has characters a token never has');
+    }
+    if (baseUrl === undefined) {
+      throw new FoxbellError('invalid_config', 'No service address: pass { baseUrl } or set NOTIFY_BASE_URL');
+    }
+    const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) {
+      throw new FoxbellError('invalid_config', `The base URL must be an http(s) address: ${baseUrl}`);
+    }
+    this.baseUrl = url.href.replace(/\/+$/, '');
+    this.#token = token;
+    const maxRetries = options.maxRetries ?? MAX_RETRIES;
+    if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES) {
+      throw new FoxbellError('invalid_config', `maxRetries must be an integer from 0 to ${MAX_RETRIES}`);
+    }
+    this.#transport = {
+      ky: ky.create({
+        prefixUrl: this.baseUrl,
+        retry: 0,
+        throwHttpErrors: false,
+        timeout: false,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      }),
+      maxRetries,
+      timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      random: options.random ?? Math.random,
+      onRetry: options.onRetry,
+    };
+  }
+
+  /** Sends a notification. Resolves once the service has stored and queued it (202). */
+  async send(fields: SendFields, options: SendOptions = {}): Promise<SendResult> {
+    const input = present(fields);
+    const checked = validateSend(input, { unknownScenes: 'pass' });
+    if (!checked.ok) refuse(checked.error);
+    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+      refuse({
+        code: 'invalid_field',
+        field: 'Idempotency-Key',
+        message:
+          'Idempotency-Key must be 1 to 255 printable ASCII characters, not starting or ending with a space',
+      });
+    }
+    const body = new TextEncoder().encode(JSON.stringify(input));
+    const headers = {
+      authorization: `Bearer ${this.#token}`,
+      'content-type': 'application/json',
+      'idempotency-key': idempotencyKey,
+      'user-agent': `foxbell-sdk/${SDK_VERSION}`,
+    };
+    this.#checkSize('POST', 'v1/notifications', headers, body.byteLength);
+    const response = await send(this.#transport, {
+      method: 'POST',
+      path: 'v1/notifications',
+      headers,
+      body,
+      signal: options.signal,
+      deadline: deadlineOf(options),
+    });
+    const parsed = sendResponseSchema.safeParse(parseJson(response.text));
+    return {
+      id: parsed.success ? parsed.data.id : null,
+      status: 'accepted',
+      request_id:
+        (parsed.success ? parsed.data.request_id : undefined) ?? response.headers['x-request-id'] ?? '',
+      rate_limit: rateLimitOf(response.headers),
+      idempotency_key: idempotencyKey,
+    };
+  }
+
+  /** The status record of a notification this token sent. */
+  async status(id: string, options: RequestOptions = {}): Promise<StatusRecord> {
+    return this.#get(`v1/notifications/${encodeURIComponent(id)}/status`, statusRecordSchema, options);
+  }
+
+  /**
+   * Polls the status with growing pauses until it is at least `until` (default `sent_to_push`)
+   * or `dropped`, and resolves with that record.
+   */
+  async waitFor(id: string, options: WaitOptions = {}): Promise<StatusRecord> {
+    const until = options.until ?? 'sent_to_push';
+    const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+    let interval = options.intervalMs ?? 500;
+    for (;;) {
+      const record = await this.status(id, { signal: options.signal, deadlineMs: deadline - Date.now() });
+      if (record.status === 'dropped' || (PROGRESS[record.status] ?? -1) >= (PROGRESS[until] ?? 0))
+        return record;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw Object.assign(new TimeoutError(`Still ${record.status} after waiting for ${until}`), {
+          record,
+        });
+      }
+      await sleep(Math.min(interval, left), options.signal);
+      interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS);
+    }
+  }
+
+  /** The scene catalog: each scene's versions with a JSON Schema of its parameters. */
+  async scenes(options: RequestOptions = {}): Promise<{ scenes: CatalogScene[] }> {
+    return this.#get('v1/scenes', catalogSchema, options) as Promise<{ scenes: CatalogScene[] }>;
+  }
+
+  /** The person's active devices, for choosing a `target`. Needs the token's `device_names` scope. */
+  async devices(options: RequestOptions = {}): Promise<Device[]> {
+    return (await this.#get('v1/devices', deviceListSchema, options)).devices;
+  }
+
+  /**
+   * A percent-encoded URL that sends these fields when fetched (`GET /v1/send/<TOKEN>`), for
+   * tools that cannot set headers. It holds the token: treat it as a secret.
+   */
+  sendUrl(fields: SendFields): string {
+    const input = present(fields);
+    const checked = validateSend(input, { unknownScenes: 'pass' });
+    if (!checked.ok) refuse(checked.error);
+    if (!PATH_TOKEN_PATTERN.test(this.#token)) {
+      throw new FoxbellError('invalid_config', 'This token cannot stand in a URL path');
+    }
+    const query: string[] = [];
+    for (const [name, value] of Object.entries(input)) {
+      if ((IGNORED_BODY_FIELDS as readonly string[]).includes(name)) {
+        refuse({ code: 'invalid_field', field: name, message: `${name} is not a send field in a URL` });
+      }
+      if (name !== 'scene_params') {
+        query.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
+        continue;
+      }
+      for (const [param, paramValue] of Object.entries(value as Record<string, unknown>)) {
+        if (isPlainObject(paramValue) || Array.isArray(paramValue)) {
+          refuse({
+            code: 'invalid_scene_param',
+            field: `scene_params.${param}`,
+            message: `scene_params.${param} cannot be written in a URL (it is not a single value)`,
+          });
+        }
+        query.push(`${encodeURIComponent(`param.${param}`)}=${encodeURIComponent(String(paramValue))}`);
+      }
+    }
+    const path = `v1/send/${this.#token}?${query.join('&')}`;
+    this.#checkSize('GET', path, {}, 0);
+    return `${this.baseUrl}/${path}`;
+  }
+
+  async #get<T>(
+    path: string,
+    schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+    options: RequestOptions,
+  ): Promise<T> {
+    const response = await send(this.#transport, {
+      method: 'GET',
+      path,
+      headers: { authorization: `Bearer ${this.#token}`, 'user-agent': `foxbell-sdk/${SDK_VERSION}` },
+      signal: options.signal,
+      deadline: deadlineOf(options),
+    });
+    const parsed = schema.safeParse(parseJson(response.text));
+    if (!parsed.success) {
+      throw new FoxbellError(
+        'invalid_response',
+        `The answer to GET /${path.split('?')[0]} is not of the expected shape`,
+      );
+    }
+    return parsed.data;
+  }
+
+  /** The spec's 16 KB limit covers the request line, headers and body as sent. */
+  #checkSize(method: string, path: string, headers: Record<string, string>, bodyBytes: number): void {
+    const url = new URL(`${this.baseUrl}/${path}`);
+    const lines = [
+      `${method} ${url.pathname}${url.search} HTTP/1.1`,
+      `host: ${url.host}`,
+      ...(bodyBytes > 0 ? [`content-length: ${bodyBytes}`] : []),
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ];
+    const total =
+      lines.reduce((sum, line) => sum + utf8Length(line) + 2, 2) + HTTP_STACK_HEADER_BYTES + bodyBytes;
+    if (total > LIMITS.requestBytes) {
+      refuse({
+        code: 'payload_too_large',
+        message: `The request would be about ${total} bytes; the limit is ${LIMITS.requestBytes}`,
+        details: { limit: LIMITS.requestBytes, size: total },
+      });
+    }
+  }
+
+  /** The token is a secret: it stays out of `console.log(client)` and logs. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `Foxbell { baseUrl: '${this.baseUrl}', token: '[redacted]' }`;
+  }
+
+  toJSON(): { baseUrl: string } {
+    return { baseUrl: this.baseUrl };
+  }
+}
+
+/** The fields the caller set: `undefined` means absent, as it does in JSON. */
+function present(fields: SendFields): Record<string, unknown> {
+  if (!isPlainObject(fields)) refuse({ code: 'invalid_request', message: 'The fields must be an object' });
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+function deadlineOf(options: RequestOptions): number | undefined {
+  return options.deadlineMs === undefined ? undefined : Date.now() + options.deadlineMs;
+}
+
+function rateLimitOf(headers: Record<string, string>): RateLimit | null {
+  const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map(
+    (name) => Number(headers[name] ?? Number.NaN),
+  );
+  if (![limit, remaining, reset].every((value) => Number.isSafeInteger(value))) return null;
+  return { limit: limit as number, remaining: remaining as number, reset: reset as number };
+}

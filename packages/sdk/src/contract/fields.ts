@@ -1,0 +1,428 @@
+import * as z from 'zod/mini';
+import type { ErrorCode } from './errors.js';
+import { DEFAULT_SCENE, findSceneVersion, isKnownScene, SCENE_ID_PATTERN } from './scenes.js';
+
+/** Every number the send rules use, in one place. Byte limits are UTF-8 bytes. */
+export const LIMITS = {
+  requestBytes: 16_384,
+  messageBytes: { min: 1, max: 4_000 },
+  titleBytes: 250,
+  subtitleBytes: 250,
+  urlBytes: 2_048,
+  shortTextBytes: 64,
+  ttlSeconds: { min: 1, max: 2_592_000, default: 86_400 },
+  sceneParams: { keys: 20, depth: 2, bytes: 2_048 },
+  idempotencyKeyChars: 255,
+} as const;
+
+export const MESSAGE_ALIASES = ['message', 'body', 'text'] as const;
+/** Accepted in a JSON or form body and ignored; anywhere else they are unknown fields. */
+export const IGNORED_BODY_FIELDS = ['version', 'type', 'attachments'] as const;
+
+export type Level = 'passive' | 'active' | 'time-sensitive';
+
+/** Every accepted `level` input and the level it means (the spec's level table). */
+export const LEVEL_INPUTS: Readonly<Record<string, Level>> = {
+  passive: 'passive',
+  '-2': 'passive',
+  '-1': 'passive',
+  active: 'active',
+  '0': 'active',
+  'time-sensitive': 'time-sensitive',
+  '1': 'time-sensitive',
+  '2': 'time-sensitive',
+};
+
+/** APNs priority per level: passive notifications are sent at the power-saving priority. */
+export const LEVEL_PUSH_PRIORITY: Readonly<Record<Level, 5 | 10>> = {
+  passive: 5,
+  active: 10,
+  'time-sensitive': 10,
+};
+
+export const BELL_COLOR_NAMES = ['gold', 'red', 'blue', 'green'] as const;
+export const TARGET_KEYWORDS = ['auto', 'iphone', 'watch', 'vision'] as const;
+
+export const SEND_TOKEN_PATTERN = /^fox_send_[A-Za-z0-9]{32}$/;
+/** The characters a token may have where it is the last segment of `/v1/send/<TOKEN>`. */
+export const PATH_TOKEN_PATTERN = /^[A-Za-z0-9_]+$/;
+/**
+ * 1-255 printable ASCII characters. A space may stand inside a key but not at either end,
+ * because HTTP trims header values and the key would silently change on the way.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
+
+/** UTF-8 length of a string, counted without encoding it. */
+export function utf8Length(value: string): number {
+  let bytes = 0;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** C0 controls except tab and newline, DEL, and C1 controls (spec-decisions 10). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+/** Why a string is not acceptable text, or undefined when it is. */
+export function textProblem(value: string): string | undefined {
+  if (!value.isWellFormed()) return 'must be valid Unicode (it has a lone surrogate)';
+  if (CONTROL_CHARACTER.test(value)) return 'must not contain control characters other than tab and newline';
+  return undefined;
+}
+
+const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+/** What WHATWG URL parsing reads as an IPv4 number: a last label of digits or 0x-hex. */
+const NUMERIC_LABEL = /^(?:[0-9]+|0x[0-9a-f]*)$/i;
+
+/**
+ * Why a string is not an acceptable `url`/`image`, or undefined when it is. The raw text is
+ * checked, not what `new URL()` makes of it: the parser would quietly turn `0x7f000001` into
+ * 127.0.0.1 and an international name into punycode, and both must be refused as written.
+ */
+export function urlProblem(value: string): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(value)) return 'must not contain spaces or control characters';
+  const parts = /^https:\/\/([^/?#]*)(?:[/?#].*)?$/is.exec(value);
+  if (!parts) return 'must be an https:// URL';
+  const authority = parts[1] ?? '';
+  if (authority.includes('@')) return 'must not contain a user name or password';
+  if (authority.startsWith('[')) return 'must have a DNS host name, not an IP address';
+  const colon = authority.indexOf(':');
+  const host = colon === -1 ? authority : authority.slice(0, colon);
+  if (colon !== -1) {
+    const port = authority.slice(colon + 1);
+    if (!/^[0-9]{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65_535) {
+      return 'port must be a number from 1 to 65535';
+    }
+  }
+  if (host === '') return 'must have a host name';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII.
+  if (/[^\x00-\x7f]/.test(host)) return 'an international host name must be written in punycode (xn--…)';
+  const labels = host.split('.');
+  if (host.length > 253 || !labels.every((label) => DNS_LABEL.test(label))) {
+    return 'must have a valid DNS host name';
+  }
+  if (NUMERIC_LABEL.test(labels.at(-1) ?? ''))
+    return 'must have a DNS host name, not an IP address or number';
+  if (!URL.canParse(value)) return 'is not a valid URL';
+  return undefined;
+}
+
+/** Depth of nested objects and arrays: a flat object is 1. */
+export function nestingDepth(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let deepest = 0;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, nestingDepth(child));
+  return deepest + 1;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field schemas. A failed check may carry its own error code in `params.code`; every other
+// failure of a field is `invalid_field`.
+
+const refine = <T>(check: (value: T) => boolean, message: string, code?: ErrorCode) =>
+  z.refine<T>(check, code ? { message, params: { code } } : { message });
+
+const text = (maxBytes: number, minBytes = 0) =>
+  z.string().check(
+    z.superRefine((value, ctx) => {
+      const problem = textProblem(value);
+      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: value });
+    }),
+    refine<string>(
+      (value) => {
+        const bytes = utf8Length(value);
+        return bytes >= minBytes && bytes <= maxBytes;
+      },
+      minBytes > 0 ? `must be ${minBytes} to ${maxBytes} bytes` : `must be at most ${maxBytes} bytes`,
+    ),
+  );
+
+const httpsUrl = z.string().check(
+  refine<string>((value) => utf8Length(value) <= LIMITS.urlBytes, `must be at most ${LIMITS.urlBytes} bytes`),
+  z.superRefine((value, ctx) => {
+    const problem = urlProblem(value);
+    if (problem) ctx.issues.push({ code: 'custom', message: problem, input: value });
+  }),
+);
+
+const levelInput = z
+  .union([z.string(), z.number()])
+  .check(
+    refine<string | number>(
+      (value) =>
+        Object.hasOwn(LEVEL_INPUTS, String(value)) && (typeof value === 'string' || Number.isInteger(value)),
+      'must be passive, active, time-sensitive, or an integer from -2 to 2',
+    ),
+  );
+
+const sceneParams = z.record(z.string(), z.unknown()).check(
+  refine<Record<string, unknown>>(
+    (value) => Object.keys(value).length <= LIMITS.sceneParams.keys,
+    `must have at most ${LIMITS.sceneParams.keys} keys`,
+  ),
+  refine<Record<string, unknown>>(
+    (value) => nestingDepth(value) <= LIMITS.sceneParams.depth,
+    `must nest at most ${LIMITS.sceneParams.depth} levels deep`,
+  ),
+  refine<Record<string, unknown>>(
+    (value) => utf8Length(JSON.stringify(value)) <= LIMITS.sceneParams.bytes,
+    `must be at most ${LIMITS.sceneParams.bytes} bytes as JSON`,
+  ),
+);
+
+/** The schema of each send field, in the order of the spec's table (and of error reporting). */
+export const FIELD_SCHEMAS = {
+  message: text(LIMITS.messageBytes.max, LIMITS.messageBytes.min),
+  title: text(LIMITS.titleBytes),
+  subtitle: text(LIMITS.subtitleBytes),
+  scene: z
+    .string()
+    .check(refine<string>((value) => SCENE_ID_PATTERN.test(value), 'must match ^[a-z][a-z0-9-]{0,31}$')),
+  scene_version: z.int().check(z.minimum(1)),
+  scene_params: sceneParams,
+  bell_color: z
+    .string()
+    .check(
+      refine<string>(
+        (value) => (BELL_COLOR_NAMES as readonly string[]).includes(value) || /^#[0-9a-f]{6}$/i.test(value),
+        'must be gold, red, blue, green or #RRGGBB',
+      ),
+    ),
+  url: httpsUrl,
+  url_title: text(LIMITS.shortTextBytes, 1),
+  image: httpsUrl,
+  level: levelInput,
+  group: text(LIMITS.shortTextBytes, 1),
+  tag: z
+    .string()
+    .check(
+      refine<string>((value) => /^[A-Za-z0-9._-]{1,64}$/.test(value), 'must be 1 to 64 of A-Z a-z 0-9 . _ -'),
+    ),
+  sound: z.enum(['default', 'none']),
+  ttl: z.int().check(z.minimum(LIMITS.ttlSeconds.min), z.maximum(LIMITS.ttlSeconds.max)),
+  target: text(LIMITS.shortTextBytes, 1),
+} as const;
+
+export type SendFieldName = keyof typeof FIELD_SCHEMAS;
+export const SEND_FIELD_NAMES = Object.keys(FIELD_SCHEMAS) as SendFieldName[];
+
+/** The accepted input of a send, as a caller writes it (wire names, wire types). */
+export interface SendFields {
+  message?: string;
+  /** Alias of `message`. */
+  body?: string;
+  /** Alias of `message`. */
+  text?: string;
+  title?: string;
+  subtitle?: string;
+  scene?: string;
+  scene_version?: number;
+  scene_params?: Record<string, unknown>;
+  bell_color?: string;
+  url?: string;
+  url_title?: string;
+  image?: string;
+  level?: Level | -2 | -1 | 0 | 1 | 2 | '-2' | '-1' | '0' | '1' | '2';
+  group?: string;
+  tag?: string;
+  sound?: 'default' | 'none';
+  ttl?: number;
+  target?: string;
+}
+
+/** A validated send with every default applied: what the server stores. */
+export interface Notification {
+  message: string;
+  title?: string;
+  subtitle?: string;
+  scene: string;
+  /** The version played; absent only for a scene this copy of the catalog does not know. */
+  scene_version?: number;
+  scene_params: Record<string, unknown>;
+  bell_color: string;
+  url?: string;
+  url_title?: string;
+  image?: string;
+  level: Level;
+  group?: string;
+  tag?: string;
+  sound: 'default' | 'none';
+  ttl: number;
+  /** Absent: the token's default target, otherwise `auto`. */
+  target?: string;
+}
+
+export interface FieldError {
+  code: ErrorCode;
+  message: string;
+  field?: string;
+  details?: Record<string, unknown>;
+}
+
+export type SendValidation = { ok: true; value: Notification } | { ok: false; error: FieldError };
+
+export interface ValidateOptions {
+  /**
+   * `reject` (the server): a scene or version outside the catalog is `invalid_scene`.
+   * `pass` (the SDK): the server may know a newer catalog, so it judges unknown scenes.
+   */
+  unknownScenes: 'reject' | 'pass';
+}
+
+const fail = (
+  code: ErrorCode,
+  field: string | undefined,
+  message: string,
+  details?: Record<string, unknown>,
+) =>
+  ({
+    ok: false,
+    error: { code, message, ...(field === undefined ? {} : { field }), ...(details ? { details } : {}) },
+  }) as const;
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.expected === 'int' ? 'must be an integer' : `must be of type ${issue.expected}`;
+    case 'too_small':
+      return `must be at least ${issue.minimum}`;
+    case 'too_big':
+      return `must be at most ${issue.maximum}`;
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    case 'unrecognized_keys':
+      return 'is not a parameter of this scene';
+    default:
+      return issue.message === 'Invalid input' ? 'is not valid' : issue.message;
+  }
+}
+
+function issueCode(issue: z.core.$ZodIssue): ErrorCode | undefined {
+  return issue.code === 'custom' ? (issue.params?.code as ErrorCode | undefined) : undefined;
+}
+
+/**
+ * Checks a send's fields, merged from wherever they came, and applies the defaults. The first
+ * problem wins, in a fixed order (unknown fields, message aliases, the fields in table order,
+ * then the scene's parameters), so the SDK and the server name the same problem.
+ */
+export function validateSend(input: Record<string, unknown>, options: ValidateOptions): SendValidation {
+  for (const key of Object.keys(input)) {
+    const known =
+      Object.hasOwn(FIELD_SCHEMAS, key) ||
+      (MESSAGE_ALIASES as readonly string[]).includes(key) ||
+      (IGNORED_BODY_FIELDS as readonly string[]).includes(key);
+    if (!known) return fail('invalid_field', key, `${key} is not a send field`);
+  }
+
+  const given = MESSAGE_ALIASES.filter((alias) => input[alias] !== undefined);
+  const [messageField] = given;
+  if (messageField === undefined) return fail('missing_field', 'message', 'message is required');
+  for (const alias of given.slice(1)) {
+    if (!sameValue(input[alias], input[messageField])) {
+      return fail(
+        'conflicting_field',
+        'message',
+        `${messageField} and ${alias} are aliases with different values`,
+        {
+          fields: given,
+        },
+      );
+    }
+  }
+  const fields: Record<string, unknown> = { ...input, message: input[messageField] };
+
+  for (const name of SEND_FIELD_NAMES) {
+    const value = fields[name];
+    if (value === undefined) continue;
+    const field = name === 'message' ? messageField : name;
+    const result = FIELD_SCHEMAS[name].safeParse(value);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      if (issue) return fail(issueCode(issue) ?? 'invalid_field', field, `${field} ${describeIssue(issue)}`);
+    }
+  }
+  if (fields.url_title !== undefined && fields.url === undefined) {
+    return fail('invalid_field', 'url_title', 'url_title is only valid together with url');
+  }
+
+  const scene = (fields.scene as string | undefined) ?? DEFAULT_SCENE;
+  const pinned = fields.scene_version as number | undefined;
+  const played = findSceneVersion(scene, pinned);
+  if (!played && options.unknownScenes === 'reject') {
+    return isKnownScene(scene)
+      ? fail('invalid_scene', 'scene_version', `${scene} has no version ${pinned}`)
+      : fail('invalid_scene', 'scene', `${scene} is not in the scene catalog`);
+  }
+  const params = (fields.scene_params as Record<string, unknown> | undefined) ?? {};
+  if (played) {
+    const result = played.params.safeParse(params);
+    const issue = result.success ? undefined : result.error.issues[0];
+    if (issue) {
+      const name = issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path[0];
+      const field = `scene_params.${String(name)}`;
+      return fail('invalid_scene_param', field, `${field} ${describeIssue(issue)}`);
+    }
+  }
+
+  return { ok: true, value: notificationOf(fields, scene, played?.version ?? pinned, params) };
+}
+
+function notificationOf(
+  fields: Record<string, unknown>,
+  scene: string,
+  sceneVersion: number | undefined,
+  sceneParams: Record<string, unknown>,
+): Notification {
+  const optional = (names: readonly SendFieldName[]) =>
+    Object.fromEntries(
+      names.filter((name) => fields[name] !== undefined).map((name) => [name, fields[name]]),
+    );
+  return {
+    ...(optional([
+      'title',
+      'subtitle',
+      'url',
+      'url_title',
+      'image',
+      'group',
+      'tag',
+      'target',
+    ]) as Partial<Notification>),
+    message: fields.message as string,
+    scene,
+    ...(sceneVersion === undefined ? {} : { scene_version: sceneVersion }),
+    scene_params: sceneParams,
+    bell_color: (fields.bell_color as string | undefined) ?? 'gold',
+    level: levelOf((fields.level as string | number | undefined) ?? 'active'),
+    sound: (fields.sound as Notification['sound'] | undefined) ?? 'default',
+    ttl: (fields.ttl as number | undefined) ?? LIMITS.ttlSeconds.default,
+  };
+}
+
+/** The level an accepted `level` input means. */
+export function levelOf(input: string | number): Level {
+  const level = LEVEL_INPUTS[String(input)];
+  if (!level) throw new RangeError(`not a level: ${input}`);
+  return level;
+}
+
+/** Equality for "the same value given twice": structural, so equal objects count as one. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}

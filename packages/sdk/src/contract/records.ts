@@ -1,0 +1,96 @@
+import * as z from 'zod/mini';
+
+export const PLATFORMS = ['ios', 'watchos', 'visionos'] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+/** Notification `status`, in the order of progress (`dropped` stands apart). */
+export const NOTIFICATION_STATUSES = ['accepted', 'sent_to_push', 'opened', 'cleared', 'dropped'] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+
+export const DROP_REASONS = ['token_revoked', 'token_expired', 'expired', 'no_matching_device'] as const;
+export type DropReason = (typeof DROP_REASONS)[number];
+
+export const DESTINATION_STATES = [
+  'pending',
+  'sending',
+  'accepted',
+  'failed_permanent',
+  'expired',
+  'superseded',
+  'skipped',
+] as const;
+export type DestinationState = (typeof DESTINATION_STATES)[number];
+
+export const NOTIFICATION_ID_PATTERN = /^ntf_[A-Za-z0-9_-]+$/;
+export const REQUEST_ID_PATTERN = /^req_[A-Za-z0-9_-]+$/;
+/** `YYYY-MM-DDTHH:MM:SS.mmmZ`, the only timestamp form of the interface. */
+export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+// Response schemas are loose objects: a newer server may add members, and an older client
+// must keep working when it does. Enumerations stay open for the same reason.
+
+export const sendResponseSchema = z.looseObject({
+  id: z.string(),
+  status: z.literal('accepted'),
+  request_id: z.string(),
+});
+export type SendResponse = z.infer<typeof sendResponseSchema>;
+
+export const destinationSchema = z.looseObject({
+  platform: z.string(),
+  state: z.string(),
+  push_status: z.optional(z.nullable(z.int())),
+  updated_at: z.string(),
+});
+
+export const statusRecordSchema = z.looseObject({
+  id: z.string(),
+  status: z.string(),
+  reason: z.optional(z.string()),
+  destinations: z.array(destinationSchema),
+  handled: z.array(z.unknown()),
+});
+
+export interface Destination {
+  platform: Platform | (string & {});
+  state: DestinationState | (string & {});
+  push_status?: number | null | undefined;
+  updated_at: string;
+}
+
+export interface StatusRecord {
+  id: string;
+  status: NotificationStatus | (string & {});
+  reason?: DropReason | (string & {}) | undefined;
+  destinations: Destination[];
+  handled: unknown[];
+}
+
+export const deviceSchema = z.looseObject({ name: z.string(), platform: z.string() });
+export const deviceListSchema = z.looseObject({ devices: z.array(deviceSchema) });
+
+export interface Device {
+  name: string;
+  platform: Platform | (string & {});
+}
+
+export const catalogSchema = z.looseObject({
+  scenes: z.array(
+    z.looseObject({
+      id: z.string(),
+      name: z.string(),
+      current_version: z.int(),
+      versions: z.array(z.looseObject({ version: z.int(), params: z.record(z.string(), z.unknown()) })),
+    }),
+  ),
+});
+
+export const errorBodySchema = z.looseObject({
+  error: z.looseObject({
+    code: z.string(),
+    message: z.optional(z.string()),
+    field: z.optional(z.string()),
+    details: z.optional(z.record(z.string(), z.unknown())),
+  }),
+  request_id: z.optional(z.string()),
+});

@@ -1,0 +1,237 @@
+import { type ErrorCode, errorBodySchema } from './contract/index.js';
+import { parseJson } from './internal/json.js';
+
+/** One try of a request, as the error that ends the call reports it. */
+export interface Attempt {
+  /** The `X-Request-Id` the service answered with, when it answered. */
+  requestId?: string;
+  status?: number;
+  code?: string;
+  /** Set when the attempt got no HTTP status. */
+  failure?: 'network' | 'timeout';
+}
+
+/**
+ * The kinds of an error travel with it under a global symbol, so that `instanceof` holds across
+ * copies of this module: the ESM and the CJS build loaded in one process, or two installs of
+ * the SDK, still recognise each other's errors.
+ */
+const KINDS = Symbol.for('foxbell.error.kinds');
+
+type Branded = { [KINDS]?: readonly string[] };
+
+export class FoxbellError extends Error {
+  static readonly kind: string = 'FoxbellError';
+  /** The spec's error code, or for failures without a response `connection_error`, `timeout`, `aborted`. */
+  readonly code: string;
+  /** Every try made before this error ended the call, oldest first. */
+  attempts: readonly Attempt[] = [];
+  declare readonly [KINDS]: readonly string[];
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    const kinds: string[] = [];
+    for (let type: unknown = new.target; typeof type === 'function' && type !== Error; ) {
+      if (Object.hasOwn(type, 'kind')) kinds.push((type as typeof FoxbellError).kind);
+      type = Object.getPrototypeOf(type);
+    }
+    Object.defineProperty(this, KINDS, { value: kinds });
+    this.name = kinds[0] ?? 'FoxbellError';
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    const kinds = (value as Branded | null | undefined)?.[KINDS];
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof.
+    return Array.isArray(kinds) && kinds.includes(this.kind);
+  }
+}
+
+/** The client refused a request before sending it: nothing was sent. Same `code` and `field` the server would answer. */
+export class ValidationError extends FoxbellError {
+  static override readonly kind: string = 'ValidationError';
+  declare readonly code: ErrorCode;
+  readonly field: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(error: {
+    code: ErrorCode;
+    message: string;
+    field?: string;
+    details?: Record<string, unknown>;
+  }) {
+    super(error.code, error.message);
+    this.field = error.field;
+    this.details = error.details;
+  }
+}
+
+/** No HTTP status: the connection failed or broke. */
+export class ConnectionError extends FoxbellError {
+  static override readonly kind: string = 'ConnectionError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('connection_error', message, options);
+  }
+}
+
+/** An attempt got no complete answer within the timeout, or a wait ran past its deadline. */
+export class TimeoutError extends FoxbellError {
+  static override readonly kind: string = 'TimeoutError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('timeout', message, options);
+  }
+}
+
+/** The caller's `AbortSignal` fired. */
+export class AbortError extends FoxbellError {
+  static override readonly kind: string = 'AbortError';
+  constructor(options?: { cause?: unknown }) {
+    super('aborted', 'The request was aborted', options);
+  }
+}
+
+export interface ApiErrorInit {
+  status: number;
+  code: string;
+  message: string;
+  field?: string | undefined;
+  details?: Record<string, unknown> | undefined;
+  requestId?: string | undefined;
+  retryAfter?: number | undefined;
+  headers: Record<string, string>;
+}
+
+/** The service answered with an error status. */
+export class ApiError extends FoxbellError {
+  static override readonly kind: string = 'ApiError';
+  readonly status: number;
+  readonly field: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+  readonly requestId: string | undefined;
+  /** `Retry-After` in seconds, when the answer carried a valid one. */
+  readonly retryAfter: number | undefined;
+  /** The response headers, lower-cased names. */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(init: ApiErrorInit) {
+    super(init.code, init.message);
+    this.status = init.status;
+    this.field = init.field;
+    this.details = init.details;
+    this.requestId = init.requestId;
+    this.retryAfter = init.retryAfter;
+    this.headers = init.headers;
+  }
+}
+
+/** 400, 413, 415, 422: the request must change before it can succeed. */
+export class InvalidRequestError extends ApiError {
+  static override readonly kind: string = 'InvalidRequestError';
+}
+/** 401: no valid credential (unknown, revoked, expired, rotated, deleted…). */
+export class AuthenticationError extends ApiError {
+  static override readonly kind: string = 'AuthenticationError';
+}
+/** 403: a valid credential not allowed here (wrong route, read scope off, scene outside the allowlist). */
+export class PermissionError extends ApiError {
+  static override readonly kind: string = 'PermissionError';
+}
+/** 404: no such resource, or not visible to this token. */
+export class NotFoundError extends ApiError {
+  static override readonly kind: string = 'NotFoundError';
+}
+/** 409: the request conflicts with the state of the service (an idempotency key reused…). */
+export class ConflictError extends ApiError {
+  static override readonly kind: string = 'ConflictError';
+}
+/** 429 `rate_limited`: too many sends in a short time; retried by the client. */
+export class RateLimitError extends ApiError {
+  static override readonly kind: string = 'RateLimitError';
+}
+/** 429 `quota_exceeded`: the monthly quota is used up; never retried. */
+export class QuotaExceededError extends ApiError {
+  static override readonly kind: string = 'QuotaExceededError';
+  /** When the quota resets (start of the next UTC month), from `X-RateLimit-Reset`. */
+  readonly resetAt: Date | undefined;
+  constructor(init: ApiErrorInit) {
+    super(init);
+    const reset = Number(init.headers['x-ratelimit-reset']);
+    this.resetAt = Number.isSafeInteger(reset) && reset > 0 ? new Date(reset * 1000) : undefined;
+  }
+}
+/** 5xx: a fault of the service or of a proxy in front of it. */
+export class ServerError extends ApiError {
+  static override readonly kind: string = 'ServerError';
+}
+
+/** `Retry-After` as whole seconds; a date or anything malformed is ignored (the spec allows only integers). */
+export function parseRetryAfter(value: string | null | undefined): number | undefined {
+  if (value == null || !/^\s*\d{1,9}\s*$/.test(value)) return undefined;
+  return Number(value);
+}
+
+/** The code a body without `error.code` stands for (the spec's Errors, rule 2). */
+function assumedCode(status: number): string {
+  if (status === 429) return 'rate_limited';
+  if (status >= 500) return 'service_unavailable';
+  return ASSUMED_BY_STATUS[status] ?? 'unknown_error';
+}
+
+const ASSUMED_BY_STATUS: Readonly<Record<number, ErrorCode>> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+function classFor(status: number, code: string): new (init: ApiErrorInit) => ApiError {
+  if (status === 429) {
+    if (code === 'quota_exceeded') return QuotaExceededError;
+    if (code === 'rate_limited') return RateLimitError;
+    return ApiError;
+  }
+  if (status >= 500) return ServerError;
+  switch (status) {
+    case 400:
+    case 413:
+    case 415:
+    case 422:
+      return InvalidRequestError;
+    case 401:
+      return AuthenticationError;
+    case 403:
+      return PermissionError;
+    case 404:
+      return NotFoundError;
+    case 409:
+      return ConflictError;
+    default:
+      return ApiError;
+  }
+}
+
+/** The one factory that turns an error response into an error value. */
+export function apiErrorFrom(status: number, headers: Record<string, string>, bodyText: string): ApiError {
+  const json = parseJson(bodyText);
+  const parsed = errorBodySchema.safeParse(json);
+  const body = parsed.success ? parsed.data : undefined;
+  // A gateway's own 429 body is `{ message }` (the spec's Errors, rule 2).
+  const gatewayMessage = (json as { message?: unknown } | null | undefined)?.message;
+  const code = body?.error.code ?? assumedCode(status);
+  const message =
+    body?.error.message ??
+    (typeof gatewayMessage === 'string' ? gatewayMessage : `The service answered ${status} (${code})`);
+  const ErrorClass = classFor(status, code);
+  return new ErrorClass({
+    status,
+    code,
+    message,
+    field: body?.error.field,
+    details: body?.error.details,
+    requestId: body?.request_id ?? headers['x-request-id'],
+    retryAfter: parseRetryAfter(headers['retry-after']),
+    headers,
+  });
+}

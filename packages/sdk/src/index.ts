@@ -1,0 +1,46 @@
+/**
+ * `@foxbell/sdk`: send notifications to a person's iPhone, Apple Watch and Vision Pro.
+ * The one public door of the package; `@foxbell/sdk/contract` holds the field rules.
+ */
+export {
+  Foxbell,
+  type FoxbellOptions,
+  type RateLimit,
+  type RequestOptions,
+  type SendOptions,
+  type SendResult,
+  type WaitOptions,
+  type WaitTarget,
+} from './client.js';
+export type {
+  CatalogScene,
+  Destination,
+  DestinationState,
+  Device,
+  DropReason,
+  ErrorCode,
+  Level,
+  NotificationStatus,
+  Platform,
+  SendFields,
+  StatusRecord,
+} from './contract/index.js';
+export {
+  AbortError,
+  ApiError,
+  type Attempt,
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  FoxbellError,
+  InvalidRequestError,
+  NotFoundError,
+  PermissionError,
+  QuotaExceededError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+} from './errors.js';
+export type { RetryInfo } from './internal/request.js';
+export type { RetryDecision, RetryReason, StopReason } from './retry.js';

@@ -1,0 +1,157 @@
+import type { KyInstance } from 'ky';
+import {
+  AbortError,
+  type ApiError,
+  type Attempt,
+  apiErrorFrom,
+  ConnectionError,
+  type FoxbellError,
+  TimeoutError,
+} from '../errors.js';
+import { decideRetry, type RetryReason } from '../retry.js';
+
+/** What `onRetry` is told before each retry. */
+export interface RetryInfo {
+  /** 1 for the first retry, up to 3. */
+  attempt: number;
+  waitMs: number;
+  reason: RetryReason;
+  /** The status of the attempt that failed, when it got one. */
+  status?: number;
+  code?: string;
+  requestId?: string;
+}
+
+export interface Transport {
+  ky: KyInstance;
+  maxRetries: number;
+  timeoutMs: number;
+  random: () => number;
+  onRetry: ((info: RetryInfo) => void) | undefined;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  /** Relative to the base URL, without a leading slash. */
+  path: string;
+  headers: Record<string, string>;
+  /** Sent as these exact bytes on every attempt. */
+  body?: Uint8Array<ArrayBuffer>;
+  signal?: AbortSignal | undefined;
+  /** Epoch milliseconds after which no retry starts. */
+  deadline?: number | undefined;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+/**
+ * Sends a request under the spec's retry policy and returns the first success; throws the error
+ * that ended the call, carrying every attempt. ky only sends (no retries, no thrown HTTP errors,
+ * no timeout of its own): the policy lives in `decideRetry`, the loop here only carries it out.
+ */
+export async function send(transport: Transport, request: HttpRequest): Promise<HttpResponse> {
+  const attempts: Attempt[] = [];
+  for (let retriesDone = 0; ; retriesDone++) {
+    const result = await attempt(transport, request);
+    if ('status' in result && result.status < 400) return result;
+    const error =
+      'status' in result ? apiErrorFrom(result.status, result.headers, result.text) : result.error;
+    attempts.push(attemptOf(error));
+    error.attempts = attempts;
+    if (error instanceof AbortError) throw error;
+
+    const failure =
+      error instanceof TimeoutError ? 'timeout' : error instanceof ConnectionError ? 'network' : undefined;
+    const apiError = failure ? undefined : (error as ApiError);
+    const decision = decideRetry(
+      {
+        retriesDone,
+        ...(apiError ? { status: apiError.status, code: apiError.code } : {}),
+        ...(apiError?.retryAfter !== undefined ? { retryAfter: apiError.retryAfter } : {}),
+        ...(failure ? { failure } : {}),
+      },
+      {
+        maxRetries: transport.maxRetries,
+        random: transport.random(),
+        ...(request.deadline === undefined ? {} : { remainingMs: request.deadline - Date.now() }),
+      },
+    );
+    if (!decision.retry) throw error;
+    transport.onRetry?.({
+      attempt: retriesDone + 1,
+      waitMs: decision.waitMs,
+      reason: decision.reason,
+      ...(apiError ? { status: apiError.status, code: apiError.code } : {}),
+      ...(apiError?.requestId === undefined ? {} : { requestId: apiError.requestId }),
+    });
+    try {
+      await sleep(decision.waitMs, request.signal);
+    } catch (aborted) {
+      (aborted as FoxbellError).attempts = attempts;
+      throw aborted;
+    }
+  }
+}
+
+function attemptOf(error: FoxbellError): Attempt {
+  if (error instanceof TimeoutError) return { failure: 'timeout' };
+  if (error instanceof ConnectionError || error instanceof AbortError) return { failure: 'network' };
+  const { status, code, requestId } = error as ApiError;
+  return { status, code, ...(requestId === undefined ? {} : { requestId }) };
+}
+
+/** One try: the timeout covers the headers and the whole body. */
+async function attempt(
+  transport: Transport,
+  request: HttpRequest,
+): Promise<HttpResponse | { error: FoxbellError }> {
+  if (request.signal?.aborted) return { error: new AbortError({ cause: request.signal.reason }) };
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), transport.timeoutMs);
+  const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal;
+  try {
+    const response = await transport.ky(request.path, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body ? { body: request.body } : {}),
+      signal,
+    });
+    const text = await response.text();
+    return { status: response.status, headers: Object.fromEntries(response.headers), text };
+  } catch (cause) {
+    if (request.signal?.aborted) return { error: new AbortError({ cause }) };
+    if (timeout.signal.aborted) {
+      return { error: new TimeoutError(`No complete answer within ${transport.timeoutMs} ms`, { cause }) };
+    }
+    return { error: new ConnectionError(connectionMessage(cause), { cause }) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function connectionMessage(cause: unknown): string {
+  const detail = (cause as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return typeof detail === 'string'
+    ? `Could not reach the service (${detail})`
+    : 'Could not reach the service';
+}
+
+/** Waits, or rejects with AbortError as soon as the signal fires. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new AbortError({ cause: signal.reason }));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new AbortError({ cause: signal?.reason }));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'tsup';
+
+const entry = { index: 'src/index.ts', 'contract/index': 'src/contract/index.ts' };
+// tsup's declaration build sets `baseUrl`, which TypeScript 6 deprecates; our own config does not use it.
+const dts = { compilerOptions: { ignoreDeprecations: '6.0' } };
+
+export default defineConfig([
+  // ESM: dependencies stay external so an app shares one copy of zod and ky.
+  { entry, format: 'esm', dts, clean: true, sourcemap: true, target: 'node20' },
+  // CJS: ky publishes ESM only, so it is bundled in; require() then works on every Node,
+  // not only where require(esm) is enabled.
+  { entry, format: 'cjs', dts, sourcemap: true, target: 'node20', noExternal: ['ky'] },
+]);
