@@ -320,7 +320,8 @@ function issueCode(issue: z.core.$ZodIssue): ErrorCode | undefined {
  * then the scene's parameters), so the SDK and the server name the same problem.
  */
 export function validateSend(input: Record<string, unknown>, options: ValidateOptions): SendValidation {
-  for (const key of Object.keys(input)) {
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined) continue;
     const known =
       Object.hasOwn(FIELD_SCHEMAS, key) ||
       (MESSAGE_ALIASES as readonly string[]).includes(key) ||

@@ -120,7 +120,7 @@ async function attempt(
       ...(request.body ? { body: request.body } : {}),
       signal,
     });
-    const text = await response.text();
+    const text = await readText(response, signal);
     return { status: response.status, headers: Object.fromEntries(response.headers), text };
   } catch (cause) {
     if (request.signal?.aborted) return { error: new AbortError({ cause }) };
@@ -131,6 +131,31 @@ async function attempt(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Reads the body, giving up when the signal fires. Not every fetch ties the body stream to the
+ * request's signal (mocks and some polyfills do not), so the race is made here.
+ */
+function readText(response: Response, signal: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      response.body?.cancel().catch(() => {});
+      reject(signal.reason);
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    response.text().then(
+      (text) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(text);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function connectionMessage(cause: unknown): string {
