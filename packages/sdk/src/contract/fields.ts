@@ -219,28 +219,28 @@ export const FIELD_SCHEMAS = {
 export type SendFieldName = keyof typeof FIELD_SCHEMAS;
 export const SEND_FIELD_NAMES = Object.keys(FIELD_SCHEMAS) as SendFieldName[];
 
-/** The accepted input of a send, as a caller writes it (wire names, wire types). */
+/** The accepted input of a send, as a caller writes it (wire names, wire types); `undefined` means absent. */
 export interface SendFields {
-  message?: string;
+  message?: string | undefined;
   /** Alias of `message`. */
-  body?: string;
+  body?: string | undefined;
   /** Alias of `message`. */
-  text?: string;
-  title?: string;
-  subtitle?: string;
-  scene?: string;
-  scene_version?: number;
-  scene_params?: Record<string, unknown>;
-  bell_color?: string;
-  url?: string;
-  url_title?: string;
-  image?: string;
-  level?: Level | -2 | -1 | 0 | 1 | 2 | '-2' | '-1' | '0' | '1' | '2';
-  group?: string;
-  tag?: string;
-  sound?: 'default' | 'none';
-  ttl?: number;
-  target?: string;
+  text?: string | undefined;
+  title?: string | undefined;
+  subtitle?: string | undefined;
+  scene?: string | undefined;
+  scene_version?: number | undefined;
+  scene_params?: Record<string, unknown> | undefined;
+  bell_color?: string | undefined;
+  url?: string | undefined;
+  url_title?: string | undefined;
+  image?: string | undefined;
+  level?: Level | -2 | -1 | 0 | 1 | 2 | '-2' | '-1' | '0' | '1' | '2' | undefined;
+  group?: string | undefined;
+  tag?: string | undefined;
+  sound?: 'default' | 'none' | undefined;
+  ttl?: number | undefined;
+  target?: string | undefined;
 }
 
 /** A validated send with every default applied: what the server stores. */
