@@ -1,0 +1,105 @@
+// Per-send cost of `client.send` (validation, serialisation, retry loop, response checks) against a
+// raw `fetch` of the same request to the same local server, in alternating rounds of one run.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Foxbell } from '@foxbell/sdk';
+import ky from 'ky';
+
+const ROUNDS = 7;
+const SENDS_PER_ROUND = 1_000;
+const token = `fox_send_${'a'.repeat(32)}`;
+const answer = JSON.stringify({ id: 'ntf_bench', status: 'accepted', request_id: 'req_bench' });
+
+const server = createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    response.writeHead(202, {
+      'content-type': 'application/json',
+      'x-request-id': 'req_bench',
+      'x-ratelimit-limit': '10000',
+      'x-ratelimit-remaining': '9999',
+      'x-ratelimit-reset': '1798761600',
+    });
+    response.end(answer);
+  });
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+const fields = {
+  message: 'Build #812 passed on main',
+  title: 'CI',
+  scene: 'rocket',
+  scene_params: { color: 'green' },
+};
+const client = new Foxbell({ token, baseUrl });
+
+async function raw(): Promise<void> {
+  const response = await fetch(`${baseUrl}/v1/notifications`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'idempotency-key': crypto.randomUUID(),
+    },
+    body: JSON.stringify(fields),
+  });
+  JSON.parse(await response.text());
+}
+
+// ky alone, configured as the SDK configures it: shows how much of the overhead is ky's own
+// per-request work (a streaming Request, a combined signal, a clone kept for retries).
+const kyClient = ky.create({ prefixUrl: baseUrl, retry: 0, throwHttpErrors: false, timeout: false });
+async function kyOnly(): Promise<void> {
+  const response = await kyClient('v1/notifications', {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'idempotency-key': crypto.randomUUID(),
+    },
+    body: JSON.stringify(fields),
+  });
+  JSON.parse(await response.text());
+}
+
+async function sdk(): Promise<void> {
+  await client.send(fields);
+}
+
+async function round(send: () => Promise<void>): Promise<number> {
+  const start = performance.now();
+  for (let i = 0; i < SENDS_PER_ROUND; i++) await send();
+  return ((performance.now() - start) * 1000) / SENDS_PER_ROUND;
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+await round(raw);
+await round(sdk);
+await round(kyOnly);
+const rawTimes: number[] = [];
+const kyTimes: number[] = [];
+const sdkTimes: number[] = [];
+for (let i = 0; i < ROUNDS; i++) {
+  rawTimes.push(await round(raw));
+  kyTimes.push(await round(kyOnly));
+  sdkTimes.push(await round(sdk));
+}
+server.close();
+
+const value = Math.round(median(sdkTimes));
+const baseline = Math.round(median(rawTimes));
+console.log(`client.send: ${value} µs per send (median of ${ROUNDS} rounds of ${SENDS_PER_ROUND})`);
+console.log(`ky alone:    ${Math.round(median(kyTimes))} µs per send`);
+console.log(`raw fetch:   ${baseline} µs per send (goal: ratio under 1.15)`);
+console.log(
+  JSON.stringify({
+    bench: 'sdk-overhead',
+    value,
+    unit: 'µs per send',
+    baseline,
+    ratio: Math.round((median(sdkTimes) / median(rawTimes)) * 1000) / 1000,
+  }),
+);
