@@ -158,17 +158,14 @@ const httpsUrl = z.string().check(
   }),
 );
 
-const levelInput = z
-  .union([z.string(), z.number()])
-  .check(
-    refine<string | number>(
-      (value) =>
-        Object.hasOwn(LEVEL_INPUTS, String(value)) && (typeof value === 'string' || Number.isInteger(value)),
-      'must be passive, active, time-sensitive, or an integer from -2 to 2',
-    ),
-  );
+const levelInput = z.custom<string | number>(
+  (value) =>
+    (typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))) &&
+    Object.hasOwn(LEVEL_INPUTS, String(value)),
+  'must be passive, active, time-sensitive, or an integer from -2 to 2',
+);
 
-const sceneParams = z.record(z.string(), z.unknown()).check(
+const sceneParams = z.custom<Record<string, unknown>>(isPlainObject, 'must be an object').check(
   refine<Record<string, unknown>>(
     (value) => Object.keys(value).length <= LIMITS.sceneParams.keys,
     `must have at most ${LIMITS.sceneParams.keys} keys`,

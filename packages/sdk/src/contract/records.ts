@@ -31,7 +31,7 @@ export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 export const sendResponseSchema = z.looseObject({
   id: z.string(),
-  status: z.literal('accepted'),
+  status: z.enum(['accepted']),
   request_id: z.string(),
 });
 export type SendResponse = z.infer<typeof sendResponseSchema>;
@@ -39,7 +39,7 @@ export type SendResponse = z.infer<typeof sendResponseSchema>;
 export const destinationSchema = z.looseObject({
   platform: z.string(),
   state: z.string(),
-  push_status: z.optional(z.nullable(z.int())),
+  push_status: z.optional(z.custom<number | null>((value) => value === null || Number.isInteger(value))),
   updated_at: z.string(),
 });
 
@@ -80,7 +80,7 @@ export const catalogSchema = z.looseObject({
       id: z.string(),
       name: z.string(),
       current_version: z.int(),
-      versions: z.array(z.looseObject({ version: z.int(), params: z.record(z.string(), z.unknown()) })),
+      versions: z.array(z.looseObject({ version: z.int(), params: z.looseObject({}) })),
     }),
   ),
 });
@@ -90,7 +90,7 @@ export const errorBodySchema = z.looseObject({
     code: z.string(),
     message: z.optional(z.string()),
     field: z.optional(z.string()),
-    details: z.optional(z.record(z.string(), z.unknown())),
+    details: z.optional(z.looseObject({})),
   }),
   request_id: z.optional(z.string()),
 });
