@@ -34,8 +34,9 @@ const fields = {
 };
 const client = new Foxbell({ token, baseUrl });
 
-async function raw(): Promise<void> {
-  const response = await fetch(`${baseUrl}/v1/notifications`, {
+/** The request the SDK sends for `fields`, as a raw fetch would send it. */
+function sendInit(): RequestInit & { method: 'POST'; body: string } {
+  return {
     method: 'POST',
     headers: {
       authorization: `Bearer ${token}`,
@@ -43,7 +44,11 @@ async function raw(): Promise<void> {
       'idempotency-key': crypto.randomUUID(),
     },
     body: JSON.stringify(fields),
-  });
+  };
+}
+
+async function raw(): Promise<void> {
+  const response = await fetch(`${baseUrl}/v1/notifications`, sendInit());
   JSON.parse(await response.text());
 }
 
@@ -51,15 +56,7 @@ async function raw(): Promise<void> {
 // per-request work (a streaming Request, a combined signal, a clone kept for retries).
 const kyClient = ky.create({ prefixUrl: baseUrl, retry: 0, throwHttpErrors: false, timeout: false });
 async function kyOnly(): Promise<void> {
-  const response = await kyClient('v1/notifications', {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      'idempotency-key': crypto.randomUUID(),
-    },
-    body: JSON.stringify(fields),
-  });
+  const response = await kyClient('v1/notifications', sendInit());
   JSON.parse(await response.text());
 }
 
