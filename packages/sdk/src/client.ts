@@ -153,9 +153,7 @@ export class Foxbell {
 
   /** Sends a notification. Resolves once the service has stored and queued it (202). */
   async send(fields: SendFields, options: SendOptions = {}): Promise<SendResult> {
-    const input = present(fields);
-    const checked = validateSend(input, { unknownScenes: 'pass' });
-    if (!checked.ok) refuse(checked.error);
+    const input = checkedFields(fields);
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       refuse({
@@ -167,10 +165,9 @@ export class Foxbell {
     }
     const body = new TextEncoder().encode(JSON.stringify(input));
     const headers = {
-      authorization: `Bearer ${this.#token}`,
+      ...this.#headers(),
       'content-type': 'application/json',
       'idempotency-key': idempotencyKey,
-      'user-agent': `foxbell-sdk/${SDK_VERSION}`,
     };
     this.#checkSize('POST', 'v1/notifications', headers, body.byteLength);
     const response = await send(this.#transport, {
@@ -235,9 +232,7 @@ export class Foxbell {
    * tools that cannot set headers. It holds the token: treat it as a secret.
    */
   sendUrl(fields: SendFields): string {
-    const input = present(fields);
-    const checked = validateSend(input, { unknownScenes: 'pass' });
-    if (!checked.ok) refuse(checked.error);
+    const input = checkedFields(fields);
     if (!PATH_TOKEN_PATTERN.test(this.#token)) {
       throw new FoxbellError('invalid_config', 'This token cannot stand in a URL path');
     }
@@ -274,7 +269,7 @@ export class Foxbell {
     const response = await send(this.#transport, {
       method: 'GET',
       path,
-      headers: { authorization: `Bearer ${this.#token}`, 'user-agent': `foxbell-sdk/${SDK_VERSION}` },
+      headers: this.#headers(),
       signal: options.signal,
       deadline: deadlineOf(options),
     });
@@ -286,6 +281,11 @@ export class Foxbell {
       );
     }
     return parsed.data;
+  }
+
+  /** The headers every request carries. */
+  #headers(): Record<string, string> {
+    return { authorization: `Bearer ${this.#token}`, 'user-agent': `foxbell-sdk/${SDK_VERSION}` };
   }
 
   /** The spec's 16 KB limit covers the request line, headers and body as sent. */
@@ -318,10 +318,16 @@ export class Foxbell {
   }
 }
 
-/** The fields the caller set: `undefined` means absent, as it does in JSON. */
-function present(fields: SendFields): Record<string, unknown> {
+/**
+ * The fields the caller set (`undefined` means absent, as it does in JSON), refused with a
+ * ValidationError when the server would refuse them.
+ */
+function checkedFields(fields: SendFields): Record<string, unknown> {
   if (!isPlainObject(fields)) refuse({ code: 'invalid_request', message: 'The fields must be an object' });
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  const input = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  const checked = validateSend(input, { unknownScenes: 'pass' });
+  if (!checked.ok) refuse(checked.error);
+  return input;
 }
 
 function deadlineOf(options: RequestOptions): number | undefined {

@@ -135,12 +135,16 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 const refine = <T>(check: (value: T) => boolean, message: string, code?: ErrorCode) =>
   z.refine<T>(check, code ? { message, params: { code } } : { message });
 
+/** A check that fails with the message a `…Problem` function gives, when it gives one. */
+const noProblem = (problemOf: (value: string) => string | undefined) =>
+  z.superRefine<string>((value, ctx) => {
+    const problem = problemOf(value);
+    if (problem) ctx.issues.push({ code: 'custom', message: problem, input: value });
+  });
+
 const text = (maxBytes: number, minBytes = 0) =>
   z.string().check(
-    z.superRefine((value, ctx) => {
-      const problem = textProblem(value);
-      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: value });
-    }),
+    noProblem(textProblem),
     refine<string>(
       (value) => {
         const bytes = utf8Length(value);
@@ -152,10 +156,7 @@ const text = (maxBytes: number, minBytes = 0) =>
 
 const httpsUrl = z.string().check(
   refine<string>((value) => utf8Length(value) <= LIMITS.urlBytes, `must be at most ${LIMITS.urlBytes} bytes`),
-  z.superRefine((value, ctx) => {
-    const problem = urlProblem(value);
-    if (problem) ctx.issues.push({ code: 'custom', message: problem, input: value });
-  }),
+  noProblem(urlProblem),
 );
 
 const levelInput = z.custom<string | number>(

@@ -1,7 +1,7 @@
 import type { KyInstance } from 'ky';
 import {
   AbortError,
-  type ApiError,
+  ApiError,
   type Attempt,
   apiErrorFrom,
   ConnectionError,
@@ -60,20 +60,14 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
     if ('status' in result && result.status < 400) return result;
     const error =
       'status' in result ? apiErrorFrom(result.status, result.headers, result.text) : result.error;
-    attempts.push(attemptOf(error));
+    const record = attemptOf(error);
+    attempts.push(record);
     error.attempts = attempts;
     if (error instanceof AbortError) throw error;
 
-    const failure =
-      error instanceof TimeoutError ? 'timeout' : error instanceof ConnectionError ? 'network' : undefined;
-    const apiError = failure ? undefined : (error as ApiError);
+    const retryAfter = error instanceof ApiError ? error.retryAfter : undefined;
     const decision = decideRetry(
-      {
-        retriesDone,
-        ...(apiError ? { status: apiError.status, code: apiError.code } : {}),
-        ...(apiError?.retryAfter !== undefined ? { retryAfter: apiError.retryAfter } : {}),
-        ...(failure ? { failure } : {}),
-      },
+      { retriesDone, ...record, ...(retryAfter === undefined ? {} : { retryAfter }) },
       {
         maxRetries: transport.maxRetries,
         random: transport.random(),
@@ -85,8 +79,8 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
       attempt: retriesDone + 1,
       waitMs: decision.waitMs,
       reason: decision.reason,
-      ...(apiError ? { status: apiError.status, code: apiError.code } : {}),
-      ...(apiError?.requestId === undefined ? {} : { requestId: apiError.requestId }),
+      // An answered attempt's record is its status, code and request id; a failure has none of them.
+      ...(record.failure ? {} : record),
     });
     try {
       await sleep(decision.waitMs, request.signal);
