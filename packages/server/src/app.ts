@@ -1,0 +1,86 @@
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { type Clock, systemClock } from './clock.js';
+import { ApiError } from './errors.js';
+import { type IdSource, randomIds } from './ids.js';
+import { registerAuth } from './http/auth.js';
+import { registerBodyParsers } from './http/body-parsers.js';
+import { type AppContext, DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
+import { clientErrorResponder, redactUrl, registerErrorHandling, sendApiError } from './http/error-handler.js';
+import { registerRateLimitHeaders } from './http/rate-limit-headers.js';
+import { registerRequestSize } from './http/request-size.js';
+import { accountRoutes } from './http/routes/accounts.js';
+import { adminRoutes } from './http/routes/admin.js';
+import { deviceRoutes } from './http/routes/devices.js';
+import { inboxRoutes } from './http/routes/inbox.js';
+import { notificationRoutes } from './http/routes/notifications.js';
+import { sceneRoutes } from './http/routes/scenes.js';
+import { sendRoutes } from './http/routes/send.js';
+import { tokenRoutes } from './http/routes/tokens.js';
+import type { Store } from './store/store.js';
+
+export interface AppDeps {
+  store: Store;
+  clock?: Clock;
+  ids?: IdSource;
+  adminKey?: string | undefined;
+  limits?: Partial<ServiceLimits>;
+  /** Where log lines go and from which level (pino); left out, the app logs nothing. */
+  logger?: { level: string; stream: NodeJS.WritableStream };
+}
+
+/**
+ * The Foxbell service as a Fastify instance: every route, hook and rule, and nothing of the
+ * process (no port, no signals, no workers). Tests listen on a free port or inject; server.ts
+ * runs it for real.
+ */
+export function buildApp(deps: AppDeps): FastifyInstance {
+  const ids = deps.ids ?? randomIds;
+  const ctx: AppContext = {
+    store: deps.store,
+    clock: deps.clock ?? systemClock,
+    ids,
+    limits: { ...DEFAULT_LIMITS, ...deps.limits },
+    adminKey: deps.adminKey,
+  };
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    genReqId: () => ids.id('req'),
+    requestIdHeader: false,
+    // One line per request is written in onResponse, with the URL token redacted.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    // A HEAD request must never send: link previewers probe URLs with HEAD.
+    exposeHeadRoutes: false,
+    // The spec's paths are exact; `/v1/scenes/` is not `/v1/scenes`.
+    routerOptions: { ignoreTrailingSlash: false },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    clientErrorHandler: clientErrorResponder(ids),
+    frameworkErrors: (error, request, reply) =>
+      sendApiError(reply, request, new ApiError('invalid_request', `the request could not be read: ${error.message}`)),
+  }) as unknown as FastifyInstance;
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerRequestSize(app);
+  registerAuth(app, ctx);
+  registerRateLimitHeaders(app, ctx);
+  registerBodyParsers(app);
+  registerErrorHandling(app);
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: reply.elapsedTime },
+      'request',
+    );
+  });
+
+  sendRoutes(app, ctx);
+  notificationRoutes(app, ctx);
+  sceneRoutes(app);
+  deviceRoutes(app, ctx);
+  tokenRoutes(app, ctx);
+  accountRoutes(app, ctx);
+  inboxRoutes(app, ctx);
+  adminRoutes(app, ctx);
+  return app;
+}

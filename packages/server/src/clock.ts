@@ -1,0 +1,26 @@
+/** The time source of the server. Injected, so windows, expiries and retention are tested exactly. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** `YYYY-MM-DDTHH:MM:SS.mmmZ`, the one timestamp form of the interface. */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+
+/** `YYYY-MM` of the UTC month holding `ms`: the key of the monthly quota. */
+export function utcMonth(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+/** Epoch milliseconds at which the UTC month holding `ms` ends. */
+export function nextUtcMonthStart(ms: number): number {
+  const date = new Date(ms);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+}

@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from './clock.js';
+import type { IdSource } from './ids.js';
+import { hashSecret } from './secrets.js';
+import type { Store } from './store/store.js';
+
+/** The simulated devices of a dev account: one of each platform. */
+export const DEV_DEVICES = [
+  { name: 'iPhone', platform: 'ios' },
+  { name: 'Apple Watch', platform: 'watchos' },
+  { name: 'Vision Pro', platform: 'visionos' },
+] as const;
+
+export interface DevSeed {
+  accountId: string;
+  accountKey: string;
+  token: string;
+}
+
+/**
+ * On the first `--dev` start, one account with three simulated devices and one send token.
+ * Returns the secrets only when it made them (they are stored hashed, so this is the one time
+ * they exist in clear); undefined when the store was seeded before.
+ */
+export async function seedDevAccount(store: Store, ids: IdSource, clock: Clock): Promise<DevSeed | undefined> {
+  if ((await store.getSetting('dev_account')) !== undefined) return undefined;
+  const now = clock.now();
+  const accountKey = ids.secret('acct');
+  const account = await store.createAccount({
+    id: ids.id('acct'),
+    name: 'Dev',
+    keyHash: hashSecret(accountKey),
+    now,
+  });
+  for (const device of DEV_DEVICES) {
+    await store.createDevice(
+      {
+        id: ids.id('dev'),
+        accountId: account.id,
+        ...device,
+        pushToken: randomBytes(32).toString('hex'),
+        inAuto: true,
+        now,
+      },
+      DEV_DEVICES.length,
+    );
+  }
+  const token = ids.secret('send');
+  await store.createToken(
+    {
+      id: ids.id('tok'),
+      accountId: account.id,
+      name: 'Foxbell dev',
+      kind: 'standard',
+      ownStatus: true,
+      deviceNames: true,
+      scenes: null,
+      allowUrls: true,
+      defaultTarget: null,
+      expiresAt: null,
+      createdAt: now,
+    },
+    hashSecret(token),
+    1,
+  );
+  await store.setSetting('dev_account', account.id);
+  return { accountId: account.id, accountKey, token };
+}

@@ -1,0 +1,78 @@
+import { SEND_TOKEN_PATTERN } from '@foxbell/sdk/contract';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../errors.js';
+import { hashSecret, secretsEqual } from '../secrets.js';
+import type { AppContext, Caller, CredentialKind } from './context.js';
+
+export const ACCOUNT_KEY_PATTERN = /^fox_acct_[A-Za-z0-9]{32}$/;
+
+const unauthorized = (message: string) => new ApiError('unauthorized', message);
+
+/** `Authorization: Bearer <secret>`; undefined when the header is absent. */
+function bearerOf(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  if (!match) throw unauthorized('the Authorization header must be "Bearer <token>"');
+  return match[1];
+}
+
+/**
+ * Who a secret belongs to, or the spec's 401 saying why it no longer works. Only secrets of the
+ * shapes the server issues are looked up; the lookup is by hash, so the secret itself is never
+ * compared (and never stored).
+ */
+async function identify(secret: string, ctx: AppContext): Promise<Caller> {
+  if (ctx.adminKey !== undefined && secretsEqual(secret, ctx.adminKey)) return { kind: 'admin' };
+  const unknown = unauthorized('the credential is not known to this service; check the token and the base URL');
+  if (!SEND_TOKEN_PATTERN.test(secret) && !ACCOUNT_KEY_PATTERN.test(secret)) throw unknown;
+  const credential = await ctx.store.findCredential(hashSecret(secret));
+  if (!credential) throw unknown;
+  if (credential.account.deletedAt !== null) throw new ApiError('account_deleted', 'the account was deleted');
+  switch (credential.kind) {
+    case 'retired_account_key':
+      throw new ApiError('key_rotated', 'this account key was replaced by a rotation; use the new key');
+    case 'account':
+      return { kind: 'account', account: credential.account };
+    case 'send': {
+      const { token } = credential;
+      if (token.revokedAt !== null) throw new ApiError('token_revoked', 'the token was revoked');
+      if (token.expiresAt !== null && token.expiresAt <= ctx.clock.now()) {
+        throw new ApiError('token_expired', 'the token is past its expiry');
+      }
+      return { kind: 'send', token, account: credential.account };
+    }
+  }
+}
+
+const ROUTE_CREDENTIALS: Record<CredentialKind, string> = {
+  send: 'a send token',
+  account: 'an account key',
+  admin: 'the admin key',
+};
+
+/**
+ * Authenticates each request against the credentials its route declares (`config.credentials`),
+ * before the body is read: `401` when the secret is unknown or no longer valid, `403 forbidden`
+ * when it is valid but not one this route takes (spec, Authentication 5).
+ */
+export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('caller', undefined);
+  app.addHook('onRequest', async (request) => {
+    const { credentials, tokenInPath } = request.routeOptions.config;
+    if (!credentials) return;
+    const secret = tokenInPath
+      ? (request.params as { token?: string }).token
+      : bearerOf(request.headers.authorization);
+    if (secret === undefined || secret === '') {
+      throw unauthorized('no credential: send "Authorization: Bearer <token>"');
+    }
+    const caller = await identify(secret, ctx);
+    if (!credentials.includes(caller.kind)) {
+      throw new ApiError(
+        'forbidden',
+        `this route takes ${credentials.map((kind) => ROUTE_CREDENTIALS[kind]).join(' or ')}`,
+      );
+    }
+    request.caller = caller;
+  });
+}

@@ -1,0 +1,68 @@
+import type { Clock } from '../clock.js';
+import type { IdSource } from '../ids.js';
+import type { Account, Credential, RateLimits, SendToken, Store } from '../store/store.js';
+
+/** The limits of the service. Defaults are the spec's; operators and benchmarks may change them. */
+export interface ServiceLimits extends RateLimits {
+  devicesPerAccount: number;
+  tokensPerAccount: number;
+}
+
+export const DEFAULT_LIMITS: ServiceLimits = {
+  perTokenPerMinute: 30,
+  perAccountPerMinute: 60,
+  perAccountPerMonth: 10_000,
+  devicesPerAccount: 20,
+  tokensPerAccount: 50,
+};
+
+/** What every route may use: one object, made once by buildApp. */
+export interface AppContext {
+  store: Store;
+  clock: Clock;
+  ids: IdSource;
+  limits: ServiceLimits;
+  /** The operator's admin key; undefined when none is configured (admin routes then refuse every caller). */
+  adminKey: string | undefined;
+}
+
+/** Which credentials a route takes (management-api: Credentials). */
+export type CredentialKind = 'send' | 'account' | 'admin';
+
+/** The credential a request was authenticated with, once it passed every check. */
+export type Caller =
+  | { kind: 'send'; token: SendToken; account: Account }
+  | { kind: 'account'; account: Account }
+  | { kind: 'admin' };
+
+/** A request body, read but not yet interpreted: the route decides what each type means to it. */
+export interface RawBody {
+  type: 'json' | 'form' | 'text';
+  bytes: Buffer;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | undefined;
+    /** Request line and headers as sent, in bytes: the part of the 16 KB budget the body cannot use. */
+    headBytes: number;
+    /** The account's accepted sends this month, once a send route knows it (for X-RateLimit-*). */
+    monthlyCount: number | undefined;
+  }
+  interface FastifyContextConfig {
+    /** The credentials the route accepts; a route without it needs none. */
+    credentials?: readonly CredentialKind[];
+    /** The send token is the last path segment (`/v1/send/<TOKEN>`), not the Authorization header. */
+    tokenInPath?: boolean;
+    /** A send route: answers carry the X-RateLimit-* headers once the token is known. */
+    send?: boolean;
+  }
+}
+
+export type { Credential };
+
+/** The account of a route that takes only account keys (auth has already made sure of it). */
+export function accountOf(caller: Caller | undefined): Account {
+  if (caller?.kind !== 'account') throw new Error('account route reached without an account key');
+  return caller.account;
+}

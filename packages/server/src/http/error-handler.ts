@@ -1,0 +1,81 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, errorBody } from '../errors.js';
+import type { IdSource } from '../ids.js';
+
+/** Fastify's own refusals, in the interface's words. */
+function fromFastify(error: FastifyError): ApiError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(
+        'unsupported_media_type',
+        'the content type is not accepted here (JSON; the URL-token endpoint also takes form and plain text)',
+      );
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', 'the request is over 16384 bytes');
+    default:
+      return error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500
+        ? new ApiError('invalid_request', 'the request could not be read')
+        : undefined;
+  }
+}
+
+export function sendApiError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
+  reply.headers(error.headers);
+  // The rest of an oversized body is not wanted: close the connection rather than read it.
+  if (error.status === 413) reply.header('connection', 'close');
+  return reply
+    .code(error.status)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(error.code, error.message, request.id, error.field, error.details));
+}
+
+/**
+ * Every refusal leaves in the spec's error body with `request_id` equal to `X-Request-Id`. A fault
+ * of ours is logged with its stack and answered `500 internal_error` with nothing of the fault in
+ * the body.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const known = error instanceof ApiError ? error : fromFastify(error);
+    if (known) return sendApiError(reply, request, known);
+    request.log.error({ err: error }, 'request failed');
+    return sendApiError(reply, request, new ApiError('internal_error', 'the server failed; retry with backoff'));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendApiError(reply, request, new ApiError('not_found', `no route ${request.method} ${routeShape(request)}`)),
+  );
+}
+
+/** The path of a request with any URL token taken out, fit for a message or a log line. */
+export function redactUrl(url: string): string {
+  return url.replace(/^(\/v1\/send\/)[^/?#]*/, '$1<redacted>');
+}
+
+function routeShape(request: FastifyRequest): string {
+  return redactUrl(request.url).split('?')[0] ?? '';
+}
+
+/**
+ * Requests Node's HTTP parser refuses never reach Fastify. Headers over Node's limit (16 KB, the
+ * same as the interface's) are the spec's `413`, never a bare `431`; anything else malformed is
+ * `400 invalid_request`. Both in the spec's error body.
+ */
+export function clientErrorResponder(ids: IdSource) {
+  return (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable) return socket.destroy();
+    const requestId = ids.id('req');
+    const overflow = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = overflow ? 413 : 400;
+    const body = JSON.stringify(
+      overflow
+        ? errorBody('payload_too_large', 'the request headers are over 16384 bytes', requestId)
+        : errorBody('invalid_request', 'the request is not valid HTTP', requestId),
+    );
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
+}

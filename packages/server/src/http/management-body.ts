@@ -1,0 +1,48 @@
+import { textProblem, utf8Length } from '@foxbell/sdk/contract';
+import type { FastifyRequest } from 'fastify';
+import * as z from 'zod';
+import { ApiError } from '../errors.js';
+import { parseJsonObject } from '../send/json-body.js';
+import type { RawBody } from './context.js';
+
+/** Text of `min` to `max` UTF-8 bytes with no control characters but tab and newline. */
+export const textField = (min: number, max: number) =>
+  z.string().superRefine((value, ctx) => {
+    const problem = textProblem(value);
+    const bytes = utf8Length(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    else if (bytes < min || bytes > max) ctx.addIssue({ code: 'custom', message: `must be ${min} to ${max} bytes` });
+  });
+
+/**
+ * The JSON body of a management route, checked as strictly as a send: JSON only, one object,
+ * no repeated members, and every field known, of its type and in range. A route whose fields are
+ * all optional also takes no body at all.
+ */
+export function readBody<T extends z.ZodType>(request: FastifyRequest, schema: T): z.output<T> {
+  const body = request.body as RawBody | undefined;
+  let value: Record<string, unknown> = {};
+  if (body !== undefined) {
+    if (body.type !== 'json') throw new ApiError('unsupported_media_type', 'this route takes application/json');
+    const parsed = parseJsonObject(body.bytes);
+    if (!parsed.ok) throw ApiError.fromField(parsed.error);
+    value = parsed.value;
+  }
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const [issue] = result.error.issues;
+  if (!issue) throw new ApiError('invalid_request', 'the body is not valid');
+  if (issue.code === 'unrecognized_keys') {
+    const field = issue.keys[0] ?? '';
+    throw new ApiError('invalid_field', `${field} is not a field of this request`, { field });
+  }
+  const field = issue.path.join('.');
+  const given = issue.path.reduce<unknown>(
+    (parent, key) => (parent !== null && typeof parent === 'object' ? (parent as Record<PropertyKey, unknown>)[key] : undefined),
+    value,
+  );
+  const missing = issue.code === 'invalid_type' && given === undefined;
+  if (missing) throw new ApiError('missing_field', `${field} is required`, { field });
+  const message = issue.code === 'invalid_type' ? `must be of type ${issue.expected}` : issue.message;
+  throw new ApiError('invalid_field', `${field} ${message}`, { field });
+}

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { nextUtcMonthStart } from '../clock.js';
+import type { AppContext } from './context.js';
+
+/**
+ * `X-RateLimit-Limit`, `-Remaining` and `-Reset` on every answer of a send route once the token
+ * is known, errors included: the monthly quota, what is left of it, and the epoch second the UTC
+ * month ends.
+ */
+export function registerRateLimitHeaders(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('monthlyCount', undefined);
+  app.addHook('onSend', async (request, reply) => {
+    const { caller } = request;
+    if (!request.routeOptions.config.send || caller?.kind !== 'send') return;
+    const now = ctx.clock.now();
+    const used = request.monthlyCount ?? (await ctx.store.monthlyCount(caller.account.id, now));
+    const limit = ctx.limits.perAccountPerMonth;
+    reply.header('x-ratelimit-limit', String(limit));
+    reply.header('x-ratelimit-remaining', String(Math.max(0, limit - used)));
+    reply.header('x-ratelimit-reset', String(nextUtcMonthStart(now) / 1000));
+  });
+}

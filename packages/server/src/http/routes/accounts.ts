@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+import * as z from 'zod';
+import { ApiError } from '../../errors.js';
+import { hashSecret } from '../../secrets.js';
+import { type AppContext, accountOf } from '../context.js';
+import { readBody, textField } from '../management-body.js';
+
+const newAccount = z.strictObject({ name: textField(1, 250).optional() });
+const keyRotation = z.strictObject({ generation: z.int().min(1).optional() });
+
+export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post('/v1/accounts', { config: { credentials: ['admin'] } }, async (request, reply) => {
+    const body = readBody(request, newAccount);
+    const key = ctx.ids.secret('acct');
+    const account = await ctx.store.createAccount({
+      id: ctx.ids.id('acct'),
+      name: body.name ?? null,
+      keyHash: hashSecret(key),
+      now: ctx.clock.now(),
+    });
+    return reply.code(201).send({ id: account.id, key, generation: account.keyGeneration });
+  });
+
+  /**
+   * Rotation is compare-and-set on the key's generation: of two concurrent rotations holding the
+   * same generation, one wins and the other learns the new generation from `rotation_conflict`.
+   */
+  app.post('/v1/account/key', { config: { credentials: ['account'] } }, async (request, reply) => {
+    const account = accountOf(request.caller);
+    const body = readBody(request, keyRotation);
+    const key = ctx.ids.secret('acct');
+    const result = await ctx.store.rotateAccountKey(account.id, {
+      keyHash: hashSecret(key),
+      expectedGeneration: body.generation,
+      now: ctx.clock.now(),
+    });
+    if (!result.ok) {
+      throw new ApiError('rotation_conflict', 'another rotation replaced this generation of the key', {
+        field: 'generation',
+        details: { generation: result.generation },
+      });
+    }
+    return reply.code(201).send({ key, generation: result.generation });
+  });
+
+  app.delete('/v1/account', { config: { credentials: ['account'] } }, async (request, reply) => {
+    await ctx.store.deleteAccount(accountOf(request.caller).id, ctx.clock.now());
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,88 @@
+import { PLATFORMS } from '@foxbell/sdk/contract';
+import type { FastifyInstance } from 'fastify';
+import * as z from 'zod';
+import { ApiError } from '../../errors.js';
+import { type AppContext, accountOf } from '../context.js';
+import { readBody, textField } from '../management-body.js';
+import { deviceView } from '../views.js';
+
+/** A device name is what a send's `target` names, so it follows the same rule: 1-64 bytes of text. */
+const deviceName = textField(1, 64);
+
+const newDevice = z.strictObject({
+  name: deviceName,
+  platform: z.enum(PLATFORMS),
+  push_token: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits'),
+  in_auto: z.boolean().default(true),
+});
+
+const deviceChange = z.strictObject({ name: deviceName.optional(), in_auto: z.boolean().optional() });
+
+const noDevice = () => new ApiError('not_found', 'no such device', { field: 'id' });
+
+export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get('/v1/devices', { config: { credentials: ['send', 'account'] } }, async (request) => {
+    const { caller } = request;
+    if (caller?.kind === 'send') {
+      if (!caller.token.deviceNames) {
+        throw new ApiError('forbidden', "this token's device_names read scope is off");
+      }
+      const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: true });
+      return { devices: devices.map(({ name, platform }) => ({ name, platform })) };
+    }
+    if (caller?.kind !== 'account') throw new ApiError('forbidden', 'this route takes a send token or an account key');
+    const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: false });
+    return { devices: devices.map(deviceView) };
+  });
+
+  app.post('/v1/devices', { config: { credentials: ['account'] } }, async (request, reply) => {
+    const account = accountOf(request.caller);
+    const body = readBody(request, newDevice);
+    const created = await ctx.store.createDevice(
+      {
+        id: ctx.ids.id('dev'),
+        accountId: account.id,
+        name: body.name,
+        platform: body.platform,
+        pushToken: body.push_token.toLowerCase(),
+        inAuto: body.in_auto,
+        now: ctx.clock.now(),
+      },
+      ctx.limits.devicesPerAccount,
+    );
+    if (created === 'limit_reached') {
+      throw new ApiError('limit_reached', `an account has at most ${ctx.limits.devicesPerAccount} devices`, {
+        details: { limit: 'devices', max: ctx.limits.devicesPerAccount },
+      });
+    }
+    if (created === 'device_exists') {
+      throw new ApiError('device_exists', 'this push token is already registered', { field: 'push_token' });
+    }
+    return reply.code(201).send(deviceView(created));
+  });
+
+  app.patch<{ Params: { id: string } }>(
+    '/v1/devices/:id',
+    { config: { credentials: ['account'] } },
+    async (request) => {
+      const account = accountOf(request.caller);
+      const body = readBody(request, deviceChange);
+      const updated = await ctx.store.updateDevice(account.id, request.params.id, {
+        ...(body.name === undefined ? {} : { name: body.name }),
+        ...(body.in_auto === undefined ? {} : { inAuto: body.in_auto }),
+      });
+      if (!updated) throw noDevice();
+      return deviceView(updated);
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/v1/devices/:id',
+    { config: { credentials: ['account'] } },
+    async (request, reply) => {
+      const account = accountOf(request.caller);
+      if (!(await ctx.store.removeDevice(account.id, request.params.id, ctx.clock.now()))) throw noDevice();
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import * as z from 'zod';
+import { ApiError } from '../../errors.js';
+import type { AppContext } from '../context.js';
+import { readBody } from '../management-body.js';
+import { statusRecordView } from '../views.js';
+
+const notFound = () => new ApiError('not_found', 'no such notification', { field: 'id' });
+
+const eventBody = z.strictObject({
+  device_id: z.string(),
+  action: z.enum(['opened', 'cleared']),
+});
+
+export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void {
+  /**
+   * A send token reads only its own notifications, and only while its `own_status` scope is on:
+   * anything else is 404, never 403, so that a lookup says nothing about what exists (spec).
+   * An account key reads every notification of its account (the device page does).
+   */
+  app.get<{ Params: { id: string } }>(
+    '/v1/notifications/:id/status',
+    { config: { credentials: ['send', 'account'] } },
+    async (request) => {
+      const { caller } = request;
+      const stored = await ctx.store.getNotification(request.params.id);
+      if (!stored || !caller || caller.kind === 'admin') throw notFound();
+      const visible =
+        caller.kind === 'send'
+          ? caller.token.ownStatus && stored.tokenId === caller.token.id
+          : stored.accountId === caller.account.id;
+      if (!visible) throw notFound();
+      return statusRecordView(stored);
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/v1/notifications/:id/events',
+    { config: { credentials: ['account'] } },
+    async (request, reply) => {
+      if (request.caller?.kind !== 'account') throw notFound();
+      const body = readBody(request, eventBody);
+      const result = await ctx.store.recordEvent({
+        accountId: request.caller.account.id,
+        notificationId: request.params.id,
+        deviceId: body.device_id,
+        action: body.action,
+        now: ctx.clock.now(),
+      });
+      if (result === 'no_notification') throw notFound();
+      if (result === 'no_device') {
+        throw new ApiError('invalid_field', 'device_id is not a device of this account', { field: 'device_id' });
+      }
+      return reply.code(204).send();
+    },
+  );
+}

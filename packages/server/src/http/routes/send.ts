@@ -1,0 +1,191 @@
+import { createHash } from 'node:crypto';
+import { type FieldError, IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../errors.js';
+import { parseJsonObject } from '../../send/json-body.js';
+import { prepareSend } from '../../send/prepare.js';
+import type { SendSources } from '../../send/sources.js';
+import { parseUrlEncoded } from '../../send/url-encoded.js';
+import type { AppContext, RawBody } from '../context.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function textOf(bytes: Uint8Array, what: string): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new ApiError('invalid_request', `the ${what} is not valid UTF-8`);
+  }
+}
+
+function orThrow<T>(result: { ok: true; value: T } | { ok: false; error: FieldError }): T {
+  if (!result.ok) throw ApiError.fromField(result.error);
+  return result.value;
+}
+
+/** The raw query string of a request, without the `?`. */
+function queryOf(request: FastifyRequest): string {
+  const at = request.url.indexOf('?');
+  return at === -1 ? '' : request.url.slice(at + 1);
+}
+
+/**
+ * A header value as the sender wrote it. Node reads header bytes as latin1; a client that sent
+ * UTF-8 (curl does) meant the UTF-8 reading, so that is taken whenever the bytes are valid UTF-8.
+ */
+function headerText(value: string | string[] | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const text = Array.isArray(value) ? value.join(', ') : value;
+  try {
+    return utf8.decode(Buffer.from(text, 'latin1'));
+  } catch {
+    return text;
+  }
+}
+
+/** The `Idempotency-Key` of a request: 1-255 printable ASCII characters, given once. */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const raw = request.raw.rawHeaders;
+  const values: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]?.toLowerCase() === 'idempotency-key') values.push(raw[i + 1] ?? '');
+  }
+  const [key] = values;
+  if (key === undefined) return undefined;
+  if (values.some((value) => value !== key)) {
+    throw new ApiError('conflicting_field', 'Idempotency-Key is given twice with different values', {
+      field: 'Idempotency-Key',
+    });
+  }
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw new ApiError('invalid_field', 'Idempotency-Key must be 1 to 255 printable ASCII characters', {
+      field: 'Idempotency-Key',
+    });
+  }
+  return key;
+}
+
+/**
+ * What makes two requests "the same request" for an idempotency key: method, query string, the
+ * headers that carry fields, and the body, byte for byte.
+ */
+function fingerprintOf(request: FastifyRequest, body: RawBody | undefined): string {
+  const hash = createHash('sha256');
+  for (const part of [
+    request.method,
+    queryOf(request),
+    request.headers['content-type'] ?? '',
+    request.headers['x-title'] ?? '',
+    request.headers['x-level'] ?? '',
+  ]) {
+    hash.update(String(part)).update('\0');
+  }
+  if (body) hash.update(body.bytes);
+  return hash.digest('base64url');
+}
+
+/** The sources of a send to `/v1/send/<TOKEN>` (spec: URL-token endpoint, rules 1-9). */
+function urlTokenSources(request: FastifyRequest, body: RawBody | undefined): SendSources {
+  const sources: SendSources = {
+    query: orThrow(parseUrlEncoded(queryOf(request), 'query')),
+    headers: { title: headerText(request.headers['x-title']), level: headerText(request.headers['x-level']) },
+  };
+  if (body?.type === 'json') sources.json = orThrow(parseJsonObject(body.bytes));
+  else if (body?.type === 'text') {
+    const text = textOf(body.bytes, 'body');
+    // An empty text body carries no message (spec-decisions 1): the send is then missing one.
+    if (text !== '') sources.text = text;
+  } else if (body?.type === 'form') {
+    const text = textOf(body.bytes, 'body');
+    if (!text.includes('=')) {
+      if (text !== '') sources.text = text;
+    } else sources.form = orThrow(parseUrlEncoded(text, 'form'));
+  }
+  return sources;
+}
+
+export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post(
+    '/v1/notifications',
+    { config: { credentials: ['send'], send: true } },
+    async (request, reply) => {
+      const body = request.body as RawBody | undefined;
+      if (body !== undefined && body.type !== 'json') {
+        throw new ApiError('unsupported_media_type', 'this endpoint takes application/json only');
+      }
+      return accept(request, reply, ctx, body, () => {
+        if (body === undefined) throw new ApiError('invalid_request', 'the body must be a JSON object');
+        return { json: orThrow(parseJsonObject(body.bytes)) };
+      });
+    },
+  );
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/v1/send/:token',
+    config: { credentials: ['send'], tokenInPath: true, send: true },
+    handler: async (request, reply) => {
+      const body = request.body as RawBody | undefined;
+      return accept(request, reply, ctx, body, () => urlTokenSources(request, body));
+    },
+  });
+}
+
+/** The one send path behind both endpoints, from the pause switch to the `202`. */
+async function accept(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: AppContext,
+  body: RawBody | undefined,
+  readSources: () => SendSources,
+) {
+  const caller = request.caller;
+  if (caller?.kind !== 'send') throw new Error('send route reached without a send token');
+  const pause = await ctx.store.getPause();
+  if (pause.paused) {
+    throw new ApiError('service_unavailable', 'sends are paused; retry after Retry-After', {
+      headers: { 'retry-after': String(pause.retryAfterSeconds) },
+    });
+  }
+  const key = idempotencyKeyOf(request);
+  const notification = prepareSend(readSources(), caller.token);
+  const outcome = await ctx.store.acceptSend({
+    id: ctx.ids.id('ntf'),
+    requestId: request.id,
+    account: caller.account,
+    token: caller.token,
+    notification,
+    idempotency: key === undefined ? undefined : { key, fingerprint: fingerprintOf(request, body) },
+    now: ctx.clock.now(),
+    limits: ctx.limits,
+  });
+  request.monthlyCount = outcome.monthlyCount;
+  switch (outcome.kind) {
+    case 'accepted':
+    case 'replayed':
+      if (outcome.kind === 'replayed') reply.header('idempotent-replayed', 'true');
+      return reply.code(202).send({ id: outcome.id, status: 'accepted', request_id: request.id });
+    case 'idempotency_conflict':
+      throw new ApiError(
+        'idempotency_conflict',
+        'this Idempotency-Key was used for a different request; resend the original, or use a new key for a new notification',
+        { field: 'Idempotency-Key' },
+      );
+    case 'rate_limited':
+      throw new ApiError(
+        'rate_limited',
+        `too many sends from this ${outcome.scope} in the last minute; retry after Retry-After`,
+        {
+          details: {
+            scope: outcome.scope,
+            limit: outcome.scope === 'token' ? ctx.limits.perTokenPerMinute : ctx.limits.perAccountPerMinute,
+          },
+          headers: { 'retry-after': String(outcome.retryAfterSeconds) },
+        },
+      );
+    case 'quota_exceeded':
+      throw new ApiError('quota_exceeded', 'the monthly send quota is used up; it renews with the next UTC month', {
+        details: { limit: ctx.limits.perAccountPerMonth },
+      });
+  }
+}

@@ -1,0 +1,77 @@
+import { isKnownScene, TIMESTAMP_PATTERN } from '@foxbell/sdk/contract';
+import type { FastifyInstance } from 'fastify';
+import * as z from 'zod';
+import { ApiError } from '../../errors.js';
+import { hashSecret } from '../../secrets.js';
+import { type AppContext, accountOf } from '../context.js';
+import { readBody, textField } from '../management-body.js';
+import { tokenView } from '../views.js';
+
+const newToken = z.strictObject({
+  name: textField(1, 64).default('Sender'),
+  kind: z.enum(['standard', 'agent']).default('standard'),
+  own_status: z.boolean().default(true),
+  device_names: z.boolean().default(true),
+  scenes: z
+    .array(z.string().refine(isKnownScene, 'must list only scenes of the catalog'))
+    .min(1, 'must list at least one scene (leave it out to allow every scene)')
+    .optional(),
+  allow_urls: z.boolean().optional(),
+  default_target: textField(1, 64).optional(),
+  expires_at: z.string().regex(TIMESTAMP_PATTERN, 'must be a timestamp YYYY-MM-DDTHH:MM:SS.mmmZ').optional(),
+});
+
+export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post('/v1/tokens', { config: { credentials: ['account'] } }, async (request, reply) => {
+    const account = accountOf(request.caller);
+    const body = readBody(request, newToken);
+    const now = ctx.clock.now();
+    const expiresAt = body.expires_at === undefined ? null : Date.parse(body.expires_at);
+    if (expiresAt !== null && !(expiresAt > now)) {
+      throw new ApiError('invalid_field', 'expires_at must be a valid time in the future', { field: 'expires_at' });
+    }
+    const secret = ctx.ids.secret('send');
+    const created = await ctx.store.createToken(
+      {
+        id: ctx.ids.id('tok'),
+        accountId: account.id,
+        name: body.name,
+        kind: body.kind,
+        ownStatus: body.own_status,
+        deviceNames: body.device_names,
+        scenes: body.scenes === undefined ? null : [...new Set(body.scenes)],
+        // Tokens meant for agents may not send links unless asked for (spec, Authentication 4).
+        allowUrls: body.allow_urls ?? body.kind !== 'agent',
+        defaultTarget: body.default_target ?? null,
+        expiresAt,
+        createdAt: now,
+      },
+      hashSecret(secret),
+      ctx.limits.tokensPerAccount,
+    );
+    if (created === 'limit_reached') {
+      throw new ApiError('limit_reached', `an account has at most ${ctx.limits.tokensPerAccount} tokens`, {
+        details: { limit: 'tokens', max: ctx.limits.tokensPerAccount },
+      });
+    }
+    // The secret is shown here once; only its hash is kept.
+    return reply.code(201).send({ ...tokenView(created), token: secret });
+  });
+
+  app.get('/v1/tokens', { config: { credentials: ['account'] } }, async (request) => {
+    const tokens = await ctx.store.listTokens(accountOf(request.caller).id);
+    return { tokens: tokens.map(tokenView) };
+  });
+
+  app.delete<{ Params: { id: string } }>(
+    '/v1/tokens/:id',
+    { config: { credentials: ['account'] } },
+    async (request, reply) => {
+      const account = accountOf(request.caller);
+      if (!(await ctx.store.revokeToken(account.id, request.params.id, ctx.clock.now()))) {
+        throw new ApiError('not_found', 'no such token', { field: 'id' });
+      }
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/**
+ * `length` uniformly random letters and digits. Bytes of 248 and above are discarded (62 * 4 =
+ * 248), so every character is equally likely: secrets carry their full 5.95 bits per character.
+ */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+export type IdPrefix = 'ntf' | 'req' | 'acct' | 'dev' | 'tok';
+
+/** Makes ids and secrets. Injected, so tests may make them predictable. */
+export interface IdSource {
+  /** A public id, `<prefix>_` + 22 letters and digits (131 random bits). */
+  id(prefix: IdPrefix): string;
+  /** A secret credential, `fox_<kind>_` + 32 letters and digits (190 random bits). */
+  secret(kind: 'send' | 'acct'): string;
+}
+
+export const randomIds: IdSource = {
+  id: (prefix) => `${prefix}_${randomBase62(22)}`,
+  secret: (kind) => `fox_${kind}_${randomBase62(32)}`,
+};

@@ -1,0 +1,42 @@
+import type { FieldError } from '@foxbell/sdk/contract';
+
+export type Pairs = { name: string; value: string }[];
+export type PairsResult = { ok: true; value: Pairs } | { ok: false; error: FieldError };
+
+/**
+ * Reads `application/x-www-form-urlencoded` text (a query string or a form body) into its pairs,
+ * in order and with repeats kept, so that a parameter given twice can be judged. URLSearchParams
+ * is not used because it turns broken percent-encoding into U+FFFD without a word; here a name or
+ * value that does not decode to valid UTF-8 is refused.
+ */
+export function parseUrlEncoded(text: string, where: 'query' | 'form'): PairsResult {
+  const pairs: Pairs = [];
+  for (const part of text.split('&')) {
+    if (part === '') continue;
+    const equals = part.indexOf('=');
+    const rawName = equals === -1 ? part : part.slice(0, equals);
+    const rawValue = equals === -1 ? '' : part.slice(equals + 1);
+    const name = decode(rawName);
+    const value = decode(rawValue);
+    if (name === undefined || value === undefined) {
+      return {
+        ok: false,
+        error: {
+          code: name === undefined ? 'invalid_request' : 'invalid_field',
+          ...(name === undefined ? {} : { field: name }),
+          message: `the ${where} is not valid percent-encoded UTF-8`,
+        },
+      };
+    }
+    pairs.push({ name, value });
+  }
+  return { ok: true, value: pairs };
+}
+
+function decode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}

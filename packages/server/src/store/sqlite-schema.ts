@@ -1,0 +1,111 @@
+/**
+ * The SQLite schema as a list of migrations. Each runs once, in order, inside a transaction, and
+ * `PRAGMA user_version` records how many have run. Append; never edit one that has shipped.
+ * Times are epoch milliseconds.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE accounts (
+    id TEXT PRIMARY KEY,
+    name TEXT,
+    key_hash TEXT NOT NULL UNIQUE,
+    key_generation INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    deleted_at INTEGER
+  );
+  CREATE TABLE retired_account_keys (
+    key_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    retired_at INTEGER NOT NULL
+  );
+  CREATE TABLE tokens (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    secret_hash TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    own_status INTEGER NOT NULL,
+    device_names INTEGER NOT NULL,
+    scenes TEXT,
+    allow_urls INTEGER NOT NULL,
+    default_target TEXT,
+    expires_at INTEGER,
+    revoked_at INTEGER,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX tokens_account ON tokens(account_id);
+  CREATE TABLE devices (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    name TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    push_token TEXT NOT NULL,
+    in_auto INTEGER NOT NULL,
+    active INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    removed_at INTEGER
+  );
+  CREATE UNIQUE INDEX devices_active_push_token ON devices(push_token) WHERE active = 1;
+  CREATE INDEX devices_account ON devices(account_id);
+  CREATE TABLE notifications (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    token_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    sender_name TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    routed_at INTEGER
+  );
+  CREATE INDEX notifications_token_time ON notifications(token_id, created_at);
+  CREATE INDEX notifications_account_time ON notifications(account_id, created_at, id);
+  CREATE TABLE route_queue (
+    notification_id TEXT PRIMARY KEY REFERENCES notifications(id) ON DELETE CASCADE,
+    available_at INTEGER NOT NULL
+  );
+  CREATE INDEX route_queue_available ON route_queue(available_at);
+  CREATE TABLE destinations (
+    notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
+    device_id TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    state TEXT NOT NULL,
+    push_status INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (notification_id, device_id)
+  );
+  CREATE INDEX destinations_device_state ON destinations(device_id, state);
+  CREATE TABLE handled_events (
+    notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
+    device_id TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    action TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX handled_events_notification ON handled_events(notification_id);
+  CREATE TABLE idempotency_keys (
+    token_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    notification_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (token_id, key)
+  );
+  CREATE INDEX idempotency_keys_time ON idempotency_keys(created_at);
+  CREATE TABLE monthly_usage (
+    account_id TEXT NOT NULL,
+    month TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (account_id, month)
+  );
+  CREATE TABLE settings (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
+];

@@ -1,0 +1,615 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { DestinationState, DropReason, NotificationStatus, Platform } from '@foxbell/sdk/contract';
+import Database from 'better-sqlite3';
+import { MINUTE_MS, utcMonth } from '../clock.js';
+import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
+import { admitSend } from '../send/limits.js';
+import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
+import type {
+  Account,
+  Credential,
+  DestinationRecord,
+  Device,
+  HandledEvent,
+  NewDevice,
+  NewSend,
+  Pause,
+  SendOutcome,
+  SendToken,
+  Store,
+  StoredNotification,
+} from './store.js';
+import { STATUS_RANK } from './status.js';
+
+type Row = Record<string, unknown>;
+
+export interface SqliteStoreOptions {
+  /** A directory for `foxbell.db`, or `:memory:` for a database that lives as long as the store. */
+  dataDir: string;
+}
+
+/**
+ * The embedded store: one SQLite file in WAL mode with `synchronous=FULL`, so every commit is
+ * fsync'd before it is reported. Sends arriving together are committed together (one fsync for the
+ * batch): a send waits at most for the batch it joined, and throughput grows with concurrency.
+ */
+export function openSqliteStore(options: SqliteStoreOptions): Store {
+  const file = options.dataDir === ':memory:' ? ':memory:' : path.join(options.dataDir, 'foxbell.db');
+  if (file !== ':memory:') mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return new SqliteStore(db);
+}
+
+function migrate(db: Database.Database): void {
+  const applied = db.pragma('user_version', { simple: true }) as number;
+  for (const [index, sql] of SQLITE_MIGRATIONS.entries()) {
+    if (index < applied) continue;
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${index + 1}`);
+    })();
+  }
+}
+
+const bool = (value: unknown) => value === 1;
+const int = (value: boolean) => (value ? 1 : 0);
+const maybeNumber = (value: unknown) => (value == null ? null : Number(value));
+
+function accountOf(row: Row): Account {
+  return {
+    id: row.id as string,
+    name: (row.name as string | null) ?? null,
+    keyGeneration: Number(row.key_generation),
+    createdAt: Number(row.created_at),
+    deletedAt: maybeNumber(row.deleted_at),
+  };
+}
+
+function tokenOf(row: Row): SendToken {
+  return {
+    id: row.id as string,
+    accountId: row.account_id as string,
+    name: row.name as string,
+    kind: row.kind as SendToken['kind'],
+    ownStatus: bool(row.own_status),
+    deviceNames: bool(row.device_names),
+    scenes: row.scenes == null ? null : (JSON.parse(row.scenes as string) as string[]),
+    allowUrls: bool(row.allow_urls),
+    defaultTarget: (row.default_target as string | null) ?? null,
+    expiresAt: maybeNumber(row.expires_at),
+    revokedAt: maybeNumber(row.revoked_at),
+    createdAt: Number(row.created_at),
+  };
+}
+
+function deviceOf(row: Row): Device {
+  return {
+    id: row.id as string,
+    accountId: row.account_id as string,
+    name: row.name as string,
+    platform: row.platform as Platform,
+    pushToken: row.push_token as string,
+    inAuto: bool(row.in_auto),
+    active: bool(row.active),
+    createdAt: Number(row.created_at),
+  };
+}
+
+function destinationOf(row: Row): DestinationRecord {
+  return {
+    deviceId: row.device_id as string,
+    platform: row.platform as Platform,
+    state: row.state as DestinationState,
+    pushStatus: maybeNumber(row.push_status),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function handledOf(row: Row): HandledEvent {
+  return {
+    deviceId: row.device_id as string,
+    platform: row.platform as Platform,
+    action: row.action as HandledEvent['action'],
+    at: Number(row.at),
+  };
+}
+
+interface PendingSend {
+  send: NewSend;
+  resolve: (outcome: SendOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+class SqliteStore implements Store {
+  readonly #db: Database.Database;
+  readonly #statements = new Map<string, Database.Statement>();
+  #pending: PendingSend[] = [];
+  #flushScheduled = false;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+  }
+
+  /** Prepares each SQL text once. */
+  #sql(text: string): Database.Statement {
+    let statement = this.#statements.get(text);
+    if (!statement) {
+      statement = this.#db.prepare(text);
+      this.#statements.set(text, statement);
+    }
+    return statement;
+  }
+
+  #get(text: string, ...params: unknown[]): Row | undefined {
+    return this.#sql(text).get(...params) as Row | undefined;
+  }
+
+  #all(text: string, ...params: unknown[]): Row[] {
+    return this.#sql(text).all(...params) as Row[];
+  }
+
+  #run(text: string, ...params: unknown[]): number {
+    return this.#sql(text).run(...params).changes;
+  }
+
+  async findCredential(secretHash: string): Promise<Credential | undefined> {
+    const account = this.#get('SELECT * FROM accounts WHERE key_hash = ?', secretHash);
+    if (account) return { kind: 'account', account: accountOf(account) };
+    const token = this.#get('SELECT * FROM tokens WHERE secret_hash = ?', secretHash);
+    if (token) {
+      const owner = this.#get('SELECT * FROM accounts WHERE id = ?', token.account_id);
+      return owner && { kind: 'send', token: tokenOf(token), account: accountOf(owner) };
+    }
+    const retired = this.#get(
+      'SELECT a.* FROM retired_account_keys r JOIN accounts a ON a.id = r.account_id WHERE r.key_hash = ?',
+      secretHash,
+    );
+    return retired && { kind: 'retired_account_key', account: accountOf(retired) };
+  }
+
+  async createAccount(account: { id: string; name: string | null; keyHash: string; now: number }) {
+    this.#run(
+      'INSERT INTO accounts (id, name, key_hash, key_generation, created_at) VALUES (?, ?, ?, 1, ?)',
+      account.id,
+      account.name,
+      account.keyHash,
+      account.now,
+    );
+    return accountOf(this.#get('SELECT * FROM accounts WHERE id = ?', account.id) as Row);
+  }
+
+  async rotateAccountKey(
+    accountId: string,
+    change: { keyHash: string; expectedGeneration: number | undefined; now: number },
+  ) {
+    return this.#db.transaction(() => {
+      const row = this.#get('SELECT key_hash, key_generation FROM accounts WHERE id = ?', accountId) as Row;
+      const generation = Number(row.key_generation);
+      if (change.expectedGeneration !== undefined && change.expectedGeneration !== generation) {
+        return { ok: false, generation } as const;
+      }
+      this.#run(
+        'INSERT INTO retired_account_keys (key_hash, account_id, retired_at) VALUES (?, ?, ?)',
+        row.key_hash,
+        accountId,
+        change.now,
+      );
+      this.#run(
+        'UPDATE accounts SET key_hash = ?, key_generation = ? WHERE id = ?',
+        change.keyHash,
+        generation + 1,
+        accountId,
+      );
+      return { ok: true, generation: generation + 1 } as const;
+    })();
+  }
+
+  async deleteAccount(accountId: string, now: number) {
+    this.#db.transaction(() => {
+      this.#run('UPDATE accounts SET deleted_at = ? WHERE id = ?', now, accountId);
+      this.#run('UPDATE devices SET active = 0, removed_at = ? WHERE account_id = ? AND active = 1', now, accountId);
+      this.#run(
+        `UPDATE destinations SET state = 'skipped', updated_at = ?
+         WHERE state = 'pending' AND notification_id IN (SELECT id FROM notifications WHERE account_id = ?)`,
+        now,
+        accountId,
+      );
+      this.#run(
+        'DELETE FROM route_queue WHERE notification_id IN (SELECT id FROM notifications WHERE account_id = ?)',
+        accountId,
+      );
+    })();
+  }
+
+  async createToken(token: Omit<SendToken, 'revokedAt'>, secretHash: string, maxTokens: number) {
+    return this.#db.transaction((): SendToken | 'limit_reached' => {
+      const live = this.#get(
+        'SELECT count(*) AS n FROM tokens WHERE account_id = ? AND revoked_at IS NULL',
+        token.accountId,
+      ) as Row;
+      if (Number(live.n) >= maxTokens) return 'limit_reached';
+      this.#run(
+        `INSERT INTO tokens (id, account_id, secret_hash, name, kind, own_status, device_names, scenes,
+           allow_urls, default_target, expires_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        token.id,
+        token.accountId,
+        secretHash,
+        token.name,
+        token.kind,
+        int(token.ownStatus),
+        int(token.deviceNames),
+        token.scenes === null ? null : JSON.stringify(token.scenes),
+        int(token.allowUrls),
+        token.defaultTarget,
+        token.expiresAt,
+        token.createdAt,
+      );
+      return { ...token, revokedAt: null };
+    })();
+  }
+
+  async listTokens(accountId: string) {
+    return this.#all('SELECT * FROM tokens WHERE account_id = ? ORDER BY created_at, rowid', accountId).map(tokenOf);
+  }
+
+  async revokeToken(accountId: string, tokenId: string, now: number) {
+    return this.#db.transaction(() => {
+      const changed = this.#run(
+        'UPDATE tokens SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL',
+        now,
+        tokenId,
+        accountId,
+      );
+      if (changed === 0) {
+        return this.#get('SELECT 1 FROM tokens WHERE id = ? AND account_id = ?', tokenId, accountId) !== undefined;
+      }
+      this.#run(
+        `DELETE FROM route_queue WHERE notification_id IN
+           (SELECT id FROM notifications WHERE token_id = ? AND routed_at IS NULL AND status = 'accepted')`,
+        tokenId,
+      );
+      this.#run(
+        `UPDATE notifications SET status = 'dropped', reason = 'token_revoked'
+         WHERE token_id = ? AND routed_at IS NULL AND status = 'accepted'`,
+        tokenId,
+      );
+      return true;
+    })();
+  }
+
+  async createDevice(device: NewDevice, maxDevices: number) {
+    return this.#db.transaction((): Device | 'limit_reached' | 'device_exists' => {
+      if (this.#get('SELECT 1 FROM devices WHERE push_token = ? AND active = 1', device.pushToken)) {
+        return 'device_exists';
+      }
+      const active = this.#get(
+        'SELECT count(*) AS n FROM devices WHERE account_id = ? AND active = 1',
+        device.accountId,
+      ) as Row;
+      if (Number(active.n) >= maxDevices) return 'limit_reached';
+      this.#run(
+        `INSERT INTO devices (id, account_id, name, platform, push_token, in_auto, active, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, 1, ?)`,
+        device.id,
+        device.accountId,
+        device.name,
+        device.platform,
+        device.pushToken,
+        int(device.inAuto),
+        device.now,
+      );
+      return deviceOf(this.#get('SELECT * FROM devices WHERE id = ?', device.id) as Row);
+    })();
+  }
+
+  async listDevices(accountId: string, options: { activeOnly: boolean }) {
+    const rows = options.activeOnly
+      ? this.#all('SELECT * FROM devices WHERE account_id = ? AND active = 1 ORDER BY created_at, rowid', accountId)
+      : this.#all('SELECT * FROM devices WHERE account_id = ? ORDER BY created_at, rowid', accountId);
+    return rows.map(deviceOf);
+  }
+
+  async updateDevice(accountId: string, deviceId: string, change: { name?: string; inAuto?: boolean }) {
+    return this.#db.transaction(() => {
+      const row = this.#get('SELECT * FROM devices WHERE id = ? AND account_id = ? AND active = 1', deviceId, accountId);
+      if (!row) return undefined;
+      const device = deviceOf(row);
+      const name = change.name ?? device.name;
+      const inAuto = change.inAuto ?? device.inAuto;
+      this.#run('UPDATE devices SET name = ?, in_auto = ? WHERE id = ?', name, int(inAuto), deviceId);
+      return { ...device, name, inAuto };
+    })();
+  }
+
+  async removeDevice(accountId: string, deviceId: string, now: number) {
+    return this.#db.transaction(() => {
+      const changed = this.#run(
+        'UPDATE devices SET active = 0, removed_at = ? WHERE id = ? AND account_id = ? AND active = 1',
+        now,
+        deviceId,
+        accountId,
+      );
+      if (changed === 0) return false;
+      this.#run(
+        `UPDATE destinations SET state = 'skipped', updated_at = ? WHERE device_id = ? AND state = 'pending'`,
+        now,
+        deviceId,
+      );
+      return true;
+    })();
+  }
+
+  acceptSend(send: NewSend): Promise<SendOutcome> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ send, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        // setImmediate, not a microtask: requests whose bytes are already read join this batch.
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    const batch = this.#pending;
+    this.#pending = [];
+    this.#flushScheduled = false;
+    // A nested better-sqlite3 transaction is a savepoint: one send that fails is rolled back
+    // alone, and the others still commit in the batch's single fsync.
+    const one = this.#db.transaction((send: NewSend) => this.#admitAndStore(send));
+    let results: ({ ok: true; outcome: SendOutcome } | { ok: false; error: unknown })[];
+    try {
+      results = this.#db.transaction(() =>
+        batch.map(({ send }) => {
+          try {
+            return { ok: true as const, outcome: one(send) };
+          } catch (error) {
+            return { ok: false as const, error };
+          }
+        }),
+      )();
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    results.forEach((result, index) => {
+      const pending = batch[index] as PendingSend;
+      if (result.ok) pending.resolve(result.outcome);
+      else pending.reject(result.error);
+    });
+  }
+
+  #admitAndStore(send: NewSend): SendOutcome {
+    const { now, limits } = send;
+    const month = utcMonth(now);
+    const counted = this.#get(
+      'SELECT count FROM monthly_usage WHERE account_id = ? AND month = ?',
+      send.account.id,
+      month,
+    );
+    const monthlyCount = Number(counted?.count ?? 0);
+
+    if (send.idempotency) {
+      const earlier = this.#get(
+        'SELECT * FROM idempotency_keys WHERE token_id = ? AND key = ? AND created_at > ?',
+        send.token.id,
+        send.idempotency.key,
+        now - IDEMPOTENCY_KEY_LIFETIME_MS,
+      );
+      if (earlier) {
+        return earlier.fingerprint === send.idempotency.fingerprint
+          ? {
+              kind: 'replayed',
+              id: earlier.notification_id as string,
+              requestId: earlier.request_id as string,
+              monthlyCount,
+            }
+          : { kind: 'idempotency_conflict', monthlyCount };
+      }
+    }
+
+    const limitingSendAt = (column: 'token_id' | 'account_id', id: string, limit: number) => {
+      const row = this.#get(
+        `SELECT created_at FROM notifications WHERE ${column} = ? AND created_at > ?
+         ORDER BY created_at DESC LIMIT 1 OFFSET ?`,
+        id,
+        now - MINUTE_MS,
+        limit - 1,
+      );
+      return row === undefined ? undefined : Number(row.created_at);
+    };
+    const admission = admitSend(
+      {
+        tokenLimitingSendAt: limitingSendAt('token_id', send.token.id, limits.perTokenPerMinute),
+        accountLimitingSendAt: limitingSendAt('account_id', send.account.id, limits.perAccountPerMinute),
+        monthlyCount,
+      },
+      limits,
+      now,
+    );
+    if (!admission.ok) {
+      return admission.kind === 'quota_exceeded'
+        ? { kind: 'quota_exceeded', monthlyCount }
+        : {
+            kind: 'rate_limited',
+            scope: admission.scope,
+            retryAfterSeconds: admission.retryAfterSeconds,
+            monthlyCount,
+          };
+    }
+
+    this.#run(
+      `INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
+         created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'accepted', ?, ?)`,
+      send.id,
+      send.account.id,
+      send.token.id,
+      send.requestId,
+      send.token.name,
+      JSON.stringify(send.notification),
+      now,
+      now + send.notification.ttl * 1000,
+    );
+    this.#run('INSERT INTO route_queue (notification_id, available_at) VALUES (?, ?)', send.id, now);
+    if (send.idempotency) {
+      this.#run(
+        `INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+           notification_id = excluded.notification_id, request_id = excluded.request_id,
+           created_at = excluded.created_at`,
+        send.token.id,
+        send.idempotency.key,
+        send.idempotency.fingerprint,
+        send.id,
+        send.requestId,
+        now,
+      );
+    }
+    this.#run(
+      `INSERT INTO monthly_usage (account_id, month, count) VALUES (?, ?, 1)
+       ON CONFLICT (account_id, month) DO UPDATE SET count = count + 1`,
+      send.account.id,
+      month,
+    );
+    return { kind: 'accepted', id: send.id, requestId: send.requestId, monthlyCount: monthlyCount + 1 };
+  }
+
+  async monthlyCount(accountId: string, now: number) {
+    const row = this.#get(
+      'SELECT count FROM monthly_usage WHERE account_id = ? AND month = ?',
+      accountId,
+      utcMonth(now),
+    );
+    return Number(row?.count ?? 0);
+  }
+
+  #notificationOf(row: Row): StoredNotification {
+    const id = row.id as string;
+    return {
+      id,
+      accountId: row.account_id as string,
+      tokenId: row.token_id as string,
+      senderName: row.sender_name as string,
+      notification: JSON.parse(row.payload as string),
+      status: row.status as NotificationStatus,
+      reason: (row.reason as DropReason | null) ?? null,
+      createdAt: Number(row.created_at),
+      expiresAt: Number(row.expires_at),
+      destinations: this.#all(
+        'SELECT * FROM destinations WHERE notification_id = ? ORDER BY rowid',
+        id,
+      ).map(destinationOf),
+      handled: this.#all('SELECT * FROM handled_events WHERE notification_id = ? ORDER BY rowid', id).map(
+        handledOf,
+      ),
+    };
+  }
+
+  async getNotification(id: string) {
+    const row = this.#get('SELECT * FROM notifications WHERE id = ?', id);
+    return row && this.#notificationOf(row);
+  }
+
+  async recordEvent(event: {
+    accountId: string;
+    notificationId: string;
+    deviceId: string;
+    action: 'opened' | 'cleared';
+    now: number;
+  }) {
+    return this.#db.transaction((): 'recorded' | 'no_notification' | 'no_device' => {
+      const notification = this.#get(
+        'SELECT status FROM notifications WHERE id = ? AND account_id = ?',
+        event.notificationId,
+        event.accountId,
+      );
+      if (!notification) return 'no_notification';
+      const device = this.#get(
+        'SELECT platform FROM devices WHERE id = ? AND account_id = ?',
+        event.deviceId,
+        event.accountId,
+      );
+      if (!device) return 'no_device';
+      this.#run(
+        'INSERT INTO handled_events (notification_id, device_id, platform, action, at) VALUES (?, ?, ?, ?, ?)',
+        event.notificationId,
+        event.deviceId,
+        device.platform,
+        event.action,
+        event.now,
+      );
+      const current = notification.status as NotificationStatus;
+      if (current !== 'dropped' && STATUS_RANK[event.action] > STATUS_RANK[current]) {
+        this.#run('UPDATE notifications SET status = ? WHERE id = ?', event.action, event.notificationId);
+      }
+      return 'recorded';
+    })();
+  }
+
+  async inbox(
+    accountId: string,
+    page: { after: { createdAt: number; id: string } | undefined; limit: number; since: number },
+  ) {
+    const rows = page.after
+      ? this.#all(
+          `SELECT * FROM notifications WHERE account_id = ? AND created_at >= ? AND (created_at, id) < (?, ?)
+           ORDER BY created_at DESC, id DESC LIMIT ?`,
+          accountId,
+          page.since,
+          page.after.createdAt,
+          page.after.id,
+          page.limit + 1,
+        )
+      : this.#all(
+          `SELECT * FROM notifications WHERE account_id = ? AND created_at >= ?
+           ORDER BY created_at DESC, id DESC LIMIT ?`,
+          accountId,
+          page.since,
+          page.limit + 1,
+        );
+    const items = rows.slice(0, page.limit).map((row) => this.#notificationOf(row));
+    const last = items.at(-1);
+    return { items, next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined };
+  }
+
+  async getPause(): Promise<Pause> {
+    const value = await this.getSetting('pause');
+    return value ? (JSON.parse(value) as Pause) : { paused: false, retryAfterSeconds: 0 };
+  }
+
+  async setPause(pause: Pause) {
+    await this.setSetting('pause', JSON.stringify(pause));
+  }
+
+  async getSetting(name: string) {
+    return this.#get('SELECT value FROM settings WHERE name = ?', name)?.value as string | undefined;
+  }
+
+  async setSetting(name: string, value: string) {
+    this.#run(
+      'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+      name,
+      value,
+    );
+  }
+
+  async purge(cutoffs: { notificationsBefore: number; keysBefore: number }) {
+    return this.#db.transaction(() => ({
+      notifications: this.#run('DELETE FROM notifications WHERE created_at < ?', cutoffs.notificationsBefore),
+      keys: this.#run('DELETE FROM idempotency_keys WHERE created_at < ?', cutoffs.keysBefore),
+    }))();
+  }
+
+  async close() {
+    this.#db.close();
+  }
+}

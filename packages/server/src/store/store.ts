@@ -1,0 +1,194 @@
+import type {
+  DestinationState,
+  DropReason,
+  Notification,
+  NotificationStatus,
+  Platform,
+} from '@foxbell/sdk/contract';
+
+export interface Account {
+  id: string;
+  name: string | null;
+  /** Counts key rotations: 1 for the key the account was created with. */
+  keyGeneration: number;
+  createdAt: number;
+  deletedAt: number | null;
+}
+
+export type TokenKind = 'standard' | 'agent';
+
+export interface SendToken {
+  id: string;
+  accountId: string;
+  /** The sender name shown with every notification sent with this token. */
+  name: string;
+  kind: TokenKind;
+  ownStatus: boolean;
+  deviceNames: boolean;
+  /** The scene allowlist; null allows every scene. */
+  scenes: string[] | null;
+  allowUrls: boolean;
+  defaultTarget: string | null;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  createdAt: number;
+}
+
+export interface Device {
+  id: string;
+  accountId: string;
+  name: string;
+  platform: Platform;
+  pushToken: string;
+  inAuto: boolean;
+  active: boolean;
+  createdAt: number;
+}
+
+/** What a presented secret turned out to be. */
+export type Credential =
+  | { kind: 'account'; account: Account }
+  | { kind: 'retired_account_key'; account: Account }
+  | { kind: 'send'; token: SendToken; account: Account };
+
+export interface RateLimits {
+  perTokenPerMinute: number;
+  perAccountPerMinute: number;
+  perAccountPerMonth: number;
+}
+
+/** A validated send, ready to be stored. */
+export interface NewSend {
+  id: string;
+  requestId: string;
+  account: Account;
+  token: SendToken;
+  /** The validated fields, with `target` resolved (the send's, else the token's default, else `auto`). */
+  notification: Notification & { target: string };
+  idempotency: { key: string; fingerprint: string } | undefined;
+  now: number;
+  limits: RateLimits;
+}
+
+/** What became of a send. `monthlyCount` is the account's accepted sends this UTC month, after it. */
+export type SendOutcome =
+  | { kind: 'accepted'; id: string; requestId: string; monthlyCount: number }
+  | { kind: 'replayed'; id: string; requestId: string; monthlyCount: number }
+  | { kind: 'idempotency_conflict'; monthlyCount: number }
+  | { kind: 'rate_limited'; scope: 'token' | 'account'; retryAfterSeconds: number; monthlyCount: number }
+  | { kind: 'quota_exceeded'; monthlyCount: number };
+
+export interface DestinationRecord {
+  deviceId: string;
+  platform: Platform;
+  state: DestinationState;
+  pushStatus: number | null;
+  updatedAt: number;
+}
+
+export interface HandledEvent {
+  deviceId: string;
+  platform: Platform;
+  action: 'opened' | 'cleared';
+  at: number;
+}
+
+export interface StoredNotification {
+  id: string;
+  accountId: string;
+  tokenId: string;
+  senderName: string;
+  notification: Notification & { target: string };
+  status: NotificationStatus;
+  reason: DropReason | null;
+  createdAt: number;
+  expiresAt: number;
+  destinations: DestinationRecord[];
+  handled: HandledEvent[];
+}
+
+export interface InboxPage {
+  items: StoredNotification[];
+  /** Present when more items follow the last one. */
+  next: { createdAt: number; id: string } | undefined;
+}
+
+export interface Pause {
+  paused: boolean;
+  retryAfterSeconds: number;
+}
+
+export interface NewDevice {
+  id: string;
+  accountId: string;
+  name: string;
+  platform: Platform;
+  pushToken: string;
+  inAuto: boolean;
+  now: number;
+}
+
+/**
+ * Everything the server keeps. Rows are mapped to these types inside each implementation, so no
+ * row shape leaks out. Every method that changes more than one row does it in one transaction.
+ */
+export interface Store {
+  findCredential(secretHash: string): Promise<Credential | undefined>;
+
+  createAccount(account: { id: string; name: string | null; keyHash: string; now: number }): Promise<Account>;
+  /** Replaces the account key; the old one is kept only to answer `key_rotated`. */
+  rotateAccountKey(
+    accountId: string,
+    change: { keyHash: string; expectedGeneration: number | undefined; now: number },
+  ): Promise<{ ok: true; generation: number } | { ok: false; generation: number }>;
+  deleteAccount(accountId: string, now: number): Promise<void>;
+
+  createToken(
+    token: Omit<SendToken, 'revokedAt'>,
+    secretHash: string,
+    maxTokens: number,
+  ): Promise<SendToken | 'limit_reached'>;
+  listTokens(accountId: string): Promise<SendToken[]>;
+  /** Revokes a token and drops its notifications that are not yet routed. False when there is no such token. */
+  revokeToken(accountId: string, tokenId: string, now: number): Promise<boolean>;
+
+  createDevice(device: NewDevice, maxDevices: number): Promise<Device | 'limit_reached' | 'device_exists'>;
+  listDevices(accountId: string, options: { activeOnly: boolean }): Promise<Device[]>;
+  updateDevice(
+    accountId: string,
+    deviceId: string,
+    change: { name?: string; inAuto?: boolean },
+  ): Promise<Device | undefined>;
+  /** Removes a device; its destinations still waiting become `skipped`. False when there is no such device. */
+  removeDevice(accountId: string, deviceId: string, now: number): Promise<boolean>;
+
+  /**
+   * Admits and stores a send in one durable transaction: an idempotent replay or conflict, then
+   * the rate windows and the monthly quota, then the notification and its queue entry. Resolves
+   * only once the transaction is on disk.
+   */
+  acceptSend(send: NewSend): Promise<SendOutcome>;
+  monthlyCount(accountId: string, now: number): Promise<number>;
+
+  getNotification(id: string): Promise<StoredNotification | undefined>;
+  recordEvent(event: {
+    accountId: string;
+    notificationId: string;
+    deviceId: string;
+    action: 'opened' | 'cleared';
+    now: number;
+  }): Promise<'recorded' | 'no_notification' | 'no_device'>;
+  inbox(
+    accountId: string,
+    page: { after: { createdAt: number; id: string } | undefined; limit: number; since: number },
+  ): Promise<InboxPage>;
+
+  getPause(): Promise<Pause>;
+  setPause(pause: Pause): Promise<void>;
+  getSetting(name: string): Promise<string | undefined>;
+  setSetting(name: string, value: string): Promise<void>;
+
+  /** Deletes notifications created before `notificationsBefore` and idempotency keys before `keysBefore`. */
+  purge(cutoffs: { notificationsBefore: number; keysBefore: number }): Promise<{ notifications: number; keys: number }>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: { index: 'src/index.ts', server: 'src/server.ts' },
+  format: 'esm',
+  // tsup's declaration build sets `baseUrl`, which TypeScript 6 deprecates.
+  dts: { entry: { index: 'src/index.ts' }, compilerOptions: { ignoreDeprecations: '6.0' } },
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+});
