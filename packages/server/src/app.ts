@@ -1,11 +1,15 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { type Clock, systemClock } from './clock.js';
 import { ApiError } from './errors.js';
-import { type IdSource, randomIds } from './ids.js';
 import { registerAuth } from './http/auth.js';
 import { registerBodyParsers } from './http/body-parsers.js';
 import { type AppContext, DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
-import { clientErrorResponder, redactUrl, registerErrorHandling, sendApiError } from './http/error-handler.js';
+import {
+  clientErrorResponder,
+  redactUrl,
+  registerErrorHandling,
+  sendApiError,
+} from './http/error-handler.js';
 import { registerRateLimitHeaders } from './http/rate-limit-headers.js';
 import { registerRequestSize } from './http/request-size.js';
 import { accountRoutes } from './http/routes/accounts.js';
@@ -16,6 +20,7 @@ import { notificationRoutes } from './http/routes/notifications.js';
 import { sceneRoutes } from './http/routes/scenes.js';
 import { sendRoutes } from './http/routes/send.js';
 import { tokenRoutes } from './http/routes/tokens.js';
+import { type IdSource, randomIds } from './ids.js';
 import type { Store } from './store/store.js';
 
 export interface AppDeps {
@@ -56,7 +61,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     forceCloseConnections: 'idle',
     clientErrorHandler: clientErrorResponder(ids),
     frameworkErrors: (error, request, reply) =>
-      sendApiError(reply, request, new ApiError('invalid_request', `the request could not be read: ${error.message}`)),
+      sendApiError(
+        reply,
+        request,
+        new ApiError('invalid_request', `the request could not be read: ${error.message}`),
+      ),
   }) as unknown as FastifyInstance;
 
   app.addHook('onRequest', async (request, reply) => {
@@ -69,7 +78,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerErrorHandling(app);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: reply.elapsedTime },
+      {
+        method: request.method,
+        url: redactUrl(request.url),
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+      },
       'request',
     );
   });

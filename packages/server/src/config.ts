@@ -27,7 +27,10 @@ export const USAGE = `Usage: foxbell-server [options]
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-export type ConfigResult = { ok: true; config: ServerConfig } | { ok: false; problems: string[] } | { ok: 'help' };
+export type ConfigResult =
+  | { ok: true; config: ServerConfig }
+  | { ok: false; problems: string[] }
+  | { ok: 'help' };
 
 /**
  * Reads the settings once, at start: each flag, else its FOXBELL_* variable, else the default.
@@ -82,7 +85,13 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
   const dev = values.dev === true || devText === '1' || devText === 'true';
   const limits: ServiceLimits = {
     ...DEFAULT_LIMITS,
-    perTokenPerMinute: integer('rate-per-token', 'FOXBELL_RATE_PER_TOKEN', DEFAULT_LIMITS.perTokenPerMinute, 1, 1e9),
+    perTokenPerMinute: integer(
+      'rate-per-token',
+      'FOXBELL_RATE_PER_TOKEN',
+      DEFAULT_LIMITS.perTokenPerMinute,
+      1,
+      1e9,
+    ),
     perAccountPerMinute: integer(
       'rate-per-account',
       'FOXBELL_RATE_PER_ACCOUNT',
@@ -90,11 +99,19 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       1,
       1e9,
     ),
-    perAccountPerMonth: integer('monthly-quota', 'FOXBELL_MONTHLY_QUOTA', DEFAULT_LIMITS.perAccountPerMonth, 1, 1e12),
+    perAccountPerMonth: integer(
+      'monthly-quota',
+      'FOXBELL_MONTHLY_QUOTA',
+      DEFAULT_LIMITS.perAccountPerMonth,
+      1,
+      1e12,
+    ),
   };
   const logLevel = setting('log-level', 'FOXBELL_LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
-    problems.push(`--log-level (FOXBELL_LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
+    problems.push(
+      `--log-level (FOXBELL_LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`,
+    );
   }
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, config: { port, host, dataDir, adminKey, dev, limits, logLevel } };

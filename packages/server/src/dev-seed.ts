@@ -22,7 +22,11 @@ export interface DevSeed {
  * Returns the secrets only when it made them (they are stored hashed, so this is the one time
  * they exist in clear); undefined when the store was seeded before.
  */
-export async function seedDevAccount(store: Store, ids: IdSource, clock: Clock): Promise<DevSeed | undefined> {
+export async function seedDevAccount(
+  store: Store,
+  ids: IdSource,
+  clock: Clock,
+): Promise<DevSeed | undefined> {
   if ((await store.getSetting('dev_account')) !== undefined) return undefined;
   const now = clock.now();
   const accountKey = ids.secret('acct');

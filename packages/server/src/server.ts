@@ -46,7 +46,10 @@ async function main(): Promise<void> {
     app.log.info(purged, 'purged expired notifications and idempotency keys');
   };
   await purge();
-  const purgeTimer = setInterval(() => purge().catch((error) => app.log.error({ err: error }, 'purge failed')), PURGE_INTERVAL_MS);
+  const purgeTimer = setInterval(
+    () => purge().catch((error) => app.log.error({ err: error }, 'purge failed')),
+    PURGE_INTERVAL_MS,
+  );
   purgeTimer.unref();
 
   let stopping = false;
@@ -76,9 +79,13 @@ async function main(): Promise<void> {
     const file = path.join(dataDir, 'dev.json');
     const seeded = await seedDevAccount(store, randomIds, clock);
     if (seeded) {
-      await writeFile(file, `${JSON.stringify({ token: seeded.token, account_key: seeded.accountKey }, null, 2)}\n`, {
-        mode: 0o600,
-      });
+      await writeFile(
+        file,
+        `${JSON.stringify({ token: seeded.token, account_key: seeded.accountKey }, null, 2)}\n`,
+        {
+          mode: 0o600,
+        },
+      );
       await chmod(file, 0o600);
     }
     const saved = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as { token?: string };

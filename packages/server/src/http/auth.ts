@@ -23,7 +23,9 @@ function bearerOf(header: string | undefined): string | undefined {
  */
 async function identify(secret: string, ctx: AppContext): Promise<Caller> {
   if (ctx.adminKey !== undefined && secretsEqual(secret, ctx.adminKey)) return { kind: 'admin' };
-  const unknown = unauthorized('the credential is not known to this service; check the token and the base URL');
+  const unknown = unauthorized(
+    'the credential is not known to this service; check the token and the base URL',
+  );
   if (!SEND_TOKEN_PATTERN.test(secret) && !ACCOUNT_KEY_PATTERN.test(secret)) throw unknown;
   const credential = await ctx.store.findCredential(hashSecret(secret));
   if (!credential) throw unknown;

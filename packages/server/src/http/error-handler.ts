@@ -41,10 +41,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const known = error instanceof ApiError ? error : fromFastify(error);
     if (known) return sendApiError(reply, request, known);
     request.log.error({ err: error }, 'request failed');
-    return sendApiError(reply, request, new ApiError('internal_error', 'the server failed; retry with backoff'));
+    return sendApiError(
+      reply,
+      request,
+      new ApiError('internal_error', 'the server failed; retry with backoff'),
+    );
   });
   app.setNotFoundHandler((request, reply) =>
-    sendApiError(reply, request, new ApiError('not_found', `no route ${request.method} ${routeShape(request)}`)),
+    sendApiError(
+      reply,
+      request,
+      new ApiError('not_found', `no route ${request.method} ${routeShape(request)}`),
+    ),
   );
 }
 

@@ -11,7 +11,8 @@ export const textField = (min: number, max: number) =>
     const problem = textProblem(value);
     const bytes = utf8Length(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    else if (bytes < min || bytes > max) ctx.addIssue({ code: 'custom', message: `must be ${min} to ${max} bytes` });
+    else if (bytes < min || bytes > max)
+      ctx.addIssue({ code: 'custom', message: `must be ${min} to ${max} bytes` });
   });
 
 /**
@@ -23,7 +24,8 @@ export function readBody<T extends z.ZodType>(request: FastifyRequest, schema: T
   const body = request.body as RawBody | undefined;
   let value: Record<string, unknown> = {};
   if (body !== undefined) {
-    if (body.type !== 'json') throw new ApiError('unsupported_media_type', 'this route takes application/json');
+    if (body.type !== 'json')
+      throw new ApiError('unsupported_media_type', 'this route takes application/json');
     const parsed = parseJsonObject(body.bytes);
     if (!parsed.ok) throw ApiError.fromField(parsed.error);
     value = parsed.value;
@@ -38,7 +40,10 @@ export function readBody<T extends z.ZodType>(request: FastifyRequest, schema: T
   }
   const field = issue.path.join('.');
   const given = issue.path.reduce<unknown>(
-    (parent, key) => (parent !== null && typeof parent === 'object' ? (parent as Record<PropertyKey, unknown>)[key] : undefined),
+    (parent, key) =>
+      parent !== null && typeof parent === 'object'
+        ? (parent as Record<PropertyKey, unknown>)[key]
+        : undefined,
     value,
   );
   const missing = issue.code === 'invalid_type' && given === undefined;

@@ -1,5 +1,5 @@
-import { evaluate, parse as parseJsonAst } from '@humanwhocodes/momoa';
 import { type FieldError, isPlainObject, sameValue } from '@foxbell/sdk/contract';
+import { evaluate, parse as parseJsonAst } from '@humanwhocodes/momoa';
 
 /**
  * Deepest nesting of objects and arrays a JSON body may have. Well above the send fields' own
@@ -10,7 +10,9 @@ export const MAX_JSON_DEPTH = 16;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export type JsonObjectResult = { ok: true; value: Record<string, unknown> } | { ok: false; error: FieldError };
+export type JsonObjectResult =
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; error: FieldError };
 
 const invalid = (message: string): JsonObjectResult => ({
   ok: false,

@@ -80,7 +80,8 @@ export function mergeSources(sources: SendSources): MergeResult {
         } else fieldEntries.push({ source, name, value: fromText(name, value) });
       }
     }
-    if (sources.text !== undefined) fieldEntries.push({ source: 'text', name: 'message', value: sources.text });
+    if (sources.text !== undefined)
+      fieldEntries.push({ source: 'text', name: 'message', value: sources.text });
     const { title, level } = sources.headers ?? {};
     if (title !== undefined) fieldEntries.push({ source: 'header', name: 'title', value: title });
     if (level !== undefined) fieldEntries.push({ source: 'header', name: 'level', value: level });
@@ -92,7 +93,9 @@ export function mergeSources(sources: SendSources): MergeResult {
       }
       const types = paramTypesOf(fields.scene, fields.scene_version);
       const typed = paramEntries.map((entry) =>
-        entry.source === 'json' ? entry : { ...entry, value: paramFromText(entry.value as string, types[entry.name]) },
+        entry.source === 'json'
+          ? entry
+          : { ...entry, value: paramFromText(entry.value as string, types[entry.name]) },
       );
       fields.scene_params = merge(typed, 'scene_params.');
     }
@@ -113,7 +116,9 @@ function merge(entries: Entry[], fieldPrefix: string): Record<string, unknown> {
     else if (!sameInput(first.value, entry.value)) {
       const field = fieldPrefix + entry.name;
       const where =
-        first.source === entry.source ? `twice in the ${entry.source}` : `in the ${first.source} and the ${entry.source}`;
+        first.source === entry.source
+          ? `twice in the ${entry.source}`
+          : `in the ${first.source} and the ${entry.source}`;
       throw new MergeError({
         code: 'conflicting_field',
         field,

@@ -6,6 +6,7 @@ import { MINUTE_MS, utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
 import { admitSend } from '../send/limits.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
+import { STATUS_RANK } from './status.js';
 import type {
   Account,
   Credential,
@@ -20,7 +21,6 @@ import type {
   Store,
   StoredNotification,
 } from './store.js';
-import { STATUS_RANK } from './status.js';
 
 type Row = Record<string, unknown>;
 
@@ -213,7 +213,11 @@ class SqliteStore implements Store {
   async deleteAccount(accountId: string, now: number) {
     this.#db.transaction(() => {
       this.#run('UPDATE accounts SET deleted_at = ? WHERE id = ?', now, accountId);
-      this.#run('UPDATE devices SET active = 0, removed_at = ? WHERE account_id = ? AND active = 1', now, accountId);
+      this.#run(
+        'UPDATE devices SET active = 0, removed_at = ? WHERE account_id = ? AND active = 1',
+        now,
+        accountId,
+      );
       this.#run(
         `UPDATE destinations SET state = 'skipped', updated_at = ?
          WHERE state = 'pending' AND notification_id IN (SELECT id FROM notifications WHERE account_id = ?)`,
@@ -256,7 +260,9 @@ class SqliteStore implements Store {
   }
 
   async listTokens(accountId: string) {
-    return this.#all('SELECT * FROM tokens WHERE account_id = ? ORDER BY created_at, rowid', accountId).map(tokenOf);
+    return this.#all('SELECT * FROM tokens WHERE account_id = ? ORDER BY created_at, rowid', accountId).map(
+      tokenOf,
+    );
   }
 
   async revokeToken(accountId: string, tokenId: string, now: number) {
@@ -268,7 +274,9 @@ class SqliteStore implements Store {
         accountId,
       );
       if (changed === 0) {
-        return this.#get('SELECT 1 FROM tokens WHERE id = ? AND account_id = ?', tokenId, accountId) !== undefined;
+        return (
+          this.#get('SELECT 1 FROM tokens WHERE id = ? AND account_id = ?', tokenId, accountId) !== undefined
+        );
       }
       this.#run(
         `DELETE FROM route_queue WHERE notification_id IN
@@ -311,14 +319,21 @@ class SqliteStore implements Store {
 
   async listDevices(accountId: string, options: { activeOnly: boolean }) {
     const rows = options.activeOnly
-      ? this.#all('SELECT * FROM devices WHERE account_id = ? AND active = 1 ORDER BY created_at, rowid', accountId)
+      ? this.#all(
+          'SELECT * FROM devices WHERE account_id = ? AND active = 1 ORDER BY created_at, rowid',
+          accountId,
+        )
       : this.#all('SELECT * FROM devices WHERE account_id = ? ORDER BY created_at, rowid', accountId);
     return rows.map(deviceOf);
   }
 
   async updateDevice(accountId: string, deviceId: string, change: { name?: string; inAuto?: boolean }) {
     return this.#db.transaction(() => {
-      const row = this.#get('SELECT * FROM devices WHERE id = ? AND account_id = ? AND active = 1', deviceId, accountId);
+      const row = this.#get(
+        'SELECT * FROM devices WHERE id = ? AND account_id = ? AND active = 1',
+        deviceId,
+        accountId,
+      );
       if (!row) return undefined;
       const device = deviceOf(row);
       const name = change.name ?? device.name;
@@ -504,10 +519,9 @@ class SqliteStore implements Store {
       reason: (row.reason as DropReason | null) ?? null,
       createdAt: Number(row.created_at),
       expiresAt: Number(row.expires_at),
-      destinations: this.#all(
-        'SELECT * FROM destinations WHERE notification_id = ? ORDER BY rowid',
-        id,
-      ).map(destinationOf),
+      destinations: this.#all('SELECT * FROM destinations WHERE notification_id = ? ORDER BY rowid', id).map(
+        destinationOf,
+      ),
       handled: this.#all('SELECT * FROM handled_events WHERE notification_id = ? ORDER BY rowid', id).map(
         handledOf,
       ),
@@ -578,7 +592,10 @@ class SqliteStore implements Store {
         );
     const items = rows.slice(0, page.limit).map((row) => this.#notificationOf(row));
     const last = items.at(-1);
-    return { items, next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined };
+    return {
+      items,
+      next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
+    };
   }
 
   async getPause(): Promise<Pause> {

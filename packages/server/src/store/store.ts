@@ -189,6 +189,9 @@ export interface Store {
   setSetting(name: string, value: string): Promise<void>;
 
   /** Deletes notifications created before `notificationsBefore` and idempotency keys before `keysBefore`. */
-  purge(cutoffs: { notificationsBefore: number; keysBefore: number }): Promise<{ notifications: number; keys: number }>;
+  purge(cutoffs: {
+    notificationsBefore: number;
+    keysBefore: number;
+  }): Promise<{ notifications: number; keys: number }>;
   close(): Promise<void>;
 }

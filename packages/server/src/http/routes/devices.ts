@@ -30,7 +30,8 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
       const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: true });
       return { devices: devices.map(({ name, platform }) => ({ name, platform })) };
     }
-    if (caller?.kind !== 'account') throw new ApiError('forbidden', 'this route takes a send token or an account key');
+    if (caller?.kind !== 'account')
+      throw new ApiError('forbidden', 'this route takes a send token or an account key');
     const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: false });
     return { devices: devices.map(deviceView) };
   });

@@ -17,7 +17,8 @@ const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toS
 function decodeCursor(text: string): Cursor {
   try {
     const cursor = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Cursor;
-    if (typeof cursor.a === 'string' && Number.isInteger(cursor.t) && typeof cursor.i === 'string') return cursor;
+    if (typeof cursor.a === 'string' && Number.isInteger(cursor.t) && typeof cursor.i === 'string')
+      return cursor;
   } catch {}
   throw new ApiError('invalid_field', 'cursor is not a cursor this feed handed out', { field: 'cursor' });
 }
@@ -35,28 +36,38 @@ export function inboxRoutes(app: FastifyInstance, ctx: AppContext): void {
       const { cursor: cursorText, limit: limitText, ...unknown } = request.query;
       const [unknownName] = Object.keys(unknown);
       if (unknownName !== undefined) {
-        throw new ApiError('invalid_field', `${unknownName} is not a parameter of the inbox`, { field: unknownName });
+        throw new ApiError('invalid_field', `${unknownName} is not a parameter of the inbox`, {
+          field: unknownName,
+        });
       }
       let limit = LIMIT.default;
       if (limitText !== undefined) {
         limit = typeof limitText === 'string' && /^[0-9]{1,3}$/.test(limitText) ? Number(limitText) : 0;
         if (limit < 1 || limit > LIMIT.max) {
-          throw new ApiError('invalid_field', `limit must be an integer from 1 to ${LIMIT.max}`, { field: 'limit' });
+          throw new ApiError('invalid_field', `limit must be an integer from 1 to ${LIMIT.max}`, {
+            field: 'limit',
+          });
         }
       }
       let after: { createdAt: number; id: string } | undefined;
       if (cursorText !== undefined) {
-        if (typeof cursorText !== 'string') throw new ApiError('invalid_field', 'cursor is given twice', { field: 'cursor' });
+        if (typeof cursorText !== 'string')
+          throw new ApiError('invalid_field', 'cursor is given twice', { field: 'cursor' });
         const cursor = decodeCursor(cursorText);
         if (cursor.a !== account.id || cursor.t < since) {
-          throw new ApiError('cursor_expired', 'the cursor is past retention or from another feed; start again');
+          throw new ApiError(
+            'cursor_expired',
+            'the cursor is past retention or from another feed; start again',
+          );
         }
         after = { createdAt: cursor.t, id: cursor.i };
       }
       const page = await ctx.store.inbox(account.id, { after, limit, since });
       return {
         items: page.items.map(inboxItemView),
-        next_cursor: page.next ? encodeCursor({ a: account.id, t: page.next.createdAt, i: page.next.id }) : null,
+        next_cursor: page.next
+          ? encodeCursor({ a: account.id, t: page.next.createdAt, i: page.next.id })
+          : null,
       };
     },
   );

@@ -49,7 +49,9 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
       });
       if (result === 'no_notification') throw notFound();
       if (result === 'no_device') {
-        throw new ApiError('invalid_field', 'device_id is not a device of this account', { field: 'device_id' });
+        throw new ApiError('invalid_field', 'device_id is not a device of this account', {
+          field: 'device_id',
+        });
       }
       return reply.code(204).send();
     },

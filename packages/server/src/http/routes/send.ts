@@ -105,20 +105,16 @@ function urlTokenSources(request: FastifyRequest, body: RawBody | undefined): Se
 }
 
 export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post(
-    '/v1/notifications',
-    { config: { credentials: ['send'], send: true } },
-    async (request, reply) => {
-      const body = request.body as RawBody | undefined;
-      if (body !== undefined && body.type !== 'json') {
-        throw new ApiError('unsupported_media_type', 'this endpoint takes application/json only');
-      }
-      return accept(request, reply, ctx, body, () => {
-        if (body === undefined) throw new ApiError('invalid_request', 'the body must be a JSON object');
-        return { json: orThrow(parseJsonObject(body.bytes)) };
-      });
-    },
-  );
+  app.post('/v1/notifications', { config: { credentials: ['send'], send: true } }, async (request, reply) => {
+    const body = request.body as RawBody | undefined;
+    if (body !== undefined && body.type !== 'json') {
+      throw new ApiError('unsupported_media_type', 'this endpoint takes application/json only');
+    }
+    return accept(request, reply, ctx, body, () => {
+      if (body === undefined) throw new ApiError('invalid_request', 'the body must be a JSON object');
+      return { json: orThrow(parseJsonObject(body.bytes)) };
+    });
+  });
 
   app.route({
     method: ['GET', 'POST'],
@@ -184,8 +180,12 @@ async function accept(
         },
       );
     case 'quota_exceeded':
-      throw new ApiError('quota_exceeded', 'the monthly send quota is used up; it renews with the next UTC month', {
-        details: { limit: ctx.limits.perAccountPerMonth },
-      });
+      throw new ApiError(
+        'quota_exceeded',
+        'the monthly send quota is used up; it renews with the next UTC month',
+        {
+          details: { limit: ctx.limits.perAccountPerMonth },
+        },
+      );
   }
 }

@@ -28,7 +28,9 @@ export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
     const now = ctx.clock.now();
     const expiresAt = body.expires_at === undefined ? null : Date.parse(body.expires_at);
     if (expiresAt !== null && !(expiresAt > now)) {
-      throw new ApiError('invalid_field', 'expires_at must be a valid time in the future', { field: 'expires_at' });
+      throw new ApiError('invalid_field', 'expires_at must be a valid time in the future', {
+        field: 'expires_at',
+      });
     }
     const secret = ctx.ids.secret('send');
     const created = await ctx.store.createToken(

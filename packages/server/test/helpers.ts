@@ -1,0 +1,173 @@
+import { afterEach, expect } from 'vitest';
+import { type AppDeps, buildApp } from '../src/app.js';
+import type { Clock } from '../src/clock.js';
+import { openSqliteStore } from '../src/store/sqlite.js';
+import type { Store } from '../src/store/store.js';
+
+export const ADMIN_KEY = 'test-admin-key-0123456789';
+/** A well-formed send token that no server issued. */
+export const FOREIGN_TOKEN = `fox_send_${'Zz9'.repeat(10)}zz`;
+
+/** A clock the test moves by hand. */
+export class ManualClock implements Clock {
+  constructor(public ms = Date.parse('2026-11-22T10:00:00.000Z')) {}
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+  set(iso: string): void {
+    this.ms = Date.parse(iso);
+  }
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: test bodies are read field by field.
+  body: any;
+}
+
+export interface RequestOptions {
+  token?: string;
+  json?: unknown;
+  /** A raw body; sent with `contentType` (or none). */
+  body?: string | Uint8Array;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  url: string;
+  clock: ManualClock;
+  store: Store;
+  request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+const running: TestServer[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+/** The real app on a free port of 127.0.0.1, over real HTTP, with a manual clock; closed after each test. */
+export async function startServer(
+  options: { dataDir?: string; limits?: AppDeps['limits']; logger?: AppDeps['logger'] } = {},
+): Promise<TestServer> {
+  const clock = new ManualClock();
+  const store = openSqliteStore({ dataDir: options.dataDir ?? ':memory:' });
+  const app = buildApp({
+    store,
+    clock,
+    adminKey: ADMIN_KEY,
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const server: TestServer = {
+    url,
+    clock,
+    store,
+    request: (method, path, requestOptions = {}) => send(url, method, path, requestOptions),
+    close: async () => {
+      await app.close();
+      await store.close();
+    },
+  };
+  running.push(server);
+  return server;
+}
+
+export async function send(baseUrl: string, method: string, path: string, options: RequestOptions = {}) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  let body: string | Uint8Array | undefined = options.body;
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers['content-type'] = 'application/json';
+  }
+  if (options.contentType !== undefined) headers['content-type'] = options.contentType;
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed } satisfies Reply;
+}
+
+export interface Account {
+  id: string;
+  key: string;
+  /** A send token with default options. */
+  token: string;
+  devices: { id: string; name: string; platform: string }[];
+}
+
+let pushTokenCounter = 0;
+/** A fresh 64-hex-digit push token. */
+export function pushToken(): string {
+  pushTokenCounter += 1;
+  return pushTokenCounter.toString(16).padStart(64, 'a');
+}
+
+/** An account made through the management API, with an iPhone, a watch and a headset and one token. */
+export async function createAccount(
+  server: TestServer,
+  tokenOptions: Record<string, unknown> = {},
+): Promise<Account> {
+  const account = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: {} });
+  if (account.status !== 201) throw new Error(`account: ${account.text}`);
+  const devices = [];
+  for (const [name, platform] of [
+    ["Ana's iPhone", 'ios'],
+    ["Ana's Watch", 'watchos'],
+    ["Ana's Vision Pro", 'visionos'],
+  ]) {
+    const device = await server.request('POST', '/v1/devices', {
+      token: account.body.key,
+      json: { name, platform, push_token: pushToken() },
+    });
+    if (device.status !== 201) throw new Error(`device: ${device.text}`);
+    devices.push(device.body);
+  }
+  const token = await createToken(server, account.body.key, tokenOptions);
+  return { id: account.body.id, key: account.body.key, token, devices };
+}
+
+export async function createToken(
+  server: TestServer,
+  accountKey: string,
+  options: Record<string, unknown> = {},
+) {
+  const reply = await server.request('POST', '/v1/tokens', { token: accountKey, json: options });
+  if (reply.status !== 201) throw new Error(`token: ${reply.text}`);
+  return reply.body.token as string;
+}
+
+/** Asserts the spec's error body and returns it. */
+export function expectError(reply: Reply, status: number, code: string, field?: string) {
+  const expected = {
+    status,
+    code,
+    field,
+    requestId: reply.headers.get('x-request-id'),
+  };
+  const actual = {
+    status: reply.status,
+    code: reply.body?.error?.code,
+    field: reply.body?.error?.field,
+    requestId: reply.body?.request_id,
+  };
+  expect(actual, reply.text).toEqual(expected);
+  expect(typeof reply.body.error.message).toBe('string');
+  return reply.body;
+}
