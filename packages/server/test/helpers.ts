@@ -80,10 +80,15 @@ export async function startServer(
   return server;
 }
 
-export async function send(baseUrl: string, method: string, path: string, options: RequestOptions = {}) {
+export async function send(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-  let body: string | Uint8Array | undefined = options.body;
+  let body: BodyInit | undefined = options.body as BodyInit | undefined;
   if (options.json !== undefined) {
     body = JSON.stringify(options.json);
     headers['content-type'] = 'application/json';

@@ -179,10 +179,10 @@ describe('rate limits and the monthly quota', () => {
       await createToken(server, account.key),
     ];
     for (let i = 0; i < 60; i++) {
-      const reply = await server.request('POST', '/v1/notifications', { token: tokens[i % 3], json: send });
+      const reply = await server.request('POST', '/v1/notifications', { token: tokens[i % 3] as string, json: send });
       expect(reply.status).toBe(202);
     }
-    const limited = await server.request('POST', '/v1/notifications', { token: tokens[0], json: send });
+    const limited = await server.request('POST', '/v1/notifications', { token: account.token, json: send });
     expectError(limited, 429, 'rate_limited');
     expect(limited.body.error.details.scope).toBe('account');
     expect(limited.headers.get('retry-after')).toBe('60');
