@@ -76,17 +76,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerRateLimitHeaders(app, ctx);
   registerBodyParsers(app);
   registerErrorHandling(app);
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: redactUrl(request.url),
-        status: reply.statusCode,
-        ms: reply.elapsedTime,
-      },
-      'request',
-    );
-  });
+  if (deps.logger && ['info', 'debug', 'trace'].includes(deps.logger.level)) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.info(
+        { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: reply.elapsedTime },
+        'request',
+      );
+    });
+  }
 
   sendRoutes(app, ctx);
   notificationRoutes(app, ctx);

@@ -1,7 +1,7 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildApp } from './app.js';
-import { DAY_MS, systemClock } from './clock.js';
+import { DAY_MS, MINUTE_MS, systemClock } from './clock.js';
 import { readConfig, USAGE } from './config.js';
 import { seedDevAccount } from './dev-seed.js';
 import { randomBase62, randomIds } from './ids.js';
@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     const purged = await store.purge({
       notificationsBefore: now - NOTIFICATION_RETENTION_MS,
       keysBefore: now - IDEMPOTENCY_KEY_LIFETIME_MS,
+      windowsBefore: now - MINUTE_MS,
     });
     app.log.info(purged, 'purged expired notifications and idempotency keys');
   };

@@ -22,13 +22,14 @@ function bearerOf(header: string | undefined): string | undefined {
  * compared (and never stored).
  */
 async function identify(secret: string, ctx: AppContext): Promise<Caller> {
-  if (ctx.adminKey !== undefined && secretsEqual(secret, ctx.adminKey)) return { kind: 'admin' };
-  const unknown = unauthorized(
-    'the credential is not known to this service; check the token and the base URL',
-  );
-  if (!SEND_TOKEN_PATTERN.test(secret) && !ACCOUNT_KEY_PATTERN.test(secret)) throw unknown;
-  const credential = await ctx.store.findCredential(hashSecret(secret));
-  if (!credential) throw unknown;
+  const credential =
+    SEND_TOKEN_PATTERN.test(secret) || ACCOUNT_KEY_PATTERN.test(secret)
+      ? await ctx.store.findCredential(hashSecret(secret))
+      : undefined;
+  if (!credential) {
+    if (ctx.adminKey !== undefined && secretsEqual(secret, ctx.adminKey)) return { kind: 'admin' };
+    throw unauthorized('the credential is not known to this service; check the token and the base URL');
+  }
   if (credential.account.deletedAt !== null) throw new ApiError('account_deleted', 'the account was deleted');
   switch (credential.kind) {
     case 'retired_account_key':

@@ -97,6 +97,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (token_id, key)
   );
   CREATE INDEX idempotency_keys_time ON idempotency_keys(created_at);
+  CREATE TABLE send_windows (
+    scope TEXT NOT NULL,
+    second INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (scope, second)
+  );
   CREATE TABLE monthly_usage (
     account_id TEXT NOT NULL,
     month TEXT NOT NULL,

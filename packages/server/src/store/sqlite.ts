@@ -1,10 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { DestinationState, DropReason, NotificationStatus, Platform } from '@foxbell/sdk/contract';
 import Database from 'better-sqlite3';
 import { MINUTE_MS, utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
-import { admitSend } from '../send/limits.js';
+import { admitSend, windowStart } from '../send/limits.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { STATUS_RANK } from './status.js';
 import type {
@@ -30,20 +30,35 @@ export interface SqliteStoreOptions {
 }
 
 /**
- * The embedded store: one SQLite file in WAL mode with `synchronous=FULL`, so every commit is
- * fsync'd before it is reported. Sends arriving together are committed together (one fsync for the
- * batch): a send waits at most for the batch it joined, and throughput grows with concurrency.
+ * The embedded store: one SQLite file in WAL mode. No write is reported done before it is on
+ * disk, and sends arriving together share one commit.
+ *
+ * Durability is `synchronous=FULL`'s, with the fsync moved off the event loop: SQLite commits
+ * with `synchronous=NORMAL` (the WAL is written, not synced), and the store then fsyncs the WAL
+ * file itself on libuv's thread pool, resolving each write only once an fsync that began after
+ * its commit has finished. A commit with FULL would block the whole process for the fsync; this
+ * way the next batch is parsed, validated and committed while the previous one is being synced,
+ * and one fsync covers every commit before it. (Linux fsync flushes the file, whichever
+ * descriptor asks; SQLite itself syncs the WAL before every checkpoint.)
  */
 export function openSqliteStore(options: SqliteStoreOptions): Store {
-  const file = options.dataDir === ':memory:' ? ':memory:' : path.join(options.dataDir, 'foxbell.db');
-  if (file !== ':memory:') mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(file);
+  if (options.dataDir === ':memory:') return new SqliteStore(prepare(new Database(':memory:')), undefined);
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(options.dataDir, 'foxbell.db');
+  const db = prepare(new Database(file));
+  const wal = openSync(`${file}-wal`, 'r+');
+  // The new files' directory entries, and everything the migrations wrote.
+  for (const fd of [openSync(options.dataDir, 'r'), wal]) fsyncSync(fd);
+  return new SqliteStore(db, wal);
+}
+
+function prepare(db: Database.Database): Database.Database {
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
-  return new SqliteStore(db);
+  return db;
 }
 
 function migrate(db: Database.Database): void {
@@ -128,12 +143,47 @@ interface PendingSend {
 
 class SqliteStore implements Store {
   readonly #db: Database.Database;
+  /** The WAL file, fsync'd before a write is reported; undefined for an in-memory database. */
+  readonly #wal: number | undefined;
   readonly #statements = new Map<string, Database.Statement>();
   #pending: PendingSend[] = [];
   #flushScheduled = false;
+  #pause: Pause | undefined;
+  #syncing = false;
+  /** Writes committed since the fsync in progress began: they wait for the next one. */
+  #awaitingSync: ((error: Error | null) => void)[] = [];
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, wal: number | undefined) {
     this.#db = db;
+    this.#wal = wal;
+  }
+
+  /** Resolves once everything committed so far is on disk. */
+  #synced(): Promise<void> {
+    const wal = this.#wal;
+    if (wal === undefined) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#awaitingSync.push((error) => (error ? reject(error) : resolve()));
+      if (!this.#syncing) this.#startSync(wal);
+    });
+  }
+
+  #startSync(wal: number): void {
+    const waiting = this.#awaitingSync;
+    this.#awaitingSync = [];
+    this.#syncing = true;
+    fsync(wal, (error) => {
+      this.#syncing = false;
+      for (const done of waiting) done(error);
+      if (this.#awaitingSync.length > 0) this.#startSync(wal);
+    });
+  }
+
+  /** Runs `change` in one transaction and resolves once it is durable. */
+  async #write<T>(change: () => T): Promise<T> {
+    const result = this.#db.transaction(change)();
+    await this.#synced();
+    return result;
   }
 
   /** Prepares each SQL text once. */
@@ -159,13 +209,25 @@ class SqliteStore implements Store {
   }
 
   async findCredential(secretHash: string): Promise<Credential | undefined> {
+    // One query for the common case, a send token: the token row and its account together.
+    const token = this.#get(
+      `SELECT t.*, a.id AS a_id, a.name AS a_name, a.key_generation AS a_key_generation,
+         a.created_at AS a_created_at, a.deleted_at AS a_deleted_at
+       FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.secret_hash = ?`,
+      secretHash,
+    );
+    if (token) {
+      const account = accountOf({
+        id: token.a_id,
+        name: token.a_name,
+        key_generation: token.a_key_generation,
+        created_at: token.a_created_at,
+        deleted_at: token.a_deleted_at,
+      });
+      return { kind: 'send', token: tokenOf(token), account };
+    }
     const account = this.#get('SELECT * FROM accounts WHERE key_hash = ?', secretHash);
     if (account) return { kind: 'account', account: accountOf(account) };
-    const token = this.#get('SELECT * FROM tokens WHERE secret_hash = ?', secretHash);
-    if (token) {
-      const owner = this.#get('SELECT * FROM accounts WHERE id = ?', token.account_id);
-      return owner && { kind: 'send', token: tokenOf(token), account: accountOf(owner) };
-    }
     const retired = this.#get(
       'SELECT a.* FROM retired_account_keys r JOIN accounts a ON a.id = r.account_id WHERE r.key_hash = ?',
       secretHash,
@@ -174,12 +236,14 @@ class SqliteStore implements Store {
   }
 
   async createAccount(account: { id: string; name: string | null; keyHash: string; now: number }) {
-    this.#run(
+    await this.#write(() =>
+      this.#run(
       'INSERT INTO accounts (id, name, key_hash, key_generation, created_at) VALUES (?, ?, ?, 1, ?)',
       account.id,
       account.name,
-      account.keyHash,
-      account.now,
+        account.keyHash,
+        account.now,
+      ),
     );
     return accountOf(this.#get('SELECT * FROM accounts WHERE id = ?', account.id) as Row);
   }
@@ -188,7 +252,7 @@ class SqliteStore implements Store {
     accountId: string,
     change: { keyHash: string; expectedGeneration: number | undefined; now: number },
   ) {
-    return this.#db.transaction(() => {
+    return this.#write(() => {
       const row = this.#get('SELECT key_hash, key_generation FROM accounts WHERE id = ?', accountId) as Row;
       const generation = Number(row.key_generation);
       if (change.expectedGeneration !== undefined && change.expectedGeneration !== generation) {
@@ -207,11 +271,11 @@ class SqliteStore implements Store {
         accountId,
       );
       return { ok: true, generation: generation + 1 } as const;
-    })();
+    });
   }
 
   async deleteAccount(accountId: string, now: number) {
-    this.#db.transaction(() => {
+    await this.#write(() => {
       this.#run('UPDATE accounts SET deleted_at = ? WHERE id = ?', now, accountId);
       this.#run(
         'UPDATE devices SET active = 0, removed_at = ? WHERE account_id = ? AND active = 1',
@@ -228,11 +292,11 @@ class SqliteStore implements Store {
         'DELETE FROM route_queue WHERE notification_id IN (SELECT id FROM notifications WHERE account_id = ?)',
         accountId,
       );
-    })();
+    });
   }
 
   async createToken(token: Omit<SendToken, 'revokedAt'>, secretHash: string, maxTokens: number) {
-    return this.#db.transaction((): SendToken | 'limit_reached' => {
+    return this.#write((): SendToken | 'limit_reached' => {
       const live = this.#get(
         'SELECT count(*) AS n FROM tokens WHERE account_id = ? AND revoked_at IS NULL',
         token.accountId,
@@ -256,7 +320,7 @@ class SqliteStore implements Store {
         token.createdAt,
       );
       return { ...token, revokedAt: null };
-    })();
+    });
   }
 
   async listTokens(accountId: string) {
@@ -266,7 +330,7 @@ class SqliteStore implements Store {
   }
 
   async revokeToken(accountId: string, tokenId: string, now: number) {
-    return this.#db.transaction(() => {
+    return this.#write(() => {
       const changed = this.#run(
         'UPDATE tokens SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL',
         now,
@@ -289,11 +353,11 @@ class SqliteStore implements Store {
         tokenId,
       );
       return true;
-    })();
+    });
   }
 
   async createDevice(device: NewDevice, maxDevices: number) {
-    return this.#db.transaction((): Device | 'limit_reached' | 'device_exists' => {
+    return this.#write((): Device | 'limit_reached' | 'device_exists' => {
       if (this.#get('SELECT 1 FROM devices WHERE push_token = ? AND active = 1', device.pushToken)) {
         return 'device_exists';
       }
@@ -314,7 +378,7 @@ class SqliteStore implements Store {
         device.now,
       );
       return deviceOf(this.#get('SELECT * FROM devices WHERE id = ?', device.id) as Row);
-    })();
+    });
   }
 
   async listDevices(accountId: string, options: { activeOnly: boolean }) {
@@ -328,7 +392,7 @@ class SqliteStore implements Store {
   }
 
   async updateDevice(accountId: string, deviceId: string, change: { name?: string; inAuto?: boolean }) {
-    return this.#db.transaction(() => {
+    return this.#write(() => {
       const row = this.#get(
         'SELECT * FROM devices WHERE id = ? AND account_id = ? AND active = 1',
         deviceId,
@@ -340,11 +404,11 @@ class SqliteStore implements Store {
       const inAuto = change.inAuto ?? device.inAuto;
       this.#run('UPDATE devices SET name = ?, in_auto = ? WHERE id = ?', name, int(inAuto), deviceId);
       return { ...device, name, inAuto };
-    })();
+    });
   }
 
   async removeDevice(accountId: string, deviceId: string, now: number) {
-    return this.#db.transaction(() => {
+    return this.#write(() => {
       const changed = this.#run(
         'UPDATE devices SET active = 0, removed_at = ? WHERE id = ? AND account_id = ? AND active = 1',
         now,
@@ -358,7 +422,7 @@ class SqliteStore implements Store {
         deviceId,
       );
       return true;
-    })();
+    });
   }
 
   acceptSend(send: NewSend): Promise<SendOutcome> {
@@ -394,11 +458,17 @@ class SqliteStore implements Store {
       for (const pending of batch) pending.reject(error);
       return;
     }
-    results.forEach((result, index) => {
-      const pending = batch[index] as PendingSend;
-      if (result.ok) pending.resolve(result.outcome);
-      else pending.reject(result.error);
-    });
+    this.#synced().then(
+      () =>
+        results.forEach((result, index) => {
+          const pending = batch[index] as PendingSend;
+          if (result.ok) pending.resolve(result.outcome);
+          else pending.reject(result.error);
+        }),
+      (error: unknown) => {
+        for (const pending of batch) pending.reject(error);
+      },
+    );
   }
 
   #admitAndStore(send: NewSend): SendOutcome {
@@ -430,22 +500,15 @@ class SqliteStore implements Store {
       }
     }
 
-    const limitingSendAt = (column: 'token_id' | 'account_id', id: string, limit: number) => {
-      const row = this.#get(
-        `SELECT created_at FROM notifications WHERE ${column} = ? AND created_at > ?
-         ORDER BY created_at DESC LIMIT 1 OFFSET ?`,
-        id,
-        now - MINUTE_MS,
-        limit - 1,
+    const since = windowStart(now);
+    const windowOf = (scope: string) =>
+      this.#all('SELECT second, count FROM send_windows WHERE scope = ? AND second >= ?', scope, since).map(
+        (row) => ({ second: Number(row.second), count: Number(row.count) }),
       );
-      return row === undefined ? undefined : Number(row.created_at);
-    };
+    const tokenScope = `token:${send.token.id}`;
+    const accountScope = `account:${send.account.id}`;
     const admission = admitSend(
-      {
-        tokenLimitingSendAt: limitingSendAt('token_id', send.token.id, limits.perTokenPerMinute),
-        accountLimitingSendAt: limitingSendAt('account_id', send.account.id, limits.perAccountPerMinute),
-        monthlyCount,
-      },
+      { tokenWindow: windowOf(tokenScope), accountWindow: windowOf(accountScope), monthlyCount },
       limits,
       now,
     );
@@ -487,6 +550,14 @@ class SqliteStore implements Store {
         send.id,
         send.requestId,
         now,
+      );
+    }
+    for (const scope of [tokenScope, accountScope]) {
+      this.#run(
+        `INSERT INTO send_windows (scope, second, count) VALUES (?, ?, 1)
+         ON CONFLICT (scope, second) DO UPDATE SET count = count + 1`,
+        scope,
+        Math.floor(now / 1000),
       );
     }
     this.#run(
@@ -540,7 +611,7 @@ class SqliteStore implements Store {
     action: 'opened' | 'cleared';
     now: number;
   }) {
-    return this.#db.transaction((): 'recorded' | 'no_notification' | 'no_device' => {
+    return this.#write((): 'recorded' | 'no_notification' | 'no_device' => {
       const notification = this.#get(
         'SELECT status FROM notifications WHERE id = ? AND account_id = ?',
         event.notificationId,
@@ -566,7 +637,7 @@ class SqliteStore implements Store {
         this.#run('UPDATE notifications SET status = ? WHERE id = ?', event.action, event.notificationId);
       }
       return 'recorded';
-    })();
+    });
   }
 
   async inbox(
@@ -599,12 +670,17 @@ class SqliteStore implements Store {
   }
 
   async getPause(): Promise<Pause> {
-    const value = await this.getSetting('pause');
-    return value ? (JSON.parse(value) as Pause) : { paused: false, retryAfterSeconds: 0 };
+    // Read on every send; this process is the database's only writer, so it may keep it.
+    if (!this.#pause) {
+      const value = await this.getSetting('pause');
+      this.#pause = value ? (JSON.parse(value) as Pause) : { paused: false, retryAfterSeconds: 0 };
+    }
+    return this.#pause;
   }
 
   async setPause(pause: Pause) {
     await this.setSetting('pause', JSON.stringify(pause));
+    this.#pause = pause;
   }
 
   async getSetting(name: string) {
@@ -612,21 +688,26 @@ class SqliteStore implements Store {
   }
 
   async setSetting(name: string, value: string) {
-    this.#run(
-      'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
-      name,
-      value,
+    await this.#write(() =>
+      this.#run(
+        'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+        name,
+        value,
+      ),
     );
   }
 
-  async purge(cutoffs: { notificationsBefore: number; keysBefore: number }) {
-    return this.#db.transaction(() => ({
+  async purge(cutoffs: { notificationsBefore: number; keysBefore: number; windowsBefore: number }) {
+    return this.#write(() => ({
       notifications: this.#run('DELETE FROM notifications WHERE created_at < ?', cutoffs.notificationsBefore),
       keys: this.#run('DELETE FROM idempotency_keys WHERE created_at < ?', cutoffs.keysBefore),
-    }))();
+      windows: this.#run('DELETE FROM send_windows WHERE second < ?', Math.floor(cutoffs.windowsBefore / 1000)),
+    }));
   }
 
   async close() {
+    await this.#synced();
     this.#db.close();
+    if (this.#wal !== undefined) closeSync(this.#wal);
   }
 }

@@ -188,10 +188,14 @@ export interface Store {
   getSetting(name: string): Promise<string | undefined>;
   setSetting(name: string, value: string): Promise<void>;
 
-  /** Deletes notifications created before `notificationsBefore` and idempotency keys before `keysBefore`. */
+  /**
+   * Deletes notifications created before `notificationsBefore`, idempotency keys made before
+   * `keysBefore`, and rate-window counts of seconds before `windowsBefore`.
+   */
   purge(cutoffs: {
     notificationsBefore: number;
     keysBefore: number;
-  }): Promise<{ notifications: number; keys: number }>;
+    windowsBefore: number;
+  }): Promise<{ notifications: number; keys: number; windows: number }>;
   close(): Promise<void>;
 }
