@@ -10,7 +10,7 @@ import autocannon from 'autocannon';
 
 const ROUNDS = 3;
 const SECONDS = 5;
-const CONNECTIONS = 50;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ADMIN = 'bench-admin-key-0123456789';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -78,7 +78,9 @@ const baseline: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   baseline.push(await load(bare.url, token as string));
   ours.push(await load(foxbell.url, token as string));
-  console.log(`round ${round + 1}: foxbell ${ours.at(-1)?.toFixed(0)}/s, bare fastify ${baseline.at(-1)?.toFixed(0)}/s`);
+  console.log(
+    `round ${round + 1}: foxbell ${ours.at(-1)?.toFixed(0)}/s, bare fastify ${baseline.at(-1)?.toFixed(0)}/s`,
+  );
 }
 await stop(foxbell.child);
 await stop(bare.child);
@@ -87,7 +89,9 @@ await rm(data, { recursive: true, force: true });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 const value = Math.round(median(ours));
 const base = Math.round(median(baseline));
-console.log(`${cpus().length} CPUs, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, median of rounds`);
+console.log(
+  `${cpus().length} CPUs, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, median of rounds`,
+);
 console.log(
   JSON.stringify({
     bench: 'send-throughput',

@@ -71,6 +71,15 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // While the server stops, answers to requests still in flight close their connection, so that
+  // a keep-alive client does not hold the stop open until its idle timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   registerRequestSize(app);
   registerAuth(app, ctx);
   registerRateLimitHeaders(app, ctx);
@@ -79,7 +88,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   if (deps.logger && ['info', 'debug', 'trace'].includes(deps.logger.level)) {
     app.addHook('onResponse', async (request, reply) => {
       request.log.info(
-        { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: reply.elapsedTime },
+        {
+          method: request.method,
+          url: redactUrl(request.url),
+          status: reply.statusCode,
+          ms: reply.elapsedTime,
+        },
         'request',
       );
     });

@@ -179,7 +179,10 @@ describe('rate limits and the monthly quota', () => {
       await createToken(server, account.key),
     ];
     for (let i = 0; i < 60; i++) {
-      const reply = await server.request('POST', '/v1/notifications', { token: tokens[i % 3] as string, json: send });
+      const reply = await server.request('POST', '/v1/notifications', {
+        token: tokens[i % 3] as string,
+        json: send,
+      });
       expect(reply.status).toBe(202);
     }
     const limited = await server.request('POST', '/v1/notifications', { token: account.token, json: send });

@@ -335,13 +335,21 @@ describe('status, events and the inbox', () => {
       json: { message: 'hi', ttl: 1 },
     });
     server.clock.advance(30 * 86_400_000 - 1);
-    await server.store.purge({ notificationsBefore: server.clock.now() - 30 * 86_400_000, keysBefore: 0, windowsBefore: 0 });
+    await server.store.purge({
+      notificationsBefore: server.clock.now() - 30 * 86_400_000,
+      keysBefore: 0,
+      windowsBefore: 0,
+    });
     expect(
       (await server.request('GET', `/v1/notifications/${sent.body.id}/status`, { token: account.token }))
         .status,
     ).toBe(200);
     server.clock.advance(2);
-    await server.store.purge({ notificationsBefore: server.clock.now() - 30 * 86_400_000, keysBefore: 0, windowsBefore: 0 });
+    await server.store.purge({
+      notificationsBefore: server.clock.now() - 30 * 86_400_000,
+      keysBefore: 0,
+      windowsBefore: 0,
+    });
     expectError(
       await server.request('GET', `/v1/notifications/${sent.body.id}/status`, { token: account.token }),
       404,

@@ -4,7 +4,7 @@ import type { DestinationState, DropReason, NotificationStatus, Platform } from 
 import Database from 'better-sqlite3';
 import { MINUTE_MS, utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
-import { admitSend, windowStart } from '../send/limits.js';
+import { admitSend, type SecondCount, windowStart } from '../send/limits.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { STATUS_RANK } from './status.js';
 import type {
@@ -53,6 +53,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
 }
 
 function prepare(db: Database.Database): Database.Database {
+  // One process per database: the store keeps copies of what it wrote (see SqliteStore).
+  db.pragma('locking_mode = EXCLUSIVE');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -149,6 +151,14 @@ class SqliteStore implements Store {
   #pending: PendingSend[] = [];
   #flushScheduled = false;
   #pause: Pause | undefined;
+  /**
+   * Copies of what every send reads: rate windows, monthly counts and credentials. The database
+   * is opened with an exclusive lock, so this process is its only writer and the copies cannot go
+   * stale; every write that changes a credential clears them. Dropped whole when a batch fails.
+   */
+  readonly #windows = new Map<string, SecondCount[]>();
+  readonly #monthly = new Map<string, { month: string; count: number }>();
+  readonly #credentials = new Map<string, Credential>();
   #syncing = false;
   /** Writes committed since the fsync in progress began: they wait for the next one. */
   #awaitingSync: ((error: Error | null) => void)[] = [];
@@ -156,6 +166,12 @@ class SqliteStore implements Store {
   constructor(db: Database.Database, wal: number | undefined) {
     this.#db = db;
     this.#wal = wal;
+  }
+
+  #forget(): void {
+    this.#windows.clear();
+    this.#monthly.clear();
+    this.#credentials.clear();
   }
 
   /** Resolves once everything committed so far is on disk. */
@@ -209,6 +225,16 @@ class SqliteStore implements Store {
   }
 
   async findCredential(secretHash: string): Promise<Credential | undefined> {
+    const cached = this.#credentials.get(secretHash);
+    if (cached) return cached;
+    const found = this.#lookUpCredential(secretHash);
+    // Bounded: a flood of distinct valid secrets cannot grow it without end.
+    if (this.#credentials.size >= 10_000) this.#credentials.clear();
+    if (found) this.#credentials.set(secretHash, found);
+    return found;
+  }
+
+  #lookUpCredential(secretHash: string): Credential | undefined {
     // One query for the common case, a send token: the token row and its account together.
     const token = this.#get(
       `SELECT t.*, a.id AS a_id, a.name AS a_name, a.key_generation AS a_key_generation,
@@ -238,9 +264,9 @@ class SqliteStore implements Store {
   async createAccount(account: { id: string; name: string | null; keyHash: string; now: number }) {
     await this.#write(() =>
       this.#run(
-      'INSERT INTO accounts (id, name, key_hash, key_generation, created_at) VALUES (?, ?, ?, 1, ?)',
-      account.id,
-      account.name,
+        'INSERT INTO accounts (id, name, key_hash, key_generation, created_at) VALUES (?, ?, ?, 1, ?)',
+        account.id,
+        account.name,
         account.keyHash,
         account.now,
       ),
@@ -252,6 +278,7 @@ class SqliteStore implements Store {
     accountId: string,
     change: { keyHash: string; expectedGeneration: number | undefined; now: number },
   ) {
+    this.#credentials.clear();
     return this.#write(() => {
       const row = this.#get('SELECT key_hash, key_generation FROM accounts WHERE id = ?', accountId) as Row;
       const generation = Number(row.key_generation);
@@ -275,6 +302,7 @@ class SqliteStore implements Store {
   }
 
   async deleteAccount(accountId: string, now: number) {
+    this.#credentials.clear();
     await this.#write(() => {
       this.#run('UPDATE accounts SET deleted_at = ? WHERE id = ?', now, accountId);
       this.#run(
@@ -330,6 +358,7 @@ class SqliteStore implements Store {
   }
 
   async revokeToken(accountId: string, tokenId: string, now: number) {
+    this.#credentials.clear();
     return this.#write(() => {
       const changed = this.#run(
         'UPDATE tokens SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL',
@@ -455,6 +484,7 @@ class SqliteStore implements Store {
         }),
       )();
     } catch (error) {
+      this.#forget();
       for (const pending of batch) pending.reject(error);
       return;
     }
@@ -474,12 +504,7 @@ class SqliteStore implements Store {
   #admitAndStore(send: NewSend): SendOutcome {
     const { now, limits } = send;
     const month = utcMonth(now);
-    const counted = this.#get(
-      'SELECT count FROM monthly_usage WHERE account_id = ? AND month = ?',
-      send.account.id,
-      month,
-    );
-    const monthlyCount = Number(counted?.count ?? 0);
+    const monthlyCount = this.#monthlyCountOf(send.account.id, month);
 
     if (send.idempotency) {
       const earlier = this.#get(
@@ -500,11 +525,7 @@ class SqliteStore implements Store {
       }
     }
 
-    const since = windowStart(now);
-    const windowOf = (scope: string) =>
-      this.#all('SELECT second, count FROM send_windows WHERE scope = ? AND second >= ?', scope, since).map(
-        (row) => ({ second: Number(row.second), count: Number(row.count) }),
-      );
+    const windowOf = (scope: string) => this.#windowOf(scope, now);
     const tokenScope = `token:${send.token.id}`;
     const accountScope = `account:${send.account.id}`;
     const admission = admitSend(
@@ -552,12 +573,13 @@ class SqliteStore implements Store {
         now,
       );
     }
+    const second = Math.floor(now / 1000);
     for (const scope of [tokenScope, accountScope]) {
       this.#run(
         `INSERT INTO send_windows (scope, second, count) VALUES (?, ?, 1)
          ON CONFLICT (scope, second) DO UPDATE SET count = count + 1`,
         scope,
-        Math.floor(now / 1000),
+        second,
       );
     }
     this.#run(
@@ -566,16 +588,48 @@ class SqliteStore implements Store {
       send.account.id,
       month,
     );
+    // The rows are written; now the copies this process reads from (see #windows).
+    for (const scope of [tokenScope, accountScope]) {
+      const window = this.#windowOf(scope, now);
+      const last = window.at(-1);
+      if (last?.second === second) last.count += 1;
+      else window.push({ second, count: 1 });
+    }
+    this.#monthly.set(send.account.id, { month, count: monthlyCount + 1 });
     return { kind: 'accepted', id: send.id, requestId: send.requestId, monthlyCount: monthlyCount + 1 };
   }
 
-  async monthlyCount(accountId: string, now: number) {
+  /** The sends per second of a scope in the minute before `now`, read from the table once. */
+  #windowOf(scope: string, now: number): SecondCount[] {
+    const since = windowStart(now);
+    let window = this.#windows.get(scope);
+    if (!window) {
+      window = this.#all(
+        'SELECT second, count FROM send_windows WHERE scope = ? AND second >= ? ORDER BY second',
+        scope,
+        since,
+      ).map((row) => ({ second: Number(row.second), count: Number(row.count) }));
+      this.#windows.set(scope, window);
+    }
+    while (window.length > 0 && (window[0] as SecondCount).second < since) window.shift();
+    return window;
+  }
+
+  #monthlyCountOf(accountId: string, month: string): number {
+    const cached = this.#monthly.get(accountId);
+    if (cached?.month === month) return cached.count;
     const row = this.#get(
       'SELECT count FROM monthly_usage WHERE account_id = ? AND month = ?',
       accountId,
-      utcMonth(now),
+      month,
     );
-    return Number(row?.count ?? 0);
+    const count = Number(row?.count ?? 0);
+    this.#monthly.set(accountId, { month, count });
+    return count;
+  }
+
+  async monthlyCount(accountId: string, now: number) {
+    return this.#monthlyCountOf(accountId, utcMonth(now));
   }
 
   #notificationOf(row: Row): StoredNotification {
@@ -701,7 +755,10 @@ class SqliteStore implements Store {
     return this.#write(() => ({
       notifications: this.#run('DELETE FROM notifications WHERE created_at < ?', cutoffs.notificationsBefore),
       keys: this.#run('DELETE FROM idempotency_keys WHERE created_at < ?', cutoffs.keysBefore),
-      windows: this.#run('DELETE FROM send_windows WHERE second < ?', Math.floor(cutoffs.windowsBefore / 1000)),
+      windows: this.#run(
+        'DELETE FROM send_windows WHERE second < ?',
+        Math.floor(cutoffs.windowsBefore / 1000),
+      ),
     }));
   }
 
