@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 
 const app = Fastify();
 let counter = 0;
-app.post('/v1/notifications', async (request, reply) => {
+app.post('/v1/notifications', async (_request, reply) => {
   counter += 1;
   return reply.code(202).send({ id: `ntf_${counter}`, status: 'accepted', request_id: `req_${counter}` });
 });

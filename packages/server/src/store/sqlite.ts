@@ -2,7 +2,7 @@ import { closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { DestinationState, DropReason, NotificationStatus, Platform } from '@foxbell/sdk/contract';
 import Database from 'better-sqlite3';
-import { MINUTE_MS, utcMonth } from '../clock.js';
+import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
 import { admitSend, type SecondCount, windowStart } from '../send/limits.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
