@@ -33,6 +33,12 @@ export class ApiError extends Error {
   }
 }
 
+/** The value of a check that passed, or the refusal of one that did not. */
+export function valueOrThrow<T>(result: { ok: true; value: T } | { ok: false; error: FieldError }): T {
+  if (!result.ok) throw ApiError.fromField(result.error);
+  return result.value;
+}
+
 /** The spec's error body. */
 export function errorBody(
   code: ErrorCode,

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorBody } from '../errors.js';
 import type { IdSource } from '../ids.js';
+import { tooLarge } from './request-size.js';
 
 /** Fastify's own refusals, in the interface's words. */
 function fromFastify(error: FastifyError): ApiError | undefined {
@@ -13,7 +14,7 @@ function fromFastify(error: FastifyError): ApiError | undefined {
         'the content type is not accepted here (JSON; the URL-token endpoint also takes form and plain text)',
       );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('payload_too_large', 'the request is over 16384 bytes');
+      return tooLarge(undefined);
     default:
       return error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500
         ? new ApiError('invalid_request', 'the request could not be read')
@@ -74,12 +75,13 @@ export function clientErrorResponder(ids: IdSource) {
   return (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
     const requestId = ids.id('req');
-    const overflow = error.code === 'HPE_HEADER_OVERFLOW';
-    const status = overflow ? 413 : 400;
+    const refusal =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? tooLarge(undefined)
+        : new ApiError('invalid_request', 'the request is not valid HTTP');
+    const { status } = refusal;
     const body = JSON.stringify(
-      overflow
-        ? errorBody('payload_too_large', 'the request headers are over 16384 bytes', requestId)
-        : errorBody('invalid_request', 'the request is not valid HTTP', requestId),
+      errorBody(refusal.code, refusal.message, requestId, refusal.field, refusal.details),
     );
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

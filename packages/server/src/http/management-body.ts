@@ -1,7 +1,7 @@
 import { textProblem, utf8Length } from '@foxbell/sdk/contract';
 import type { FastifyRequest } from 'fastify';
 import * as z from 'zod';
-import { ApiError } from '../errors.js';
+import { ApiError, valueOrThrow } from '../errors.js';
 import { parseJsonObject } from '../send/json-body.js';
 import type { RawBody } from './context.js';
 
@@ -26,9 +26,7 @@ export function readBody<T extends z.ZodType>(request: FastifyRequest, schema: T
   if (body !== undefined) {
     if (body.type !== 'json')
       throw new ApiError('unsupported_media_type', 'this route takes application/json');
-    const parsed = parseJsonObject(body.bytes);
-    if (!parsed.ok) throw ApiError.fromField(parsed.error);
-    value = parsed.value;
+    value = valueOrThrow(parseJsonObject(body.bytes));
   }
   const result = schema.safeParse(value);
   if (result.success) return result.data;

@@ -1,5 +1,6 @@
 import { type FieldError, isPlainObject, sameValue } from '@foxbell/sdk/contract';
 import { evaluate, parse as parseJsonAst } from '@humanwhocodes/momoa';
+import { decodeUtf8 } from './utf8.js';
 
 /**
  * Deepest nesting of objects and arrays a JSON body may have. Well above the send fields' own
@@ -7,8 +8,6 @@ import { evaluate, parse as parseJsonAst } from '@humanwhocodes/momoa';
  * as that field's problem and only absurd nesting is refused as a bad request.
  */
 export const MAX_JSON_DEPTH = 16;
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export type JsonObjectResult =
   | { ok: true; value: Record<string, unknown> }
@@ -30,12 +29,8 @@ const invalid = (message: string): JsonObjectResult => ({
  * momoa's syntax tree shows where. Most bodies pay for one scan and JSON.parse.
  */
 export function parseJsonObject(bytes: Uint8Array): JsonObjectResult {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    return invalid('the body is not valid UTF-8');
-  }
+  const text = decodeUtf8(bytes);
+  if (text === undefined) return invalid('the body is not valid UTF-8');
   const shape = scanJson(text);
   if (shape.depth > MAX_JSON_DEPTH) return invalid(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;

@@ -1,5 +1,5 @@
 import { type Notification, validateSend } from '@foxbell/sdk/contract';
-import { ApiError } from '../errors.js';
+import { ApiError, valueOrThrow } from '../errors.js';
 import type { SendToken } from '../store/store.js';
 import { mergeSources, type SendSources } from './sources.js';
 
@@ -15,9 +15,7 @@ const URL_FIELDS = ['url', 'url_title', 'image'] as const;
 export function prepareSend(sources: SendSources, token: SendToken): PreparedNotification {
   const merged = mergeSources(sources);
   if (!merged.ok) throw ApiError.fromField(merged.error);
-  const checked = validateSend(merged.fields, { unknownScenes: 'reject' });
-  if (!checked.ok) throw ApiError.fromField(checked.error);
-  const notification = checked.value;
+  const notification = valueOrThrow(validateSend(merged.fields, { unknownScenes: 'reject' }));
   if (token.scenes !== null && !token.scenes.includes(notification.scene)) {
     throw new ApiError('scene_not_allowed', `this token may not play the scene ${notification.scene}`, {
       field: 'scene',

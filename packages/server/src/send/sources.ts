@@ -1,11 +1,12 @@
 import {
   DEFAULT_SCENE,
   type FieldError,
+  findSceneVersion,
   IGNORED_BODY_FIELDS,
   isPlainObject,
   sameValue,
-  sceneCatalog,
 } from '@foxbell/sdk/contract';
+import { CATALOG } from '../catalog.js';
 import type { Pairs } from './url-encoded.js';
 
 /** Where a send field came from, highest precedence first (spec: URL-token endpoint, rule 2). */
@@ -157,7 +158,7 @@ function paramFromText(value: string, type: string | undefined): unknown {
 
 /** The JSON Schema type of each parameter of each scene version, read once from the catalog. */
 const PARAM_TYPES = new Map<string, Record<string, string>>(
-  sceneCatalog().scenes.flatMap((scene) =>
+  CATALOG.scenes.flatMap((scene) =>
     scene.versions.map((version) => {
       const properties = (version.params.properties ?? {}) as Record<string, { type?: string }>;
       const types = Object.fromEntries(
@@ -167,12 +168,14 @@ const PARAM_TYPES = new Map<string, Record<string, string>>(
     }),
   ),
 );
-const CURRENT_VERSION = new Map(sceneCatalog().scenes.map((scene) => [scene.id, scene.current_version]));
 
+/** The parameter types of the scene version a send plays (the contract decides which version that is). */
 function paramTypesOf(scene: unknown, version: unknown): Record<string, string> {
-  const id = typeof scene === 'string' ? scene : DEFAULT_SCENE;
-  const pinned = typeof version === 'number' ? version : CURRENT_VERSION.get(id);
-  return PARAM_TYPES.get(`${id}@${pinned}`) ?? {};
+  const played = findSceneVersion(
+    typeof scene === 'string' ? scene : DEFAULT_SCENE,
+    typeof version === 'number' ? version : undefined,
+  );
+  return (played && PARAM_TYPES.get(`${played.scene}@${played.version}`)) ?? {};
 }
 
 function fieldError(code: FieldError['code'], field: string, message: string): MergeError {

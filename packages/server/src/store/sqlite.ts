@@ -143,6 +143,8 @@ interface PendingSend {
   reject: (error: unknown) => void;
 }
 
+type BatchResult = { ok: true; outcome: SendOutcome } | { ok: false; error: unknown };
+
 class SqliteStore implements Store {
   readonly #db: Database.Database;
   /** The WAL file, fsync'd before a write is reported; undefined for an in-memory database. */
@@ -163,9 +165,26 @@ class SqliteStore implements Store {
   /** Writes committed since the fsync in progress began: they wait for the next one. */
   #awaitingSync: ((error: Error | null) => void)[] = [];
 
+  /** One send, in a savepoint of its batch's transaction. */
+  readonly #storeSend: (send: NewSend) => SendOutcome;
+  /** A batch of sends in one transaction. */
+  readonly #commitBatch: (batch: PendingSend[]) => BatchResult[];
+
   constructor(db: Database.Database, wal: number | undefined) {
     this.#db = db;
     this.#wal = wal;
+    // A nested better-sqlite3 transaction is a savepoint: one send that fails is rolled back
+    // alone, and the others still commit in the batch's single fsync.
+    this.#storeSend = db.transaction((send: NewSend) => this.#admitAndStore(send));
+    this.#commitBatch = db.transaction((batch: PendingSend[]) =>
+      batch.map(({ send }): BatchResult => {
+        try {
+          return { ok: true, outcome: this.#storeSend(send) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
   }
 
   #forget(): void {
@@ -469,20 +488,9 @@ class SqliteStore implements Store {
     const batch = this.#pending;
     this.#pending = [];
     this.#flushScheduled = false;
-    // A nested better-sqlite3 transaction is a savepoint: one send that fails is rolled back
-    // alone, and the others still commit in the batch's single fsync.
-    const one = this.#db.transaction((send: NewSend) => this.#admitAndStore(send));
-    let results: ({ ok: true; outcome: SendOutcome } | { ok: false; error: unknown })[];
+    let results: BatchResult[];
     try {
-      results = this.#db.transaction(() =>
-        batch.map(({ send }) => {
-          try {
-            return { ok: true as const, outcome: one(send) };
-          } catch (error) {
-            return { ok: false as const, error };
-          }
-        }),
-      )();
+      results = this.#commitBatch(batch);
     } catch (error) {
       this.#forget();
       for (const pending of batch) pending.reject(error);

@@ -118,15 +118,8 @@ export interface Pause {
   retryAfterSeconds: number;
 }
 
-export interface NewDevice {
-  id: string;
-  accountId: string;
-  name: string;
-  platform: Platform;
-  pushToken: string;
-  inAuto: boolean;
-  now: number;
-}
+/** A device to register: its fields but those the store sets (active, and the time, given as `now`). */
+export type NewDevice = Omit<Device, 'active' | 'createdAt'> & { now: number };
 
 /**
  * Everything the server keeps. Rows are mapped to these types inside each implementation, so no

@@ -1,26 +1,18 @@
 import { createHash } from 'node:crypto';
-import { type FieldError, IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
+import { IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../errors.js';
+import { ApiError, valueOrThrow } from '../../errors.js';
 import { parseJsonObject } from '../../send/json-body.js';
 import { prepareSend } from '../../send/prepare.js';
 import type { SendSources } from '../../send/sources.js';
 import { parseUrlEncoded } from '../../send/url-encoded.js';
+import { decodeUtf8 } from '../../send/utf8.js';
 import type { AppContext, RawBody } from '../context.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 function textOf(bytes: Uint8Array, what: string): string {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw new ApiError('invalid_request', `the ${what} is not valid UTF-8`);
-  }
-}
-
-function orThrow<T>(result: { ok: true; value: T } | { ok: false; error: FieldError }): T {
-  if (!result.ok) throw ApiError.fromField(result.error);
-  return result.value;
+  const text = decodeUtf8(bytes);
+  if (text === undefined) throw new ApiError('invalid_request', `the ${what} is not valid UTF-8`);
+  return text;
 }
 
 /** The raw query string of a request, without the `?`. */
@@ -36,11 +28,7 @@ function queryOf(request: FastifyRequest): string {
 function headerText(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
   const text = Array.isArray(value) ? value.join(', ') : value;
-  try {
-    return utf8.decode(Buffer.from(text, 'latin1'));
-  } catch {
-    return text;
-  }
+  return decodeUtf8(Buffer.from(text, 'latin1')) ?? text;
 }
 
 /** The `Idempotency-Key` of a request: 1-255 printable ASCII characters, given once. */
@@ -87,10 +75,10 @@ function fingerprintOf(request: FastifyRequest, body: RawBody | undefined): stri
 /** The sources of a send to `/v1/send/<TOKEN>` (spec: URL-token endpoint, rules 1-9). */
 function urlTokenSources(request: FastifyRequest, body: RawBody | undefined): SendSources {
   const sources: SendSources = {
-    query: orThrow(parseUrlEncoded(queryOf(request), 'query')),
+    query: valueOrThrow(parseUrlEncoded(queryOf(request), 'query')),
     headers: { title: headerText(request.headers['x-title']), level: headerText(request.headers['x-level']) },
   };
-  if (body?.type === 'json') sources.json = orThrow(parseJsonObject(body.bytes));
+  if (body?.type === 'json') sources.json = valueOrThrow(parseJsonObject(body.bytes));
   else if (body?.type === 'text') {
     const text = textOf(body.bytes, 'body');
     // An empty text body carries no message (spec-decisions 1): the send is then missing one.
@@ -99,7 +87,7 @@ function urlTokenSources(request: FastifyRequest, body: RawBody | undefined): Se
     const text = textOf(body.bytes, 'body');
     if (!text.includes('=')) {
       if (text !== '') sources.text = text;
-    } else sources.form = orThrow(parseUrlEncoded(text, 'form'));
+    } else sources.form = valueOrThrow(parseUrlEncoded(text, 'form'));
   }
   return sources;
 }
@@ -112,7 +100,7 @@ export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     return accept(request, reply, ctx, body, () => {
       if (body === undefined) throw new ApiError('invalid_request', 'the body must be a JSON object');
-      return { json: orThrow(parseJsonObject(body.bytes)) };
+      return { json: valueOrThrow(parseJsonObject(body.bytes)) };
     });
   });
 
