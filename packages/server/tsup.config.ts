@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', server: 'src/server.ts' },
+  entry: { index: 'src/index.ts', server: 'src/server.ts', 'apns-sim': 'src/apns-sim.ts' },
   format: 'esm',
   // tsup's declaration build sets `baseUrl`, which TypeScript 6 deprecates.
   dts: { entry: { index: 'src/index.ts' }, compilerOptions: { ignoreDeprecations: '6.0' } },

@@ -31,6 +31,8 @@ export interface AppDeps {
   limits?: Partial<ServiceLimits>;
   /** Where log lines go and from which level (pino); left out, the app logs nothing. */
   logger?: { level: string; stream: NodeJS.WritableStream };
+  /** Called after each accepted send; the process wires it to its delivery worker. */
+  onQueued?: () => void;
 }
 
 /**
@@ -46,6 +48,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     ids,
     limits: { ...DEFAULT_LIMITS, ...deps.limits },
     adminKey: deps.adminKey,
+    onQueued: deps.onQueued ?? (() => {}),
   };
   const app = Fastify({
     logger: deps.logger ?? false,

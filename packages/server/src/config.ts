@@ -1,7 +1,25 @@
 import { parseArgs } from 'node:util';
+import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL } from './apns/client.js';
+import type { ApnsTopics } from './apns/push-request.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
 
+/** Where pushes go: the simulator inside the process, or an APNs endpoint with a `.p8` key. */
+export type ApnsConfig =
+  | { kind: 'sim'; controlPort: number; topics: ApnsTopics }
+  | {
+      kind: 'remote';
+      url: string;
+      /** A PEM file of certificates to trust besides the system's (a standalone simulator's). */
+      caFile: string | undefined;
+      keyFile: string;
+      keyId: string;
+      teamId: string;
+      topics: ApnsTopics;
+    };
+
 export interface ServerConfig {
+  /** `serve`: the API (and, unless `workers` is 0, delivery); `worker`: delivery only. */
+  command: 'serve' | 'worker';
   port: number;
   host: string;
   dataDir: string;
@@ -9,9 +27,16 @@ export interface ServerConfig {
   dev: boolean;
   limits: ServiceLimits;
   logLevel: string;
+  /** Pushes in flight at once in this process; 0 runs the API only. */
+  workers: number;
+  apns: ApnsConfig;
 }
 
-export const USAGE = `Usage: foxbell-server [options]
+const DEFAULT_TOPIC = 'app.foxbell.Foxbell';
+
+export const USAGE = `Usage: foxbell-server [worker] [options]
+
+  worker                deliver only (no API), sharing --data with a server; any number may run
 
   --port N              port to listen on; 0 picks a free one        (FOXBELL_PORT, default 8787)
   --host HOST           address to listen on                          (FOXBELL_HOST, default 127.0.0.1)
@@ -22,8 +47,24 @@ export const USAGE = `Usage: foxbell-server [options]
   --rate-per-account N  sends per account per minute                  (FOXBELL_RATE_PER_ACCOUNT, default 60)
   --monthly-quota N     sends per account per UTC month               (FOXBELL_MONTHLY_QUOTA, default 10000)
   --log-level LEVEL     fatal, error, warn, info, debug, trace or silent (FOXBELL_LOG_LEVEL, default info)
+  --workers N           pushes in flight at once                      (FOXBELL_WORKERS, default 64)
+  --no-workers          serve the API only; run \`foxbell-server worker\` to deliver (FOXBELL_WORKERS=0)
+
+  --apns MODE           sim (the built-in simulator), production, sandbox (FOXBELL_APNS, default sim)
+  --apns-url URL        an APNs endpoint of your own, e.g. a standalone simulator (FOXBELL_APNS_URL)
+  --apns-ca FILE        PEM certificates to trust for --apns-url       (FOXBELL_APNS_CA)
+  --apns-key-file F     the .p8 key of token-based authentication      (FOXBELL_APNS_KEY_FILE)
+  --apns-key-id ID      its key id                                     (FOXBELL_APNS_KEY_ID)
+  --apns-team-id ID     the team id                                    (FOXBELL_APNS_TEAM_ID)
+  --apns-topic BUNDLE   the iPhone app's bundle id                     (FOXBELL_APNS_TOPIC, default ${DEFAULT_TOPIC})
+  --apns-topic-watch B  the watch app's                 (FOXBELL_APNS_TOPIC_WATCH, default BUNDLE.watchkitapp)
+  --apns-topic-vision B the visionOS app's              (FOXBELL_APNS_TOPIC_VISION, default BUNDLE)
+  --apns-sim-control-port N  the simulator's control API (FOXBELL_APNS_SIM_CONTROL_PORT, default 0: any free port)
   --help                print this and exit
 `;
+
+const APNS_MODES = ['sim', 'production', 'sandbox'];
+const DEFAULT_WORKERS = 64;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -38,11 +79,12 @@ export type ConfigResult =
  */
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult {
   let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: argv,
       strict: true,
-      allowPositionals: false,
+      allowPositionals: true,
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
@@ -53,6 +95,18 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
         'rate-per-account': { type: 'string' },
         'monthly-quota': { type: 'string' },
         'log-level': { type: 'string' },
+        workers: { type: 'string' },
+        'no-workers': { type: 'boolean' },
+        apns: { type: 'string' },
+        'apns-url': { type: 'string' },
+        'apns-ca': { type: 'string' },
+        'apns-key-file': { type: 'string' },
+        'apns-key-id': { type: 'string' },
+        'apns-team-id': { type: 'string' },
+        'apns-topic': { type: 'string' },
+        'apns-topic-watch': { type: 'string' },
+        'apns-topic-vision': { type: 'string' },
+        'apns-sim-control-port': { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -62,6 +116,10 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
   if (values.help) return { ok: 'help' };
 
   const problems: string[] = [];
+  const [command = 'serve', ...extra] = positionals;
+  if (command !== 'serve' && command !== 'worker')
+    problems.push(`unknown command "${command}"; the only one is "worker"`);
+  if (extra.length > 0) problems.push(`unexpected arguments: ${extra.join(' ')}`);
   const setting = (flag: string, variable: string): string | undefined =>
     (values[flag] as string | undefined) ?? (env[variable] === '' ? undefined : env[variable]);
   const integer = (flag: string, variable: string, fallback: number, min: number, max: number): number => {
@@ -113,6 +171,64 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       `--log-level (FOXBELL_LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`,
     );
   }
+  const workers =
+    values['no-workers'] === true ? 0 : integer('workers', 'FOXBELL_WORKERS', DEFAULT_WORKERS, 0, 10_000);
+  if (command === 'worker' && workers === 0) problems.push('a worker needs --workers of at least 1');
+  const apns = readApnsConfig(setting, integer, problems);
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, config: { port, host, dataDir, adminKey, dev, limits, logLevel } };
+  return {
+    ok: true,
+    config: {
+      command: command as ServerConfig['command'],
+      port,
+      host,
+      dataDir,
+      adminKey,
+      dev,
+      limits,
+      logLevel,
+      workers,
+      apns,
+    },
+  };
+}
+
+function readApnsConfig(
+  setting: (flag: string, variable: string) => string | undefined,
+  integer: (flag: string, variable: string, fallback: number, min: number, max: number) => number,
+  problems: string[],
+): ApnsConfig {
+  const topic = setting('apns-topic', 'FOXBELL_APNS_TOPIC') ?? DEFAULT_TOPIC;
+  const topics: ApnsTopics = {
+    ios: topic,
+    watchos: setting('apns-topic-watch', 'FOXBELL_APNS_TOPIC_WATCH') ?? `${topic}.watchkitapp`,
+    visionos: setting('apns-topic-vision', 'FOXBELL_APNS_TOPIC_VISION') ?? topic,
+  };
+  const url = setting('apns-url', 'FOXBELL_APNS_URL');
+  const mode = setting('apns', 'FOXBELL_APNS') ?? (url === undefined ? 'sim' : undefined);
+  if (mode !== undefined && !APNS_MODES.includes(mode)) {
+    problems.push(`--apns (FOXBELL_APNS) must be one of ${APNS_MODES.join(', ')}, not "${mode}"`);
+  }
+  if (mode !== undefined && url !== undefined) problems.push('give --apns or --apns-url, not both');
+  if (mode === 'sim' || (mode === undefined && url === undefined)) {
+    const controlPort = integer('apns-sim-control-port', 'FOXBELL_APNS_SIM_CONTROL_PORT', 0, 0, 65_535);
+    return { kind: 'sim', controlPort, topics };
+  }
+  if (url !== undefined && !/^https?:\/\/[^/]+\/?$/.test(url)) {
+    problems.push(`--apns-url (FOXBELL_APNS_URL) must be an http:// or https:// origin, not "${url}"`);
+  }
+  const required = (flag: string, variable: string): string => {
+    const value = setting(flag, variable);
+    if (value === undefined) problems.push(`--${flag} (${variable}) is required to push to APNs`);
+    return value ?? '';
+  };
+  return {
+    kind: 'remote',
+    url: url ?? (mode === 'sandbox' ? APNS_SANDBOX_URL : APNS_PRODUCTION_URL),
+    caFile: setting('apns-ca', 'FOXBELL_APNS_CA'),
+    keyFile: required('apns-key-file', 'FOXBELL_APNS_KEY_FILE'),
+    keyId: required('apns-key-id', 'FOXBELL_APNS_KEY_ID'),
+    teamId: required('apns-team-id', 'FOXBELL_APNS_TEAM_ID'),
+    topics,
+  };
 }

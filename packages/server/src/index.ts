@@ -2,9 +2,21 @@
  * `@foxbell/server` as a library: the app without the process, and the stores. The process
  * itself is `foxbell-server` (src/server.ts).
  */
+
+export { ApnsClient, type ApnsClientOptions, type PushResult } from './apns/client.js';
+export type { ProviderKey } from './apns/provider-token.js';
+export { type ApnsTopics, pushRequestFor } from './apns/push-request.js';
+export {
+  ApnsSimulator,
+  type ApnsSimulatorOptions,
+  type ReceivedPush,
+  type ScriptedAnswer,
+} from './apns/simulator.js';
+export { buildSimulatorControl } from './apns/simulator-control.js';
 export { type AppDeps, buildApp } from './app.js';
 export type { Clock } from './clock.js';
+export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker.js';
 export { DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
 export type { IdSource } from './ids.js';
-export { openSqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
+export { DataDirInUseError, openSqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
 export type { Store } from './store/store.js';

@@ -1,15 +1,20 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { openPushService, type PushService } from './apns/connect.js';
 import { buildApp } from './app.js';
-import { DAY_MS, MINUTE_MS, systemClock } from './clock.js';
-import { readConfig, USAGE } from './config.js';
+import { type Clock, DAY_MS, MINUTE_MS, systemClock } from './clock.js';
+import { readConfig, type ServerConfig, USAGE } from './config.js';
+import { type DeliveryLog, DeliveryWorker } from './delivery/worker.js';
 import { seedDevAccount } from './dev-seed.js';
 import { randomBase62, randomIds } from './ids.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS, NOTIFICATION_RETENTION_MS } from './retention.js';
-import { openSqliteStore } from './store/sqlite.js';
+import { DataDirInUseError, openSqliteStore } from './store/sqlite.js';
+import type { Store } from './store/store.js';
 
 /** How long a graceful stop waits for requests in flight before it closes anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How long it then waits for pushes in flight; those still out go back to the queue. */
+const DELIVERY_GRACE_MS = 5_000;
 const PURGE_INTERVAL_MS = DAY_MS / 24;
 
 async function main(): Promise<void> {
@@ -25,9 +30,11 @@ async function main(): Promise<void> {
   }
   const { config } = read;
   const clock = systemClock;
+  if (config.command === 'worker') return runWorker(config, clock);
   // In dev mode an admin key is made up when none is given, so every route can be tried.
   const adminKey = config.adminKey ?? (config.dev ? `fox_admin_${randomBase62(32)}` : undefined);
   const store = openSqliteStore({ dataDir: config.dataDir });
+  let delivery: Delivery | undefined;
   const app = buildApp({
     store,
     clock,
@@ -35,6 +42,10 @@ async function main(): Promise<void> {
     adminKey,
     limits: config.limits,
     logger: { level: config.logLevel, stream: process.stderr },
+    onQueued: () => delivery?.worker.poke(),
+  });
+  delivery = await startDelivery(config, store, clock, {
+    error: (message, details) => app.log.error(details ?? {}, message),
   });
 
   const purge = async () => {
@@ -62,9 +73,10 @@ async function main(): Promise<void> {
     const grace = setTimeout(() => {
       app.log.warn('requests still in flight after the grace period; closing anyway');
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS);
+    }, SHUTDOWN_GRACE_MS + DELIVERY_GRACE_MS);
     grace.unref();
     await app.close();
+    await delivery?.stop();
     await store.close();
     process.exit(0);
   };
@@ -74,6 +86,9 @@ async function main(): Promise<void> {
   const address = await app.listen({ port: config.port, host: config.host });
   const baseUrl = address.replace('[::1]', 'localhost');
   if (config.dev) await announceDev(config.dataDir, baseUrl, adminKey);
+  if (delivery?.push.controlUrl) {
+    process.stdout.write(`foxbell-server APNs simulator control API on ${delivery.push.controlUrl}\n`);
+  }
   process.stdout.write(`foxbell-server listening on ${baseUrl}\n`);
 
   async function announceDev(dataDir: string, url: string, admin: string | undefined) {
@@ -103,7 +118,71 @@ async function main(): Promise<void> {
   }
 }
 
+interface Delivery {
+  worker: DeliveryWorker;
+  push: PushService;
+  /** Stops claiming, lets pushes in flight finish (bounded), then closes the connection. */
+  stop(): Promise<void>;
+}
+
+/** Delivery inside this process, unless `--workers` is 0. */
+async function startDelivery(
+  config: ServerConfig,
+  store: Store,
+  clock: Clock,
+  log: DeliveryLog,
+): Promise<Delivery | undefined> {
+  if (config.workers === 0) return undefined;
+  const push = await openPushService(config.apns, clock, config.host);
+  const worker = new DeliveryWorker({
+    store,
+    sender: push.client,
+    topics: push.topics,
+    clock,
+    concurrency: config.workers,
+    log,
+  });
+  worker.start();
+  return {
+    worker,
+    push,
+    stop: async () => {
+      await worker.stop(DELIVERY_GRACE_MS);
+      await push.close();
+    },
+  };
+}
+
+/** `foxbell-server worker`: delivery only, on the data a server also uses. */
+async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
+  const store = openSqliteStore({ dataDir: config.dataDir, role: 'worker' });
+  const log: DeliveryLog = {
+    error: (message, details) =>
+      process.stderr.write(
+        `${JSON.stringify({ level: 'error', time: clock.now(), msg: message, ...details })}\n`,
+      ),
+  };
+  const delivery = (await startDelivery(config, store, clock, log)) as Delivery;
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    const grace = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + DELIVERY_GRACE_MS);
+    grace.unref();
+    await delivery.stop();
+    await store.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+  process.stdout.write(`foxbell-server worker ${delivery.worker.owner} delivering from ${config.dataDir}\n`);
+}
+
 main().catch((error: unknown) => {
+  if (error instanceof DataDirInUseError) {
+    process.stderr.write(`foxbell-server: ${error.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`foxbell-server: ${(error as Error).stack ?? String(error)}\n`);
   process.exit(1);
 });

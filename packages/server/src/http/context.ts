@@ -24,6 +24,8 @@ export interface AppContext {
   limits: ServiceLimits;
   /** The operator's admin key; undefined when none is configured (admin routes then refuse every caller). */
   adminKey: string | undefined;
+  /** Called after a send is stored and queued: delivery in this process can start at once. */
+  onQueued: () => void;
 }
 
 /** Which credentials a route takes (management-api: Credentials). */

@@ -114,4 +114,17 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  // Delivery: each destination keeps its apns-id, tag and deadline, and a worker's lease.
+  `
+  ALTER TABLE destinations ADD COLUMN apns_id TEXT NOT NULL DEFAULT '';
+  ALTER TABLE destinations ADD COLUMN tag TEXT;
+  ALTER TABLE destinations ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE destinations ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE destinations ADD COLUMN lease_owner TEXT;
+  ALTER TABLE destinations ADD COLUMN lease_until INTEGER;
+  CREATE INDEX destinations_pending_due ON destinations(next_attempt_at) WHERE state = 'pending';
+  CREATE INDEX destinations_pending_expiry ON destinations(expires_at) WHERE state = 'pending';
+  CREATE INDEX destinations_leased ON destinations(lease_until) WHERE state = 'sending';
+  CREATE INDEX destinations_device_tag ON destinations(device_id, tag) WHERE tag IS NOT NULL;
+  `,
 ];

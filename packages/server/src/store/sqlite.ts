@@ -9,13 +9,17 @@ import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { STATUS_RANK } from './status.js';
 import type {
   Account,
+  ClaimedDestination,
   Credential,
   DestinationRecord,
   Device,
+  FinishedAttempt,
   HandledEvent,
   NewDevice,
   NewSend,
   Pause,
+  RouteDecision,
+  RouteInput,
   SendOutcome,
   SendToken,
   Store,
@@ -27,6 +31,20 @@ type Row = Record<string, unknown>;
 export interface SqliteStoreOptions {
   /** A directory for `foxbell.db`, or `:memory:` for a database that lives as long as the store. */
   dataDir: string;
+  /**
+   * `api` (the default) serves sends and keeps copies of rate windows, counts and credentials,
+   * so only one `api` store may have a database open: a second one fails with
+   * `DataDirInUseError`. `worker` only delivers; any number may share the database with it.
+   */
+  role?: 'api' | 'worker';
+}
+
+/** Another process already serves sends from this data directory. */
+export class DataDirInUseError extends Error {
+  constructor(readonly dataDir: string) {
+    super(`another foxbell-server is serving sends from ${dataDir}; stop it, or run this one as a worker`);
+    this.name = 'DataDirInUseError';
+  }
 }
 
 /**
@@ -39,22 +57,44 @@ export interface SqliteStoreOptions {
  * its commit has finished. A commit with FULL would block the whole process for the fsync; this
  * way the next batch is parsed, validated and committed while the previous one is being synced,
  * and one fsync covers every commit before it. (Linux fsync flushes the file, whichever
- * descriptor asks; SQLite itself syncs the WAL before every checkpoint.)
+ * descriptor asks; SQLite itself syncs the WAL before every checkpoint, whichever process runs it.)
+ *
+ * Delivery bookkeeping (routing, leases, attempt ends) commits without waiting for the fsync: a
+ * power cut can lose its last moments, and then a destination is pushed once more, which its
+ * fixed `apns-id` and the tag's collapse id make harmless. An accepted send is never lost.
  */
 export function openSqliteStore(options: SqliteStoreOptions): Store {
-  if (options.dataDir === ':memory:') return new SqliteStore(prepare(new Database(':memory:')), undefined);
+  if (options.dataDir === ':memory:') {
+    return new SqliteStore(prepare(new Database(':memory:')), undefined, undefined);
+  }
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const apiLock = (options.role ?? 'api') === 'api' ? lockApi(options.dataDir) : undefined;
   const file = path.join(options.dataDir, 'foxbell.db');
   const db = prepare(new Database(file));
   const wal = openSync(`${file}-wal`, 'r+');
   // The new files' directory entries, and everything the migrations wrote.
   for (const fd of [openSync(options.dataDir, 'r'), wal]) fsyncSync(fd);
-  return new SqliteStore(db, wal);
+  return new SqliteStore(db, wal, apiLock);
+}
+
+/**
+ * Holds an exclusive lock on `api.lock` for the life of the store. The operating system drops it
+ * when the process ends, however it ends, so a crash never leaves a stale lock behind.
+ */
+function lockApi(dataDir: string): Database.Database {
+  const lock = new Database(path.join(dataDir, 'api.lock'), { timeout: 0 });
+  try {
+    lock.pragma('locking_mode = EXCLUSIVE');
+    lock.exec('CREATE TABLE IF NOT EXISTS held (at INTEGER); DELETE FROM held;');
+    return lock;
+  } catch (error) {
+    lock.close();
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir);
+    throw error;
+  }
 }
 
 function prepare(db: Database.Database): Database.Database {
-  // One process per database: the store keeps copies of what it wrote (see SqliteStore).
-  db.pragma('locking_mode = EXCLUSIVE');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -154,9 +194,9 @@ class SqliteStore implements Store {
   #flushScheduled = false;
   #pause: Pause | undefined;
   /**
-   * Copies of what every send reads: rate windows, monthly counts and credentials. The database
-   * is opened with an exclusive lock, so this process is its only writer and the copies cannot go
-   * stale; every write that changes a credential clears them. Dropped whole when a batch fails.
+   * Copies of what every send reads: rate windows, monthly counts and credentials. Only the one
+   * `api` store writes these tables (workers never do), so the copies cannot go stale; every
+   * write that changes a credential clears them. Dropped whole when a batch fails.
    */
   readonly #windows = new Map<string, SecondCount[]>();
   readonly #monthly = new Map<string, { month: string; count: number }>();
@@ -170,9 +210,13 @@ class SqliteStore implements Store {
   /** A batch of sends in one transaction. */
   readonly #commitBatch: (batch: PendingSend[]) => BatchResult[];
 
-  constructor(db: Database.Database, wal: number | undefined) {
+  /** The `api.lock` database, held open (and locked) until close; see `lockApi`. */
+  readonly #apiLock: Database.Database | undefined;
+
+  constructor(db: Database.Database, wal: number | undefined, apiLock: Database.Database | undefined) {
     this.#db = db;
     this.#wal = wal;
+    this.#apiLock = apiLock;
     // A nested better-sqlite3 transaction is a savepoint: one send that fails is rolled back
     // alone, and the others still commit in the batch's single fsync.
     this.#storeSend = db.transaction((send: NewSend) => this.#admitAndStore(send));
@@ -731,8 +775,289 @@ class SqliteStore implements Store {
     };
   }
 
+  async routeQueued(now: number, limit: number, decide: (input: RouteInput) => RouteDecision) {
+    return this.#db.transaction(() => {
+      const queued = this.#all(
+        `SELECT n.id, n.account_id, n.payload, n.created_at, n.expires_at,
+           t.revoked_at AS token_revoked_at, t.expires_at AS token_expires_at
+         FROM route_queue q
+         JOIN notifications n ON n.id = q.notification_id
+         JOIN tokens t ON t.id = n.token_id
+         WHERE q.available_at <= ? ORDER BY q.available_at, q.notification_id LIMIT ?`,
+        now,
+        limit,
+      );
+      const devicesOf = new Map<string, Device[]>();
+      for (const row of queued) {
+        const id = row.id as string;
+        const accountId = row.account_id as string;
+        const notification = JSON.parse(row.payload as string) as StoredNotification['notification'];
+        let devices = devicesOf.get(accountId);
+        if (!devices) {
+          devices = this.#all(
+            'SELECT * FROM devices WHERE account_id = ? AND active = 1 ORDER BY created_at, rowid',
+            accountId,
+          ).map(deviceOf);
+          devicesOf.set(accountId, devices);
+        }
+        const createdAt = Number(row.created_at);
+        const expiresAt = Number(row.expires_at);
+        const decision = decide({
+          notification: { id, target: notification.target, createdAt, expiresAt },
+          token: {
+            revokedAt: maybeNumber(row.token_revoked_at),
+            expiresAt: maybeNumber(row.token_expires_at),
+          },
+          devices,
+        });
+        if (decision.kind === 'drop') {
+          this.#run(
+            `UPDATE notifications SET status = 'dropped', reason = ?, routed_at = ? WHERE id = ?`,
+            decision.reason,
+            now,
+            id,
+          );
+        } else {
+          const tag = notification.tag ?? null;
+          for (const { device, apnsId } of decision.destinations) {
+            this.#insertDestination({ id, device, apnsId, tag, createdAt, expiresAt, now });
+          }
+          this.#run('UPDATE notifications SET routed_at = ? WHERE id = ?', now, id);
+        }
+        this.#run('DELETE FROM route_queue WHERE notification_id = ?', id);
+      }
+      return queued.length;
+    })();
+  }
+
+  #insertDestination(d: {
+    id: string;
+    device: Device;
+    apnsId: string;
+    tag: string | null;
+    createdAt: number;
+    expiresAt: number;
+    now: number;
+  }): void {
+    let state: DestinationState = 'pending';
+    if (d.tag !== null) {
+      // A send routed late must not replace a newer one of its tag; otherwise it replaces the
+      // older ones still waiting on this device, whoever sent them.
+      const newer = this.#get(
+        'SELECT 1 FROM destinations WHERE device_id = ? AND tag = ? AND created_at > ? LIMIT 1',
+        d.device.id,
+        d.tag,
+        d.createdAt,
+      );
+      if (newer) state = 'superseded';
+      else {
+        this.#run(
+          `UPDATE destinations SET state = 'superseded', updated_at = ?
+           WHERE device_id = ? AND tag = ? AND state = 'pending' AND notification_id != ?`,
+          d.now,
+          d.device.id,
+          d.tag,
+          d.id,
+        );
+      }
+    }
+    this.#run(
+      `INSERT INTO destinations (notification_id, device_id, platform, state, attempts, next_attempt_at,
+         updated_at, apns_id, tag, created_at, expires_at)
+       VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
+      d.id,
+      d.device.id,
+      d.device.platform,
+      state,
+      d.now,
+      d.now,
+      d.apnsId,
+      d.tag,
+      d.createdAt,
+      d.expiresAt,
+    );
+  }
+
+  async claimDestinations(options: {
+    owner: string;
+    now: number;
+    leaseMs: number;
+    limit: number;
+    maxAttempts: number;
+  }) {
+    const { owner, now, leaseMs, limit, maxAttempts } = options;
+    return this.#db.transaction((): ClaimedDestination[] => {
+      const ended = new Set<string>();
+      // A lease that ran out belongs to a worker that died mid-push: that attempt counted.
+      for (const row of this.#all(
+        `UPDATE destinations
+         SET state = CASE WHEN attempts >= ? THEN 'failed_permanent' ELSE 'pending' END,
+           lease_owner = NULL, lease_until = NULL, next_attempt_at = ?, updated_at = ?
+         WHERE state = 'sending' AND lease_until <= ? RETURNING notification_id, state`,
+        maxAttempts,
+        now,
+        now,
+        now,
+      )) {
+        if (row.state === 'failed_permanent') ended.add(row.notification_id as string);
+      }
+      for (const row of this.#all(
+        `UPDATE destinations SET state = 'expired', updated_at = ?
+         WHERE state = 'pending' AND expires_at <= ? RETURNING notification_id`,
+        now,
+        now,
+      )) {
+        ended.add(row.notification_id as string);
+      }
+      for (const id of ended) this.#settle(id);
+
+      const due = this.#all(
+        `SELECT d.rowid AS rid, d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id,
+           d.created_at, d.expires_at, v.push_token, v.created_at AS device_created_at,
+           n.payload, n.sender_name
+         FROM destinations d
+         JOIN devices v ON v.id = d.device_id
+         JOIN notifications n ON n.id = d.notification_id
+         WHERE d.state = 'pending' AND d.next_attempt_at <= ?
+         ORDER BY d.next_attempt_at, d.rowid LIMIT ?`,
+        now,
+        limit,
+      );
+      return due.map((row): ClaimedDestination => {
+        this.#run(
+          `UPDATE destinations SET state = 'sending', attempts = attempts + 1, lease_owner = ?,
+             lease_until = ?, updated_at = ? WHERE rowid = ?`,
+          owner,
+          now + leaseMs,
+          now,
+          row.rid,
+        );
+        return {
+          notificationId: row.notification_id as string,
+          deviceId: row.device_id as string,
+          platform: row.platform as Platform,
+          pushToken: row.push_token as string,
+          pushTokenSince: Number(row.device_created_at),
+          apnsId: row.apns_id as string,
+          attempt: Number(row.attempts) + 1,
+          senderName: row.sender_name as string,
+          notification: JSON.parse(row.payload as string),
+          createdAt: Number(row.created_at),
+          expiresAt: Number(row.expires_at),
+        };
+      });
+    })();
+  }
+
+  async finishAttempts(attempts: FinishedAttempt[], now: number) {
+    this.#db.transaction(() => {
+      for (const { notificationId, deviceId, owner, end } of attempts) {
+        const held = this.#get(
+          `SELECT 1 FROM destinations WHERE notification_id = ? AND device_id = ? AND state = 'sending'
+             AND lease_owner = ?`,
+          notificationId,
+          deviceId,
+          owner,
+        );
+        if (!held) continue;
+        const where = 'WHERE notification_id = ? AND device_id = ?';
+        const freed = 'lease_owner = NULL, lease_until = NULL';
+        switch (end.kind) {
+          case 'accepted':
+            this.#run(
+              `UPDATE destinations SET state = 'accepted', push_status = ?, ${freed}, updated_at = ? ${where}`,
+              end.pushStatus,
+              now,
+              notificationId,
+              deviceId,
+            );
+            this.#run(
+              `UPDATE notifications SET status = 'sent_to_push' WHERE id = ? AND status = 'accepted'`,
+              notificationId,
+            );
+            break;
+          case 'retry':
+            this.#run(
+              `UPDATE destinations SET state = 'pending', push_status = ?, next_attempt_at = ?, ${freed},
+                 updated_at = ? ${where}`,
+              end.pushStatus,
+              end.nextAttemptAt,
+              now,
+              notificationId,
+              deviceId,
+            );
+            break;
+          case 'failed_permanent':
+            this.#run(
+              `UPDATE destinations SET state = 'failed_permanent', push_status = ?, ${freed}, updated_at = ?
+               ${where}`,
+              end.pushStatus,
+              now,
+              notificationId,
+              deviceId,
+            );
+            if (end.deactivateDevice) this.#deactivateDevice(deviceId, now);
+            this.#settle(notificationId);
+            break;
+          case 'released':
+            this.#run(
+              `UPDATE destinations SET state = 'pending', attempts = attempts - 1, next_attempt_at = ?,
+                 ${freed}, updated_at = ? ${where}`,
+              now,
+              now,
+              notificationId,
+              deviceId,
+            );
+            break;
+        }
+      }
+    })();
+  }
+
+  /** APNs said the push token is gone: the device leaves lists and `auto`, and skips what waits for it. */
+  #deactivateDevice(deviceId: string, now: number): void {
+    this.#run('UPDATE devices SET active = 0, removed_at = ? WHERE id = ? AND active = 1', now, deviceId);
+    for (const row of this.#all(
+      `UPDATE destinations SET state = 'skipped', updated_at = ? WHERE device_id = ? AND state = 'pending'
+       RETURNING notification_id`,
+      now,
+      deviceId,
+    )) {
+      this.#settle(row.notification_id as string);
+    }
+  }
+
+  /**
+   * A notification none of whose devices has it or may still get it, and whose deadline stopped
+   * at least one of them, is dropped as `expired`: ttl ran out first.
+   */
+  #settle(notificationId: string): void {
+    this.#run(
+      `UPDATE notifications SET status = 'dropped', reason = 'expired'
+       WHERE id = ? AND status = 'accepted'
+         AND NOT EXISTS (SELECT 1 FROM destinations WHERE notification_id = ?
+                         AND state IN ('pending', 'sending', 'accepted'))
+         AND EXISTS (SELECT 1 FROM destinations WHERE notification_id = ? AND state = 'expired')`,
+      notificationId,
+      notificationId,
+      notificationId,
+    );
+  }
+
+  async nextDeliveryAt() {
+    const row = this.#get(
+      `SELECT min(
+         (SELECT min(available_at) FROM route_queue),
+         (SELECT min(next_attempt_at) FROM destinations WHERE state = 'pending'),
+         (SELECT min(expires_at) FROM destinations WHERE state = 'pending'),
+         (SELECT min(lease_until) FROM destinations WHERE state = 'sending')
+       ) AS at`,
+    );
+    return maybeNumber(row?.at) ?? undefined;
+  }
+
   async getPause(): Promise<Pause> {
-    // Read on every send; this process is the database's only writer, so it may keep it.
+    // Read on every send; only the `api` store writes it, so it may keep it.
     if (!this.#pause) {
       const value = await this.getSetting('pause');
       this.#pause = value ? (JSON.parse(value) as Pause) : { paused: false, retryAfterSeconds: 0 };
@@ -774,5 +1099,6 @@ class SqliteStore implements Store {
     await this.#synced();
     this.#db.close();
     if (this.#wal !== undefined) closeSync(this.#wal);
+    this.#apiLock?.close();
   }
 }

@@ -113,6 +113,53 @@ export interface InboxPage {
   next: { createdAt: number; id: string } | undefined;
 }
 
+/** What routing needs to know of a queued notification. */
+export interface RouteInput {
+  notification: { id: string; target: string; createdAt: number; expiresAt: number };
+  token: { revokedAt: number | null; expiresAt: number | null };
+  /** The account's active devices, oldest first. */
+  devices: Device[];
+}
+
+/** What routing decided: drop the notification, or one destination per device with its `apns-id`. */
+export type RouteDecision =
+  | { kind: 'drop'; reason: DropReason }
+  | { kind: 'deliver'; destinations: { device: Device; apnsId: string }[] };
+
+/** A destination a worker holds under a lease, with everything its push needs. */
+export interface ClaimedDestination {
+  notificationId: string;
+  deviceId: string;
+  platform: Platform;
+  pushToken: string;
+  /** When the device's push token was registered: a 410 older than this does not deactivate it. */
+  pushTokenSince: number;
+  /** Fixed when the destination was made; the same on every attempt. */
+  apnsId: string;
+  /** This attempt's number, from 1. */
+  attempt: number;
+  senderName: string;
+  notification: Notification & { target: string };
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** The end of one attempt, as the worker decided it. */
+export type AttemptEnd =
+  | { kind: 'accepted'; pushStatus: number }
+  | { kind: 'retry'; pushStatus: number | null; nextAttemptAt: number }
+  | { kind: 'failed_permanent'; pushStatus: number | null; deactivateDevice: boolean }
+  /** Not attempted after all (shutdown, or a connection that never sent it): back to `pending`, uncounted. */
+  | { kind: 'released' };
+
+export interface FinishedAttempt {
+  notificationId: string;
+  deviceId: string;
+  /** The lease holder; an attempt whose lease was taken over by another worker is not recorded. */
+  owner: string;
+  end: AttemptEnd;
+}
+
 export interface Pause {
   paused: boolean;
   retryAfterSeconds: number;
@@ -175,6 +222,28 @@ export interface Store {
     accountId: string,
     page: { after: { createdAt: number; id: string } | undefined; limit: number; since: number },
   ): Promise<InboxPage>;
+
+  /**
+   * Routes up to `limit` queued notifications that are due, oldest first: each becomes dropped,
+   * or gets one `pending` destination per device `decide` chose. A tagged destination supersedes
+   * the same tag's destinations still waiting on that device.
+   */
+  routeQueued(now: number, limit: number, decide: (input: RouteInput) => RouteDecision): Promise<number>;
+  /**
+   * Expires waiting destinations past their notification's deadline, then leases up to `limit`
+   * due ones (and ones whose lease ran out) to `owner` until `now + leaseMs`, counting an attempt.
+   */
+  claimDestinations(options: {
+    owner: string;
+    now: number;
+    leaseMs: number;
+    limit: number;
+    maxAttempts: number;
+  }): Promise<ClaimedDestination[]>;
+  /** Records the end of attempts, in one transaction. */
+  finishAttempts(attempts: FinishedAttempt[], now: number): Promise<void>;
+  /** The earliest time delivery has something to do, or undefined when nothing waits. */
+  nextDeliveryAt(): Promise<number | undefined>;
 
   getPause(): Promise<Pause>;
   setPause(pause: Pause): Promise<void>;

@@ -148,6 +148,7 @@ async function accept(
     case 'accepted':
     case 'replayed':
       if (outcome.kind === 'replayed') reply.header('idempotent-replayed', 'true');
+      else ctx.onQueued();
       return reply.code(202).send({ id: outcome.id, status: 'accepted', request_id: request.id });
     case 'idempotency_conflict':
       throw new ApiError(

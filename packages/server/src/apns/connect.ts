@@ -1,0 +1,74 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { ApnsConfig } from '../config.js';
+import { ApnsClient } from './client.js';
+import type { ApnsTopics } from './push-request.js';
+import { ApnsSimulator } from './simulator.js';
+import { buildSimulatorControl } from './simulator-control.js';
+
+/** The push side of a process: the client, the topics, and the simulator when it runs inside. */
+export interface PushService {
+  client: ApnsClient;
+  topics: ApnsTopics;
+  simulator: ApnsSimulator | undefined;
+  /** The simulator's control API address, when it runs inside. */
+  controlUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens what `config` names. With `sim`, the simulator starts inside the process with a key made
+ * for this run, and the real HTTP/2 client talks to it over TLS like it would to Apple.
+ */
+export async function openPushService(
+  config: ApnsConfig,
+  clock: Clock,
+  host = '127.0.0.1',
+): Promise<PushService> {
+  if (config.kind === 'remote') {
+    const client = new ApnsClient({
+      url: config.url,
+      ca: config.caFile === undefined ? undefined : await readFile(config.caFile, 'utf8'),
+      key: {
+        privateKeyPem: await readFile(config.keyFile, 'utf8'),
+        keyId: config.keyId,
+        teamId: config.teamId,
+      },
+      clock,
+    });
+    return {
+      client,
+      topics: config.topics,
+      simulator: undefined,
+      controlUrl: undefined,
+      close: () => client.close(),
+    };
+  }
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const key = {
+    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    keyId: 'SIMKEY0001',
+    teamId: 'SIMTEAM001',
+  };
+  const simulator = await ApnsSimulator.start({
+    host,
+    clock,
+    keys: [{ keyId: key.keyId, teamId: key.teamId, keyPem: key.privateKeyPem }],
+  });
+  const control: FastifyInstance = buildSimulatorControl(simulator);
+  const controlUrl = await control.listen({ port: config.controlPort, host });
+  const client = new ApnsClient({ url: simulator.url, ca: simulator.ca, key, clock });
+  return {
+    client,
+    topics: config.topics,
+    simulator,
+    controlUrl,
+    close: async () => {
+      await client.close();
+      await control.close();
+      await simulator.close();
+    },
+  };
+}

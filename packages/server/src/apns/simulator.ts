@@ -1,0 +1,362 @@
+import { type KeyObject, randomUUID } from 'node:crypto';
+import http2, {
+  type Http2SecureServer,
+  type Http2Server,
+  type ServerHttp2Session,
+  type ServerHttp2Stream,
+} from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { generate } from 'selfsigned';
+import { type Clock, isoTime, systemClock } from '../clock.js';
+import { providerTokenKeyId, publicKeyOf, verifyProviderToken } from './provider-token.js';
+import { MAX_PAYLOAD_BYTES } from './push-request.js';
+
+/** A push as the simulator received it, with the answer it gave. */
+export interface ReceivedPush {
+  push_token: string;
+  apns_id: string;
+  headers: Record<string, string>;
+  /** The payload parsed as JSON, or its text when it is not JSON. */
+  payload: unknown;
+  status: number;
+  reason?: string;
+  /** `<timestamp>` of arrival, by the simulator's clock. */
+  at: string;
+}
+
+/** An answer scripted for a push token's next push, used once, in order. */
+export interface ScriptedAnswer {
+  status?: number | undefined;
+  reason?: string | undefined;
+  /** Hold the answer this long (real time). */
+  delay_ms?: number | undefined;
+  /** A 410's `timestamp` (epoch ms); default: now. */
+  timestamp?: number | undefined;
+  /** Reset the stream instead of answering: a push that gets no answer. */
+  reset?: boolean | undefined;
+}
+
+export interface SimulatorKey {
+  keyId: string;
+  teamId: string;
+  /** A public key in PEM, or the `.p8` private key (its public half is used). */
+  keyPem: string;
+}
+
+export interface ApnsSimulatorOptions {
+  port?: number;
+  host?: string;
+  /** Cleartext h2c instead of TLS. */
+  cleartext?: boolean;
+  clock?: Clock;
+  keys?: SimulatorKey[];
+  /**
+   * Without it, a push token not registered is taken on first use and bound to the topic it came
+   * with (as a device that registered itself would be). With it, only registered tokens are known.
+   */
+  strictTokens?: boolean;
+}
+
+const TOKEN_LIFETIME_MS = 60 * 60_000;
+const PUSH_TYPES = new Set([
+  'alert',
+  'background',
+  'location',
+  'voip',
+  'complication',
+  'fileprovider',
+  'mdm',
+  'liveactivity',
+  'pushtotalk',
+  'widgets',
+  'controls',
+]);
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const PUSH_TOKEN = /^[0-9a-fA-F]{64}$/;
+/** How many streams a connection may have once it has shown a valid token. */
+const TRUSTED_MAX_STREAMS = 1000;
+
+interface TokenState {
+  topic: string | undefined;
+  /** Epoch ms since which the token is unregistered. */
+  unregisteredAt: number | undefined;
+}
+
+/**
+ * Apple's provider API, in process: HTTP/2 over TLS with a certificate made at start (or h2c),
+ * Apple's paths, headers, checks in Apple's order with Apple's statuses and reasons, and Apple's
+ * connection behaviour (one stream until a valid provider token, then many; GOAWAY on demand).
+ * It records what each push token received and plays scripted answers, for tests and the device page.
+ */
+export class ApnsSimulator {
+  readonly url: string;
+  /** The certificate a client must trust (undefined for h2c). */
+  readonly ca: string | undefined;
+  readonly #server: Http2Server | Http2SecureServer;
+  readonly #clock: Clock;
+  readonly #strict: boolean;
+  readonly #keys = new Map<string, { teamId: string; publicKey: KeyObject }>();
+  readonly #tokens = new Map<string, TokenState>();
+  readonly #scripts = new Map<string, ScriptedAnswer[]>();
+  readonly #received: ReceivedPush[] = [];
+  readonly #sessions = new Set<ServerHttp2Session>();
+
+  private constructor(
+    server: Http2Server | Http2SecureServer,
+    url: string,
+    ca: string | undefined,
+    options: ApnsSimulatorOptions,
+  ) {
+    this.#server = server;
+    this.url = url;
+    this.ca = ca;
+    this.#clock = options.clock ?? systemClock;
+    this.#strict = options.strictTokens ?? false;
+    for (const key of options.keys ?? []) this.registerKey(key);
+    server.on('session', (session: ServerHttp2Session) => {
+      this.#sessions.add(session);
+      session.on('close', () => this.#sessions.delete(session));
+      session.on('error', () => {});
+    });
+    server.on('stream', (stream, headers) => this.#onStream(stream, headers));
+  }
+
+  static async start(options: ApnsSimulatorOptions = {}): Promise<ApnsSimulator> {
+    const host = options.host ?? '127.0.0.1';
+    // APNs allows one stream until the connection shows a valid token.
+    const settings = { maxConcurrentStreams: 1 };
+    let server: Http2Server | Http2SecureServer;
+    let ca: string | undefined;
+    if (options.cleartext) server = http2.createServer({ settings });
+    else {
+      const pems = await generate([{ name: 'commonName', value: 'foxbell-apns-simulator' }], {
+        keyType: 'ec',
+        algorithm: 'sha256',
+        extensions: [
+          { name: 'basicConstraints', cA: true },
+          {
+            name: 'subjectAltName',
+            altNames: [
+              { type: 2, value: 'localhost' },
+              { type: 7, ip: '127.0.0.1' },
+              { type: 7, ip: '::1' },
+            ],
+          },
+        ],
+      });
+      ca = pems.cert;
+      server = http2.createSecureServer({ key: pems.private, cert: pems.cert, settings });
+    }
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    const shownHost = host.includes(':') ? `[${host}]` : host;
+    const url = `${options.cleartext ? 'http' : 'https'}://${shownHost}:${port}`;
+    return new ApnsSimulator(server, url, ca, options);
+  }
+
+  registerKey(key: SimulatorKey): void {
+    this.#keys.set(key.keyId, { teamId: key.teamId, publicKey: publicKeyOf(key.keyPem) });
+  }
+
+  /** Makes a push token known for `topic` (and registered again if it was unregistered). */
+  registerToken(pushToken: string, topic: string): void {
+    this.#tokens.set(pushToken.toLowerCase(), { topic, unregisteredAt: undefined });
+  }
+
+  /** From now on (or `at`), pushes to this token get `410 Unregistered`. */
+  unregisterToken(pushToken: string, at?: number): void {
+    const state = this.#tokens.get(pushToken.toLowerCase());
+    this.#tokens.set(pushToken.toLowerCase(), {
+      topic: state?.topic,
+      unregisteredAt: at ?? this.#clock.now(),
+    });
+  }
+
+  /** Appends answers for a push token's next pushes. */
+  script(pushToken: string, answers: ScriptedAnswer[]): void {
+    const key = pushToken.toLowerCase();
+    this.#scripts.set(key, [...(this.#scripts.get(key) ?? []), ...answers]);
+  }
+
+  /** What was pushed, oldest first; to one push token when given. */
+  received(pushToken?: string): ReceivedPush[] {
+    const key = pushToken?.toLowerCase();
+    return this.#received.filter((push) => key === undefined || push.push_token === key);
+  }
+
+  /** Forgets what was received and every script; keys and tokens stay. */
+  reset(): void {
+    this.#received.length = 0;
+    this.#scripts.clear();
+  }
+
+  /** Sends GOAWAY on every open connection: streams after the last one it processed are refused. */
+  goaway(): void {
+    for (const session of this.#sessions) session.goaway(http2.constants.NGHTTP2_NO_ERROR);
+  }
+
+  async close(): Promise<void> {
+    for (const session of this.#sessions) session.destroy();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #onStream(stream: ServerHttp2Stream, headers: http2.IncomingHttpHeaders): void {
+    stream.on('error', () => {});
+    const chunks: Buffer[] = [];
+    let size = 0;
+    // Bounded: past the limit the rest is read and dropped, never kept.
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_PAYLOAD_BYTES + 1) chunks.push(chunk);
+    });
+    stream.on('end', () => {
+      void this.#answer(stream, headers, Buffer.concat(chunks), size);
+    });
+  }
+
+  async #answer(stream: ServerHttp2Stream, headers: http2.IncomingHttpHeaders, body: Buffer, size: number) {
+    const apnsId = typeof headers['apns-id'] === 'string' ? headers['apns-id'] : randomUUID();
+    const check = this.#check(stream.session as ServerHttp2Session, headers, size);
+    let answer: { status: number; reason?: string; timestamp?: number } = check.answer;
+    const pushToken = check.pushToken;
+    if (pushToken !== undefined && answer.status === 200) {
+      const scripted = this.#scripts.get(pushToken)?.shift();
+      if (scripted) {
+        if (scripted.delay_ms) await new Promise((resolve) => setTimeout(resolve, scripted.delay_ms));
+        if (scripted.reset) {
+          this.#record(pushToken, apnsId, headers, body, { status: 0, reason: 'reset' });
+          stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+          return;
+        }
+        answer = {
+          status: scripted.status ?? 200,
+          ...(scripted.reason ? { reason: scripted.reason } : {}),
+          ...(scripted.status === 410 ? { timestamp: scripted.timestamp ?? this.#clock.now() } : {}),
+        };
+      }
+    }
+    if (pushToken !== undefined) this.#record(pushToken, apnsId, headers, body, answer);
+    if (stream.destroyed) return;
+    const responseHeaders = { ':status': answer.status, 'apns-id': apnsId };
+    if (answer.status === 200) {
+      stream.respond(responseHeaders, { endStream: true });
+    } else {
+      stream.respond({ ...responseHeaders, 'content-type': 'application/json' });
+      stream.end(
+        JSON.stringify({
+          reason: answer.reason,
+          ...(answer.timestamp !== undefined ? { timestamp: answer.timestamp } : {}),
+        }),
+      );
+    }
+  }
+
+  #record(
+    pushToken: string,
+    apnsId: string,
+    headers: http2.IncomingHttpHeaders,
+    body: Buffer,
+    answer: { status: number; reason?: string },
+  ): void {
+    const text = body.toString();
+    let payload: unknown = text;
+    try {
+      payload = JSON.parse(text);
+    } catch {}
+    const kept: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (name.startsWith(':') || name === 'authorization' || typeof value !== 'string') continue;
+      kept[name] = value;
+    }
+    this.#received.push({
+      push_token: pushToken,
+      apns_id: apnsId,
+      headers: kept,
+      payload,
+      status: answer.status,
+      ...(answer.reason ? { reason: answer.reason } : {}),
+      at: isoTime(this.#clock.now()),
+    });
+  }
+
+  /**
+   * Apple's checks, in Apple's order. `pushToken` is set once the request names a well-formed
+   * one, so a push that got that far is recorded whatever the answer.
+   */
+  #check(
+    session: ServerHttp2Session,
+    headers: http2.IncomingHttpHeaders,
+    size: number,
+  ): { answer: { status: number; reason?: string; timestamp?: number }; pushToken?: string } {
+    const refuse = (status: number, reason: string, pushToken?: string) => ({
+      answer: { status, reason },
+      ...(pushToken ? { pushToken } : {}),
+    });
+    if (headers[':method'] !== 'POST') return refuse(405, 'MethodNotAllowed');
+    const match = /^\/3\/device\/([^/?]*)$/.exec(headers[':path'] ?? '');
+    if (!match) return refuse(404, 'BadPath');
+    const rawToken = match[1] ?? '';
+    if (rawToken === '') return refuse(400, 'MissingDeviceToken');
+    if (!PUSH_TOKEN.test(rawToken)) return refuse(400, 'BadDeviceToken');
+    const pushToken = rawToken.toLowerCase();
+
+    const apnsId = headers['apns-id'];
+    if (apnsId !== undefined && (typeof apnsId !== 'string' || !UUID.test(apnsId))) {
+      return refuse(400, 'BadMessageId', pushToken);
+    }
+    const topic = headers['apns-topic'];
+    if (typeof topic !== 'string' || topic === '') return refuse(400, 'MissingTopic', pushToken);
+    const collapseId = headers['apns-collapse-id'];
+    if (typeof collapseId === 'string' && Buffer.byteLength(collapseId) > 64) {
+      return refuse(400, 'BadCollapseId', pushToken);
+    }
+    const priority = headers['apns-priority'];
+    if (priority !== undefined && !['1', '5', '10'].includes(String(priority))) {
+      return refuse(400, 'BadPriority', pushToken);
+    }
+    const pushType = headers['apns-push-type'];
+    if (pushType !== undefined && !PUSH_TYPES.has(String(pushType))) {
+      return refuse(400, 'InvalidPushType', pushToken);
+    }
+    const expiration = headers['apns-expiration'];
+    if (expiration !== undefined && !/^\d+$/.test(String(expiration))) {
+      return refuse(400, 'BadExpirationDate', pushToken);
+    }
+
+    const authorization = headers.authorization;
+    if (typeof authorization !== 'string' || !authorization.startsWith('bearer ')) {
+      return refuse(403, 'MissingProviderToken', pushToken);
+    }
+    const jwt = authorization.slice('bearer '.length);
+    const key = this.#keys.get(providerTokenKeyId(jwt) ?? '');
+    const claims = key && verifyProviderToken(jwt, key.publicKey);
+    if (!key || !claims || claims.teamId !== key.teamId)
+      return refuse(403, 'InvalidProviderToken', pushToken);
+    if (this.#clock.now() - claims.issuedAt > TOKEN_LIFETIME_MS) {
+      return refuse(403, 'ExpiredProviderToken', pushToken);
+    }
+    // A valid token: this connection may now have many streams in flight.
+    if (session.localSettings.maxConcurrentStreams !== TRUSTED_MAX_STREAMS) {
+      session.settings({ maxConcurrentStreams: TRUSTED_MAX_STREAMS });
+    }
+
+    if (size === 0) return refuse(400, 'PayloadEmpty', pushToken);
+    if (size > MAX_PAYLOAD_BYTES) return refuse(413, 'PayloadTooLarge', pushToken);
+
+    let state = this.#tokens.get(pushToken);
+    if (!state && !this.#strict) {
+      state = { topic, unregisteredAt: undefined };
+      this.#tokens.set(pushToken, state);
+    }
+    if (!state) return refuse(400, 'BadDeviceToken', pushToken);
+    if (state.topic === undefined) state.topic = topic;
+    if (state.topic !== topic) return refuse(400, 'DeviceTokenNotForTopic', pushToken);
+    if (state.unregisteredAt !== undefined && state.unregisteredAt <= this.#clock.now()) {
+      return { answer: { status: 410, reason: 'Unregistered', timestamp: state.unregisteredAt }, pushToken };
+    }
+    return { answer: { status: 200 }, pushToken };
+  }
+}

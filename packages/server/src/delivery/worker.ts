@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import type { PushResult } from '../apns/client.js';
+import { type ApnsTopics, type PushRequest, pushRequestFor } from '../apns/push-request.js';
+import type { Clock } from '../clock.js';
+import { randomBase62 } from '../ids.js';
+import type { ClaimedDestination, FinishedAttempt, Store } from '../store/store.js';
+import { endOfAttempt, MAX_ATTEMPTS } from './attempts.js';
+import { routeNotification } from './routing.js';
+
+/** What the worker pushes through: the APNs client, or anything that answers like it. */
+export interface PushSender {
+  push(request: PushRequest): Promise<PushResult>;
+  renewToken(): void;
+}
+
+export interface DeliveryLog {
+  error(message: string, details?: Record<string, unknown>): void;
+}
+
+export interface DeliveryWorkerOptions {
+  store: Store;
+  sender: PushSender;
+  topics: ApnsTopics;
+  clock: Clock;
+  /** Pushes in flight at most. */
+  concurrency: number;
+  /** How long a claimed destination stays this worker's; after that another worker may take it. */
+  leaseMs?: number;
+  /** How often to look for due work when nothing wakes the worker sooner. */
+  pollMs?: number;
+  /** How long to stop pushing after APNs refuses the credential itself. */
+  credentialPauseMs?: number;
+  newApnsId?: () => string;
+  log?: DeliveryLog;
+}
+
+const ROUTE_BATCH = 200;
+
+/**
+ * Moves notifications from the queue to devices: routes queued notifications, leases due
+ * destinations, pushes them concurrently, and records how each attempt ended. Any number of
+ * workers, in any number of processes, can share one store: a destination is pushed only by the
+ * worker holding its lease, and a lease that runs out (its worker died) is taken over.
+ */
+export class DeliveryWorker {
+  readonly owner = `wrk_${randomBase62(12)}`;
+  readonly #options: Required<Omit<DeliveryWorkerOptions, 'log'>> & { log: DeliveryLog | undefined };
+  readonly #inFlight = new Set<Promise<void>>();
+  #finished: FinishedAttempt[] = [];
+  #flushing: Promise<void> | undefined;
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  #pausedUntil = 0;
+  /** Destinations being pushed, for releasing them if a stop runs out of time. */
+  readonly #claimed = new Map<string, ClaimedDestination>();
+
+  constructor(options: DeliveryWorkerOptions) {
+    this.#options = {
+      leaseMs: 60_000,
+      pollMs: 250,
+      credentialPauseMs: 60_000,
+      newApnsId: randomUUID,
+      ...options,
+      log: options.log,
+    };
+  }
+
+  /** Starts the background loop. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Something was queued: look now rather than at the next poll. */
+  poke(): void {
+    this.#wake?.();
+  }
+
+  /**
+   * One pass: routes what is queued, claims what is due, and resolves once every push this
+   * worker has in flight is recorded. Tests drive delivery with it and a manual clock.
+   */
+  async tick(): Promise<void> {
+    await this.#step();
+    await this.idle();
+  }
+
+  /** Resolves once no push is in flight and every finished one is recorded. */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0 || this.#flushing || this.#finished.length > 0) {
+      await Promise.all([...this.#inFlight]);
+      await this.#flush();
+    }
+  }
+
+  /**
+   * Stops claiming, waits up to `graceMs` for pushes in flight, and hands the ones still out back
+   * to the queue (uncounted), so another worker takes them at once instead of after the lease.
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.#running = false;
+    this.#wake?.();
+    await this.#loop;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), graceMs);
+    });
+    const outcome = await Promise.race([this.idle().then(() => 'done' as const), timedOut]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') {
+      const now = this.#options.clock.now();
+      const released = [...this.#claimed.values()].map(
+        (d): FinishedAttempt => ({
+          notificationId: d.notificationId,
+          deviceId: d.deviceId,
+          owner: this.owner,
+          end: { kind: 'released' },
+        }),
+      );
+      this.#claimed.clear();
+      this.#finished = [];
+      await this.#options.store.finishAttempts(released, now);
+    }
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      let claimed = 0;
+      try {
+        claimed = await this.#step();
+      } catch (error) {
+        this.#options.log?.error('delivery step failed', { error: String(error) });
+      }
+      if (!this.#running) break;
+      const full = this.#inFlight.size >= this.#options.concurrency;
+      if (claimed === 0 || full) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.#options.pollMs);
+          this.#wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#wake = undefined;
+      }
+    }
+  }
+
+  /** Routes and claims once; returns how many destinations it started pushing. */
+  async #step(): Promise<number> {
+    const { store, clock, concurrency, leaseMs, newApnsId } = this.#options;
+    const now = clock.now();
+    await store.routeQueued(now, ROUTE_BATCH, (input) => routeNotification(input, now, newApnsId));
+    const room = concurrency - this.#inFlight.size;
+    if (room <= 0 || now < this.#pausedUntil) return 0;
+    const claimed = await store.claimDestinations({
+      owner: this.owner,
+      now,
+      leaseMs,
+      limit: room,
+      maxAttempts: MAX_ATTEMPTS,
+    });
+    for (const destination of claimed) this.#push(destination);
+    return claimed.length;
+  }
+
+  #push(destination: ClaimedDestination): void {
+    const key = `${destination.notificationId}/${destination.deviceId}`;
+    this.#claimed.set(key, destination);
+    const request = pushRequestFor(destination, this.#options.topics);
+    const done = this.#options.sender.push(request).then((result) => {
+      if (!this.#claimed.delete(key)) return; // released by a stop that ran out of time
+      const now = this.#options.clock.now();
+      const { end, verdict } = endOfAttempt(destination, result, now);
+      if (verdict.renewToken) this.#options.sender.renewToken();
+      if (verdict.pauseCredential) {
+        this.#pausedUntil = now + this.#options.credentialPauseMs;
+        this.#options.log?.error('APNs refused the credential; pushes paused', {
+          status: result.kind === 'answered' ? result.status : undefined,
+          reason: result.kind === 'answered' ? result.reason : undefined,
+          pausedForMs: this.#options.credentialPauseMs,
+        });
+      }
+      this.#finished.push({
+        notificationId: destination.notificationId,
+        deviceId: destination.deviceId,
+        owner: this.owner,
+        end,
+      });
+      if (!this.#flushing) queueMicrotask(() => void this.#flush());
+    });
+    this.#inFlight.add(done);
+    void done.finally(() => {
+      this.#inFlight.delete(done);
+      this.#wake?.();
+    });
+  }
+
+  /** Records every finished attempt so far in one transaction. */
+  async #flush(): Promise<void> {
+    if (this.#flushing) return this.#flushing;
+    if (this.#finished.length === 0) return;
+    const batch = this.#finished;
+    this.#finished = [];
+    this.#flushing = this.#options.store
+      .finishAttempts(batch, this.#options.clock.now())
+      .catch((error: unknown) =>
+        this.#options.log?.error('recording attempts failed', { error: String(error) }),
+      )
+      .finally(() => {
+        this.#flushing = undefined;
+      });
+    return this.#flushing;
+  }
+}
