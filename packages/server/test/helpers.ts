@@ -114,7 +114,7 @@ export interface Account {
   key: string;
   /** A send token with default options. */
   token: string;
-  devices: { id: string; name: string; platform: string }[];
+  devices: { id: string; name: string; platform: string; push_token: string }[];
 }
 
 let pushTokenCounter = 0;
@@ -137,12 +137,13 @@ export async function createAccount(
     ["Ana's Watch", 'watchos'],
     ["Ana's Vision Pro", 'visionos'],
   ]) {
+    const push_token = pushToken();
     const device = await server.request('POST', '/v1/devices', {
       token: account.body.key,
-      json: { name, platform, push_token: pushToken() },
+      json: { name, platform, push_token },
     });
     if (device.status !== 201) throw new Error(`device: ${device.text}`);
-    devices.push(device.body);
+    devices.push({ ...device.body, push_token });
   }
   const token = await createToken(server, account.body.key, tokenOptions);
   return { id: account.body.id, key: account.body.key, token, devices };

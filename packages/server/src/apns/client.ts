@@ -123,7 +123,6 @@ export class ApnsClient {
         ':method': 'POST',
         ':path': `/3/device/${queued.request.pushToken}`,
         authorization: `bearer ${this.#tokens.token()}`,
-        'content-type': 'application/json',
         ...queued.request.headers,
       });
     } catch {

@@ -1,0 +1,76 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { afterEach } from 'vitest';
+import { ApnsClient } from '../src/apns/client.js';
+import type { ProviderKey } from '../src/apns/provider-token.js';
+import type { ApnsTopics } from '../src/apns/push-request.js';
+import { ApnsSimulator, type ApnsSimulatorOptions } from '../src/apns/simulator.js';
+import type { Clock } from '../src/clock.js';
+import { DeliveryWorker, type DeliveryWorkerOptions, type PushSender } from '../src/delivery/worker.js';
+import { startServer, type TestServer } from './helpers.js';
+
+export const TOPICS: ApnsTopics = {
+  ios: 'app.foxbell.test',
+  watchos: 'app.foxbell.test.watchkitapp',
+  visionos: 'app.foxbell.test',
+};
+
+/** A provider key made once per test file: ES256 keys are cheap, but not free. */
+export const PROVIDER_KEY: ProviderKey = {
+  privateKeyPem: generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString(),
+  keyId: 'KEY0000001',
+  teamId: 'TEAM000001',
+};
+
+const closing: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close();
+});
+
+/** The simulator over TLS with the test key registered, and a real client that trusts it; closed after each test. */
+export async function startSimulator(
+  clock: Clock,
+  options: ApnsSimulatorOptions = {},
+): Promise<{ sim: ApnsSimulator; client: ApnsClient }> {
+  const sim = await ApnsSimulator.start({
+    clock,
+    keys: [{ keyId: PROVIDER_KEY.keyId, teamId: PROVIDER_KEY.teamId, keyPem: PROVIDER_KEY.privateKeyPem }],
+    ...options,
+  });
+  const client = new ApnsClient({ url: sim.url, ca: sim.ca, key: PROVIDER_KEY, clock });
+  closing.push(async () => {
+    await client.close();
+    await sim.close();
+  });
+  return { sim, client };
+}
+
+export interface DeliveryServer extends TestServer {
+  sim: ApnsSimulator;
+  client: ApnsClient;
+  /** A worker driven by hand: `await worker.tick()` routes, pushes and records once. */
+  worker: DeliveryWorker;
+  /** Another worker on the same store, with its own sender; the test settles it. */
+  addWorker(sender: PushSender, options?: Partial<DeliveryWorkerOptions>): DeliveryWorker;
+}
+
+/** The real app, store, worker, client and simulator, sharing one manual clock. */
+export async function startDeliveryServer(): Promise<DeliveryServer> {
+  const server = await startServer();
+  const { sim, client } = await startSimulator(server.clock);
+  const addWorker = (sender: PushSender, options: Partial<DeliveryWorkerOptions> = {}) => {
+    const worker = new DeliveryWorker({
+      store: server.store,
+      sender,
+      topics: TOPICS,
+      clock: server.clock,
+      concurrency: 16,
+      ...options,
+    });
+    return worker;
+  };
+  const worker = addWorker(client);
+  closing.push(() => worker.idle());
+  return { ...server, sim, client, worker, addWorker };
+}
