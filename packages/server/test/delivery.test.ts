@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PushRequest } from '../src/apns/push-request.js';
 import { type DeliveryServer, startDeliveryServer, TOPICS } from './delivery-helpers.js';
-import { createAccount, createToken, type Account } from './helpers.js';
+import { type Account, createAccount, createToken } from './helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -18,7 +18,8 @@ async function statusOf(server: DeliveryServer, token: string, id: string) {
   return reply.body;
 }
 
-const pushesTo = (server: DeliveryServer, device: Account['devices'][number]) => server.sim.received(device.push_token);
+const pushesTo = (server: DeliveryServer, device: Account['devices'][number]) =>
+  server.sim.received(device.push_token);
 
 describe('delivery to every device of a send', () => {
   it('pushes a send to each auto device over HTTP/2 and reports sent_to_push with each destination accepted', async () => {
@@ -118,7 +119,9 @@ describe('delivery to every device of a send', () => {
     await sendAndDeliver(server, account.token, { message: 'x', level: 2, target: 'watch' });
     const [push] = server.sim.received();
     expect(push?.headers['apns-priority']).toBe('10');
-    expect((push?.payload as { aps: Record<string, unknown> }).aps['interruption-level']).toBe('time-sensitive');
+    expect((push?.payload as { aps: Record<string, unknown> } | undefined)?.aps['interruption-level']).toBe(
+      'time-sensitive',
+    );
   });
 
   it('shortens a message that would take the push over 4 KB, and keeps the full text in the inbox', async () => {
@@ -148,7 +151,10 @@ describe('delivery to every device of a send', () => {
     const account = await createAccount(server);
     await sendAndDeliver(server, account.token, { message: 'one' });
     expect(server.sim.received()).toHaveLength(3);
-    const next = await server.request('POST', '/v1/notifications', { token: account.token, json: { message: 'two' } });
+    const next = await server.request('POST', '/v1/notifications', {
+      token: account.token,
+      json: { message: 'two' },
+    });
     expect(next.headers.get('x-ratelimit-remaining')).toBe('9998');
   });
 });
@@ -263,7 +269,12 @@ describe('attempts, retries and deadlines', () => {
     const record = await statusOf(server, account.token, id);
     expect(record.status).toBe('sent_to_push');
     expect(record.destinations).toEqual([
-      { platform: 'ios', state: 'accepted', push_status: 200, updated_at: new Date(start + 30_000).toISOString() },
+      {
+        platform: 'ios',
+        state: 'accepted',
+        push_status: 200,
+        updated_at: new Date(start + 30_000).toISOString(),
+      },
     ]);
   });
 
@@ -315,7 +326,11 @@ describe('attempts, retries and deadlines', () => {
     const id = await sendAndDeliver(server, account.token, { message: 'gone' });
     const record = await statusOf(server, account.token, id);
     expect(record.status).toBe('sent_to_push');
-    expect(record.destinations[0]).toMatchObject({ platform: 'ios', state: 'failed_permanent', push_status: 410 });
+    expect(record.destinations[0]).toMatchObject({
+      platform: 'ios',
+      state: 'failed_permanent',
+      push_status: 410,
+    });
     const devices = await server.request('GET', '/v1/devices', { token: account.token });
     expect(devices.body.devices.map((device: { name: string }) => device.name)).toEqual([
       "Ana's Watch",
@@ -325,14 +340,19 @@ describe('attempts, retries and deadlines', () => {
     expect(all.body.devices[0]).toMatchObject({ id: iphone.id, active: false });
     server.sim.reset();
     await sendAndDeliver(server, account.token, { message: 'after' });
-    expect(server.sim.received().map((push) => push.push_token)).toEqual([watch.push_token, account.devices[2]?.push_token]);
+    expect(server.sim.received().map((push) => push.push_token)).toEqual([
+      watch.push_token,
+      account.devices[2]?.push_token,
+    ]);
   });
 
   it('keeps a device whose push token was registered after the 410 timestamp', async () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);
     const iphone = account.devices[0] as Account['devices'][number];
-    server.sim.script(iphone.push_token, [{ status: 410, reason: 'Unregistered', timestamp: server.clock.now() - 1 }]);
+    server.sim.script(iphone.push_token, [
+      { status: 410, reason: 'Unregistered', timestamp: server.clock.now() - 1 },
+    ]);
     await sendAndDeliver(server, account.token, { message: 'stale 410', target: 'iphone' });
     const devices = await server.request('GET', '/v1/devices', { token: account.token });
     expect(devices.body.devices).toHaveLength(3);
@@ -358,7 +378,11 @@ describe('attempts, retries and deadlines', () => {
     const iphone = account.devices[0] as Account['devices'][number];
     server.sim.script(iphone.push_token, Array(3).fill({ status: 503, reason: 'ServiceUnavailable' }));
     const start = server.clock.now();
-    const id = await sendAndDeliver(server, account.token, { message: 'short-lived', ttl: 5, target: 'iphone' });
+    const id = await sendAndDeliver(server, account.token, {
+      message: 'short-lived',
+      ttl: 5,
+      target: 'iphone',
+    });
     server.clock.advance(2000);
     await server.worker.tick();
     expect(pushesTo(server, iphone)).toHaveLength(2);
@@ -375,7 +399,12 @@ describe('attempts, retries and deadlines', () => {
       status: 'dropped',
       reason: 'expired',
       destinations: [
-        { platform: 'ios', state: 'expired', push_status: 503, updated_at: new Date(start + 5000).toISOString() },
+        {
+          platform: 'ios',
+          state: 'expired',
+          push_status: 503,
+          updated_at: new Date(start + 5000).toISOString(),
+        },
       ],
       handled: [],
     });
@@ -399,7 +428,10 @@ describe('attempts, retries and deadlines', () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);
     const tokens = await server.request('GET', '/v1/tokens', { token: account.key });
-    const reply = await server.request('POST', '/v1/notifications', { token: account.token, json: { message: 'm' } });
+    const reply = await server.request('POST', '/v1/notifications', {
+      token: account.token,
+      json: { message: 'm' },
+    });
     await server.request('DELETE', `/v1/tokens/${tokens.body.tokens[0].id}`, { token: account.key });
     await server.worker.tick();
     const record = await server.store.getNotification(reply.body.id);
@@ -417,7 +449,11 @@ describe('tags', () => {
     server.sim.script(iphone.push_token, [{ status: 503, reason: 'ServiceUnavailable' }]);
     server.sim.script(watch.push_token, [{ status: 503, reason: 'ServiceUnavailable' }]);
     const first = await sendAndDeliver(server, account.token, { message: 'Build 1 running', tag: 'build' });
-    const second = await sendAndDeliver(server, other, { message: 'Build 1 passed', tag: 'build', target: 'iphone' });
+    const second = await sendAndDeliver(server, other, {
+      message: 'Build 1 passed',
+      tag: 'build',
+      target: 'iphone',
+    });
     server.clock.advance(2000);
     await server.worker.tick();
 
@@ -476,8 +512,17 @@ describe('workers sharing a store', () => {
     const account = await createAccount(server);
     const pushed: PushRequest[] = [];
     // A worker whose pushes never come back: it died with its leases held.
-    const dead = server.addWorker({ push: (request) => (pushed.push(request), new Promise(() => {})), renewToken() {} });
-    const reply = await server.request('POST', '/v1/notifications', { token: account.token, json: { message: 'm' } });
+    const dead = server.addWorker({
+      push: (request) => {
+        pushed.push(request);
+        return new Promise(() => {});
+      },
+      renewToken() {},
+    });
+    const reply = await server.request('POST', '/v1/notifications', {
+      token: account.token,
+      json: { message: 'm' },
+    });
     void dead.tick();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(pushed).toHaveLength(3);
@@ -488,11 +533,18 @@ describe('workers sharing a store', () => {
     await server.worker.tick();
     const record = await statusOf(server, account.token, reply.body.id);
     expect(record.status).toBe('sent_to_push');
-    expect(record.destinations.map((d: { state: string }) => d.state)).toEqual(['accepted', 'accepted', 'accepted']);
+    expect(record.destinations.map((d: { state: string }) => d.state)).toEqual([
+      'accepted',
+      'accepted',
+      'accepted',
+    ]);
     // The takeover reuses each destination's apns-id.
-    expect(server.sim.received().map((push) => push.apns_id).sort()).toEqual(
-      pushed.map((request) => request.headers['apns-id']).sort(),
-    );
+    expect(
+      server.sim
+        .received()
+        .map((push) => push.apns_id)
+        .sort(),
+    ).toEqual(pushed.map((request) => request.headers['apns-id']).sort());
   });
 
   it('hands pushes still in flight back at once when a stop runs out of time, uncounted', async () => {

@@ -9,6 +9,7 @@ const answerSchema = z.strictObject({
   delay_ms: z.int().min(0).max(60_000).optional(),
   timestamp: z.int().min(0).optional(),
   reset: z.boolean().optional(),
+  goaway: z.boolean().optional(),
 });
 const bodies = {
   script: z.strictObject({ answers: z.array(answerSchema).min(1).max(100) }),

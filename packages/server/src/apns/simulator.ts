@@ -34,6 +34,11 @@ export interface ScriptedAnswer {
   timestamp?: number | undefined;
   /** Reset the stream instead of answering: a push that gets no answer. */
   reset?: boolean | undefined;
+  /**
+   * Send GOAWAY naming the stream before this one as the last processed, and refuse this one
+   * unprocessed: what a client sees when APNs closes a connection under it.
+   */
+  goaway?: boolean | undefined;
 }
 
 export interface SimulatorKey {
@@ -193,6 +198,11 @@ export class ApnsSimulator {
     this.#scripts.clear();
   }
 
+  /** Connections open now. */
+  get connections(): number {
+    return this.#sessions.size;
+  }
+
   /** Sends GOAWAY on every open connection: streams after the last one it processed are refused. */
   goaway(): void {
     for (const session of this.#sessions) session.goaway(http2.constants.NGHTTP2_NO_ERROR);
@@ -229,6 +239,12 @@ export class ApnsSimulator {
         if (scripted.reset) {
           this.#record(pushToken, apnsId, headers, body, { status: 0, reason: 'reset' });
           stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+          return;
+        }
+        if (scripted.goaway) {
+          this.#record(pushToken, apnsId, headers, body, { status: 0, reason: 'goaway' });
+          stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR, (stream.id ?? 1) - 2);
+          stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
           return;
         }
         answer = {
