@@ -29,9 +29,16 @@ beforeAll(() => {
   }
 });
 
-/** Starts `foxbell-server` as a real process and waits for its `listening on` line. */
-async function startProcess(args: string[], env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, '--port', '0', ...args], {
+/**
+ * Starts `foxbell-server` as a real process and waits for the line `ready` matches (by default its
+ * `listening on` line); `url` is what the pattern captured.
+ */
+async function startProcess(
+  args: string[],
+  env: Record<string, string> = {},
+  ready = /listening on (http:\/\/\S+)/,
+): Promise<Running> {
+  const child = spawn(process.execPath, [BIN, ...(args[0] === 'worker' ? [] : ['--port', '0']), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -48,9 +55,9 @@ async function startProcess(args: string[], env: Record<string, string> = {}): P
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line; stderr: ${stderr}`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), 10_000);
     child.stdout?.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      const match = ready.exec(stdout);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -182,5 +189,96 @@ describe('foxbell-server, the process', () => {
     expect(again.body.devices).toHaveLength(3);
     const saved = JSON.parse(await readFile(path.join(data, 'dev.json'), 'utf8'));
     expect(saved.token).toBe(token);
+  });
+});
+
+/** Polls a notification's status until it leaves `accepted` (delivery runs on real time here). */
+async function deliveredStatus(url: string, token: string, id: string) {
+  for (let i = 0; i < 100; i++) {
+    const reply = await send(url, 'GET', `/v1/notifications/${id}/status`, { token });
+    if (reply.body.status !== 'accepted') return reply.body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('still accepted after 5 s');
+}
+
+async function addDevice(url: string, key: string, pushToken: string) {
+  const reply = await send(url, 'POST', '/v1/devices', {
+    token: key,
+    json: { name: 'Phone', platform: 'ios', push_token: pushToken },
+  });
+  expect(reply.status, reply.text).toBe(201);
+}
+
+describe('foxbell-server, delivering', () => {
+  it('delivers through its own workers to the built-in simulator, whose control API it prints', async () => {
+    const server = await startProcess([
+      '--data',
+      await tempDir(),
+      '--admin-key',
+      ADMIN,
+      '--log-level',
+      'warn',
+    ]);
+    const control = /APNs simulator control API on (http:\/\/\S+)/.exec(server.stdout())?.[1];
+    expect(control).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const { key, token } = await accountWithToken(server.url);
+    await addDevice(server.url, key, 'e'.repeat(64));
+    const sent = await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'hi' } });
+    const record = await deliveredStatus(server.url, token, sent.body.id);
+    expect([record.status, record.destinations[0].state, record.destinations[0].push_status]).toEqual([
+      'sent_to_push',
+      'accepted',
+      200,
+    ]);
+    const pushes = await send(control as string, 'GET', `/v1/pushes?push_token=${'e'.repeat(64)}`, {});
+    expect(
+      pushes.body.pushes.map(
+        (push: { payload: { aps: { alert: { body: string } } } }) => push.payload.aps.alert.body,
+      ),
+    ).toEqual(['hi']);
+  });
+
+  it('serves the API with --no-workers while `foxbell-server worker` delivers from the same data', async () => {
+    const data = await tempDir();
+    const api = await startProcess([
+      '--data',
+      data,
+      '--admin-key',
+      ADMIN,
+      '--no-workers',
+      '--log-level',
+      'warn',
+    ]);
+    expect(api.stdout()).not.toContain('simulator');
+    const { key, token } = await accountWithToken(api.url);
+    await addDevice(api.url, key, 'f'.repeat(64));
+    const sent = await send(api.url, 'POST', '/v1/notifications', { token, json: { message: 'via worker' } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(
+      (await send(api.url, 'GET', `/v1/notifications/${sent.body.id}/status`, { token })).body.status,
+    ).toBe('accepted');
+    const worker = await startProcess(['worker', '--data', data], {}, /worker (wrk_\w+) delivering from/);
+    expect(worker.url).toMatch(/^wrk_/);
+    const record = await deliveredStatus(api.url, token, sent.body.id);
+    expect(record.status).toBe('sent_to_push');
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('refuses to serve sends from data another server is serving', async () => {
+    const data = await tempDir();
+    await startProcess(['--data', data, '--admin-key', ADMIN, '--log-level', 'warn']);
+    const child = spawn(process.execPath, [BIN, '--port', '0', '--data', data], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain(`another foxbell-server is serving sends from ${data}`);
   });
 });

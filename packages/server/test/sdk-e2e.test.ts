@@ -1,5 +1,6 @@
 import { ApiError, Foxbell, ValidationError } from '@foxbell/sdk';
 import { describe, expect, it } from 'vitest';
+import { startDeliveryServer } from './delivery-helpers.js';
 import { createAccount, startServer } from './helpers.js';
 
 /** The published SDK against the real server over HTTP: the two halves of one contract. */
@@ -95,6 +96,47 @@ describe('the SDK against the server', () => {
     await expect(stranger.send({ message: 'hi' })).rejects.toMatchObject({
       code: 'unauthorized',
       status: 401,
+    });
+  });
+
+  it('sends through the server, its worker and HTTP/2 to the APNs simulator, and waits for sent_to_push', async () => {
+    const server = await startDeliveryServer();
+    const account = await createAccount(server);
+    const client = new Foxbell({ token: account.token, baseUrl: server.url });
+    const sent = await client.send({ message: 'Deployed', scene: 'fireworks', scene_params: { bursts: 5 } });
+    const waiting = client.waitFor(sent.id as string, {
+      until: 'sent_to_push',
+      intervalMs: 20,
+      timeoutMs: 5_000,
+    });
+    await server.worker.tick();
+    const record = await waiting;
+    expect(record.status).toBe('sent_to_push');
+    expect(record.destinations.map((d) => [d.platform, d.state, d.push_status])).toEqual([
+      ['ios', 'accepted', 200],
+      ['watchos', 'accepted', 200],
+      ['visionos', 'accepted', 200],
+    ]);
+    const payloads = server.sim.received().map((push) => (push.payload as { foxbell: unknown }).foxbell);
+    expect(payloads).toHaveLength(3);
+    expect(payloads[0]).toMatchObject({ id: sent.id, scene: 'fireworks', scene_params: { bursts: 5 } });
+  });
+
+  it('resolves waitFor on dropped when no device matches the target', async () => {
+    const server = await startDeliveryServer();
+    const account = await createAccount(server);
+    const client = new Foxbell({ token: account.token, baseUrl: server.url });
+    const sent = await client.send({ message: 'to nobody', target: 'Nobody' });
+    const waiting = client.waitFor(sent.id as string, {
+      until: 'sent_to_push',
+      intervalMs: 20,
+      timeoutMs: 5_000,
+    });
+    await server.worker.tick();
+    expect(await waiting).toMatchObject({
+      status: 'dropped',
+      reason: 'no_matching_device',
+      destinations: [],
     });
   });
 });
