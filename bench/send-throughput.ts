@@ -55,6 +55,8 @@ const foxbell = await start(path.join(root, 'packages/server/bin/foxbell-server.
   `--data=${data}`,
   `--admin-key=${ADMIN}`,
   '--log-level=warn',
+  // The API alone: delivery has its own bench.
+  '--no-workers',
   // The bench measures the server, not the spec's per-minute limits.
   '--rate-per-token=1000000000',
   '--rate-per-account=1000000000',

@@ -48,9 +48,10 @@ export class DeliveryWorker {
   readonly #inFlight = new Set<Promise<void>>();
   #finished: FinishedAttempt[] = [];
   #flushing: Promise<void> | undefined;
+  #flushScheduled = false;
   #running = false;
   #loop: Promise<void> | undefined;
-  #wake: (() => void) | undefined;
+  #wake: ((reason: 'queued' | 'finished' | 'stop') => void) | undefined;
   #pausedUntil = 0;
   /** Destinations being pushed, for releasing them if a stop runs out of time. */
   readonly #claimed = new Map<string, ClaimedDestination>();
@@ -75,7 +76,7 @@ export class DeliveryWorker {
 
   /** Something was queued: look now rather than at the next poll. */
   poke(): void {
-    this.#wake?.();
+    this.#wake?.('queued');
   }
 
   /**
@@ -101,7 +102,7 @@ export class DeliveryWorker {
    */
   async stop(graceMs = 10_000): Promise<void> {
     this.#running = false;
-    this.#wake?.();
+    this.#wake?.('stop');
     await this.#loop;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
@@ -134,11 +135,16 @@ export class DeliveryWorker {
         this.#options.log?.error('delivery step failed', { error: String(error) });
       }
       if (!this.#running) break;
-      const full = this.#inFlight.size >= this.#options.concurrency;
-      if (claimed === 0 || full) {
+      // Claiming is a transaction: wait for a batch's worth of room rather than claiming one
+      // destination per finished push. Idle, the poll timer still finds work that fell due.
+      const batchRoom = Math.max(1, Math.floor(this.#options.concurrency / 4));
+      const room = () => this.#options.concurrency - this.#inFlight.size;
+      if (claimed === 0 || room() < batchRoom) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.#options.pollMs);
-          this.#wake = () => {
+          this.#wake = (reason) => {
+            // A finished push matters only if the last pass left due work behind for want of room.
+            if (reason === 'finished' && (claimed === 0 || room() < batchRoom)) return;
             clearTimeout(timer);
             resolve();
           };
@@ -189,12 +195,19 @@ export class DeliveryWorker {
         owner: this.owner,
         end,
       });
-      if (!this.#flushing) queueMicrotask(() => void this.#flush());
+      // setImmediate, not a microtask: the answers read in this turn of the loop share a transaction.
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => {
+          this.#flushScheduled = false;
+          void this.#flush();
+        });
+      }
     });
     this.#inFlight.add(done);
     void done.finally(() => {
       this.#inFlight.delete(done);
-      this.#wake?.();
+      this.#wake?.('finished');
     });
   }
 

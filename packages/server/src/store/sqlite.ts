@@ -923,17 +923,26 @@ class SqliteStore implements Store {
         now,
         limit,
       );
+      if (due.length === 0) return [];
+      this.#run(
+        `UPDATE destinations SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_until = ?,
+           updated_at = ? WHERE rowid IN (SELECT value FROM json_each(?))`,
+        owner,
+        now + leaseMs,
+        now,
+        JSON.stringify(due.map((row) => row.rid)),
+      );
+      // A notification's destinations are claimed together: parse its payload once.
+      const payloads = new Map<string, ClaimedDestination['notification']>();
       return due.map((row): ClaimedDestination => {
-        this.#run(
-          `UPDATE destinations SET state = 'sending', attempts = attempts + 1, lease_owner = ?,
-             lease_until = ?, updated_at = ? WHERE rowid = ?`,
-          owner,
-          now + leaseMs,
-          now,
-          row.rid,
-        );
+        const notificationId = row.notification_id as string;
+        let notification = payloads.get(notificationId);
+        if (!notification) {
+          notification = JSON.parse(row.payload as string) as ClaimedDestination['notification'];
+          payloads.set(notificationId, notification);
+        }
         return {
-          notificationId: row.notification_id as string,
+          notificationId,
           deviceId: row.device_id as string,
           platform: row.platform as Platform,
           pushToken: row.push_token as string,
@@ -941,7 +950,7 @@ class SqliteStore implements Store {
           apnsId: row.apns_id as string,
           attempt: Number(row.attempts) + 1,
           senderName: row.sender_name as string,
-          notification: JSON.parse(row.payload as string),
+          notification,
           createdAt: Number(row.created_at),
           expiresAt: Number(row.expires_at),
         };
@@ -952,29 +961,25 @@ class SqliteStore implements Store {
   async finishAttempts(attempts: FinishedAttempt[], now: number) {
     this.#db.transaction(() => {
       for (const { notificationId, deviceId, owner, end } of attempts) {
-        const held = this.#get(
-          `SELECT 1 FROM destinations WHERE notification_id = ? AND device_id = ? AND state = 'sending'
-             AND lease_owner = ?`,
-          notificationId,
-          deviceId,
-          owner,
-        );
-        if (!held) continue;
-        const where = 'WHERE notification_id = ? AND device_id = ?';
+        // Only the lease holder may end an attempt; each update below checks it.
+        const where = `WHERE notification_id = ? AND device_id = ? AND state = 'sending' AND lease_owner = ?`;
         const freed = 'lease_owner = NULL, lease_until = NULL';
+        const key = [notificationId, deviceId, owner];
         switch (end.kind) {
           case 'accepted':
-            this.#run(
-              `UPDATE destinations SET state = 'accepted', push_status = ?, ${freed}, updated_at = ? ${where}`,
-              end.pushStatus,
-              now,
-              notificationId,
-              deviceId,
-            );
-            this.#run(
-              `UPDATE notifications SET status = 'sent_to_push' WHERE id = ? AND status = 'accepted'`,
-              notificationId,
-            );
+            if (
+              this.#run(
+                `UPDATE destinations SET state = 'accepted', push_status = ?, ${freed}, updated_at = ? ${where}`,
+                end.pushStatus,
+                now,
+                ...key,
+              ) > 0
+            ) {
+              this.#run(
+                `UPDATE notifications SET status = 'sent_to_push' WHERE id = ? AND status = 'accepted'`,
+                notificationId,
+              );
+            }
             break;
           case 'retry':
             this.#run(
@@ -983,21 +988,22 @@ class SqliteStore implements Store {
               end.pushStatus,
               end.nextAttemptAt,
               now,
-              notificationId,
-              deviceId,
+              ...key,
             );
             break;
           case 'failed_permanent':
-            this.#run(
-              `UPDATE destinations SET state = 'failed_permanent', push_status = ?, ${freed}, updated_at = ?
-               ${where}`,
-              end.pushStatus,
-              now,
-              notificationId,
-              deviceId,
-            );
-            if (end.deactivateDevice) this.#deactivateDevice(deviceId, now);
-            this.#settle(notificationId);
+            if (
+              this.#run(
+                `UPDATE destinations SET state = 'failed_permanent', push_status = ?, ${freed}, updated_at = ?
+                 ${where}`,
+                end.pushStatus,
+                now,
+                ...key,
+              ) > 0
+            ) {
+              if (end.deactivateDevice) this.#deactivateDevice(deviceId, now);
+              this.#settle(notificationId);
+            }
             break;
           case 'released':
             this.#run(
@@ -1005,8 +1011,7 @@ class SqliteStore implements Store {
                  ${freed}, updated_at = ? ${where}`,
               now,
               now,
-              notificationId,
-              deviceId,
+              ...key,
             );
             break;
         }
@@ -1046,12 +1051,13 @@ class SqliteStore implements Store {
 
   async nextDeliveryAt() {
     const row = this.#get(
-      `SELECT min(
-         (SELECT min(available_at) FROM route_queue),
-         (SELECT min(next_attempt_at) FROM destinations WHERE state = 'pending'),
-         (SELECT min(expires_at) FROM destinations WHERE state = 'pending'),
-         (SELECT min(lease_until) FROM destinations WHERE state = 'sending')
-       ) AS at`,
+      // min() over rows, not min(a, b, …), which is NULL as soon as one argument is.
+      `SELECT min(at) AS at FROM (
+         SELECT min(available_at) AS at FROM route_queue
+         UNION ALL SELECT min(next_attempt_at) FROM destinations WHERE state = 'pending'
+         UNION ALL SELECT min(expires_at) FROM destinations WHERE state = 'pending'
+         UNION ALL SELECT min(lease_until) FROM destinations WHERE state = 'sending'
+       )`,
     );
     return maybeNumber(row?.at) ?? undefined;
   }

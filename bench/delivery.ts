@@ -1,0 +1,271 @@
+// Destinations pushed per second by Foxbell's delivery (worker: route, lease, HTTP/2 push, record
+// on SQLite), against a bare script pushing the same payloads with @parse/node-apn, both to the
+// same APNs simulator (its own process, TLS, token auth) in the same run.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { cpus, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ApnsClient } from '../packages/server/src/apns/client.js';
+import { type PushRequest, pushRequestFor } from '../packages/server/src/apns/push-request.js';
+import { systemClock } from '../packages/server/src/clock.js';
+import { DeliveryWorker } from '../packages/server/src/delivery/worker.js';
+import { randomIds } from '../packages/server/src/ids.js';
+import { openSqliteStore } from '../packages/server/src/store/sqlite.js';
+import type { ClaimedDestination, Store } from '../packages/server/src/store/store.js';
+
+const ROUNDS = 3;
+const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS ?? 1000);
+const DEVICES = 10;
+const CONCURRENCY = 500;
+const root = fileURLToPath(new URL('..', import.meta.url));
+const TOPICS = {
+  ios: 'app.foxbell.bench',
+  watchos: 'app.foxbell.bench.watchkitapp',
+  visionos: 'app.foxbell.bench',
+};
+const MESSAGE = { message: 'Build #812 passed on main', title: 'CI', scene: 'rocket' };
+
+const work = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-delivery-'));
+const privateKeyPem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
+const key = { privateKeyPem, keyId: 'BENCHKEY01', teamId: 'BENCHTEAM1' };
+await writeFile(path.join(work, 'key.p8'), privateKeyPem);
+
+const sim = spawn(
+  process.execPath,
+  [
+    path.join(root, 'packages/server/bin/foxbell-apns-sim.js'),
+    `--key-file=${path.join(work, 'key.p8')}`,
+    `--key-id=${key.keyId}`,
+    `--team-id=${key.teamId}`,
+    `--ca-out=${path.join(work, 'ca.pem')}`,
+  ],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
+const simUrls = await new Promise<{ push: string; control: string }>((resolve, reject) => {
+  let out = '';
+  sim.stdout?.on('data', (chunk) => {
+    out += chunk;
+    const push = /listening on (https:\/\/\S+)/.exec(out)?.[1];
+    const control = /control API on (http:\/\/\S+)/.exec(out)?.[1];
+    if (push && control) resolve({ push, control });
+  });
+  sim.on('exit', (code) => reject(new Error(`the simulator exited with ${code}`)));
+});
+const ca = await readFile(path.join(work, 'ca.pem'), 'utf8');
+const clearSimulator = () => fetch(`${simUrls.control}/v1/pushes`, { method: 'DELETE' });
+/** Every push of a run must have reached the simulator and been accepted, or the figure means nothing. */
+async function expectAccepted(count: number, who: string): Promise<void> {
+  const { pushes } = (await (await fetch(`${simUrls.control}/v1/pushes`)).json()) as {
+    pushes: { status: number }[];
+  };
+  const accepted = pushes.filter((push) => push.status === 200).length;
+  if (accepted !== count) throw new Error(`${who}: the simulator accepted ${accepted} pushes, not ${count}`);
+}
+
+/** A store holding NOTIFICATIONS accepted sends to an account with DEVICES iPhones, not yet routed. */
+async function loadedStore(dir: string): Promise<Store> {
+  const store = openSqliteStore({ dataDir: dir });
+  const now = Date.now();
+  const account = await store.createAccount({
+    id: randomIds.id('acct'),
+    name: null,
+    keyHash: randomUUID(),
+    now,
+  });
+  const token = await store.createToken(
+    {
+      id: randomIds.id('tok'),
+      accountId: account.id,
+      name: 'Bench',
+      kind: 'standard',
+      ownStatus: true,
+      deviceNames: true,
+      scenes: null,
+      allowUrls: true,
+      defaultTarget: null,
+      expiresAt: null,
+      createdAt: now,
+    },
+    randomUUID(),
+    50,
+  );
+  if (token === 'limit_reached') throw new Error('token limit');
+  for (let i = 0; i < DEVICES; i++) {
+    await store.createDevice(
+      {
+        id: randomIds.id('dev'),
+        accountId: account.id,
+        name: `Phone ${i}`,
+        platform: 'ios',
+        pushToken: randomUUID().replaceAll('-', '').repeat(2),
+        inAuto: true,
+        now,
+      },
+      DEVICES,
+    );
+  }
+  const limits = { perTokenPerMinute: 1e9, perAccountPerMinute: 1e9, perAccountPerMonth: 1e12 };
+  const outcomes = await Promise.all(
+    Array.from({ length: NOTIFICATIONS }, () =>
+      store.acceptSend({
+        id: randomIds.id('ntf'),
+        requestId: randomIds.id('req'),
+        account,
+        token,
+        notification: {
+          ...MESSAGE,
+          scene_version: 1,
+          scene_params: {},
+          bell_color: 'gold',
+          level: 'active',
+          sound: 'default',
+          ttl: 86_400,
+          target: 'auto',
+        },
+        idempotency: undefined,
+        now,
+        limits,
+      }),
+    ),
+  );
+  const refused = outcomes.filter((outcome) => outcome.kind !== 'accepted');
+  if (refused.length > 0) throw new Error(`${refused.length} sends refused: ${JSON.stringify(refused[0])}`);
+  return store;
+}
+
+/** Ours: a worker delivers everything queued; the clock stops when nothing is left to do. */
+async function runFoxbell(round: number): Promise<number> {
+  const dir = path.join(work, `store-${round}`);
+  const store = await loadedStore(dir);
+  const client = new ApnsClient({ url: simUrls.push, ca, key, clock: systemClock });
+  const worker = new DeliveryWorker({
+    store,
+    sender: client,
+    topics: TOPICS,
+    clock: systemClock,
+    concurrency: CONCURRENCY,
+  });
+  const started = performance.now();
+  worker.start();
+  while ((await store.nextDeliveryAt()) !== undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+  const seconds = (performance.now() - started) / 1000;
+  await worker.stop();
+  await client.close();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+  return (NOTIFICATIONS * DEVICES) / seconds;
+}
+
+/** The baseline: the same payloads to the same push tokens, straight through @parse/node-apn. */
+async function runNodeApn(requests: PushRequest[]): Promise<number> {
+  const apn = createRequire(path.join(root, 'packages/server/package.json'))('@parse/node-apn');
+  const provider = new apn.Provider({
+    token: { key: privateKeyPem, keyId: key.keyId, teamId: key.teamId },
+    address: '127.0.0.1',
+    port: Number(new URL(simUrls.push).port),
+    ca,
+    production: true,
+    connectionRetryLimit: 0,
+  });
+  // Like APNs, the simulator allows one stream until a connection shows a valid token: one push
+  // first, untimed, so node-apn's connection is open and trusted before the clock starts.
+  const warmUp = new apn.Notification();
+  warmUp.rawPayload = { aps: { alert: 'warm-up' } };
+  warmUp.topic = TOPICS.ios;
+  warmUp.pushType = 'alert';
+  const warm = await provider.send(warmUp, 'ab'.repeat(32));
+  if (warm.failed.length > 0) throw new Error(`node-apn warm-up: ${JSON.stringify(warm.failed)}`);
+  const started = performance.now();
+  let next = 0;
+  const failures: unknown[] = [];
+  // The same number of pushes in flight as the worker allows.
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < requests.length) {
+        const request = requests[next++] as PushRequest;
+        const note = new apn.Notification();
+        note.rawPayload = JSON.parse(request.payload);
+        note.pushType = 'alert';
+        note.topic = request.headers['apns-topic'];
+        note.priority = Number(request.headers['apns-priority']);
+        note.expiry = Number(request.headers['apns-expiration']);
+        note.id = request.headers['apns-id'];
+        const result = await provider.send(note, request.pushToken);
+        failures.push(...result.failed);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await provider.shutdown();
+  if (failures.length > 0) {
+    throw new Error(`node-apn: ${failures.length} pushes failed, first: ${JSON.stringify(failures[0])}`);
+  }
+  return requests.length / seconds;
+}
+
+function baselineRequests(): PushRequest[] {
+  const now = Date.now();
+  return Array.from({ length: NOTIFICATIONS * DEVICES }, (_, index) => {
+    const destination: ClaimedDestination = {
+      notificationId: randomIds.id('ntf'),
+      deviceId: `dev_${index % DEVICES}`,
+      platform: 'ios',
+      pushToken: randomUUID().replaceAll('-', '').repeat(2),
+      pushTokenSince: now,
+      apnsId: randomUUID(),
+      attempt: 1,
+      senderName: 'Bench',
+      notification: {
+        ...MESSAGE,
+        scene_version: 1,
+        scene_params: {},
+        bell_color: 'gold',
+        level: 'active',
+        sound: 'default',
+        ttl: 86_400,
+        target: 'auto',
+      },
+      createdAt: now,
+      expiresAt: now + 86_400_000,
+    };
+    return pushRequestFor(destination, TOPICS);
+  });
+}
+
+process.on('exit', () => sim.kill('SIGTERM'));
+const ours: number[] = [];
+const baseline: number[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  await clearSimulator();
+  baseline.push(await runNodeApn(baselineRequests()));
+  await expectAccepted(NOTIFICATIONS * DEVICES + 1, 'node-apn');
+  await clearSimulator();
+  ours.push(await runFoxbell(round));
+  await expectAccepted(NOTIFICATIONS * DEVICES, 'foxbell');
+  console.log(
+    `round ${round + 1}: foxbell ${ours.at(-1)?.toFixed(0)}/s, node-apn ${baseline.at(-1)?.toFixed(0)}/s`,
+  );
+}
+sim.kill('SIGTERM');
+await rm(work, { recursive: true, force: true });
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const value = Math.round(median(ours));
+const base = Math.round(median(baseline));
+console.log(
+  `${cpus().length} CPUs, ${NOTIFICATIONS} notifications x ${DEVICES} devices, ${CONCURRENCY} pushes in flight, ${ROUNDS} rounds, median`,
+);
+console.log(
+  JSON.stringify({
+    bench: 'delivery',
+    value,
+    unit: 'destinations pushed/s',
+    baseline: base,
+    ratio: Math.round((value / base) * 1000) / 1000,
+  }),
+);
