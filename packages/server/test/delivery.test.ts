@@ -506,6 +506,30 @@ describe('opened and cleared', () => {
   });
 });
 
+describe('when delivery next has work', () => {
+  it('is the earliest of the queue, waiting attempts, deadlines and leases, even when some of them are empty', async () => {
+    const server = await startDeliveryServer();
+    const account = await createAccount(server);
+    expect(await server.store.nextDeliveryAt()).toBeUndefined();
+    const start = server.clock.now();
+    await server.request('POST', '/v1/notifications', {
+      token: account.token,
+      json: { message: 'm', target: 'iphone' },
+    });
+    // Queued, nothing routed, nothing leased.
+    expect(await server.store.nextDeliveryAt()).toBe(start);
+    server.sim.script(account.devices[0]?.push_token as string, [
+      { status: 503, reason: 'ServiceUnavailable' },
+    ]);
+    await server.worker.tick();
+    // The queue is empty and nothing is leased: the retry 2 s later is next.
+    expect(await server.store.nextDeliveryAt()).toBe(start + 2000);
+    server.clock.advance(2000);
+    await server.worker.tick();
+    expect(await server.store.nextDeliveryAt()).toBeUndefined();
+  });
+});
+
 describe('workers sharing a store', () => {
   it('takes over the destinations of a worker that died mid-push once its lease runs out, and loses nothing', async () => {
     const server = await startDeliveryServer();

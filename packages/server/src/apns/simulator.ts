@@ -105,6 +105,10 @@ export class ApnsSimulator {
   readonly #scripts = new Map<string, ScriptedAnswer[]>();
   readonly #received: ReceivedPush[] = [];
   readonly #sessions = new Set<ServerHttp2Session>();
+  readonly #verifiedTokens = new WeakMap<
+    ServerHttp2Session,
+    { jwt: string; claims: { keyId: string; teamId: string; issuedAt: number } }
+  >();
 
   private constructor(
     server: Http2Server | Http2SecureServer,
@@ -347,10 +351,18 @@ export class ApnsSimulator {
       return refuse(403, 'MissingProviderToken', pushToken);
     }
     const jwt = authorization.slice('bearer '.length);
-    const key = this.#keys.get(providerTokenKeyId(jwt) ?? '');
-    const claims = key && verifyProviderToken(jwt, key.publicKey);
-    if (!key || !claims || claims.teamId !== key.teamId)
-      return refuse(403, 'InvalidProviderToken', pushToken);
+    // Like APNs, a connection's token is verified once and then recognised while it lasts.
+    const verified = this.#verifiedTokens.get(session);
+    let claims = verified?.jwt === jwt ? verified.claims : undefined;
+    if (!claims) {
+      const key = this.#keys.get(providerTokenKeyId(jwt) ?? '');
+      const checked = key && verifyProviderToken(jwt, key.publicKey);
+      if (!key || !checked || checked.teamId !== key.teamId) {
+        return refuse(403, 'InvalidProviderToken', pushToken);
+      }
+      claims = checked;
+      this.#verifiedTokens.set(session, { jwt, claims });
+    }
     if (this.#clock.now() - claims.issuedAt > TOKEN_LIFETIME_MS) {
       return refuse(403, 'ExpiredProviderToken', pushToken);
     }
