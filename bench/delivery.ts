@@ -1,7 +1,7 @@
 // Destinations pushed per second by Foxbell's delivery (worker: route, lease, HTTP/2 push, record
 // on SQLite), against a bare script pushing the same payloads with @parse/node-apn, both to the
 // same APNs simulator (its own process, TLS, token auth) in the same run.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -26,7 +26,19 @@ const TOPICS = {
   watchos: 'app.foxbell.bench.watchkitapp',
   visionos: 'app.foxbell.bench',
 };
-const MESSAGE = { message: 'Build #812 passed on main', title: 'CI', scene: 'rocket' };
+/** One send as the store keeps it: validated, every default applied. */
+const NOTIFICATION: ClaimedDestination['notification'] = {
+  message: 'Build #812 passed on main',
+  title: 'CI',
+  scene: 'rocket',
+  scene_version: 1,
+  scene_params: {},
+  bell_color: 'gold',
+  level: 'active',
+  sound: 'default',
+  ttl: 86_400,
+  target: 'auto',
+};
 
 const work = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-delivery-'));
 const privateKeyPem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
@@ -117,16 +129,7 @@ async function loadedStore(dir: string): Promise<Store> {
         requestId: randomIds.id('req'),
         account,
         token,
-        notification: {
-          ...MESSAGE,
-          scene_version: 1,
-          scene_params: {},
-          bell_color: 'gold',
-          level: 'active',
-          sound: 'default',
-          ttl: 86_400,
-          target: 'auto',
-        },
+        notification: NOTIFICATION,
         idempotency: undefined,
         now,
         limits,
@@ -220,16 +223,7 @@ function baselineRequests(): PushRequest[] {
       apnsId: randomUUID(),
       attempt: 1,
       senderName: 'Bench',
-      notification: {
-        ...MESSAGE,
-        scene_version: 1,
-        scene_params: {},
-        bell_color: 'gold',
-        level: 'active',
-        sound: 'default',
-        ttl: 86_400,
-        target: 'auto',
-      },
+      notification: NOTIFICATION,
       createdAt: now,
       expiresAt: now + 86_400_000,
     };
