@@ -316,6 +316,26 @@ describe('attempts, retries and deadlines', () => {
     expect(devices.body.devices).toHaveLength(3);
   });
 
+  it('stops pushing for 60 s after APNs refuses the credential, so waiting sends are not spent on it', async () => {
+    const server = await startDeliveryServer();
+    const account = await createAccount(server);
+    const iphone = account.devices[0] as Account['devices'][number];
+    server.sim.script(iphone.push_token, [{ status: 403, reason: 'InvalidProviderToken' }]);
+    await sendAndDeliver(server, account.token, { message: 'refused', target: 'iphone' });
+    const waiting = await sendAndDeliver(server, account.token, { message: 'waits', target: 'iphone' });
+    expect(pushesTo(server, iphone)).toHaveLength(1);
+    server.clock.advance(59_999);
+    await server.worker.tick();
+    expect(pushesTo(server, iphone)).toHaveLength(1);
+    server.clock.advance(1);
+    await server.worker.tick();
+    expect(pushesTo(server, iphone).map((push) => push.status)).toEqual([403, 200]);
+    expect((await statusOf(server, account.token, waiting)).destinations[0]).toMatchObject({
+      state: 'accepted',
+      push_status: 200,
+    });
+  });
+
   it('deactivates a device on 410 Unregistered: it leaves the device list and auto', async () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);
