@@ -2,13 +2,14 @@
 // on SQLite), against a bare script pushing the same payloads with @parse/node-apn, both to the
 // same APNs simulator (its own process, TLS, token auth) in the same run.
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApnsClient } from '../packages/server/src/apns/client.js';
+import { newProviderKeyPem } from '../packages/server/src/apns/provider-token.js';
 import { type PushRequest, pushRequestFor } from '../packages/server/src/apns/push-request.js';
 import { systemClock } from '../packages/server/src/clock.js';
 import { DeliveryWorker } from '../packages/server/src/delivery/worker.js';
@@ -41,9 +42,7 @@ const NOTIFICATION: ClaimedDestination['notification'] = {
 };
 
 const work = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-delivery-'));
-const privateKeyPem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-  .privateKey.export({ type: 'pkcs8', format: 'pem' })
-  .toString();
+const privateKeyPem = newProviderKeyPem();
 const key = { privateKeyPem, keyId: 'BENCHKEY01', teamId: 'BENCHTEAM1' };
 await writeFile(path.join(work, 'key.p8'), privateKeyPem);
 

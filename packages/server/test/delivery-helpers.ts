@@ -1,7 +1,6 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { afterEach } from 'vitest';
 import { ApnsClient } from '../src/apns/client.js';
-import type { ProviderKey } from '../src/apns/provider-token.js';
+import { newProviderKeyPem, type ProviderKey } from '../src/apns/provider-token.js';
 import type { ApnsTopics } from '../src/apns/push-request.js';
 import { ApnsSimulator, type ApnsSimulatorOptions } from '../src/apns/simulator.js';
 import type { Clock } from '../src/clock.js';
@@ -16,9 +15,7 @@ export const TOPICS: ApnsTopics = {
 
 /** A provider key made once per test file: ES256 keys are cheap, but not free. */
 export const PROVIDER_KEY: ProviderKey = {
-  privateKeyPem: generateKeyPairSync('ec', { namedCurve: 'P-256' })
-    .privateKey.export({ type: 'pkcs8', format: 'pem' })
-    .toString(),
+  privateKeyPem: newProviderKeyPem(),
   keyId: 'KEY0000001',
   teamId: 'TEAM000001',
 };

@@ -366,6 +366,34 @@ describe('attempts, retries and deadlines', () => {
     ]);
   });
 
+  it('skips what still waits for a device removed through the management API', async () => {
+    const server = await startDeliveryServer();
+    const account = await createAccount(server);
+    const iphone = account.devices[0] as Account['devices'][number];
+    server.sim.script(iphone.push_token, [{ status: 503, reason: 'ServiceUnavailable' }]);
+    const start = server.clock.now();
+    const id = await sendAndDeliver(server, account.token, { message: 'waiting', target: 'iphone' });
+    server.clock.advance(1000);
+    const removed = await server.request('DELETE', `/v1/devices/${iphone.id}`, { token: account.key });
+    expect(removed.status).toBe(204);
+    server.clock.advance(60_000);
+    await server.worker.tick();
+    expect(pushesTo(server, iphone)).toHaveLength(1);
+    expect(await statusOf(server, account.token, id)).toEqual({
+      id,
+      status: 'accepted',
+      destinations: [
+        {
+          platform: 'ios',
+          state: 'skipped',
+          push_status: 503,
+          updated_at: new Date(start + 1000).toISOString(),
+        },
+      ],
+      handled: [],
+    });
+  });
+
   it('keeps a device whose push token was registered after the 410 timestamp', async () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);

@@ -68,6 +68,21 @@ async function startProcess(
   return { child, url, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
+/** Runs `foxbell-server` with settings it must refuse, and returns its exit code and standard error. */
+async function runToExit(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, stderr };
+}
+
 async function tempDir() {
   return mkdtemp(path.join(tmpdir(), 'foxbell-process-'));
 }
@@ -125,15 +140,9 @@ describe('foxbell-server, the process', () => {
   });
 
   it('lists every bad setting and exits 2', async () => {
-    const child = spawn(process.execPath, [BIN, '--port', 'eighty', '--log-level', 'loud'], {
-      env: { ...process.env, FOXBELL_RATE_PER_TOKEN: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const { code, stderr } = await runToExit(['--port', 'eighty', '--log-level', 'loud'], {
+      FOXBELL_RATE_PER_TOKEN: '0',
     });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const code = await new Promise((resolve) => child.on('exit', resolve));
     expect(code).toBe(2);
     expect(stderr).toContain('--port (FOXBELL_PORT) must be an integer from 0 to 65535, not "eighty"');
     expect(stderr).toContain('--log-level (FOXBELL_LOG_LEVEL)');
@@ -269,15 +278,7 @@ describe('foxbell-server, delivering', () => {
   it('refuses to serve sends from data another server is serving', async () => {
     const data = await tempDir();
     await startProcess(['--data', data, '--admin-key', ADMIN, '--log-level', 'warn']);
-    const child = spawn(process.execPath, [BIN, '--port', '0', '--data', data], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let stderr = '';
-    child.stderr?.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const code = await new Promise((resolve) => child.on('exit', resolve));
+    const { code, stderr } = await runToExit(['--port', '0', '--data', data]);
     expect(code).toBe(1);
     expect(stderr).toContain(`another foxbell-server is serving sends from ${data}`);
   });

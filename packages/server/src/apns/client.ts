@@ -45,7 +45,8 @@ export class ApnsClient {
   readonly #tokens: ProviderTokenSource;
   readonly #queue: QueuedPush[] = [];
   #session: ClientHttp2Session | undefined;
-  #inFlight = 0;
+  /** Streams in flight per connection: an old one finishes its streams after a GOAWAY. */
+  readonly #streams = new WeakMap<ClientHttp2Session, number>();
   #closed = false;
 
   constructor(options: ApnsClientOptions) {
@@ -64,11 +65,6 @@ export class ApnsClient {
   /** Makes a new provider token before the next push (after `ExpiredProviderToken`). */
   renewToken(): void {
     this.#tokens.renew();
-  }
-
-  /** Pushes started or waiting. */
-  get pending(): number {
-    return this.#inFlight + this.#queue.length;
   }
 
   /** Fails what still waits, lets streams in flight finish, and closes the connection. */
@@ -109,14 +105,12 @@ export class ApnsClient {
     while (this.#queue.length > 0 && !this.#closed) {
       const session = this.#session ?? this.#connect();
       const limit = session.remoteSettings.maxConcurrentStreams ?? 1;
-      const inSession = (session as SessionWithCount).foxbellInFlight ?? 0;
-      if (inSession >= Math.max(1, limit)) return;
+      if ((this.#streams.get(session) ?? 0) >= Math.max(1, limit)) return;
       this.#start(session, this.#queue.shift() as QueuedPush);
     }
   }
 
   #start(session: ClientHttp2Session, queued: QueuedPush): void {
-    const counted = session as SessionWithCount;
     let stream: ClientHttp2Stream;
     try {
       stream = session.request({
@@ -131,8 +125,7 @@ export class ApnsClient {
       this.#requeue(queued);
       return;
     }
-    counted.foxbellInFlight = (counted.foxbellInFlight ?? 0) + 1;
-    this.#inFlight += 1;
+    this.#streams.set(session, (this.#streams.get(session) ?? 0) + 1);
 
     let status: number | undefined;
     let apnsId: string | undefined;
@@ -141,8 +134,7 @@ export class ApnsClient {
     const finish = (result: PushResult | 'requeue') => {
       if (settled) return;
       settled = true;
-      counted.foxbellInFlight -= 1;
-      this.#inFlight -= 1;
+      this.#streams.set(session, (this.#streams.get(session) ?? 1) - 1);
       if (result === 'requeue') this.#requeue(queued);
       else queued.resolve(result);
       this.#dispatch();
@@ -190,8 +182,6 @@ export class ApnsClient {
     queueMicrotask(() => this.#dispatch());
   }
 }
-
-type SessionWithCount = ClientHttp2Session & { foxbellInFlight: number };
 
 /** Apple's error body: `{ "reason": "…", "timestamp": <ms> }` (timestamp with 410 only). */
 function errorBodyOf(body: Buffer): { reason?: string; timestamp?: number } {

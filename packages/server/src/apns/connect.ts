@@ -1,9 +1,9 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { ApnsConfig } from '../config.js';
 import { ApnsClient } from './client.js';
+import { newProviderKeyPem } from './provider-token.js';
 import type { ApnsTopics } from './push-request.js';
 import { ApnsSimulator } from './simulator.js';
 import { buildSimulatorControl } from './simulator-control.js';
@@ -46,9 +46,8 @@ export async function openPushService(
       close: () => client.close(),
     };
   }
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const key = {
-    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    privateKeyPem: newProviderKeyPem(),
     keyId: 'SIMKEY0001',
     teamId: 'SIMTEAM001',
   };

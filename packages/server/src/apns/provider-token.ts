@@ -1,4 +1,11 @@
-import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign,
+  verify,
+} from 'node:crypto';
 import type { Clock } from '../clock.js';
 
 /** What token-based APNs authentication needs: the `.p8` key and the ids Apple issued with it. */
@@ -99,3 +106,10 @@ export function providerTokenKeyId(token: string): string | undefined {
 }
 
 export const publicKeyOf = (privateKeyPem: string): KeyObject => createPublicKey(privateKeyPem);
+
+/** A new ES256 (P-256) private key in PEM, the form of Apple's `.p8` files: for the simulator and tests. */
+export function newProviderKeyPem(): string {
+  return generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
+}

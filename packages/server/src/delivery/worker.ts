@@ -127,6 +127,10 @@ export class DeliveryWorker {
   }
 
   async #run(): Promise<void> {
+    // Claiming is a transaction: wait for a batch's worth of room rather than claiming one
+    // destination per finished push. Idle, the poll timer still finds work that fell due.
+    const batchRoom = Math.max(1, Math.floor(this.#options.concurrency / 4));
+    const room = () => this.#options.concurrency - this.#inFlight.size;
     while (this.#running) {
       let claimed = 0;
       try {
@@ -135,10 +139,6 @@ export class DeliveryWorker {
         this.#options.log?.error('delivery step failed', { error: String(error) });
       }
       if (!this.#running) break;
-      // Claiming is a transaction: wait for a batch's worth of room rather than claiming one
-      // destination per finished push. Idle, the poll timer still finds work that fell due.
-      const batchRoom = Math.max(1, Math.floor(this.#options.concurrency / 4));
-      const room = () => this.#options.concurrency - this.#inFlight.size;
       if (claimed === 0 || room() < batchRoom) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.#options.pollMs);
@@ -224,6 +224,8 @@ export class DeliveryWorker {
       )
       .finally(() => {
         this.#flushing = undefined;
+        // Answers that arrived while this batch was being written have no flush of their own.
+        if (this.#finished.length > 0) void this.#flush();
       });
     return this.#flushing;
   }

@@ -474,13 +474,18 @@ class SqliteStore implements Store {
   }
 
   async listDevices(accountId: string, options: { activeOnly: boolean }) {
-    const rows = options.activeOnly
-      ? this.#all(
-          'SELECT * FROM devices WHERE account_id = ? AND active = 1 ORDER BY created_at, rowid',
-          accountId,
-        )
-      : this.#all('SELECT * FROM devices WHERE account_id = ? ORDER BY created_at, rowid', accountId);
-    return rows.map(deviceOf);
+    if (options.activeOnly) return this.#activeDevices(accountId);
+    return this.#all('SELECT * FROM devices WHERE account_id = ? ORDER BY created_at, rowid', accountId).map(
+      deviceOf,
+    );
+  }
+
+  /** The devices sends may reach (and a send token may list), oldest first. */
+  #activeDevices(accountId: string): Device[] {
+    return this.#all(
+      'SELECT * FROM devices WHERE account_id = ? AND active = 1 ORDER BY created_at, rowid',
+      accountId,
+    ).map(deviceOf);
   }
 
   async updateDevice(accountId: string, deviceId: string, change: { name?: string; inAuto?: boolean }) {
@@ -501,18 +506,16 @@ class SqliteStore implements Store {
 
   async removeDevice(accountId: string, deviceId: string, now: number) {
     return this.#write(() => {
-      const changed = this.#run(
-        'UPDATE devices SET active = 0, removed_at = ? WHERE id = ? AND account_id = ? AND active = 1',
-        now,
-        deviceId,
-        accountId,
-      );
-      if (changed === 0) return false;
-      this.#run(
-        `UPDATE destinations SET state = 'skipped', updated_at = ? WHERE device_id = ? AND state = 'pending'`,
-        now,
-        deviceId,
-      );
+      if (
+        !this.#get(
+          'SELECT 1 FROM devices WHERE id = ? AND account_id = ? AND active = 1',
+          deviceId,
+          accountId,
+        )
+      ) {
+        return false;
+      }
+      this.#deactivateDevice(deviceId, now);
       return true;
     });
   }
@@ -794,10 +797,7 @@ class SqliteStore implements Store {
         const notification = JSON.parse(row.payload as string) as StoredNotification['notification'];
         let devices = devicesOf.get(accountId);
         if (!devices) {
-          devices = this.#all(
-            'SELECT * FROM devices WHERE account_id = ? AND active = 1 ORDER BY created_at, rowid',
-            accountId,
-          ).map(deviceOf);
+          devices = this.#activeDevices(accountId);
           devicesOf.set(accountId, devices);
         }
         const createdAt = Number(row.created_at);
@@ -960,10 +960,10 @@ class SqliteStore implements Store {
 
   async finishAttempts(attempts: FinishedAttempt[], now: number) {
     this.#db.transaction(() => {
+      // Only the lease holder may end an attempt; each update below checks it.
+      const where = `WHERE notification_id = ? AND device_id = ? AND state = 'sending' AND lease_owner = ?`;
+      const freed = 'lease_owner = NULL, lease_until = NULL';
       for (const { notificationId, deviceId, owner, end } of attempts) {
-        // Only the lease holder may end an attempt; each update below checks it.
-        const where = `WHERE notification_id = ? AND device_id = ? AND state = 'sending' AND lease_owner = ?`;
-        const freed = 'lease_owner = NULL, lease_until = NULL';
         const key = [notificationId, deviceId, owner];
         switch (end.kind) {
           case 'accepted':
@@ -1019,7 +1019,10 @@ class SqliteStore implements Store {
     })();
   }
 
-  /** APNs said the push token is gone: the device leaves lists and `auto`, and skips what waits for it. */
+  /**
+   * The device leaves lists and `auto` (removed, or APNs said its push token is gone), and what
+   * still waits for it is skipped.
+   */
   #deactivateDevice(deviceId: string, now: number): void {
     this.#run('UPDATE devices SET active = 0, removed_at = ? WHERE id = ? AND active = 1', now, deviceId);
     for (const row of this.#all(
