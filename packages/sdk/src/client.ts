@@ -85,10 +85,23 @@ export interface WaitOptions extends Omit<RequestOptions, 'deadlineMs'> {
   timeoutMs?: number | undefined;
   /** First pause between polls, doubled up to 5 s. Default 500 ms. */
   intervalMs?: number | undefined;
+  /** Told about every record polled, the last one included, e.g. to show progress. */
+  onUpdate?: ((record: StatusRecord) => void) | undefined;
+}
+
+/** A send as it would leave, for showing it: `prepareSend` builds it, `send` sends these bytes. */
+export interface PreparedSend {
+  method: 'POST';
+  url: string;
+  /** The headers the SDK sets, the token replaced by `[redacted]`. */
+  headers: Record<string, string>;
+  /** The JSON body, exactly as sent. */
+  body: string;
 }
 
 const PROGRESS: Readonly<Record<string, number>> = { accepted: 0, sent_to_push: 1, opened: 2, cleared: 2 };
 const MAX_POLL_INTERVAL_MS = 5_000;
+const SEND_PATH = 'v1/notifications';
 /**
  * Headers fetch adds on its own (connection, accept, accept-language, sec-fetch-mode,
  * accept-encoding), counted against the 16 KB budget so the check errs on the safe side.
@@ -153,6 +166,45 @@ export class Foxbell {
 
   /** Sends a notification. Resolves once the service has stored and queued it (202). */
   async send(fields: SendFields, options: SendOptions = {}): Promise<SendResult> {
+    const { headers, body, idempotencyKey } = this.#sendRequest(fields, options);
+    const response = await send(this.#transport, {
+      method: 'POST',
+      path: SEND_PATH,
+      headers,
+      body,
+      signal: options.signal,
+      deadline: deadlineOf(options),
+    });
+    const parsed = sendResponseSchema.safeParse(parseJson(response.text));
+    return {
+      id: parsed.success ? parsed.data.id : null,
+      status: 'accepted',
+      request_id:
+        (parsed.success ? parsed.data.request_id : undefined) ?? response.headers['x-request-id'] ?? '',
+      rate_limit: rateLimitOf(response.headers),
+      idempotency_key: idempotencyKey,
+    };
+  }
+
+  /**
+   * Checks a send as `send` does and returns the request it would make, without sending it: for
+   * a dry run. The token is redacted; without `idempotencyKey` the key shown is a fresh one.
+   */
+  prepareSend(fields: SendFields, options: Pick<SendOptions, 'idempotencyKey'> = {}): PreparedSend {
+    const { headers, body } = this.#sendRequest(fields, options);
+    return {
+      method: 'POST',
+      url: `${this.baseUrl}/${SEND_PATH}`,
+      headers: { ...headers, authorization: 'Bearer [redacted]' },
+      body: new TextDecoder().decode(body),
+    };
+  }
+
+  /** The checked headers and body of a send, refused with a ValidationError as the server would. */
+  #sendRequest(
+    fields: SendFields,
+    options: Pick<SendOptions, 'idempotencyKey'>,
+  ): { headers: Record<string, string>; body: Uint8Array<ArrayBuffer>; idempotencyKey: string } {
     const input = checkedFields(fields);
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
@@ -169,24 +221,8 @@ export class Foxbell {
       'content-type': 'application/json',
       'idempotency-key': idempotencyKey,
     };
-    this.#checkSize('POST', 'v1/notifications', headers, body.byteLength);
-    const response = await send(this.#transport, {
-      method: 'POST',
-      path: 'v1/notifications',
-      headers,
-      body,
-      signal: options.signal,
-      deadline: deadlineOf(options),
-    });
-    const parsed = sendResponseSchema.safeParse(parseJson(response.text));
-    return {
-      id: parsed.success ? parsed.data.id : null,
-      status: 'accepted',
-      request_id:
-        (parsed.success ? parsed.data.request_id : undefined) ?? response.headers['x-request-id'] ?? '',
-      rate_limit: rateLimitOf(response.headers),
-      idempotency_key: idempotencyKey,
-    };
+    this.#checkSize('POST', SEND_PATH, headers, body.byteLength);
+    return { headers, body, idempotencyKey };
   }
 
   /** The status record of a notification this token sent. */
@@ -204,6 +240,7 @@ export class Foxbell {
     let interval = options.intervalMs ?? 500;
     for (;;) {
       const record = await this.status(id, { signal: options.signal, deadlineMs: deadline - Date.now() });
+      options.onUpdate?.(record);
       if (record.status === 'dropped' || (PROGRESS[record.status] ?? -1) >= (PROGRESS[until] ?? 0))
         return record;
       const left = deadline - Date.now();

@@ -5,6 +5,7 @@
 export {
   Foxbell,
   type FoxbellOptions,
+  type PreparedSend,
   type RateLimit,
   type RequestOptions,
   type SendOptions,

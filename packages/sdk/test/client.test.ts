@@ -248,6 +248,13 @@ describe('waitFor', () => {
     ]);
   });
 
+  it('tells onUpdate about every record it polls, the last one included', async () => {
+    serve('get', '/v1/notifications/ntf_abc123/status', at('accepted'), at('sent_to_push'));
+    const seen: string[] = [];
+    await client().waitFor('ntf_abc123', { intervalMs: 1, onUpdate: (record) => seen.push(record.status) });
+    expect(seen).toEqual(['accepted', 'sent_to_push']);
+  });
+
   it('resolves on dropped, with the reason', async () => {
     serve('get', '/v1/notifications/ntf_abc123/status', at('dropped', { reason: 'no_matching_device' }));
     await expect(client().waitFor('ntf_abc123')).resolves.toMatchObject({
@@ -273,6 +280,33 @@ describe('waitFor', () => {
     const error = await waiting;
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ record: { status: 'sent_to_push' } });
+  });
+});
+
+describe('prepareSend', () => {
+  it('returns the request send would make, with the token redacted, and sends nothing', async () => {
+    const requests = serve('post', '/v1/notifications', accepted);
+    const prepared = client().prepareSend({ message: 'hi', ttl: 60 }, { idempotencyKey: 'key-1' });
+    expect(prepared).toEqual({
+      method: 'POST',
+      url: `${BASE_URL}/v1/notifications`,
+      headers: {
+        authorization: 'Bearer [redacted]',
+        'user-agent': `foxbell-sdk/${SDK_VERSION}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'key-1',
+      },
+      body: '{"message":"hi","ttl":60}',
+    });
+    expect(JSON.stringify(prepared)).not.toContain(TOKEN);
+    await client().send({ message: 'hi', ttl: 60 }, { idempotencyKey: 'key-1' });
+    expect(Buffer.from(requests[0]?.body ?? []).toString()).toBe(prepared.body);
+  });
+
+  it('refuses what send would refuse', () => {
+    expect(() => client().prepareSend({ message: '' })).toThrow(
+      expect.objectContaining({ code: 'invalid_field', field: 'message' }),
+    );
   });
 });
 

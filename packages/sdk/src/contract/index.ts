@@ -69,3 +69,4 @@ export {
   type SceneVersion,
   sceneCatalog,
 } from './scenes.js';
+export { integerOrText, paramFromText, paramTypesOf } from './text-values.js';

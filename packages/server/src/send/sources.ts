@@ -3,7 +3,10 @@ import {
   type FieldError,
   findSceneVersion,
   IGNORED_BODY_FIELDS,
+  integerOrText,
   isPlainObject,
+  paramFromText,
+  paramTypesOf,
   sameValue,
 } from '@foxbell/sdk/contract';
 import { CATALOG } from '../catalog.js';
@@ -92,7 +95,7 @@ export function mergeSources(sources: SendSources): MergeResult {
       if (fields.scene_params !== undefined) {
         throw fieldError('invalid_field', 'scene_params', 'scene_params must be an object');
       }
-      const types = paramTypesOf(fields.scene, fields.scene_version);
+      const types = playedParamTypes(fields.scene, fields.scene_version);
       const typed = paramEntries.map((entry) =>
         entry.source === 'json'
           ? entry
@@ -145,32 +148,17 @@ function fromText(name: string, value: string): unknown {
   return INTEGER_FIELDS.has(name) ? integerOrText(value) : value;
 }
 
-function integerOrText(value: string): number | string {
-  return /^-?[0-9]{1,15}$/.test(value) ? Number(value) : value;
-}
-
-function paramFromText(value: string, type: string | undefined): unknown {
-  if (type === 'integer') return integerOrText(value);
-  if (type === 'number' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
-  return value;
-}
-
 /** The JSON Schema type of each parameter of each scene version, read once from the catalog. */
 const PARAM_TYPES = new Map<string, Record<string, string>>(
   CATALOG.scenes.flatMap((scene) =>
-    scene.versions.map((version) => {
-      const properties = (version.params.properties ?? {}) as Record<string, { type?: string }>;
-      const types = Object.fromEntries(
-        Object.entries(properties).map(([name, schema]) => [name, schema.type ?? 'string']),
-      );
-      return [`${scene.id}@${version.version}`, types] as const;
-    }),
+    scene.versions.map(
+      (version) => [`${scene.id}@${version.version}`, paramTypesOf(version.params)] as const,
+    ),
   ),
 );
 
 /** The parameter types of the scene version a send plays (the contract decides which version that is). */
-function paramTypesOf(scene: unknown, version: unknown): Record<string, string> {
+function playedParamTypes(scene: unknown, version: unknown): Record<string, string> {
   const played = findSceneVersion(
     typeof scene === 'string' ? scene : DEFAULT_SCENE,
     typeof version === 'number' ? version : undefined,

@@ -1,0 +1,60 @@
+import { Foxbell, type RetryInfo } from '@foxbell/sdk';
+import { resolveSettings, type Settings } from './config.js';
+import type { Context } from './context.js';
+import { CliError, EXIT, usageError } from './exit-codes.js';
+import type { GlobalArgs } from './flags.js';
+
+/** Stands in for a missing token in a dry run: it is never sent, and shown only as `[redacted]`. */
+const DRY_RUN_TOKEN = `fox_send_${'0'.repeat(32)}`;
+
+/**
+ * The SDK client for this run, from flags > env > config file. Every request of the CLI goes
+ * through it: the CLI has no HTTP code of its own.
+ */
+export async function openClient(
+  args: GlobalArgs,
+  { out, env }: Context,
+  options: { tokenOptional?: boolean } = {},
+): Promise<{ client: Foxbell; settings: Settings }> {
+  const settings = await resolveSettings(
+    { profile: args.profile, token: args.token, baseUrl: args['base-url'] },
+    env,
+  );
+  if (settings.origin.token === 'flag') {
+    out.warn(
+      'a token given as --token may be saved in your shell history; prefer NOTIFY_TOKEN or `notify login`',
+    );
+  }
+  if (settings.baseUrl === undefined) {
+    throw usageError(
+      'No service address',
+      'Pass --base-url, set NOTIFY_BASE_URL, or save one with `notify login`',
+    );
+  }
+  if (settings.token === undefined && !options.tokenOptional) {
+    throw new CliError('no_token', 'No send token', {
+      exitCode: EXIT.auth,
+      hint: 'Set NOTIFY_TOKEN, or save one with `notify login`',
+    });
+  }
+  const retries = args.retries;
+  if (retries !== undefined && (!Number.isInteger(retries) || retries < 0 || retries > 3)) {
+    throw usageError('--retries must be a whole number from 0 to 3');
+  }
+  const client = new Foxbell({
+    token: settings.token ?? DRY_RUN_TOKEN,
+    baseUrl: settings.baseUrl,
+    ...(retries === undefined ? {} : { maxRetries: retries }),
+    onRetry: (info) => out.warn(describeRetry(info, retries ?? 3)),
+  });
+  return { client, settings };
+}
+
+function describeRetry(info: RetryInfo, maxRetries: number): string {
+  const cause =
+    info.status === undefined
+      ? { network: 'no connection', timeout: 'no answer in time' }[info.reason as 'network' | 'timeout']
+      : `${info.status} ${info.code ?? ''}`.trim();
+  const request = info.requestId ? `, ${info.requestId}` : '';
+  return `attempt ${info.attempt} failed (${cause}${request}); retry ${info.attempt} of ${maxRetries} in ${(info.waitMs / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,29 @@
+import { openClient } from '../client.js';
+import type { Handler } from '../context.js';
+import { deliveryLine, deviceState } from '../delivery-view.js';
+import { EXIT } from '../exit-codes.js';
+import type { GlobalArgs } from '../flags.js';
+import { droppedError, follow, waitSeconds } from '../sending.js';
+
+export const run: Handler<GlobalArgs & { id: string; wait?: string }> = async (args, context) => {
+  const { out } = context;
+  const { client } = await openClient(args, context);
+  const wait = waitSeconds(args.wait);
+  const record =
+    wait === undefined ? await client.status(args.id) : await follow(client, args.id, wait, context);
+  out.result(
+    record,
+    () =>
+      [
+        `${record.id} ${record.status}${record.reason ? ` (${record.reason})` : ''}`,
+        ...(record.destinations.length === 0
+          ? [`  ${deliveryLine(record)}`]
+          : record.destinations.map(
+              (destination) => `  ${deviceState(destination)}, ${destination.updated_at}`,
+            )),
+      ].join('\n'),
+    record.status,
+  );
+  if (wait !== undefined && record.status === 'dropped') throw droppedError(record);
+  return EXIT.ok;
+};

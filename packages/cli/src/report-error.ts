@@ -1,0 +1,76 @@
+import { ERROR_CODES, isErrorCode } from '@foxbell/sdk/contract';
+import { CliError, EXIT, type ExitCode, exitCodeOf } from './exit-codes.js';
+import type { Output } from './output.js';
+
+/** What to do next for failures that have no HTTP status, and so no line in the spec's table. */
+const LOCAL_HINTS: Readonly<Record<string, string>> = {
+  connection_error: 'Check the base URL and your network; the request was retried',
+  timeout: 'The service did not answer in time; try again later',
+  aborted: 'The request was cancelled',
+  invalid_response: 'The address answered, but not as a Foxbell service: check the base URL',
+};
+
+/** The fields an error may carry, read by shape: the SDK's classes stay out of this module. */
+interface ErrorShape {
+  code?: unknown;
+  message?: unknown;
+  status?: unknown;
+  field?: unknown;
+  details?: unknown;
+  requestId?: unknown;
+  retryAfter?: unknown;
+  resetAt?: unknown;
+}
+
+/**
+ * Reports a failure on stderr (the spec's code, the field, the request id and what to do next)
+ * and, with --json, as a JSON error document on stdout; returns the exit code it stands for.
+ * With `failOpen` (--fail-open) the failure is a warning and the exit code 0.
+ */
+export function reportError(error: unknown, out: Output, options: { failOpen?: boolean } = {}): ExitCode {
+  const exitCode = options.failOpen ? EXIT.ok : exitCodeOf(error);
+  const shape = (typeof error === 'object' && error !== null ? error : {}) as ErrorShape;
+  const code = typeof shape.code === 'string' ? shape.code : 'internal';
+  const message = typeof shape.message === 'string' ? shape.message : String(error);
+  const field = typeof shape.field === 'string' ? shape.field : undefined;
+  const requestId = typeof shape.requestId === 'string' ? shape.requestId : undefined;
+  const lines = [
+    message,
+    `code: ${code}${typeof shape.status === 'number' ? ` (HTTP ${shape.status})` : ''}`,
+  ];
+  if (field) lines.push(`field: ${field}`);
+  if (requestId) lines.push(`request id: ${requestId}`);
+  if (shape.resetAt instanceof Date) lines.push(`quota resets: ${shape.resetAt.toISOString()}`);
+  const next = hintFor(error, code)?.replace('scene_params.<name>', field ?? 'scene_params.<name>');
+  if (next) lines.push(`next: ${next}`);
+  if (options.failOpen)
+    out.warn([`notification not sent: ${message}`, ...lines.slice(1)].join('\n  '), { always: true });
+  else out.error(lines);
+  if (out.json && !(error instanceof CliError && error.resultShown)) {
+    out.result(
+      {
+        error: {
+          code,
+          message,
+          ...(field ? { field } : {}),
+          ...(shape.details && typeof shape.details === 'object' ? { details: shape.details } : {}),
+        },
+        ...(requestId ? { request_id: requestId } : {}),
+        exit_code: exitCode,
+      },
+      () => '',
+    );
+  }
+  return exitCode;
+}
+
+function hintFor(error: unknown, code: string): string | undefined {
+  if (error instanceof CliError) return error.hint;
+  if (code === 'not_found')
+    return 'Check the id; without the own_status read scope every status is not found';
+  if (code === 'forbidden') {
+    return 'Use a send token; `notify devices` also needs its device_names read scope';
+  }
+  if (isErrorCode(code)) return ERROR_CODES[code].action.replaceAll('`', '');
+  return LOCAL_HINTS[code];
+}

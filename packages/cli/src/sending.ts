@@ -1,0 +1,117 @@
+import type { Foxbell, PreparedSend, SendFields, SendResult, StatusRecord } from '@foxbell/sdk';
+import type { Context } from './context.js';
+import { DROP_HINTS, deliveryLine, devicesReached } from './delivery-view.js';
+import { CliError, EXIT, type ExitCode, usageError } from './exit-codes.js';
+import type { SendArgs } from './flags.js';
+
+/** `--wait` without a number. */
+const DEFAULT_WAIT_SECONDS = 60;
+const MAX_WAIT_SECONDS = 3600;
+
+/**
+ * Sends one notification the way every sending command does (`send`, `ci`, `run`): a dry run
+ * shows the request, a send prints what was accepted, `--wait` follows it to the devices.
+ */
+export async function deliver(
+  fields: Partial<SendFields>,
+  args: SendArgs,
+  client: Foxbell,
+  { out }: Context,
+): Promise<ExitCode> {
+  const wait = waitSeconds(args.wait);
+  const idempotencyKey = args['idempotency-key'];
+  const keyOption = idempotencyKey === undefined ? {} : { idempotencyKey };
+  if (args['dry-run']) {
+    const request = client.prepareSend(fields as SendFields, keyOption);
+    out.note('Dry run: checked, nothing sent. The request would be:');
+    out.result({ dry_run: true, request: { ...request, body: JSON.parse(request.body) } }, () =>
+      formatRequest(request),
+    );
+    return EXIT.ok;
+  }
+  const sending = await out.progress('Sending');
+  let result: SendResult;
+  try {
+    result = await client.send(fields as SendFields, keyOption);
+  } finally {
+    sending.stop();
+  }
+  const id = result.id;
+  if (wait === undefined || id === null) {
+    out.result(
+      result,
+      () => `${out.paint('stdout', 'green', '✓')} Accepted ${id ?? `(${result.request_id})`}`,
+      id ?? '',
+    );
+    return EXIT.ok;
+  }
+  const record = await follow(client, id, wait, { out });
+  out.result({ ...result, delivery: record }, () => summary(record, out), id);
+  if (record.status === 'dropped') throw droppedError(record);
+  return EXIT.ok;
+}
+
+/** A `--wait` that ended with the notification dropped: exit 6, its result already printed. */
+export function droppedError(record: StatusRecord): CliError {
+  return new CliError('dropped', `The notification was dropped: ${record.reason ?? 'no reason given'}`, {
+    exitCode: EXIT.notDelivered,
+    ...(record.reason && DROP_HINTS[record.reason] ? { hint: DROP_HINTS[record.reason] } : {}),
+    resultShown: true,
+  });
+}
+
+/** Polls until sent to push or dropped, showing each device's state as it changes. */
+export async function follow(
+  client: Foxbell,
+  id: string,
+  seconds: number,
+  { out }: Pick<Context, 'out'>,
+): Promise<StatusRecord> {
+  const progress = await out.progress(`${id}: waiting`);
+  let shown = '';
+  try {
+    return await client.waitFor(id, {
+      timeoutMs: seconds * 1000,
+      onUpdate(record) {
+        const line = deliveryLine(record);
+        if (line === shown) return;
+        shown = line;
+        if (out.interactive) progress.update(`${id}: ${line}`);
+        else out.note(`${id}: ${line}`);
+      },
+    });
+  } catch (error) {
+    const record = (error as { record?: StatusRecord }).record;
+    if ((error as Error).name !== 'TimeoutError' || !record) throw error;
+    throw new CliError('wait_timeout', `Still ${record.status} after waiting ${seconds} s`, {
+      exitCode: EXIT.notDelivered,
+      hint: `Wait longer (--wait N) or check later: notify status ${id}`,
+      details: { record },
+    });
+  } finally {
+    progress.stop();
+  }
+}
+
+export function waitSeconds(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (value === '') return DEFAULT_WAIT_SECONDS;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_WAIT_SECONDS) {
+    throw usageError(`--wait takes seconds, from 1 to ${MAX_WAIT_SECONDS}`);
+  }
+  return seconds;
+}
+
+function summary(record: StatusRecord, out: Context['out']): string {
+  if (record.status === 'dropped')
+    return `${out.paint('stdout', 'red', '✗')} ${record.id} ${deliveryLine(record)}`;
+  const reached = devicesReached(record);
+  const devices = `${reached} ${reached === 1 ? 'device' : 'devices'}`;
+  return `${out.paint('stdout', 'green', '✓')} ${record.id} reached ${devices}; ${deliveryLine(record)}`;
+}
+
+function formatRequest(request: PreparedSend): string {
+  const headers = Object.entries(request.headers).map(([name, value]) => `${name}: ${value}`);
+  return [`${request.method} ${request.url}`, ...headers, '', request.body].join('\n');
+}
