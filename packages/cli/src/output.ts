@@ -38,8 +38,14 @@ export class Output {
     this.#streams = streams;
     const { env } = streams;
     const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0';
+    // A terminal of no width (some CI pseudo-terminals) cannot redraw a line in place.
     this.interactive =
-      streams.stderr.isTTY === true && !ci && !mode.json && !mode.quiet && env.TERM !== 'dumb';
+      streams.stderr.isTTY === true &&
+      (streams.stderr.columns ?? 0) > 0 &&
+      !ci &&
+      !mode.json &&
+      !mode.quiet &&
+      env.TERM !== 'dumb';
     // https://no-color.org: any non-empty NO_COLOR turns colour off; FORCE_COLOR turns it on.
     const colorable = (stream: NodeJS.WriteStream) => {
       if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
@@ -96,6 +102,8 @@ export class Output {
       text,
       stream: this.#streams.stderr,
       color: this.#color.stderr ? 'cyan' : false,
+      // This class decides when to spin (ora's own test reads any CI variable, even an empty one).
+      isEnabled: true,
       // stdin stays as it is: `notify run` hands it to the command.
       discardStdin: false,
     }).start();

@@ -1,6 +1,6 @@
 import { openClient } from '../client.js';
 import type { Handler } from '../context.js';
-import { deliveryLine, deviceState } from '../delivery-view.js';
+import { deviceState } from '../delivery-view.js';
 import { EXIT } from '../exit-codes.js';
 import type { GlobalArgs } from '../flags.js';
 import { droppedError, follow, waitSeconds } from '../sending.js';
@@ -17,7 +17,9 @@ export const run: Handler<GlobalArgs & { id: string; wait?: string }> = async (a
       [
         `${record.id} ${record.status}${record.reason ? ` (${record.reason})` : ''}`,
         ...(record.destinations.length === 0
-          ? [`  ${deliveryLine(record)}`]
+          ? record.status === 'dropped'
+            ? []
+            : ['  not yet routed to a device']
           : record.destinations.map(
               (destination) => `  ${deviceState(destination)}, ${destination.updated_at}`,
             )),

@@ -1,0 +1,121 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, NOTIFY_BIN, notify, type Service, startService, using } from './helpers.js';
+
+let service: Service;
+beforeAll(async () => {
+  service = await startService();
+});
+
+describe('notify status', () => {
+  it("shows the status and each device's state, and follows it with --wait", async () => {
+    const account = await createAccount(service);
+    const env = using(service, account.token);
+    const id = (await notify(['send', 'hi', '--target', 'watch', '--quiet'], { env })).stdout.trim();
+    const waited = await notify(['status', id, '--wait', '20', '--json'], { env });
+    expect(waited.code).toBe(0);
+    expect(JSON.parse(waited.stdout)).toEqual({
+      id,
+      status: 'sent_to_push',
+      destinations: [
+        { platform: 'watchos', state: 'accepted', push_status: 200, updated_at: expect.any(String) },
+      ],
+      handled: [],
+    });
+    const shown = await notify(['status', id], { env });
+    expect(shown.stdout).toMatch(
+      new RegExp(`^${id} sent_to_push\\n {2}Apple Watch accepted \\(200\\), \\d{4}-\\S+Z\\n$`),
+    );
+    const quiet = await notify(['status', id, '-q'], { env });
+    expect(quiet.stdout).toBe('sent_to_push\n');
+  });
+
+  it('ends --wait on a dropped notification with 6', async () => {
+    const account = await createAccount(service);
+    const env = using(service, account.token);
+    const id = (await notify(['send', 'hi', '--target', 'nobody', '-q'], { env })).stdout.trim();
+    const run = await notify(['status', id, '--wait'], { env });
+    expect(run.code).toBe(6);
+    expect(run.stdout).toBe(`${id} dropped (no_matching_device)\n`);
+  });
+});
+
+describe('notify scenes and devices', () => {
+  it("lists each scene with its parameters' values and defaults", async () => {
+    const account = await createAccount(service);
+    const run = await notify(['scenes'], { env: using(service, account.token) });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      'rocket  Rocket, v1\n  --param color=red|blue|green|white  (default white)\n  --param countdown=0..10  (default 3)\n',
+    );
+    expect(run.stdout).toContain('notice  Notice, v1\n  no parameters\n');
+    const json = await notify(['scenes', '--json'], { env: using(service, account.token) });
+    expect(JSON.parse(json.stdout).scenes.map((scene: { id: string }) => scene.id)).toEqual([
+      'notice',
+      'rocket',
+      'fireworks',
+      'garage',
+      'campfire',
+    ]);
+  });
+
+  it('lists the devices a send can target', async () => {
+    const account = await createAccount(service);
+    const env = using(service, account.token);
+    expect((await notify(['devices'], { env })).stdout).toBe(
+      "Ana's iPhone      ios\nAna's Watch       watchos\nAna's Vision Pro  visionos\n",
+    );
+    expect(JSON.parse((await notify(['devices', '--json'], { env })).stdout)).toEqual([
+      { name: "Ana's iPhone", platform: 'ios' },
+      { name: "Ana's Watch", platform: 'watchos' },
+      { name: "Ana's Vision Pro", platform: 'visionos' },
+    ]);
+  });
+});
+
+describe('help, version and completion', () => {
+  it('prints the version of the package', async () => {
+    const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(await notify(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('has help with examples for every command', async () => {
+    for (const command of ['send', 'status', 'scenes', 'devices', 'ci', 'run', 'login', 'config']) {
+      const run = await notify([command, '--help']);
+      expect(run.code, command).toBe(0);
+      expect(run.stdout, command).toContain('Examples:');
+    }
+    expect((await notify(['--help'])).stdout).toContain('Exit codes: 0 sent');
+  });
+
+  it('prints a completion script that completes commands', async () => {
+    const script = await notify(['completion']);
+    expect(script.code).toBe(0);
+    expect(script.stdout).toContain('_notify_yargs_completions');
+    const completions = await notify(['--get-yargs-completions', 'notify', 'st']);
+    expect(completions.stdout.split('\n')).toContain('status');
+  });
+});
+
+describe('on a terminal', () => {
+  it('draws a spinner on stderr while it follows delivery, and none in CI', async () => {
+    const account = await createAccount(service);
+    const env = { ...process.env, ...using(service, account.token), CI: '', TERM: 'xterm' };
+    // `script` runs notify on a pseudo-terminal, as a person's shell would.
+    const command = `stty cols 100; ${process.execPath} ${NOTIFY_BIN} send hi --wait 20`;
+    const onTerminal = await promisify(execFile)('script', ['-qec', command, '/dev/null'], { env });
+    // A spinner hides the cursor while it spins and draws its frames over "Sending".
+    const HIDE_CURSOR = '\u001b[?25l';
+    expect(onTerminal.stdout).toContain(HIDE_CURSOR);
+    expect(onTerminal.stdout).toMatch(/\S Sending/);
+    expect(onTerminal.stdout).toContain('reached 3 devices');
+    const inCi = await promisify(execFile)('script', ['-qec', command, '/dev/null'], {
+      env: { ...env, CI: 'true' },
+    });
+    expect(inCi.stdout).not.toContain(HIDE_CURSOR);
+    expect(inCi.stdout).not.toContain('Sending');
+    expect(inCi.stdout).toContain('reached 3 devices');
+  });
+});

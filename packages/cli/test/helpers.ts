@@ -1,0 +1,170 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+
+/** The built `notify`, as users run it. */
+export const NOTIFY_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin.js');
+const SERVER_BIN = join(
+  dirname(createRequire(import.meta.url).resolve('@foxbell/server/package.json')),
+  'bin',
+  'foxbell-server.js',
+);
+export const ADMIN_KEY = 'cli-test-admin-key-0123';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+export async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'notify-test-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface Service {
+  url: string;
+  /** The built-in APNs simulator's control API (what each device was pushed); none with --no-workers. */
+  simUrl: string | undefined;
+}
+
+/** The real `foxbell-server` process on a free port, with its built-in APNs simulator; stopped after the file. */
+export async function startService(extraArgs: string[] = []): Promise<Service> {
+  const child = spawn(
+    process.execPath,
+    [
+      SERVER_BIN,
+      '--port',
+      '0',
+      '--data',
+      await tempDir(),
+      '--admin-key',
+      ADMIN_KEY,
+      '--log-level',
+      'warn',
+      ...extraArgs,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  cleanups.push(() => stop(child));
+  let printed = '';
+  return new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      printed += chunk;
+    });
+    child.stdout.on('data', (chunk) => {
+      printed += chunk;
+      // The simulator's line comes first, when there is a simulator.
+      const url = printed.match(/listening on (http:\/\/\S+)/)?.[1];
+      const simUrl = printed.match(/simulator control API on (http:\/\/\S+)/)?.[1];
+      if (url) resolve({ url, simUrl });
+    });
+    child.on('exit', (code) => reject(new Error(`foxbell-server exited ${code}: ${printed}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function call(url: string, key: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as Record<string, unknown>;
+  if (response.status !== 201) throw new Error(`${url}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+let pushTokens = 0;
+
+export interface Account {
+  key: string;
+  token: string;
+  /** Push tokens of the iPhone, the watch and the headset, in that order. */
+  pushTokens: [string, string, string];
+}
+
+/** An account with an iPhone, a watch and a Vision Pro and one send token, made through the management API. */
+export async function createAccount(
+  service: Service,
+  tokenOptions: Record<string, unknown> = {},
+): Promise<Account> {
+  const account = await call(`${service.url}/v1/accounts`, ADMIN_KEY, {});
+  const key = account.key as string;
+  const tokens: string[] = [];
+  for (const [name, platform] of [
+    ["Ana's iPhone", 'ios'],
+    ["Ana's Watch", 'watchos'],
+    ["Ana's Vision Pro", 'visionos'],
+  ]) {
+    pushTokens += 1;
+    const push_token = `${process.pid.toString(16)}${pushTokens.toString(16).padStart(8, '0')}`.padStart(
+      64,
+      'c',
+    );
+    await call(`${service.url}/v1/devices`, key, { name, platform, push_token });
+    tokens.push(push_token);
+  }
+  const token = (await call(`${service.url}/v1/tokens`, key, tokenOptions)).token as string;
+  return { key, token, pushTokens: tokens as [string, string, string] };
+}
+
+/** What the simulator received for one device: the APNs payloads, oldest first. */
+export async function pushesTo(service: Service, pushToken: string): Promise<Record<string, unknown>[]> {
+  if (!service.simUrl) throw new Error('This service delivers nothing: it runs with --no-workers');
+  const response = await fetch(`${service.simUrl}/v1/pushes?push_token=${pushToken}`);
+  const { pushes } = (await response.json()) as { pushes: { payload: Record<string, unknown> }[] };
+  return pushes.map((push) => push.payload);
+}
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface NotifyOptions {
+  /** Added to a clean environment (PATH, a private HOME and config file; no CI, no NOTIFY_*). */
+  env?: Record<string, string | undefined>;
+  /** Written to stdin, then closed; without it stdin is an empty pipe. */
+  input?: string;
+}
+
+/** Runs the built `notify` as a separate process, as a terminal or CI step would. */
+export async function notify(args: string[], options: NotifyOptions = {}): Promise<Run> {
+  const home = await tempDir();
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    NOTIFY_CONFIG: join(home, 'config', 'config.json'),
+    ...options.env,
+  };
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [NOTIFY_BIN, ...args],
+      { env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)) },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
+      },
+    );
+    if (options.input === undefined) child.stdin?.end();
+    else child.stdin?.end(options.input);
+  });
+}
+
+/** The env that points `notify` at a service with a token. */
+export function using(service: Service, token: string): Record<string, string> {
+  return { NOTIFY_BASE_URL: service.url, NOTIFY_TOKEN: token };
+}

@@ -1,0 +1,206 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, notify, pushesTo, type Service, startService, using } from './helpers.js';
+
+let service: Service;
+beforeAll(async () => {
+  service = await startService(['--rate-per-token', '1000', '--rate-per-account', '1000']);
+});
+
+const EVERY_FLAG = [
+  'Deploy',
+  'finished',
+  '--title',
+  'Release 1.2',
+  '--subtitle',
+  'api',
+  '--scene',
+  'rocket',
+  '--scene-version',
+  '1',
+  '--param',
+  'color=red',
+  '--param',
+  'countdown=5',
+  '--bell-color',
+  '#FF0000',
+  '--url',
+  'https://example.com/runs/1',
+  '--url-title',
+  'Open run',
+  '--image',
+  'https://example.com/i.png',
+  '--level',
+  'time-sensitive',
+  '--group',
+  'deploys',
+  '--tag',
+  'deploy-api',
+  '--sound',
+  'none',
+  '--ttl',
+  '600',
+  '--target',
+  'iphone',
+  '--idempotency-key',
+  'deploy-1',
+];
+
+describe('notify send', () => {
+  it('maps every flag to its send field, typing scene parameters by the scene', async () => {
+    const account = await createAccount(service);
+    const run = await notify(['send', ...EVERY_FLAG, '--dry-run', '--json'], {
+      env: using(service, account.token),
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      dry_run: true,
+      request: {
+        method: 'POST',
+        url: `${service.url}/v1/notifications`,
+        headers: {
+          authorization: 'Bearer [redacted]',
+          'user-agent': 'foxbell-sdk/0.1.0',
+          'content-type': 'application/json',
+          'idempotency-key': 'deploy-1',
+        },
+        body: {
+          message: 'Deploy finished',
+          title: 'Release 1.2',
+          subtitle: 'api',
+          scene: 'rocket',
+          bell_color: '#FF0000',
+          url: 'https://example.com/runs/1',
+          url_title: 'Open run',
+          image: 'https://example.com/i.png',
+          level: 'time-sensitive',
+          group: 'deploys',
+          tag: 'deploy-api',
+          sound: 'none',
+          target: 'iphone',
+          scene_version: 1,
+          ttl: 600,
+          scene_params: { color: 'red', countdown: 5 },
+        },
+      },
+    });
+    expect(run.stdout + run.stderr).not.toContain(account.token);
+  });
+
+  it('sends it: the iPhone gets the push with those fields, and the same key sends once', async () => {
+    const account = await createAccount(service);
+    const env = using(service, account.token);
+    const first = await notify(['send', ...EVERY_FLAG, '--json', '--wait', '20'], { env });
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const result = JSON.parse(first.stdout);
+    expect(result).toMatchObject({
+      id: expect.stringMatching(/^ntf_/),
+      status: 'accepted',
+      request_id: expect.stringMatching(/^req_/),
+      idempotency_key: 'deploy-1',
+      rate_limit: { limit: 10000, remaining: 9999, reset: expect.any(Number) },
+      delivery: {
+        id: result.id,
+        status: 'sent_to_push',
+        destinations: [{ platform: 'ios', state: 'accepted', push_status: 200 }],
+      },
+    });
+    const again = await notify(['send', ...EVERY_FLAG, '--quiet'], { env });
+    expect(again).toEqual({ code: 0, stdout: `${result.id}\n`, stderr: '' });
+    const pushes = await pushesTo(service, account.pushTokens[0]);
+    expect(pushes).toHaveLength(1);
+    expect(JSON.stringify(pushes[0])).toContain('Release 1.2');
+    expect(await pushesTo(service, account.pushTokens[1])).toEqual([]);
+  });
+
+  it('prints a short line on success, and with --wait how many devices it reached', async () => {
+    const account = await createAccount(service);
+    const env = using(service, account.token);
+    const sent = await notify(['send', 'Build passed'], { env });
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/^✓ Accepted ntf_[A-Za-z0-9_-]+\n$/);
+    const waited = await notify(['send', 'Build passed', '--wait'], { env });
+    expect(waited.code).toBe(0);
+    expect(waited.stdout).toMatch(
+      /^✓ ntf_\S+ reached 3 devices; sent_to_push: iPhone accepted \(200\), Apple Watch accepted \(200\), Vision Pro accepted \(200\)\n$/,
+    );
+    // Without a terminal, each change of state is a plain line on stderr: no spinner.
+    expect(waited.stderr).toMatch(/ntf_\S+: sent_to_push: iPhone accepted \(200\)/);
+    expect(waited.stderr).not.toMatch(/\u001b|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+  });
+
+  it('reads the message from a pipe, and from stdin with "-", without the newline that ends it', async () => {
+    const account = await createAccount(service);
+    const env = using(service, account.token);
+    for (const args of [['send'], ['send', '-']]) {
+      const run = await notify([...args, '--dry-run', '--json'], { env, input: 'line one\nline two\n\n' });
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout).request.body).toEqual({ message: 'line one\nline two' });
+    }
+  });
+
+  it('ends with 6 when --wait sees the notification dropped, its record on stdout', async () => {
+    const account = await createAccount(service);
+    const run = await notify(['send', 'hi', '--target', 'nobody', '--wait', '--json'], {
+      env: using(service, account.token),
+    });
+    expect(run.code).toBe(6);
+    expect(JSON.parse(run.stdout).delivery).toMatchObject({
+      status: 'dropped',
+      reason: 'no_matching_device',
+    });
+    expect(run.stderr).toContain('error: The notification was dropped: no_matching_device');
+    expect(run.stderr).toContain('next: No active device matches the target; see `notify devices`');
+  });
+
+  it('refuses a bad field before sending, with exit 2, the code, the field and what to do next', async () => {
+    const account = await createAccount(service);
+    const run = await notify(['send', 'hi', '--scene', 'rocket', '--param', 'countdown=11'], {
+      env: using(service, account.token),
+    });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('code: invalid_scene_param');
+    expect(run.stderr).toContain('field: scene_params.countdown');
+    expect(run.stderr).toContain('next: Fix scene_params.countdown');
+    expect(await pushesTo(service, account.pushTokens[0])).toEqual([]);
+  });
+
+  it('gives a JSON error document on stdout with --json', async () => {
+    const account = await createAccount(service);
+    const run = await notify(['send', '--json', '--title', 'no message'], {
+      env: using(service, account.token),
+    });
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: { code: 'missing_field', message: expect.any(String), field: 'message' },
+      exit_code: 2,
+    });
+  });
+
+  it('answers a usage mistake with exit 2 and help', async () => {
+    const run = await notify(['send', 'hi', '--colour', 'red']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Unknown argument: colour');
+    const none = await notify([]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('Name a command');
+  });
+
+  it('warns that --token may land in shell history, and never prints the token', async () => {
+    const account = await createAccount(service);
+    const run = await notify(['send', 'hi', '--token', account.token, '--base-url', service.url, '--wait']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('warning: a token given as --token may be saved in your shell history');
+    expect(run.stdout + run.stderr).not.toContain(account.token);
+  });
+
+  it('colours only a terminal or FORCE_COLOR, and never under NO_COLOR', async () => {
+    const account = await createAccount(service);
+    const env = using(service, account.token);
+    const forced = await notify(['send', 'hi'], { env: { ...env, FORCE_COLOR: '1' } });
+    expect(forced.stdout).toContain('\u001b[32m✓\u001b[39m');
+    const plain = await notify(['send', 'hi'], { env: { ...env, FORCE_COLOR: '1', NO_COLOR: '1' } });
+    expect(plain.stdout).toMatch(/^✓ Accepted/);
+  });
+});
