@@ -15,6 +15,8 @@ import { cutToBytes, plainText } from '../text.js';
 
 /** How much of the command's output is kept for the message's last lines (the rest only streams through). */
 const TAIL_CHARS = 64 * 1024;
+/** How much of the command line a title shows. */
+const SHOWN_COMMAND_BYTES = 80;
 /** A shell's code for a command that could not be found or started. */
 const CANNOT_RUN = 127;
 
@@ -112,7 +114,12 @@ export function runNotification(
         ? 'cancelled'
         : 'failure';
   const look = OUTCOME_LOOK[outcome];
-  const shown = plainText(command.join(' '));
+  // The command on one line, short enough to leave room for how it ended.
+  const shown = cutToBytes(
+    plainText(command.join(' ')).replace(/\s+/g, ' ').trim(),
+    SHOWN_COMMAND_BYTES,
+    'start',
+  );
   const ending = finished.startError
     ? `could not start (${finished.startError})`
     : finished.signal
