@@ -1,2 +1,6 @@
 #!/usr/bin/env node
-import './dist/main.js';
+import module from 'node:module';
+
+// Node 22.1+ keeps compiled code between runs: a faster start for a command run many times.
+module.enableCompileCache?.();
+await import('./dist/main.js');

@@ -151,12 +151,21 @@ function parser(argv: string[]): Argv {
     .wrap(Math.min(110, process.stdout.columns ?? 80))
     .exitProcess(false)
     .fail((message, error) => {
-      if (error) throw error;
-      const out = new Output({ json: false, quiet: false }, streams);
-      out.error([message, 'Run `notify --help` for usage.']);
-      process.exitCode = EXIT.usage;
+      // Thrown, so that no command runs after a usage mistake.
+      throw error ?? new UsageMistake(message);
     });
 }
 
-await parser(normalizeWaitFlag(hideBin(process.argv))).parseAsync();
-if (outcome) process.exitCode = await outcome;
+class UsageMistake extends Error {}
+
+try {
+  await parser(normalizeWaitFlag(hideBin(process.argv))).parseAsync();
+  if (outcome) process.exitCode = await outcome;
+} catch (error) {
+  // Handlers report their own failures: what arrives here is the parser's.
+  new Output({ json: false, quiet: false }, streams).error([
+    (error as Error).message,
+    'Run `notify --help` for usage.',
+  ]);
+  process.exitCode = EXIT.usage;
+}

@@ -179,10 +179,15 @@ describe('notify send', () => {
     });
   });
 
-  it('answers a usage mistake with exit 2 and help', async () => {
-    const run = await notify(['send', 'hi', '--colour', 'red']);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('Unknown argument: colour');
+  it('answers a usage mistake with exit 2 and help, and runs nothing', async () => {
+    const account = await createAccount(service);
+    const run = await notify(['send', 'hi', '--colour', 'red'], { env: using(service, account.token) });
+    expect(run).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: Unknown argument: colour\n  Run `notify --help` for usage.\n',
+    });
+    expect(await pushesTo(service, account.pushTokens[0])).toEqual([]);
     const none = await notify([]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('Name a command');
