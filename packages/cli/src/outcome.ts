@@ -23,11 +23,15 @@ export const OUTCOME_LOOK: Readonly<
   unknown: { mark: '🏁', fields: { scene: 'notice', level: 'active' } },
 };
 
-/** Fields built for an outcome, then the person's own flags on top; scene parameters go with their scene. */
+/**
+ * Fields built for an outcome, then the person's own flags on top. Scene parameters go with
+ * their scene: kept and added to for the same scene, dropped for a scene chosen by hand.
+ */
 export function withOverrides(built: Partial<SendFields>, flags: Partial<SendFields>): Partial<SendFields> {
   const merged: Partial<SendFields> = { ...built, ...flags };
-  if (flags.scene !== undefined && flags.scene !== built.scene && flags.scene_params === undefined) {
-    delete merged.scene_params;
-  }
+  const sameScene = flags.scene === undefined || flags.scene === built.scene;
+  const params = { ...(sameScene ? built.scene_params : {}), ...flags.scene_params };
+  if (Object.keys(params).length > 0) merged.scene_params = params;
+  else delete merged.scene_params;
   return merged;
 }

@@ -18,6 +18,8 @@ import { INTEGER_FIELD_FLAGS, type SendArgs, TEXT_FIELD_FLAGS } from './flags.js
 export async function fieldsFromFlags(
   args: SendArgs,
   client: Pick<Foxbell, 'scenes'> | undefined,
+  /** The scene the command chose itself (`ci`, `run`), when the flags choose none. */
+  chosen: Pick<SendFields, 'scene' | 'scene_version'> = {},
 ): Promise<Partial<SendFields>> {
   const fields: Record<string, unknown> = {};
   for (const [flag, field] of Object.entries(TEXT_FIELD_FLAGS)) {
@@ -30,7 +32,12 @@ export async function fieldsFromFlags(
   }
   const params = parseParams(args.param ?? []);
   if (params.size > 0) {
-    const types = await paramTypes(fields.scene, fields.scene_version, client);
+    const scene = fields.scene ?? chosen.scene;
+    const types = await paramTypes(
+      scene,
+      fields.scene === undefined ? chosen.scene_version : fields.scene_version,
+      client,
+    );
     fields.scene_params = Object.fromEntries(
       [...params].map(([name, text]) => [name, paramFromText(text, types[name])]),
     );

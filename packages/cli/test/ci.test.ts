@@ -265,6 +265,9 @@ describe('notify ci', () => {
     });
     // The success scene's parameters do not follow a scene chosen by hand.
     expect(body.scene_params).toBeUndefined();
+    const github = PROVIDERS[0]?.env as Record<string, string>;
+    const added = await dryRun(github, ['--status', 'success', '--param', 'countdown=9']);
+    expect(added.scene_params).toEqual({ color: 'green', countdown: 9 });
   });
 
   it('posts the result through the service to the devices', async () => {

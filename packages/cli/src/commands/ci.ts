@@ -35,7 +35,7 @@ export const run: Handler<SendArgs & { status?: Outcome }> = async (args, contex
   if (outcome === 'unknown') {
     context.out.note(`${ci.provider} does not tell a step the job's result: pass --status to report it`);
   }
-  const fields = withOverrides(built, await fieldsFromFlags(args, client));
+  const fields = withOverrides(built, await fieldsFromFlags(args, client, built));
   return deliver(fields, args, client, context);
 };
 

@@ -54,7 +54,7 @@ export const run: Handler<RunArgs> = async (args, context) => {
   if (opened) {
     try {
       const built = runNotification(command, finished, args.lines);
-      const fields = withOverrides(built, await fieldsFromFlags(args, opened.client));
+      const fields = withOverrides(built, await fieldsFromFlags(args, opened.client, built));
       await deliver(fields, args, opened.client, context);
     } catch (error) {
       reportError(error, context.out, failOpen);
