@@ -14,13 +14,17 @@ const DRY_RUN_TOKEN = `fox_send_${'0'.repeat(32)}`;
 export async function openClient(
   args: GlobalArgs,
   { out, env }: Context,
-  options: { tokenOptional?: boolean } = {},
+  options: {
+    tokenOptional?: boolean;
+    /** A token typed at a prompt or piped in (`notify login`): it takes the place of --token. */
+    token?: string;
+  } = {},
 ): Promise<{ client: Foxbell; settings: Settings }> {
   const settings = await resolveSettings(
-    { profile: args.profile, token: args.token, baseUrl: args['base-url'] },
+    { profile: args.profile, token: options.token ?? args.token, baseUrl: args['base-url'] },
     env,
   );
-  if (settings.origin.token === 'flag') {
+  if (args.token !== undefined) {
     out.warn(
       'a token given as --token may be saved in your shell history; prefer NOTIFY_TOKEN or `notify login`',
     );

@@ -158,6 +158,12 @@ function parser(argv: string[]): Argv {
 
 class UsageMistake extends Error {}
 
+// `notify scenes | head -1`: a reader that has gone away is not an error of ours.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
+
 try {
   await parser(normalizeWaitFlag(hideBin(process.argv))).parseAsync();
   if (outcome) process.exitCode = await outcome;

@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, notify, type Service, startService, tempDir } from './helpers.js';
+import { createAccount, NOTIFY_BIN, notify, type Service, startService, tempDir } from './helpers.js';
 
 let service: Service;
 beforeAll(async () => {
@@ -28,6 +30,20 @@ describe('notify login and config', () => {
     const sent = await notify(['send', 'from the saved profile'], { env });
     expect(sent.code).toBe(0);
     expect(login.stdout + login.stderr + sent.stdout + sent.stderr).not.toContain(account.token);
+  });
+
+  it('reads the token at a terminal prompt without echoing it, and does not warn about history', async () => {
+    const account = await createAccount(service);
+    const env = await configEnv();
+    // `script` gives notify a pseudo-terminal; the token is typed a moment after the prompt.
+    const command = `stty cols 100; ${process.execPath} ${NOTIFY_BIN} login --base-url ${service.url}`;
+    const typed = `(sleep 1; printf '%s\\r' ${account.token}) | script -qec "${command}" /dev/null`;
+    const { stdout } = await promisify(execFile)('bash', ['-c', typed], { env: { ...process.env, ...env } });
+    expect(stdout).toContain('Send token (input hidden): ');
+    expect(stdout).toContain('Saved profile "default"');
+    expect(stdout).not.toContain(account.token);
+    expect(stdout).not.toContain('shell history');
+    expect(JSON.parse(await readFile(env.NOTIFY_CONFIG, 'utf8')).profiles.default.token).toBe(account.token);
   });
 
   it('keeps profiles apart and picks one with --profile or NOTIFY_PROFILE', async () => {

@@ -14,7 +14,7 @@ export const run: Handler<GlobalArgs & { verify: boolean }> = async (args, conte
   const token = args.token ?? (await readToken(context));
   if (token === '')
     throw usageError('No token given', 'Paste it at the prompt, or pipe it in: echo "$TOKEN" | notify login');
-  const { client, settings } = await openClient({ ...args, token }, context);
+  const { client, settings } = await openClient(args, context, { token });
   if (args.verify) {
     // Any valid credential may read the catalog: a cheap check that sends nothing.
     const progress = await out.progress('Checking the token');
