@@ -23,13 +23,10 @@ export interface ConnectionFlags {
   baseUrl?: string | undefined;
 }
 
-export type Origin = 'flag' | 'env' | 'config';
-
 export interface Settings {
   profile: string;
   token: string | undefined;
   baseUrl: string | undefined;
-  origin: { token?: Origin; baseUrl?: Origin };
 }
 
 export const DEFAULT_PROFILE = 'default';
@@ -104,22 +101,12 @@ export async function writeConfig(path: string, config: ConfigFile): Promise<voi
 export async function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv): Promise<Settings> {
   const profile = profileName(flags, env);
   const stored = (await readConfig(configPath(env))).profiles[profile] ?? {};
-  const pick = (flag: string | undefined, variable: string | undefined, saved: string | undefined) => {
-    if (flag !== undefined) return { value: flag, origin: 'flag' as const };
-    if (variable !== undefined && variable !== '') return { value: variable, origin: 'env' as const };
-    if (saved !== undefined) return { value: saved, origin: 'config' as const };
-    return undefined;
-  };
-  const token = pick(flags.token, env.NOTIFY_TOKEN, stored.token);
-  const baseUrl = pick(flags.baseUrl, env.NOTIFY_BASE_URL, stored.base_url);
+  const pick = (flag: string | undefined, variable: string | undefined, saved: string | undefined) =>
+    flag ?? (variable === '' ? undefined : variable) ?? saved;
   return {
     profile,
-    token: token?.value,
-    baseUrl: baseUrl?.value,
-    origin: {
-      ...(token ? { token: token.origin } : {}),
-      ...(baseUrl ? { baseUrl: baseUrl.origin } : {}),
-    },
+    token: pick(flags.token, env.NOTIFY_TOKEN, stored.token),
+    baseUrl: pick(flags.baseUrl, env.NOTIFY_BASE_URL, stored.base_url),
   };
 }
 

@@ -46,14 +46,13 @@ export const run: Handler<ConfigArgs> = async (args, { out, env }) => {
   const field = CONFIG_KEYS[args.key];
   const saved = config.profiles[profile] ?? {};
   if (args.action === 'get') {
-    const value = saved[field];
-    const display = field === 'token' && value !== undefined ? HIDDEN : value;
+    const display = shown({ ...saved })[field];
     out.result(
       { profile, key: args.key, value: display ?? null },
       () => display ?? '(not set)',
       display ?? '',
     );
-    return value === undefined ? EXIT.failure : EXIT.ok;
+    return display === undefined ? EXIT.failure : EXIT.ok;
   }
   if (args.action === 'set') {
     if (args.value === undefined || args.value === '')
