@@ -193,6 +193,32 @@ describe('notify send', () => {
     expect(none.stderr).toContain('Name a command');
   });
 
+  it('takes --wait, --retries and --lines up to their limits, and refuses one past them with exit 2', async () => {
+    const env = { NOTIFY_BASE_URL: service.url };
+    const cases: [string[], string | undefined][] = [
+      [['send', 'hi', '--wait', '3600'], undefined],
+      [['send', 'hi', '--wait', '3601'], '--wait takes seconds, from 1 to 3600'],
+      [['send', 'hi', '--wait', '0'], '--wait takes seconds, from 1 to 3600'],
+      [['send', 'hi', '--retries', '3'], undefined],
+      [['send', 'hi', '--retries', '4'], '--retries must be a whole number from 0 to 3'],
+      [['send', 'hi', '--retries', '-1'], '--retries must be a whole number from 0 to 3'],
+      [['run', '--lines', '1000', '--', process.execPath, '-e', ''], undefined],
+      [
+        ['run', '--lines', '1001', '--', process.execPath, '-e', ''],
+        '--lines takes a whole number from 0 to 1000',
+      ],
+    ];
+    for (const [args, refusal] of cases) {
+      const run = await notify([args[0] as string, '--dry-run', ...args.slice(1)], { env });
+      if (refusal === undefined) expect(run.code, args.join(' ')).toBe(0);
+      else
+        expect(run, args.join(' ')).toMatchObject({
+          code: 2,
+          stderr: expect.stringContaining(`error: ${refusal}`),
+        });
+    }
+  });
+
   it('warns that --token may land in shell history, and never prints the token', async () => {
     const account = await createAccount(service);
     const run = await notify(['send', 'hi', '--token', account.token, '--base-url', service.url, '--wait']);
