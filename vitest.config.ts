@@ -1,8 +1,24 @@
 import { defineConfig } from 'vitest/config';
 
 // One project per package; `pnpm test` runs them all, `vitest run --project sdk` one of them.
+// The server's suite runs a second time on PostgreSQL, each test on a schema of its own.
+// Files named *.postgres.test.ts run only there.
 export default defineConfig({
   test: {
-    projects: ['packages/*'],
+    projects: [
+      'packages/*',
+      {
+        extends: './packages/server/vitest.config.ts',
+        root: './packages/server',
+        test: {
+          name: 'server-postgres',
+          env: { FOXBELL_TEST_STORE: 'postgres' },
+          // The suite's tests that touch a store, and those of PostgreSQL alone.
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/apns.test.ts', 'test/apns-rules.test.ts', 'test/process.test.ts'],
+          globalSetup: ['./test/postgres-setup.ts'],
+        },
+      },
+    ],
   },
 });

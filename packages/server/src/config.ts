@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL } from './apns/client.js';
 import type { ApnsTopics } from './apns/push-request.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
+import type { DatabaseConfig } from './store/open.js';
+import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './store/postgres.js';
 
 /** Where pushes go: the simulator inside the process, or an APNs endpoint with a `.p8` key. */
 export type ApnsConfig =
@@ -22,7 +24,9 @@ export interface ServerConfig {
   command: 'serve' | 'worker';
   port: number;
   host: string;
+  /** Where dev mode keeps its secrets, and the SQLite database unless `database` says PostgreSQL. */
   dataDir: string;
+  database: DatabaseConfig;
   adminKey: string | undefined;
   dev: boolean;
   limits: ServiceLimits;
@@ -36,11 +40,16 @@ const DEFAULT_TOPIC = 'app.foxbell.Foxbell';
 
 export const USAGE = `Usage: foxbell-server [worker] [options]
 
-  worker                deliver only (no API), sharing --data with a server; any number may run
+  worker                deliver only (no API), sharing the database with a server; any number may run
 
   --port N              port to listen on; 0 picks a free one        (FOXBELL_PORT, default 8787)
   --host HOST           address to listen on                          (FOXBELL_HOST, default 127.0.0.1)
   --data DIR            directory of the embedded SQLite database     (FOXBELL_DATA, default ./.foxbell)
+  --database URL        a postgres:// URL: PostgreSQL instead of SQLite, shared by any number of
+                        API and worker processes                      (FOXBELL_DATABASE_URL)
+  --database-schema S   the schema for the tables, made when missing  (FOXBELL_DATABASE_SCHEMA, default:
+                        the connection's search_path, normally public)
+  --database-pool N     connections this process opens at most        (FOXBELL_DATABASE_POOL, default ${DEFAULT_POOL_SIZE})
   --admin-key KEY       the operator's key for admin routes           (FOXBELL_ADMIN_KEY)
   --dev                 seed a dev account, devices and token on first start (FOXBELL_DEV=1)
   --rate-per-token N    sends per token per minute                    (FOXBELL_RATE_PER_TOKEN, default 30)
@@ -89,6 +98,9 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
         port: { type: 'string' },
         host: { type: 'string' },
         data: { type: 'string' },
+        database: { type: 'string' },
+        'database-schema': { type: 'string' },
+        'database-pool': { type: 'string' },
         'admin-key': { type: 'string' },
         dev: { type: 'boolean' },
         'rate-per-token': { type: 'string' },
@@ -135,6 +147,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
   const port = integer('port', 'FOXBELL_PORT', 8787, 0, 65_535);
   const host = setting('host', 'FOXBELL_HOST') ?? '127.0.0.1';
   const dataDir = setting('data', 'FOXBELL_DATA') ?? './.foxbell';
+  const database = readDatabaseConfig(dataDir, setting, integer, problems);
   const adminKey = setting('admin-key', 'FOXBELL_ADMIN_KEY');
   if (adminKey !== undefined && adminKey.length < 16) {
     problems.push('--admin-key (FOXBELL_ADMIN_KEY) must be at least 16 characters');
@@ -183,6 +196,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       port,
       host,
       dataDir,
+      database,
       adminKey,
       dev,
       limits,
@@ -191,6 +205,31 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       apns,
     },
   };
+}
+
+function readDatabaseConfig(
+  dataDir: string,
+  setting: (flag: string, variable: string) => string | undefined,
+  integer: (flag: string, variable: string, fallback: number, min: number, max: number) => number,
+  problems: string[],
+): DatabaseConfig {
+  const url = setting('database', 'FOXBELL_DATABASE_URL');
+  const schema = setting('database-schema', 'FOXBELL_DATABASE_SCHEMA');
+  const poolSize = integer('database-pool', 'FOXBELL_DATABASE_POOL', DEFAULT_POOL_SIZE, 1, 1000);
+  if (url === undefined) {
+    if (schema !== undefined) problems.push('--database-schema (FOXBELL_DATABASE_SCHEMA) needs --database');
+    return { kind: 'sqlite', dataDir };
+  }
+  // Not echoed back: the URL may hold a password.
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    problems.push('--database (FOXBELL_DATABASE_URL) must be a postgres:// or postgresql:// URL');
+  }
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    problems.push(
+      `--database-schema (FOXBELL_DATABASE_SCHEMA) must be lowercase letters, digits and _, not "${schema}"`,
+    );
+  }
+  return { kind: 'postgres', url, schema, poolSize };
 }
 
 function readApnsConfig(

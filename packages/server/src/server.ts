@@ -8,7 +8,9 @@ import { type DeliveryLog, DeliveryWorker } from './delivery/worker.js';
 import { seedDevAccount } from './dev-seed.js';
 import { randomBase62, randomIds } from './ids.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS, NOTIFICATION_RETENTION_MS } from './retention.js';
-import { DataDirInUseError, openSqliteStore } from './store/sqlite.js';
+import { describeDatabase, openStore } from './store/open.js';
+import { DatabaseUnreachableError } from './store/postgres.js';
+import { DataDirInUseError } from './store/sqlite.js';
 import type { Store } from './store/store.js';
 
 /** How long a graceful stop waits for requests in flight before it closes anyway. */
@@ -33,7 +35,7 @@ async function main(): Promise<void> {
   if (config.command === 'worker') return runWorker(config, clock);
   // In dev mode an admin key is made up when none is given, so every route can be tried.
   const adminKey = config.adminKey ?? (config.dev ? `fox_admin_${randomBase62(32)}` : undefined);
-  const store = openSqliteStore({ dataDir: config.dataDir });
+  const store = await openStore(config.database, 'api');
   let delivery: Delivery | undefined;
   const app = buildApp({
     store,
@@ -153,9 +155,9 @@ async function startDelivery(
   };
 }
 
-/** `foxbell-server worker`: delivery only, on the data a server also uses. */
+/** `foxbell-server worker`: delivery only, on the database a server also uses. */
 async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
-  const store = openSqliteStore({ dataDir: config.dataDir, role: 'worker' });
+  const store = await openStore(config.database, 'worker');
   const log: DeliveryLog = {
     error: (message, details) =>
       process.stderr.write(
@@ -175,11 +177,11 @@ async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
-  process.stdout.write(`foxbell-server worker ${delivery.worker.owner} delivering from ${config.dataDir}\n`);
+  process.stdout.write(`foxbell-server worker ${delivery.worker.owner} delivering from ${describeDatabase(config.database)}\n`);
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof DataDirInUseError) {
+  if (error instanceof DataDirInUseError || error instanceof DatabaseUnreachableError) {
     process.stderr.write(`foxbell-server: ${error.message}\n`);
     process.exit(1);
   }

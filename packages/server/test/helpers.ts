@@ -1,8 +1,8 @@
 import { afterEach, expect } from 'vitest';
 import { type AppDeps, buildApp } from '../src/app.js';
 import type { Clock } from '../src/clock.js';
-import { openSqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
+import { openTestStore } from './test-database.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 /** A well-formed send token that no server issued. */
@@ -52,12 +52,15 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()));
 });
 
-/** The real app on a free port of 127.0.0.1, over real HTTP, with a manual clock; closed after each test. */
+/**
+ * The real app on a free port of 127.0.0.1, over real HTTP, with a manual clock, on a fresh store
+ * of the kind this run tests (see test-database.ts); closed after each test.
+ */
 export async function startServer(
-  options: { dataDir?: string; limits?: AppDeps['limits']; logger?: AppDeps['logger'] } = {},
+  options: { limits?: AppDeps['limits']; logger?: AppDeps['logger'] } = {},
 ): Promise<TestServer> {
   const clock = new ManualClock();
-  const store = openSqliteStore({ dataDir: options.dataDir ?? ':memory:' });
+  const store = await openTestStore();
   const app = buildApp({
     store,
     clock,

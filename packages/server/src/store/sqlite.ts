@@ -1,10 +1,20 @@
 import { closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import type { DestinationState, DropReason, NotificationStatus, Platform } from '@foxbell/sdk/contract';
+import type { DestinationState, NotificationStatus } from '@foxbell/sdk/contract';
 import Database from 'better-sqlite3';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
 import { admitSend, type SecondCount, windowStart } from '../send/limits.js';
+import {
+  accountOf,
+  claimedOf,
+  deviceOf,
+  joinedAccountOf,
+  maybeNumber,
+  notificationOf,
+  type Row,
+  tokenOf,
+} from './rows.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { STATUS_RANK } from './status.js';
 import type {
@@ -25,8 +35,6 @@ import type {
   Store,
   StoredNotification,
 } from './store.js';
-
-type Row = Record<string, unknown>;
 
 export interface SqliteStoreOptions {
   /** A directory for `foxbell.db`, or `:memory:` for a database that lives as long as the store. */
@@ -114,68 +122,7 @@ function migrate(db: Database.Database): void {
   }
 }
 
-const bool = (value: unknown) => value === 1;
 const int = (value: boolean) => (value ? 1 : 0);
-const maybeNumber = (value: unknown) => (value == null ? null : Number(value));
-
-function accountOf(row: Row): Account {
-  return {
-    id: row.id as string,
-    name: (row.name as string | null) ?? null,
-    keyGeneration: Number(row.key_generation),
-    createdAt: Number(row.created_at),
-    deletedAt: maybeNumber(row.deleted_at),
-  };
-}
-
-function tokenOf(row: Row): SendToken {
-  return {
-    id: row.id as string,
-    accountId: row.account_id as string,
-    name: row.name as string,
-    kind: row.kind as SendToken['kind'],
-    ownStatus: bool(row.own_status),
-    deviceNames: bool(row.device_names),
-    scenes: row.scenes == null ? null : (JSON.parse(row.scenes as string) as string[]),
-    allowUrls: bool(row.allow_urls),
-    defaultTarget: (row.default_target as string | null) ?? null,
-    expiresAt: maybeNumber(row.expires_at),
-    revokedAt: maybeNumber(row.revoked_at),
-    createdAt: Number(row.created_at),
-  };
-}
-
-function deviceOf(row: Row): Device {
-  return {
-    id: row.id as string,
-    accountId: row.account_id as string,
-    name: row.name as string,
-    platform: row.platform as Platform,
-    pushToken: row.push_token as string,
-    inAuto: bool(row.in_auto),
-    active: bool(row.active),
-    createdAt: Number(row.created_at),
-  };
-}
-
-function destinationOf(row: Row): DestinationRecord {
-  return {
-    deviceId: row.device_id as string,
-    platform: row.platform as Platform,
-    state: row.state as DestinationState,
-    pushStatus: maybeNumber(row.push_status),
-    updatedAt: Number(row.updated_at),
-  };
-}
-
-function handledOf(row: Row): HandledEvent {
-  return {
-    deviceId: row.device_id as string,
-    platform: row.platform as Platform,
-    action: row.action as HandledEvent['action'],
-    at: Number(row.at),
-  };
-}
 
 interface PendingSend {
   send: NewSend;
@@ -306,14 +253,7 @@ class SqliteStore implements Store {
       secretHash,
     );
     if (token) {
-      const account = accountOf({
-        id: token.a_id,
-        name: token.a_name,
-        key_generation: token.a_key_generation,
-        created_at: token.a_created_at,
-        deleted_at: token.a_deleted_at,
-      });
-      return { kind: 'send', token: tokenOf(token), account };
+      return { kind: 'send', token: tokenOf(token), account: joinedAccountOf(token) };
     }
     const account = this.#get('SELECT * FROM accounts WHERE key_hash = ?', secretHash);
     if (account) return { kind: 'account', account: accountOf(account) };
@@ -689,23 +629,11 @@ class SqliteStore implements Store {
 
   #notificationOf(row: Row): StoredNotification {
     const id = row.id as string;
-    return {
-      id,
-      accountId: row.account_id as string,
-      tokenId: row.token_id as string,
-      senderName: row.sender_name as string,
-      notification: JSON.parse(row.payload as string),
-      status: row.status as NotificationStatus,
-      reason: (row.reason as DropReason | null) ?? null,
-      createdAt: Number(row.created_at),
-      expiresAt: Number(row.expires_at),
-      destinations: this.#all('SELECT * FROM destinations WHERE notification_id = ? ORDER BY rowid', id).map(
-        destinationOf,
-      ),
-      handled: this.#all('SELECT * FROM handled_events WHERE notification_id = ? ORDER BY rowid', id).map(
-        handledOf,
-      ),
-    };
+    return notificationOf(
+      row,
+      this.#all('SELECT * FROM destinations WHERE notification_id = ? ORDER BY rowid', id),
+      this.#all('SELECT * FROM handled_events WHERE notification_id = ? ORDER BY rowid', id),
+    );
   }
 
   async getNotification(id: string) {
@@ -941,19 +869,7 @@ class SqliteStore implements Store {
           notification = JSON.parse(row.payload as string) as ClaimedDestination['notification'];
           payloads.set(notificationId, notification);
         }
-        return {
-          notificationId,
-          deviceId: row.device_id as string,
-          platform: row.platform as Platform,
-          pushToken: row.push_token as string,
-          pushTokenSince: Number(row.device_created_at),
-          apnsId: row.apns_id as string,
-          attempt: Number(row.attempts) + 1,
-          senderName: row.sender_name as string,
-          notification,
-          createdAt: Number(row.created_at),
-          expiresAt: Number(row.expires_at),
-        };
+        return claimedOf(row, Number(row.attempts) + 1, notification);
       });
     })();
   }

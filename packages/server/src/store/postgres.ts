@@ -1,0 +1,984 @@
+import { createHash } from 'node:crypto';
+import type { DestinationState, NotificationStatus } from '@foxbell/sdk/contract';
+import pg from 'pg';
+import { utcMonth } from '../clock.js';
+import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
+import { admitSend, type SecondCount, windowStart } from '../send/limits.js';
+import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
+import {
+  accountOf,
+  claimedOf,
+  deviceOf,
+  joinedAccountOf,
+  maybeNumber,
+  notificationOf,
+  type Row,
+  tokenOf,
+} from './rows.js';
+import { STATUS_RANK } from './status.js';
+import type {
+  ClaimedDestination,
+  Credential,
+  Device,
+  FinishedAttempt,
+  NewDevice,
+  NewSend,
+  Pause,
+  RouteDecision,
+  RouteInput,
+  SendOutcome,
+  SendToken,
+  Store,
+  StoredNotification,
+} from './store.js';
+
+export interface PostgresStoreOptions {
+  /** A `postgres://` URL (libpq's form; `?options=` and `?sslmode=` are understood). */
+  url: string;
+  /** The schema holding the tables, made when missing; default: the connection's own search_path. */
+  schema?: string | undefined;
+  /** Connections this process opens at most. */
+  poolSize?: number | undefined;
+}
+
+export const DEFAULT_POOL_SIZE = 10;
+
+/** The database could not be reached or refused the connection. The message names no password. */
+export class DatabaseUnreachableError extends Error {
+  constructor(where: string, cause: unknown) {
+    super(`cannot reach PostgreSQL at ${where}: ${(cause as Error).message}`, { cause });
+    this.name = 'DatabaseUnreachableError';
+  }
+}
+
+/** What `--database-schema` accepts: a name that needs no quoting. */
+export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * The store for several processes on one PostgreSQL: any number of API processes and workers
+ * share it. Whatever must hold across processes is decided inside the database, never in a
+ * process's memory: a send is admitted under a per-account transaction lock (so concurrent
+ * retries of one idempotency key make one notification, and no rate window or quota admits one
+ * too many), workers lease destinations with `FOR UPDATE SKIP LOCKED`, and credentials are read
+ * on every request (a revoked token stops at once, everywhere).
+ *
+ * Every write is a transaction committed with the server's `synchronous_commit` (on by default):
+ * a `202` is on disk.
+ */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const schema = options.schema;
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    throw new Error(`the database schema must be lowercase letters, digits and _, not "${schema}"`);
+  }
+  const config: pg.PoolConfig = {
+    connectionString: options.url,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    // A connection that cannot be had in this time is an outage, not a queue to wait in.
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    application_name: 'foxbell-server',
+  };
+  if (schema !== undefined) config.options = `-c search_path=${schema}`;
+  const pool = new pg.Pool(config);
+  // An idle connection that breaks (the database restarted) is dropped from the pool and
+  // replaced on the next query; without a listener the error would end the process.
+  pool.on('error', () => {});
+  try {
+    await migrate(pool, schema);
+  } catch (error) {
+    await pool.end();
+    const code = (error as { code?: string }).code;
+    if (code !== undefined && /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|28|3D)/.test(code)) {
+      throw new DatabaseUnreachableError(whereOf(options.url), error);
+    }
+    throw error;
+  }
+  return new PostgresStore(pool);
+}
+
+/** host:port/database of a URL, without its user or password. */
+function whereOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'the given --database URL';
+  }
+}
+
+/** A 64-bit advisory lock key for a name. */
+function lockKey(name: string): string {
+  return createHash('sha256').update(name).digest().readBigInt64BE(0).toString();
+}
+
+async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
+  const client = await pool.connect();
+  const key = lockKey(`foxbell:migrate:${schema ?? ''}`);
+  try {
+    // Session-level: held across the migrations' own transactions, and released by the server if
+    // this process dies while holding it.
+    await client.query('SELECT pg_advisory_lock($1)', [key]);
+    if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS foxbell_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)',
+    );
+    const { rows } = await client.query('SELECT coalesce(max(version), 0) AS applied FROM foxbell_migrations');
+    const applied = Number(rows[0].applied);
+    for (const [index, sql] of POSTGRES_MIGRATIONS.entries()) {
+      if (index < applied) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query('INSERT INTO foxbell_migrations (version, applied_at) VALUES ($1, now())', [
+          index + 1,
+        ]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => {});
+    client.release();
+  }
+}
+
+/** Errors after which PostgreSQL has rolled the transaction back and running it again is safe. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_TRANSACTION_RUNS = 5;
+
+/** Queries on one connection, each prepared once per connection. */
+class Session {
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly names: Map<string, string>,
+  ) {}
+
+  async rows(text: string, values: unknown[] = []): Promise<Row[]> {
+    return (await this.#query(text, values)).rows as Row[];
+  }
+
+  async row(text: string, values: unknown[] = []): Promise<Row | undefined> {
+    return (await this.rows(text, values))[0];
+  }
+
+  /** How many rows a statement changed. */
+  async count(text: string, values: unknown[] = []): Promise<number> {
+    return (await this.#query(text, values)).rowCount ?? 0;
+  }
+
+  #query(text: string, values: unknown[]): Promise<pg.QueryResult> {
+    let name = this.names.get(text);
+    if (name === undefined) {
+      name = `foxbell_${this.names.size + 1}`;
+      this.names.set(text, name);
+    }
+    return this.client.query({ name, text, values });
+  }
+
+  /** Runs statements without parameters in one round trip (the simple protocol). */
+  async simple(text: string): Promise<void> {
+    await this.client.query(text);
+  }
+}
+
+class PostgresStore implements Store {
+  readonly #pool: pg.Pool;
+  /** Statement names by text: the same name prepares the same text on every connection. */
+  readonly #names = new Map<string, string>();
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  /** Runs `work` outside a transaction, on any connection. */
+  async #read<T>(work: (db: Session) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    try {
+      return await work(new Session(client, this.#names));
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction; `lock`, when given, is taken first (in the same round trip as
+   * BEGIN) and held to the end. A deadlock or serialization failure is run again from the start.
+   */
+  async #transaction<T>(work: (db: Session) => Promise<T>, lock?: string): Promise<T> {
+    for (let run = 1; ; run += 1) {
+      const client = await this.#pool.connect();
+      const db = new Session(client, this.#names);
+      let broken: Error | undefined;
+      try {
+        await db.simple(
+          lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(${lockKey(lock)})`,
+        );
+        const result = await work(db);
+        await db.simple('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackFailed: Error) => {
+          broken = rollbackFailed;
+        });
+        const code = (error as { code?: string }).code;
+        if (broken === undefined && code !== undefined && RETRYABLE.has(code) && run < MAX_TRANSACTION_RUNS) {
+          continue;
+        }
+        throw error;
+      } finally {
+        // A connection whose rollback failed is in an unknown state: close it, do not reuse it.
+        client.release(broken);
+      }
+    }
+  }
+
+  async findCredential(secretHash: string): Promise<Credential | undefined> {
+    return this.#read(async (db) => {
+      const token = await db.row(
+        `SELECT t.*, a.id AS a_id, a.name AS a_name, a.key_generation AS a_key_generation,
+           a.created_at AS a_created_at, a.deleted_at AS a_deleted_at
+         FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.secret_hash = $1`,
+        [secretHash],
+      );
+      if (token) return { kind: 'send', token: tokenOf(token), account: joinedAccountOf(token) };
+      const account = await db.row('SELECT * FROM accounts WHERE key_hash = $1', [secretHash]);
+      if (account) return { kind: 'account', account: accountOf(account) };
+      const retired = await db.row(
+        'SELECT a.* FROM retired_account_keys r JOIN accounts a ON a.id = r.account_id WHERE r.key_hash = $1',
+        [secretHash],
+      );
+      return retired && { kind: 'retired_account_key', account: accountOf(retired) };
+    });
+  }
+
+  async createAccount(account: { id: string; name: string | null; keyHash: string; now: number }) {
+    const row = await this.#transaction((db) =>
+      db.row(
+        `INSERT INTO accounts (id, name, key_hash, key_generation, created_at) VALUES ($1, $2, $3, 1, $4)
+         RETURNING *`,
+        [account.id, account.name, account.keyHash, account.now],
+      ),
+    );
+    return accountOf(row as Row);
+  }
+
+  async rotateAccountKey(
+    accountId: string,
+    change: { keyHash: string; expectedGeneration: number | undefined; now: number },
+  ) {
+    return this.#transaction(async (db) => {
+      const row = (await db.row('SELECT key_hash, key_generation FROM accounts WHERE id = $1 FOR UPDATE', [
+        accountId,
+      ])) as Row;
+      const generation = Number(row.key_generation);
+      if (change.expectedGeneration !== undefined && change.expectedGeneration !== generation) {
+        return { ok: false, generation } as const;
+      }
+      await db.rows('INSERT INTO retired_account_keys (key_hash, account_id, retired_at) VALUES ($1, $2, $3)', [
+        row.key_hash,
+        accountId,
+        change.now,
+      ]);
+      await db.rows('UPDATE accounts SET key_hash = $1, key_generation = $2 WHERE id = $3', [
+        change.keyHash,
+        generation + 1,
+        accountId,
+      ]);
+      return { ok: true, generation: generation + 1 } as const;
+    });
+  }
+
+  async deleteAccount(accountId: string, now: number) {
+    await this.#transaction(async (db) => {
+      await db.rows('UPDATE accounts SET deleted_at = $1 WHERE id = $2', [now, accountId]);
+      await db.rows('UPDATE devices SET active = false, removed_at = $1 WHERE account_id = $2 AND active', [
+        now,
+        accountId,
+      ]);
+      await db.rows(
+        `UPDATE destinations SET state = 'skipped', updated_at = $1
+         WHERE state = 'pending' AND notification_id IN (SELECT id FROM notifications WHERE account_id = $2)`,
+        [now, accountId],
+      );
+      await db.rows(
+        'DELETE FROM route_queue WHERE notification_id IN (SELECT id FROM notifications WHERE account_id = $1)',
+        [accountId],
+      );
+    });
+  }
+
+  async createToken(token: Omit<SendToken, 'revokedAt'>, secretHash: string, maxTokens: number) {
+    // The account's lock: two tokens made at once cannot both take the last place.
+    return this.#transaction(async (db): Promise<SendToken | 'limit_reached'> => {
+      const live = (await db.row(
+        'SELECT count(*) AS n FROM tokens WHERE account_id = $1 AND revoked_at IS NULL',
+        [token.accountId],
+      )) as Row;
+      if (Number(live.n) >= maxTokens) return 'limit_reached';
+      await db.rows(
+        `INSERT INTO tokens (id, account_id, secret_hash, name, kind, own_status, device_names, scenes,
+           allow_urls, default_target, expires_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [
+          token.id,
+          token.accountId,
+          secretHash,
+          token.name,
+          token.kind,
+          token.ownStatus,
+          token.deviceNames,
+          token.scenes === null ? null : JSON.stringify(token.scenes),
+          token.allowUrls,
+          token.defaultTarget,
+          token.expiresAt,
+          token.createdAt,
+        ],
+      );
+      return { ...token, revokedAt: null };
+    }, `account:${token.accountId}`);
+  }
+
+  async listTokens(accountId: string) {
+    return this.#read(async (db) =>
+      (await db.rows('SELECT * FROM tokens WHERE account_id = $1 ORDER BY created_at, seq', [accountId])).map(
+        tokenOf,
+      ),
+    );
+  }
+
+  async revokeToken(accountId: string, tokenId: string, now: number) {
+    return this.#transaction(async (db) => {
+      const changed = await db.count(
+        'UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND account_id = $3 AND revoked_at IS NULL',
+        [now, tokenId, accountId],
+      );
+      if (changed === 0) {
+        return (await db.row('SELECT 1 FROM tokens WHERE id = $1 AND account_id = $2', [tokenId, accountId])) !== undefined;
+      }
+      // Deleting the queue entries first waits for a worker routing them: what it routed stays routed.
+      await db.rows(
+        `DELETE FROM route_queue WHERE notification_id IN
+           (SELECT id FROM notifications WHERE token_id = $1 AND routed_at IS NULL AND status = 'accepted')`,
+        [tokenId],
+      );
+      await db.rows(
+        `UPDATE notifications SET status = 'dropped', reason = 'token_revoked'
+         WHERE token_id = $1 AND routed_at IS NULL AND status = 'accepted'`,
+        [tokenId],
+      );
+      return true;
+    });
+  }
+
+  async createDevice(device: NewDevice, maxDevices: number) {
+    // The push token's lock: two accounts registering one phone at once cannot both succeed. The
+    // account's: two devices registered at once cannot both take the last place.
+    return this.#transaction(async (db): Promise<Device | 'limit_reached' | 'device_exists'> => {
+      await db.simple(`SELECT pg_advisory_xact_lock(${lockKey(`account:${device.accountId}`)})`);
+      if (await db.row('SELECT 1 FROM devices WHERE push_token = $1 AND active', [device.pushToken])) {
+        return 'device_exists';
+      }
+      const active = (await db.row('SELECT count(*) AS n FROM devices WHERE account_id = $1 AND active', [
+        device.accountId,
+      ])) as Row;
+      if (Number(active.n) >= maxDevices) return 'limit_reached';
+      const row = await db.row(
+        `INSERT INTO devices (id, account_id, name, platform, push_token, in_auto, active, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, true, $7) RETURNING *`,
+        [device.id, device.accountId, device.name, device.platform, device.pushToken, device.inAuto, device.now],
+      );
+      return deviceOf(row as Row);
+    }, `push_token:${device.pushToken}`);
+  }
+
+  async listDevices(accountId: string, options: { activeOnly: boolean }) {
+    return this.#read(async (db) =>
+      (
+        await db.rows(
+          options.activeOnly
+            ? 'SELECT * FROM devices WHERE account_id = $1 AND active ORDER BY created_at, seq'
+            : 'SELECT * FROM devices WHERE account_id = $1 ORDER BY created_at, seq',
+          [accountId],
+        )
+      ).map(deviceOf),
+    );
+  }
+
+  async updateDevice(accountId: string, deviceId: string, change: { name?: string; inAuto?: boolean }) {
+    return this.#transaction(async (db) => {
+      const row = await db.row(
+        `UPDATE devices SET name = coalesce($1, name), in_auto = coalesce($2, in_auto)
+         WHERE id = $3 AND account_id = $4 AND active RETURNING *`,
+        [change.name ?? null, change.inAuto ?? null, deviceId, accountId],
+      );
+      return row && deviceOf(row);
+    });
+  }
+
+  async removeDevice(accountId: string, deviceId: string, now: number) {
+    return this.#transaction(async (db) => {
+      if (!(await db.row('SELECT 1 FROM devices WHERE id = $1 AND account_id = $2 AND active', [deviceId, accountId]))) {
+        return false;
+      }
+      await this.#deactivateDevices(db, [deviceId], now);
+      return true;
+    });
+  }
+
+  async acceptSend(send: NewSend): Promise<SendOutcome> {
+    // One account's sends are admitted one at a time, in whichever process: the token's and the
+    // account's windows, the month's count and the token's idempotency keys are all the account's.
+    return this.#transaction((db) => this.#admitAndStore(db, send), `account:${send.account.id}`);
+  }
+
+  async #admitAndStore(db: Session, send: NewSend): Promise<SendOutcome> {
+    const { now, limits } = send;
+    const month = utcMonth(now);
+    const tokenScope = `token:${send.token.id}`;
+    const accountScope = `account:${send.account.id}`;
+    // Read after the lock, so it sees every send admitted before this one.
+    const recent = (await db.row(
+      `SELECT
+         (SELECT count FROM monthly_usage WHERE account_id = $1 AND month = $2) AS monthly,
+         (SELECT json_agg(json_build_array(scope, second, count)) FROM send_windows
+           WHERE scope IN ($3, $4) AND second >= $5) AS windows,
+         (SELECT json_build_array(fingerprint, notification_id, request_id) FROM idempotency_keys
+           WHERE token_id = $6 AND key = $7 AND created_at > $8) AS earlier`,
+      [
+        send.account.id,
+        month,
+        tokenScope,
+        accountScope,
+        windowStart(now),
+        send.token.id,
+        send.idempotency?.key ?? null,
+        now - IDEMPOTENCY_KEY_LIFETIME_MS,
+      ],
+    )) as Row;
+    const monthlyCount = Number(recent.monthly ?? 0);
+
+    const earlier = recent.earlier as [string, string, string] | null;
+    if (send.idempotency && earlier) {
+      const [fingerprint, id, requestId] = earlier;
+      return fingerprint === send.idempotency.fingerprint
+        ? { kind: 'replayed', id, requestId, monthlyCount }
+        : { kind: 'idempotency_conflict', monthlyCount };
+    }
+
+    const tokenWindow: SecondCount[] = [];
+    const accountWindow: SecondCount[] = [];
+    for (const [scope, second, count] of (recent.windows ?? []) as [string, number, number][]) {
+      (scope === tokenScope ? tokenWindow : accountWindow).push({ second: Number(second), count: Number(count) });
+    }
+    const admission = admitSend({ tokenWindow, accountWindow, monthlyCount }, limits, now);
+    if (!admission.ok) {
+      return admission.kind === 'quota_exceeded'
+        ? { kind: 'quota_exceeded', monthlyCount }
+        : {
+            kind: 'rate_limited',
+            scope: admission.scope,
+            retryAfterSeconds: admission.retryAfterSeconds,
+            monthlyCount,
+          };
+    }
+
+    // Everything the send writes, in one statement.
+    const values = [
+      send.id,
+      send.account.id,
+      send.token.id,
+      send.requestId,
+      send.token.name,
+      JSON.stringify(send.notification),
+      now,
+      now + send.notification.ttl * 1000,
+      tokenScope,
+      accountScope,
+      Math.floor(now / 1000),
+      month,
+    ];
+    const writes = `
+      WITH notification AS (
+        INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
+          created_at, expires_at)
+        VALUES ($1, $2, $3, $4, $5, $6, 'accepted', $7, $8)
+      ), queued AS (
+        INSERT INTO route_queue (notification_id, available_at) VALUES ($1, $7)
+      ), windows AS (
+        INSERT INTO send_windows (scope, second, count) VALUES ($9, $11, 1), ($10, $11, 1)
+        ON CONFLICT (scope, second) DO UPDATE SET count = send_windows.count + 1
+      ), monthly AS (
+        INSERT INTO monthly_usage (account_id, month, count) VALUES ($2, $12, 1)
+        ON CONFLICT (account_id, month) DO UPDATE SET count = monthly_usage.count + 1
+      )`;
+    if (send.idempotency) {
+      await db.rows(
+        `${writes}, idempotency AS (
+           INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
+           VALUES ($3, $13, $14, $1, $4, $7)
+           ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+             notification_id = excluded.notification_id, request_id = excluded.request_id,
+             created_at = excluded.created_at
+         ) SELECT 1`,
+        [...values, send.idempotency.key, send.idempotency.fingerprint],
+      );
+    } else {
+      await db.rows(`${writes} SELECT 1`, values);
+    }
+    return { kind: 'accepted', id: send.id, requestId: send.requestId, monthlyCount: monthlyCount + 1 };
+  }
+
+  async monthlyCount(accountId: string, now: number) {
+    return this.#read(async (db) => {
+      const row = await db.row('SELECT count FROM monthly_usage WHERE account_id = $1 AND month = $2', [
+        accountId,
+        utcMonth(now),
+      ]);
+      return Number(row?.count ?? 0);
+    });
+  }
+
+  /** Notification rows with their destinations and handled events, in two queries for all of them. */
+  async #notificationsOf(db: Session, rows: Row[]): Promise<StoredNotification[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((row) => row.id as string);
+    const destinations = await db.rows(
+      'SELECT * FROM destinations WHERE notification_id = ANY($1) ORDER BY seq',
+      [ids],
+    );
+    const handled = await db.rows('SELECT * FROM handled_events WHERE notification_id = ANY($1) ORDER BY seq', [
+      ids,
+    ]);
+    return rows.map((row) =>
+      notificationOf(
+        row,
+        destinations.filter((d) => d.notification_id === row.id),
+        handled.filter((h) => h.notification_id === row.id),
+      ),
+    );
+  }
+
+  async getNotification(id: string) {
+    return this.#read(async (db) => {
+      const row = await db.row('SELECT * FROM notifications WHERE id = $1', [id]);
+      return row && (await this.#notificationsOf(db, [row]))[0];
+    });
+  }
+
+  async recordEvent(event: {
+    accountId: string;
+    notificationId: string;
+    deviceId: string;
+    action: 'opened' | 'cleared';
+    now: number;
+  }) {
+    return this.#transaction(async (db): Promise<'recorded' | 'no_notification' | 'no_device'> => {
+      const notification = await db.row(
+        'SELECT status FROM notifications WHERE id = $1 AND account_id = $2 FOR UPDATE',
+        [event.notificationId, event.accountId],
+      );
+      if (!notification) return 'no_notification';
+      const device = await db.row('SELECT platform FROM devices WHERE id = $1 AND account_id = $2', [
+        event.deviceId,
+        event.accountId,
+      ]);
+      if (!device) return 'no_device';
+      await db.rows(
+        'INSERT INTO handled_events (notification_id, device_id, platform, action, at) VALUES ($1, $2, $3, $4, $5)',
+        [event.notificationId, event.deviceId, device.platform, event.action, event.now],
+      );
+      const current = notification.status as NotificationStatus;
+      if (current !== 'dropped' && STATUS_RANK[event.action] > STATUS_RANK[current]) {
+        await db.rows('UPDATE notifications SET status = $1 WHERE id = $2', [event.action, event.notificationId]);
+      }
+      return 'recorded';
+    });
+  }
+
+  async inbox(
+    accountId: string,
+    page: { after: { createdAt: number; id: string } | undefined; limit: number; since: number },
+  ) {
+    return this.#read(async (db) => {
+      const rows = page.after
+        ? await db.rows(
+            `SELECT * FROM notifications WHERE account_id = $1 AND created_at >= $2 AND (created_at, id) < ($3, $4)
+             ORDER BY created_at DESC, id DESC LIMIT $5`,
+            [accountId, page.since, page.after.createdAt, page.after.id, page.limit + 1],
+          )
+        : await db.rows(
+            `SELECT * FROM notifications WHERE account_id = $1 AND created_at >= $2
+             ORDER BY created_at DESC, id DESC LIMIT $3`,
+            [accountId, page.since, page.limit + 1],
+          );
+      const items = await this.#notificationsOf(db, rows.slice(0, page.limit));
+      const last = items.at(-1);
+      return {
+        items,
+        next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
+      };
+    });
+  }
+
+  async routeQueued(now: number, limit: number, decide: (input: RouteInput) => RouteDecision) {
+    return this.#transaction(async (db) => {
+      // Another worker's batch is skipped, not waited for: each queued notification is routed once.
+      const queued = await db.rows(
+        `SELECT n.id, n.account_id, n.payload, n.created_at, n.expires_at,
+           t.revoked_at AS token_revoked_at, t.expires_at AS token_expires_at
+         FROM route_queue q
+         JOIN notifications n ON n.id = q.notification_id
+         JOIN tokens t ON t.id = n.token_id
+         WHERE q.available_at <= $1 ORDER BY q.available_at, q.notification_id LIMIT $2
+         FOR UPDATE OF q SKIP LOCKED`,
+        [now, limit],
+      );
+      if (queued.length === 0) return 0;
+      const accountIds = [...new Set(queued.map((row) => row.account_id as string))];
+      const devicesOf = new Map<string, Device[]>(accountIds.map((id) => [id, []]));
+      for (const row of await db.rows(
+        'SELECT * FROM devices WHERE account_id = ANY($1) AND active ORDER BY created_at, seq',
+        [accountIds],
+      )) {
+        devicesOf.get(row.account_id as string)?.push(deviceOf(row));
+      }
+
+      const drops: { id: string; reason: string }[] = [];
+      const plain: DestinationRow[] = [];
+      const tagged: (DestinationRow & { tag: string })[] = [];
+      for (const row of queued) {
+        const id = row.id as string;
+        const notification = JSON.parse(row.payload as string) as StoredNotification['notification'];
+        const createdAt = Number(row.created_at);
+        const expiresAt = Number(row.expires_at);
+        const decision = decide({
+          notification: { id, target: notification.target, createdAt, expiresAt },
+          token: {
+            revokedAt: maybeNumber(row.token_revoked_at),
+            expiresAt: maybeNumber(row.token_expires_at),
+          },
+          devices: devicesOf.get(row.account_id as string) ?? [],
+        });
+        if (decision.kind === 'drop') {
+          drops.push({ id, reason: decision.reason });
+          continue;
+        }
+        for (const { device, apnsId } of decision.destinations) {
+          const destination = { id, device, apnsId, createdAt, expiresAt };
+          if (notification.tag == null) plain.push(destination);
+          else tagged.push({ ...destination, tag: notification.tag });
+        }
+      }
+
+      if (drops.length > 0) {
+        await db.rows(
+          `UPDATE notifications n SET status = 'dropped', reason = d.reason, routed_at = $3
+           FROM unnest($1::text[], $2::text[]) AS d(id, reason) WHERE n.id = d.id`,
+          [drops.map((d) => d.id), drops.map((d) => d.reason), now],
+        );
+      }
+      await this.#insertDestinations(db, plain, 'pending', null, now);
+      // Sends of one tag to one device are routed one at a time, in whichever worker: the locks are
+      // all taken first, in one order everywhere (so two workers cannot deadlock), then the
+      // destinations are made in queue order, oldest send first.
+      const keys = [...new Set(tagged.map((d) => `tag:${d.device.id}:${d.tag}`))].sort();
+      for (const key of keys) await db.simple(`SELECT pg_advisory_xact_lock(${lockKey(key)})`);
+      for (const d of tagged) await this.#insertTagged(db, d, now);
+      const ids = queued.map((row) => row.id as string);
+      const dropped = new Set(drops.map((d) => d.id));
+      const routed = ids.filter((id) => !dropped.has(id));
+      if (routed.length > 0) {
+        await db.rows('UPDATE notifications SET routed_at = $1 WHERE id = ANY($2)', [now, routed]);
+      }
+      await db.rows('DELETE FROM route_queue WHERE notification_id = ANY($1)', [ids]);
+      return queued.length;
+    });
+  }
+
+  async #insertDestinations(
+    db: Session,
+    rows: DestinationRow[],
+    state: DestinationState,
+    tag: string | null,
+    now: number,
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await db.rows(
+      `INSERT INTO destinations (notification_id, device_id, platform, state, attempts, next_attempt_at,
+         updated_at, apns_id, tag, created_at, expires_at)
+       SELECT d.id, d.device_id, d.platform, $6, 0, $7, $7, d.apns_id, $8, d.created_at, d.expires_at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $9::bigint[])
+         AS d(id, device_id, platform, apns_id, created_at, expires_at)`,
+      [
+        rows.map((d) => d.id),
+        rows.map((d) => d.device.id),
+        rows.map((d) => d.device.platform),
+        rows.map((d) => d.apnsId),
+        rows.map((d) => d.createdAt),
+        state,
+        now,
+        tag,
+        rows.map((d) => d.expiresAt),
+      ],
+    );
+  }
+
+  async #insertTagged(db: Session, d: DestinationRow & { tag: string }, now: number): Promise<void> {
+    // A send routed late must not replace a newer one of its tag; otherwise it replaces the
+    // older ones still waiting on this device, whoever sent them.
+    const newer = await db.row(
+      'SELECT 1 FROM destinations WHERE device_id = $1 AND tag = $2 AND created_at > $3 LIMIT 1',
+      [d.device.id, d.tag, d.createdAt],
+    );
+    if (!newer) {
+      await db.rows(
+        `UPDATE destinations SET state = 'superseded', updated_at = $1
+         WHERE device_id = $2 AND tag = $3 AND state = 'pending' AND notification_id != $4`,
+        [now, d.device.id, d.tag, d.id],
+      );
+    }
+    await this.#insertDestinations(db, [d], newer ? 'superseded' : 'pending', d.tag, now);
+  }
+
+  async claimDestinations(options: {
+    owner: string;
+    now: number;
+    leaseMs: number;
+    limit: number;
+    maxAttempts: number;
+  }) {
+    const { owner, now, leaseMs, limit, maxAttempts } = options;
+    return this.#transaction(async (db): Promise<ClaimedDestination[]> => {
+      const ended = new Set<string>();
+      // A lease that ran out belongs to a worker that died mid-push: that attempt counted. Rows
+      // another transaction holds are left for the next pass rather than waited for.
+      for (const row of await db.rows(
+        `UPDATE destinations d
+         SET state = CASE WHEN d.attempts >= $1 THEN 'failed_permanent' ELSE 'pending' END,
+           lease_owner = NULL, lease_until = NULL, next_attempt_at = $2, updated_at = $2
+         FROM (SELECT notification_id, device_id FROM destinations
+               WHERE state = 'sending' AND lease_until <= $2 LIMIT 1000 FOR UPDATE SKIP LOCKED) AS due
+         WHERE d.notification_id = due.notification_id AND d.device_id = due.device_id
+         RETURNING d.notification_id, d.state`,
+        [maxAttempts, now],
+      )) {
+        if (row.state === 'failed_permanent') ended.add(row.notification_id as string);
+      }
+      for (const row of await db.rows(
+        `UPDATE destinations d SET state = 'expired', updated_at = $1
+         FROM (SELECT notification_id, device_id FROM destinations
+               WHERE state = 'pending' AND expires_at <= $1 LIMIT 1000 FOR UPDATE SKIP LOCKED) AS due
+         WHERE d.notification_id = due.notification_id AND d.device_id = due.device_id
+         RETURNING d.notification_id`,
+        [now],
+      )) {
+        ended.add(row.notification_id as string);
+      }
+      await this.#settle(db, [...ended]);
+
+      const due = await db.rows(
+        `WITH due AS (
+           SELECT notification_id, device_id FROM destinations
+           WHERE state = 'pending' AND next_attempt_at <= $1
+           ORDER BY next_attempt_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED
+         ), claimed AS (
+           UPDATE destinations d SET state = 'sending', attempts = d.attempts + 1, lease_owner = $3,
+             lease_until = $4, updated_at = $1
+           FROM due WHERE d.notification_id = due.notification_id AND d.device_id = due.device_id
+           RETURNING d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id, d.created_at,
+             d.expires_at, d.seq
+         )
+         SELECT c.*, v.push_token, v.created_at AS device_created_at, n.payload, n.sender_name
+         FROM claimed c
+         JOIN devices v ON v.id = c.device_id
+         JOIN notifications n ON n.id = c.notification_id
+         ORDER BY c.seq`,
+        [now, limit, owner, now + leaseMs],
+      );
+      // A notification's destinations are claimed together: parse its payload once.
+      const payloads = new Map<string, ClaimedDestination['notification']>();
+      return due.map((row): ClaimedDestination => {
+        const notificationId = row.notification_id as string;
+        let notification = payloads.get(notificationId);
+        if (!notification) {
+          notification = JSON.parse(row.payload as string) as ClaimedDestination['notification'];
+          payloads.set(notificationId, notification);
+        }
+        return claimedOf(row, Number(row.attempts), notification);
+      });
+    });
+  }
+
+  async finishAttempts(attempts: FinishedAttempt[], now: number) {
+    if (attempts.length === 0) return;
+    await this.#transaction(async (db) => {
+      // Destinations first, then notifications in id order (see #settle): a transaction holding a
+      // notification's lock never waits for a destination's, so workers cannot deadlock.
+      const sent: string[] = [];
+      const failed: string[] = [];
+      const deactivate: string[] = [];
+      // Only the lease holder may end an attempt; each update below checks it.
+      const where = `WHERE notification_id = $1 AND device_id = $2 AND state = 'sending' AND lease_owner = $3`;
+      const freed = 'lease_owner = NULL, lease_until = NULL';
+      for (const { notificationId, deviceId, owner, end } of attempts) {
+        const key = [notificationId, deviceId, owner];
+        switch (end.kind) {
+          case 'accepted':
+            if (
+              (await db.count(
+                `UPDATE destinations SET state = 'accepted', push_status = $4, ${freed}, updated_at = $5 ${where}`,
+                [...key, end.pushStatus, now],
+              )) > 0
+            ) {
+              sent.push(notificationId);
+            }
+            break;
+          case 'retry':
+            await db.rows(
+              `UPDATE destinations SET state = 'pending', push_status = $4, next_attempt_at = $5, ${freed},
+                 updated_at = $6 ${where}`,
+              [...key, end.pushStatus, end.nextAttemptAt, now],
+            );
+            break;
+          case 'failed_permanent':
+            if (
+              (await db.count(
+                `UPDATE destinations SET state = 'failed_permanent', push_status = $4, ${freed}, updated_at = $5
+                 ${where}`,
+                [...key, end.pushStatus, now],
+              )) > 0
+            ) {
+              failed.push(notificationId);
+              if (end.deactivateDevice) deactivate.push(deviceId);
+            }
+            break;
+          case 'released':
+            await db.rows(
+              `UPDATE destinations SET state = 'pending', attempts = attempts - 1, next_attempt_at = $4,
+                 ${freed}, updated_at = $4 ${where}`,
+              [...key, now],
+            );
+            break;
+        }
+      }
+      const skipped = await this.#skipWaiting(db, deactivate, now);
+      if (sent.length > 0) {
+        await this.#lockNotifications(db, sent);
+        await db.rows(`UPDATE notifications SET status = 'sent_to_push' WHERE id = ANY($1) AND status = 'accepted'`, [
+          [...new Set(sent)],
+        ]);
+      }
+      await this.#settle(db, [...failed, ...skipped]);
+    });
+  }
+
+  /** Deactivates devices and skips what still waits for them (see #skipWaiting), then settles. */
+  async #deactivateDevices(db: Session, deviceIds: string[], now: number): Promise<void> {
+    await this.#settle(db, await this.#skipWaiting(db, deviceIds, now));
+  }
+
+  /**
+   * The devices leave lists and `auto` (removed, or APNs said the push token is gone), and what
+   * still waits for them is skipped. Returns the notifications whose destinations it skipped.
+   */
+  async #skipWaiting(db: Session, deviceIds: string[], now: number): Promise<string[]> {
+    if (deviceIds.length === 0) return [];
+    await db.rows('UPDATE devices SET active = false, removed_at = $1 WHERE id = ANY($2) AND active', [
+      now,
+      deviceIds,
+    ]);
+    const rows = await db.rows(
+      `UPDATE destinations SET state = 'skipped', updated_at = $1 WHERE device_id = ANY($2) AND state = 'pending'
+       RETURNING notification_id`,
+      [now, deviceIds],
+    );
+    return rows.map((row) => row.notification_id as string);
+  }
+
+  /** Locks notification rows in id order, so two transactions never wait for each other's. */
+  async #lockNotifications(db: Session, ids: string[]): Promise<void> {
+    await db.rows('SELECT 1 FROM notifications WHERE id = ANY($1) ORDER BY id FOR UPDATE', [[...new Set(ids)]]);
+  }
+
+  /**
+   * A notification none of whose devices has it or may still get it, and whose deadline stopped
+   * at least one of them, is dropped as `expired`: ttl ran out first. The notification's lock is
+   * taken first and the check is a later statement, so of two workers ending its last two
+   * destinations at once, the second sees the first's change.
+   */
+  async #settle(db: Session, notificationIds: string[]): Promise<void> {
+    if (notificationIds.length === 0) return;
+    await this.#lockNotifications(db, notificationIds);
+    await db.rows(
+      `UPDATE notifications n SET status = 'dropped', reason = 'expired'
+       WHERE n.id = ANY($1) AND n.status = 'accepted'
+         AND NOT EXISTS (SELECT 1 FROM destinations WHERE notification_id = n.id
+                         AND state IN ('pending', 'sending', 'accepted'))
+         AND EXISTS (SELECT 1 FROM destinations WHERE notification_id = n.id AND state = 'expired')`,
+      [[...new Set(notificationIds)]],
+    );
+  }
+
+  async nextDeliveryAt() {
+    return this.#read(async (db) => {
+      const row = await db.row(
+        `SELECT min(at) AS at FROM (
+           SELECT min(available_at) AS at FROM route_queue
+           UNION ALL SELECT min(next_attempt_at) FROM destinations WHERE state = 'pending'
+           UNION ALL SELECT min(expires_at) FROM destinations WHERE state = 'pending'
+           UNION ALL SELECT min(lease_until) FROM destinations WHERE state = 'sending'
+         ) AS due`,
+      );
+      return maybeNumber(row?.at) ?? undefined;
+    });
+  }
+
+  async getPause(): Promise<Pause> {
+    // Read on every send: any API process may have set it.
+    const value = await this.getSetting('pause');
+    return value ? (JSON.parse(value) as Pause) : { paused: false, retryAfterSeconds: 0 };
+  }
+
+  async setPause(pause: Pause) {
+    await this.setSetting('pause', JSON.stringify(pause));
+  }
+
+  async getSetting(name: string) {
+    return this.#read(
+      async (db) => (await db.row('SELECT value FROM settings WHERE name = $1', [name]))?.value as string | undefined,
+    );
+  }
+
+  async setSetting(name: string, value: string) {
+    await this.#transaction((db) =>
+      db.rows(
+        'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+        [name, value],
+      ),
+    );
+  }
+
+  async purge(cutoffs: { notificationsBefore: number; keysBefore: number; windowsBefore: number }) {
+    return this.#transaction(async (db) => ({
+      notifications: await db.count('DELETE FROM notifications WHERE created_at < $1', [cutoffs.notificationsBefore]),
+      keys: await db.count('DELETE FROM idempotency_keys WHERE created_at < $1', [cutoffs.keysBefore]),
+      windows: await db.count('DELETE FROM send_windows WHERE second < $1', [
+        Math.floor(cutoffs.windowsBefore / 1000),
+      ]),
+    }));
+  }
+
+  async close() {
+    await this.#pool.end();
+  }
+}
+
+interface DestinationRow {
+  id: string;
+  device: Device;
+  apnsId: string;
+  createdAt: number;
+  expiresAt: number;
+}

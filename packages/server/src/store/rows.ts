@@ -1,0 +1,127 @@
+import type { DestinationState, DropReason, NotificationStatus, Platform } from '@foxbell/sdk/contract';
+import type {
+  Account,
+  ClaimedDestination,
+  DestinationRecord,
+  Device,
+  HandledEvent,
+  SendToken,
+  StoredNotification,
+} from './store.js';
+
+/**
+ * Rows of either database mapped to the store's types, so no row shape leaks out. SQLite gives
+ * booleans as 0/1 and PostgreSQL as true/false; PostgreSQL gives BIGINT as a string.
+ */
+export type Row = Record<string, unknown>;
+
+export const bool = (value: unknown) => value === 1 || value === true;
+export const maybeNumber = (value: unknown) => (value == null ? null : Number(value));
+
+export function accountOf(row: Row): Account {
+  return {
+    id: row.id as string,
+    name: (row.name as string | null) ?? null,
+    keyGeneration: Number(row.key_generation),
+    createdAt: Number(row.created_at),
+    deletedAt: maybeNumber(row.deleted_at),
+  };
+}
+
+/** The account of a token row joined with its account's columns as `a_<column>`. */
+export function joinedAccountOf(row: Row): Account {
+  return accountOf({
+    id: row.a_id,
+    name: row.a_name,
+    key_generation: row.a_key_generation,
+    created_at: row.a_created_at,
+    deleted_at: row.a_deleted_at,
+  });
+}
+
+export function tokenOf(row: Row): SendToken {
+  return {
+    id: row.id as string,
+    accountId: row.account_id as string,
+    name: row.name as string,
+    kind: row.kind as SendToken['kind'],
+    ownStatus: bool(row.own_status),
+    deviceNames: bool(row.device_names),
+    scenes: row.scenes == null ? null : (JSON.parse(row.scenes as string) as string[]),
+    allowUrls: bool(row.allow_urls),
+    defaultTarget: (row.default_target as string | null) ?? null,
+    expiresAt: maybeNumber(row.expires_at),
+    revokedAt: maybeNumber(row.revoked_at),
+    createdAt: Number(row.created_at),
+  };
+}
+
+export function deviceOf(row: Row): Device {
+  return {
+    id: row.id as string,
+    accountId: row.account_id as string,
+    name: row.name as string,
+    platform: row.platform as Platform,
+    pushToken: row.push_token as string,
+    inAuto: bool(row.in_auto),
+    active: bool(row.active),
+    createdAt: Number(row.created_at),
+  };
+}
+
+export function destinationOf(row: Row): DestinationRecord {
+  return {
+    deviceId: row.device_id as string,
+    platform: row.platform as Platform,
+    state: row.state as DestinationState,
+    pushStatus: maybeNumber(row.push_status),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+export function handledOf(row: Row): HandledEvent {
+  return {
+    deviceId: row.device_id as string,
+    platform: row.platform as Platform,
+    action: row.action as HandledEvent['action'],
+    at: Number(row.at),
+  };
+}
+
+/** A notification row with its destinations and handled events, each in the order they were made. */
+export function notificationOf(row: Row, destinations: Row[], handled: Row[]): StoredNotification {
+  return {
+    id: row.id as string,
+    accountId: row.account_id as string,
+    tokenId: row.token_id as string,
+    senderName: row.sender_name as string,
+    notification: JSON.parse(row.payload as string),
+    status: row.status as NotificationStatus,
+    reason: (row.reason as DropReason | null) ?? null,
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    destinations: destinations.map(destinationOf),
+    handled: handled.map(handledOf),
+  };
+}
+
+/** A claimed destination row joined with its device and notification. */
+export function claimedOf(
+  row: Row,
+  attempt: number,
+  notification: StoredNotification['notification'],
+): ClaimedDestination {
+  return {
+    notificationId: row.notification_id as string,
+    deviceId: row.device_id as string,
+    platform: row.platform as Platform,
+    pushToken: row.push_token as string,
+    pushTokenSince: Number(row.device_created_at),
+    apnsId: row.apns_id as string,
+    attempt,
+    senderName: row.sender_name as string,
+    notification,
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+  };
+}

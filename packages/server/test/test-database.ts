@@ -1,0 +1,24 @@
+import { inject } from 'vitest';
+import { openPostgresStore } from '../src/store/postgres.js';
+import { openSqliteStore } from '../src/store/sqlite.js';
+import type { Store } from '../src/store/store.js';
+
+/** The store the suite runs on: its `server-postgres` project sets `FOXBELL_TEST_STORE=postgres`. */
+export const TEST_STORE: 'sqlite' | 'postgres' =
+  process.env.FOXBELL_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+export const TEST_DATABASE_URL =
+  process.env.FOXBELL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+let schemas = 0;
+/** A schema of this run no other test uses (the run's set-up drops them all at its end). */
+export function newTestSchema(): string {
+  schemas += 1;
+  return `${inject('schemaPrefix')}_${process.pid}_${schemas}`;
+}
+
+/** A fresh, empty store of the kind this run tests. */
+export async function openTestStore(): Promise<Store> {
+  if (TEST_STORE === 'sqlite') return openSqliteStore({ dataDir: ':memory:' });
+  return openPostgresStore({ url: TEST_DATABASE_URL, schema: newTestSchema(), poolSize: 4 });
+}
