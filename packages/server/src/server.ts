@@ -177,7 +177,9 @@ async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
-  process.stdout.write(`foxbell-server worker ${delivery.worker.owner} delivering from ${describeDatabase(config.database)}\n`);
+  process.stdout.write(
+    `foxbell-server worker ${delivery.worker.owner} delivering from ${describeDatabase(config.database)}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -29,10 +29,9 @@ export default async function setup(project: TestProject) {
   return async () => {
     const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await cleanup.connect();
-    const { rows } = await cleanup.query(
-      "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1 || '\\_%'",
-      [prefix],
-    );
+    const { rows } = await cleanup.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE $1 || '\\_%'", [
+      prefix,
+    ]);
     for (const { nspname } of rows) await cleanup.query(`DROP SCHEMA ${nspname} CASCADE`);
     await cleanup.end();
   };

@@ -22,3 +22,15 @@ export async function openTestStore(): Promise<Store> {
   if (TEST_STORE === 'sqlite') return openSqliteStore({ dataDir: ':memory:' });
   return openPostgresStore({ url: TEST_DATABASE_URL, schema: newTestSchema(), poolSize: 4 });
 }
+
+/**
+ * `count` stores on one fresh database, as `count` processes would open it. On PostgreSQL each
+ * has its own pool; SQLite serves sends from one process only, so there it is one store.
+ */
+export async function openSharedStores(count: number): Promise<Store[]> {
+  if (TEST_STORE === 'sqlite') return Array(count).fill(openSqliteStore({ dataDir: ':memory:' }));
+  const schema = newTestSchema();
+  return Promise.all(
+    Array.from({ length: count }, () => openPostgresStore({ url: TEST_DATABASE_URL, schema, poolSize: 4 })),
+  );
+}

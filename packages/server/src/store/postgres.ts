@@ -122,7 +122,9 @@ async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void>
     await client.query(
       'CREATE TABLE IF NOT EXISTS foxbell_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)',
     );
-    const { rows } = await client.query('SELECT coalesce(max(version), 0) AS applied FROM foxbell_migrations');
+    const { rows } = await client.query(
+      'SELECT coalesce(max(version), 0) AS applied FROM foxbell_migrations',
+    );
     const applied = Number(rows[0].applied);
     for (const [index, sql] of POSTGRES_MIGRATIONS.entries()) {
       if (index < applied) continue;
@@ -276,11 +278,10 @@ class PostgresStore implements Store {
       if (change.expectedGeneration !== undefined && change.expectedGeneration !== generation) {
         return { ok: false, generation } as const;
       }
-      await db.rows('INSERT INTO retired_account_keys (key_hash, account_id, retired_at) VALUES ($1, $2, $3)', [
-        row.key_hash,
-        accountId,
-        change.now,
-      ]);
+      await db.rows(
+        'INSERT INTO retired_account_keys (key_hash, account_id, retired_at) VALUES ($1, $2, $3)',
+        [row.key_hash, accountId, change.now],
+      );
       await db.rows('UPDATE accounts SET key_hash = $1, key_generation = $2 WHERE id = $3', [
         change.keyHash,
         generation + 1,
@@ -355,7 +356,10 @@ class PostgresStore implements Store {
         [now, tokenId, accountId],
       );
       if (changed === 0) {
-        return (await db.row('SELECT 1 FROM tokens WHERE id = $1 AND account_id = $2', [tokenId, accountId])) !== undefined;
+        return (
+          (await db.row('SELECT 1 FROM tokens WHERE id = $1 AND account_id = $2', [tokenId, accountId])) !==
+          undefined
+        );
       }
       // Deleting the queue entries first waits for a worker routing them: what it routed stays routed.
       await db.rows(
@@ -387,7 +391,15 @@ class PostgresStore implements Store {
       const row = await db.row(
         `INSERT INTO devices (id, account_id, name, platform, push_token, in_auto, active, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, true, $7) RETURNING *`,
-        [device.id, device.accountId, device.name, device.platform, device.pushToken, device.inAuto, device.now],
+        [
+          device.id,
+          device.accountId,
+          device.name,
+          device.platform,
+          device.pushToken,
+          device.inAuto,
+          device.now,
+        ],
       );
       return deviceOf(row as Row);
     }, `push_token:${device.pushToken}`);
@@ -419,7 +431,12 @@ class PostgresStore implements Store {
 
   async removeDevice(accountId: string, deviceId: string, now: number) {
     return this.#transaction(async (db) => {
-      if (!(await db.row('SELECT 1 FROM devices WHERE id = $1 AND account_id = $2 AND active', [deviceId, accountId]))) {
+      if (
+        !(await db.row('SELECT 1 FROM devices WHERE id = $1 AND account_id = $2 AND active', [
+          deviceId,
+          accountId,
+        ]))
+      ) {
         return false;
       }
       await this.#deactivateDevices(db, [deviceId], now);
@@ -470,7 +487,10 @@ class PostgresStore implements Store {
     const tokenWindow: SecondCount[] = [];
     const accountWindow: SecondCount[] = [];
     for (const [scope, second, count] of (recent.windows ?? []) as [string, number, number][]) {
-      (scope === tokenScope ? tokenWindow : accountWindow).push({ second: Number(second), count: Number(count) });
+      (scope === tokenScope ? tokenWindow : accountWindow).push({
+        second: Number(second),
+        count: Number(count),
+      });
     }
     const admission = admitSend({ tokenWindow, accountWindow, monthlyCount }, limits, now);
     if (!admission.ok) {
@@ -548,9 +568,10 @@ class PostgresStore implements Store {
       'SELECT * FROM destinations WHERE notification_id = ANY($1) ORDER BY seq',
       [ids],
     );
-    const handled = await db.rows('SELECT * FROM handled_events WHERE notification_id = ANY($1) ORDER BY seq', [
-      ids,
-    ]);
+    const handled = await db.rows(
+      'SELECT * FROM handled_events WHERE notification_id = ANY($1) ORDER BY seq',
+      [ids],
+    );
     return rows.map((row) =>
       notificationOf(
         row,
@@ -591,7 +612,10 @@ class PostgresStore implements Store {
       );
       const current = notification.status as NotificationStatus;
       if (current !== 'dropped' && STATUS_RANK[event.action] > STATUS_RANK[current]) {
-        await db.rows('UPDATE notifications SET status = $1 WHERE id = $2', [event.action, event.notificationId]);
+        await db.rows('UPDATE notifications SET status = $1 WHERE id = $2', [
+          event.action,
+          event.notificationId,
+        ]);
       }
       return 'recorded';
     });
@@ -866,9 +890,10 @@ class PostgresStore implements Store {
       const skipped = await this.#skipWaiting(db, deactivate, now);
       if (sent.length > 0) {
         await this.#lockNotifications(db, sent);
-        await db.rows(`UPDATE notifications SET status = 'sent_to_push' WHERE id = ANY($1) AND status = 'accepted'`, [
-          [...new Set(sent)],
-        ]);
+        await db.rows(
+          `UPDATE notifications SET status = 'sent_to_push' WHERE id = ANY($1) AND status = 'accepted'`,
+          [[...new Set(sent)]],
+        );
       }
       await this.#settle(db, [...failed, ...skipped]);
     });
@@ -899,7 +924,9 @@ class PostgresStore implements Store {
 
   /** Locks notification rows in id order, so two transactions never wait for each other's. */
   async #lockNotifications(db: Session, ids: string[]): Promise<void> {
-    await db.rows('SELECT 1 FROM notifications WHERE id = ANY($1) ORDER BY id FOR UPDATE', [[...new Set(ids)]]);
+    await db.rows('SELECT 1 FROM notifications WHERE id = ANY($1) ORDER BY id FOR UPDATE', [
+      [...new Set(ids)],
+    ]);
   }
 
   /**
@@ -947,7 +974,8 @@ class PostgresStore implements Store {
 
   async getSetting(name: string) {
     return this.#read(
-      async (db) => (await db.row('SELECT value FROM settings WHERE name = $1', [name]))?.value as string | undefined,
+      async (db) =>
+        (await db.row('SELECT value FROM settings WHERE name = $1', [name]))?.value as string | undefined,
     );
   }
 
@@ -962,7 +990,9 @@ class PostgresStore implements Store {
 
   async purge(cutoffs: { notificationsBefore: number; keysBefore: number; windowsBefore: number }) {
     return this.#transaction(async (db) => ({
-      notifications: await db.count('DELETE FROM notifications WHERE created_at < $1', [cutoffs.notificationsBefore]),
+      notifications: await db.count('DELETE FROM notifications WHERE created_at < $1', [
+        cutoffs.notificationsBefore,
+      ]),
       keys: await db.count('DELETE FROM idempotency_keys WHERE created_at < $1', [cutoffs.keysBefore]),
       windows: await db.count('DELETE FROM send_windows WHERE second < $1', [
         Math.floor(cutoffs.windowsBefore / 1000),
