@@ -8,7 +8,7 @@ export default defineConfig({
     projects: [
       'packages/*',
       {
-        extends: './packages/server/vitest.config.ts',
+        // Not `extends` of the server's config: arrays such as `exclude` would be merged.
         root: './packages/server',
         test: {
           name: 'server-postgres',

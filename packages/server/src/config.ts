@@ -33,6 +33,8 @@ export interface ServerConfig {
   logLevel: string;
   /** Pushes in flight at once in this process; 0 runs the API only. */
   workers: number;
+  /** How long a worker holds a destination it is pushing before another worker may take it over. */
+  leaseMs: number;
   apns: ApnsConfig;
 }
 
@@ -58,6 +60,8 @@ export const USAGE = `Usage: foxbell-server [worker] [options]
   --log-level LEVEL     fatal, error, warn, info, debug, trace or silent (FOXBELL_LOG_LEVEL, default info)
   --workers N           pushes in flight at once                      (FOXBELL_WORKERS, default 64)
   --no-workers          serve the API only; run \`foxbell-server worker\` to deliver (FOXBELL_WORKERS=0)
+  --lease-seconds N     how long a push may take before another worker takes it over, should this
+                        one have died; longer than APNs ever takes to answer (FOXBELL_LEASE_SECONDS, default 60)
 
   --apns MODE           sim (the built-in simulator), production, sandbox (FOXBELL_APNS, default sim)
   --apns-url URL        an APNs endpoint of your own, e.g. a standalone simulator (FOXBELL_APNS_URL)
@@ -109,6 +113,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
         'log-level': { type: 'string' },
         workers: { type: 'string' },
         'no-workers': { type: 'boolean' },
+        'lease-seconds': { type: 'string' },
         apns: { type: 'string' },
         'apns-url': { type: 'string' },
         'apns-ca': { type: 'string' },
@@ -187,6 +192,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
   const workers =
     values['no-workers'] === true ? 0 : integer('workers', 'FOXBELL_WORKERS', DEFAULT_WORKERS, 0, 10_000);
   if (command === 'worker' && workers === 0) problems.push('a worker needs --workers of at least 1');
+  const leaseMs = integer('lease-seconds', 'FOXBELL_LEASE_SECONDS', 60, 1, 3600) * 1000;
   const apns = readApnsConfig(setting, integer, problems);
   if (problems.length > 0) return { ok: false, problems };
   return {
@@ -202,6 +208,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       limits,
       logLevel,
       workers,
+      leaseMs,
       apns,
     },
   };

@@ -142,6 +142,7 @@ async function startDelivery(
     topics: push.topics,
     clock,
     concurrency: config.workers,
+    leaseMs: config.leaseMs,
     log,
   });
   worker.start();

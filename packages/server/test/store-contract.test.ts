@@ -313,9 +313,9 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     const [a, b] = await stores(2);
     const { account, token, devices } = await accountWithDevices(a as Store, ['ios']);
     const first = (await (a as Store).acceptSend(newSend(account, token, T0))) as { id: string };
-    const second = (await (a as Store).acceptSend(newSend(account, token, T0))) as { id: string };
-    await route(a as Store, T0);
-    const [pushed] = await claim(b as Store, 'w', T0, 1);
+    const second = (await (a as Store).acceptSend(newSend(account, token, T0 + 1))) as { id: string };
+    await route(a as Store, T0 + 1);
+    const [pushed] = await claim(b as Store, 'w', T0 + 1, 1);
     expect(pushed?.notificationId).toBe(first.id);
     await (b as Store).finishAttempts(
       [

@@ -18,13 +18,10 @@ import {
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { STATUS_RANK } from './status.js';
 import type {
-  Account,
   ClaimedDestination,
   Credential,
-  DestinationRecord,
   Device,
   FinishedAttempt,
-  HandledEvent,
   NewDevice,
   NewSend,
   Pause,
