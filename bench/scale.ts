@@ -1,0 +1,228 @@
+// Accepted sends per second and destinations pushed per second of foxbell-server on PostgreSQL
+// with 1 and with 2 processes (each an API with its own delivery workers), against the embedded
+// SQLite single process, in the same run. Every process pushes to one APNs simulator (its own
+// process, h2c, token auth); the load (autocannon, spread over many accounts) comes from this one.
+// Pushed per second is every destination made, divided by the time from the start of the load
+// until the last of them was accepted by the simulator.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { cpus, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { newProviderKeyPem } from '../packages/server/src/apns/provider-token.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const ACCOUNTS = 64;
+const DATABASE_URL = process.env.FOXBELL_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ADMIN = 'bench-admin-key-0123456789';
+const root = fileURLToPath(new URL('..', import.meta.url));
+const serverBin = path.join(root, 'packages/server/bin/foxbell-server.js');
+// The server's own drivers, for counting what was pushed.
+const serverRequire = createRequire(path.join(root, 'packages/server/package.json'));
+const pg = serverRequire('pg') as typeof import('pg');
+const Sqlite = serverRequire('better-sqlite3') as typeof import('better-sqlite3');
+
+const work = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-scale-'));
+const key = { keyId: 'BENCHKEY01', teamId: 'BENCHTEAM1', file: path.join(work, 'key.p8') };
+await writeFile(key.file, newProviderKeyPem());
+
+function start(args: string[], ready: RegExp): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const match = ready.exec(out);
+      if (match?.[1]) resolve({ child, url: match[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+const sim = await start(
+  [
+    path.join(root, 'packages/server/bin/foxbell-apns-sim.js'),
+    '--cleartext',
+    `--key-file=${key.file}`,
+    `--key-id=${key.keyId}`,
+    `--team-id=${key.teamId}`,
+  ],
+  /foxbell-apns-sim listening on (http:\/\/\S+)/,
+);
+
+const serverArgs = [
+  serverBin,
+  '--port=0',
+  `--admin-key=${ADMIN}`,
+  '--log-level=warn',
+  `--apns-url=${sim.url}`,
+  `--apns-key-file=${key.file}`,
+  `--apns-key-id=${key.keyId}`,
+  `--apns-team-id=${key.teamId}`,
+  // The bench measures the service, not the spec's per-minute limits.
+  '--rate-per-token=1000000000',
+  '--rate-per-account=1000000000',
+  '--monthly-quota=1000000000000',
+];
+
+const post = async (url: string, token: string, body: unknown) => {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Record<string, string>;
+};
+
+/** Accounts with a token and an iPhone each: one account's sends are admitted one at a time. */
+async function makeAccounts(url: string): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let i = 0; i < ACCOUNTS; i++) {
+    const account = await post(`${url}/v1/accounts`, ADMIN, {});
+    const pushToken = randomBytes(32).toString('hex');
+    await post(`${url}/v1/devices`, account.key as string, {
+      name: 'Phone',
+      platform: 'ios',
+      push_token: pushToken,
+    });
+    tokens.push((await post(`${url}/v1/tokens`, account.key as string, {})).token as string);
+  }
+  return tokens;
+}
+
+/** Load on each URL at once, `CONNECTIONS` in all, each request with the next account's token. */
+async function load(urls: string[], tokens: string[]): Promise<number> {
+  let next = 0;
+  const results = await Promise.all(
+    urls.map((url) =>
+      autocannon({
+        url: `${url}/v1/notifications`,
+        method: 'POST',
+        connections: Math.ceil(CONNECTIONS / urls.length),
+        duration: SECONDS,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'Build #812 passed on main', title: 'CI', scene: 'rocket' }),
+        requests: [
+          {
+            setupRequest: (request) => {
+              next = (next + 1) % tokens.length;
+              return { ...request, headers: { ...request.headers, authorization: `Bearer ${tokens[next]}` } };
+            },
+          },
+        ],
+      }),
+    ),
+  );
+  for (const result of results) {
+    if (result.non2xx > 0 || result.errors > 0) {
+      throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors`);
+    }
+  }
+  return results.reduce((sum, result) => sum + result.requests.total, 0) / SECONDS;
+}
+
+interface Counts {
+  destinations: number;
+  waiting: number;
+}
+
+/** Runs the load, then waits until nothing waits; returns sends/s and pushed/s. */
+async function measure(label: string, urls: string[], tokens: string[], counts: () => Promise<Counts>) {
+  const started = performance.now();
+  const sendsPerSecond = await load(urls, tokens);
+  let current = await counts();
+  while (current.waiting > 0) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    current = await counts();
+  }
+  const pushedPerSecond = current.destinations / ((performance.now() - started) / 1000);
+  console.log(
+    `${label}: ${sendsPerSecond.toFixed(0)} accepted sends/s, ${pushedPerSecond.toFixed(0)} destinations pushed/s`,
+  );
+  return { sendsPerSecond, pushedPerSecond };
+}
+
+const WAITING = `SELECT (SELECT count(*) FROM destinations) AS destinations,
+  (SELECT count(*) FROM route_queue) + (SELECT count(*) FROM destinations WHERE state IN ('pending', 'sending')) AS waiting`;
+
+async function sqliteRun() {
+  const data = path.join(work, 'sqlite');
+  const server = await start([...serverArgs, `--data=${data}`], /listening on (http:\/\/\S+)/);
+  const tokens = await makeAccounts(server.url);
+  const db = new Sqlite(path.join(data, 'foxbell.db'), { readonly: true });
+  const counts = async (): Promise<Counts> => {
+    const row = db.prepare(WAITING).get() as Record<string, number>;
+    return { destinations: Number(row.destinations), waiting: Number(row.waiting) };
+  };
+  const result = await measure('SQLite, 1 process', [server.url], tokens, counts);
+  db.close();
+  await stop(server.child);
+  return result;
+}
+
+async function postgresRun(processes: number) {
+  const schema = `foxbell_bench_${randomBytes(4).toString('hex')}`;
+  const args = [...serverArgs, `--database=${DATABASE_URL}`, `--database-schema=${schema}`];
+  const servers = await Promise.all(
+    Array.from({ length: processes }, () => start(args, /listening on (http:\/\/\S+)/)),
+  );
+  const tokens = await makeAccounts(servers[0]?.url as string);
+  const db = new pg.Client({ connectionString: DATABASE_URL, options: `-c search_path=${schema}` });
+  await db.connect();
+  const counts = async (): Promise<Counts> => {
+    const row = (await db.query(WAITING)).rows[0];
+    return { destinations: Number(row.destinations), waiting: Number(row.waiting) };
+  };
+  const result = await measure(
+    `PostgreSQL, ${processes} process${processes > 1 ? 'es' : ''}`,
+    servers.map((server) => server.url),
+    tokens,
+    counts,
+  );
+  for (const server of servers) await stop(server.child);
+  await db.query(`DROP SCHEMA ${schema} CASCADE`);
+  await db.end();
+  return result;
+}
+
+const sqlite = await sqliteRun();
+const pg1 = await postgresRun(1);
+const pg2 = await postgresRun(2);
+await stop(sim.child);
+await rm(work, { recursive: true, force: true });
+
+const round = (n: number) => Math.round(n);
+const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
+console.log(
+  `${cpus().length} CPUs, ${CONNECTIONS} connections over ${ACCOUNTS} accounts, ${SECONDS} s of load per setup, ` +
+    'one APNs simulator process; each server process is an API with its own delivery workers',
+);
+console.log(
+  JSON.stringify({
+    sqlite: { sends: round(sqlite.sendsPerSecond), pushed: round(sqlite.pushedPerSecond) },
+    postgres_1: { sends: round(pg1.sendsPerSecond), pushed: round(pg1.pushedPerSecond) },
+    postgres_2: { sends: round(pg2.sendsPerSecond), pushed: round(pg2.pushedPerSecond) },
+    pushed_ratio_2_to_sqlite: ratio(pg2.pushedPerSecond, sqlite.pushedPerSecond),
+    sends_ratio_1_to_sqlite: ratio(pg1.sendsPerSecond, sqlite.sendsPerSecond),
+  }),
+);
+console.log(
+  JSON.stringify({
+    bench: 'scale',
+    value: round(pg2.sendsPerSecond),
+    unit: 'accepted sends/s, 2 processes on PostgreSQL',
+    baseline: round(sqlite.sendsPerSecond),
+    ratio: ratio(pg2.sendsPerSecond, sqlite.sendsPerSecond),
+  }),
+);
