@@ -7,11 +7,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import Sqlite from 'better-sqlite3';
+import pg from 'pg';
 import { newProviderKeyPem } from '../packages/server/src/apns/provider-token.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -21,10 +22,6 @@ const DATABASE_URL = process.env.FOXBELL_BENCH_DATABASE_URL ?? 'postgres://postg
 const ADMIN = 'bench-admin-key-0123456789';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const serverBin = path.join(root, 'packages/server/bin/foxbell-server.js');
-// The server's own drivers, for counting what was pushed.
-const serverRequire = createRequire(path.join(root, 'packages/server/package.json'));
-const pg = serverRequire('pg') as typeof import('pg');
-const Sqlite = serverRequire('better-sqlite3') as typeof import('better-sqlite3');
 
 const work = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-scale-'));
 const key = { keyId: 'BENCHKEY01', teamId: 'BENCHTEAM1', file: path.join(work, 'key.p8') };
