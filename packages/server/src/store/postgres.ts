@@ -185,8 +185,23 @@ class Session {
   }
 }
 
+/** Sends admitted in one transaction at most, and such transactions running at once. */
+const MAX_BATCH = 256;
+const MAX_BATCHES_IN_FLIGHT = 4;
+
+interface PendingSend {
+  send: NewSend;
+  resolve: (outcome: SendOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
 class PostgresStore implements Store {
   readonly #pool: pg.Pool;
+  #pending: PendingSend[] = [];
+  #flushScheduled = false;
+  #batchesInFlight = 0;
+  /** What `close` waits on: called once no send is pending or being admitted. */
+  readonly #drained: (() => void)[] = [];
   /** Statement names by text: the same name prepares the same text on every connection. */
   readonly #names = new Map<string, string>();
 
@@ -205,18 +220,20 @@ class PostgresStore implements Store {
   }
 
   /**
-   * Runs `work` in one transaction; `lock`, when given, is taken first (in the same round trip as
-   * BEGIN) and held to the end. A deadlock or serialization failure is run again from the start.
+   * Runs `work` in one transaction. The advisory locks named in `locks` are taken first, in the
+   * same round trip as BEGIN and in one order everywhere (so two transactions taking several
+   * cannot deadlock), and held to the end. A deadlock or serialization failure is run again from
+   * the start.
    */
-  async #transaction<T>(work: (db: Session) => Promise<T>, lock?: string): Promise<T> {
+  async #transaction<T>(work: (db: Session) => Promise<T>, locks: string[] = []): Promise<T> {
+    const keys = [...new Set(locks.map(lockKey))].sort();
+    const begin = ['BEGIN', ...keys.map((key) => `SELECT pg_advisory_xact_lock(${key})`)].join('; ');
     for (let run = 1; ; run += 1) {
       const client = await this.#pool.connect();
       const db = new Session(client, this.#names);
       let broken: Error | undefined;
       try {
-        await db.simple(
-          lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(${lockKey(lock)})`,
-        );
+        await db.simple(begin);
         const result = await work(db);
         await db.simple('COMMIT');
         return result;
@@ -312,33 +329,36 @@ class PostgresStore implements Store {
 
   async createToken(token: Omit<SendToken, 'revokedAt'>, secretHash: string, maxTokens: number) {
     // The account's lock: two tokens made at once cannot both take the last place.
-    return this.#transaction(async (db): Promise<SendToken | 'limit_reached'> => {
-      const live = (await db.row(
-        'SELECT count(*) AS n FROM tokens WHERE account_id = $1 AND revoked_at IS NULL',
-        [token.accountId],
-      )) as Row;
-      if (Number(live.n) >= maxTokens) return 'limit_reached';
-      await db.rows(
-        `INSERT INTO tokens (id, account_id, secret_hash, name, kind, own_status, device_names, scenes,
+    return this.#transaction(
+      async (db): Promise<SendToken | 'limit_reached'> => {
+        const live = (await db.row(
+          'SELECT count(*) AS n FROM tokens WHERE account_id = $1 AND revoked_at IS NULL',
+          [token.accountId],
+        )) as Row;
+        if (Number(live.n) >= maxTokens) return 'limit_reached';
+        await db.rows(
+          `INSERT INTO tokens (id, account_id, secret_hash, name, kind, own_status, device_names, scenes,
            allow_urls, default_target, expires_at, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [
-          token.id,
-          token.accountId,
-          secretHash,
-          token.name,
-          token.kind,
-          token.ownStatus,
-          token.deviceNames,
-          token.scenes === null ? null : JSON.stringify(token.scenes),
-          token.allowUrls,
-          token.defaultTarget,
-          token.expiresAt,
-          token.createdAt,
-        ],
-      );
-      return { ...token, revokedAt: null };
-    }, `account:${token.accountId}`);
+          [
+            token.id,
+            token.accountId,
+            secretHash,
+            token.name,
+            token.kind,
+            token.ownStatus,
+            token.deviceNames,
+            token.scenes === null ? null : JSON.stringify(token.scenes),
+            token.allowUrls,
+            token.defaultTarget,
+            token.expiresAt,
+            token.createdAt,
+          ],
+        );
+        return { ...token, revokedAt: null };
+      },
+      [`account:${token.accountId}`],
+    );
   }
 
   async listTokens(accountId: string) {
@@ -379,30 +399,32 @@ class PostgresStore implements Store {
   async createDevice(device: NewDevice, maxDevices: number) {
     // The push token's lock: two accounts registering one phone at once cannot both succeed. The
     // account's: two devices registered at once cannot both take the last place.
-    return this.#transaction(async (db): Promise<Device | 'limit_reached' | 'device_exists'> => {
-      await db.simple(`SELECT pg_advisory_xact_lock(${lockKey(`account:${device.accountId}`)})`);
-      if (await db.row('SELECT 1 FROM devices WHERE push_token = $1 AND active', [device.pushToken])) {
-        return 'device_exists';
-      }
-      const active = (await db.row('SELECT count(*) AS n FROM devices WHERE account_id = $1 AND active', [
-        device.accountId,
-      ])) as Row;
-      if (Number(active.n) >= maxDevices) return 'limit_reached';
-      const row = await db.row(
-        `INSERT INTO devices (id, account_id, name, platform, push_token, in_auto, active, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, true, $7) RETURNING *`,
-        [
-          device.id,
+    return this.#transaction(
+      async (db): Promise<Device | 'limit_reached' | 'device_exists'> => {
+        if (await db.row('SELECT 1 FROM devices WHERE push_token = $1 AND active', [device.pushToken])) {
+          return 'device_exists';
+        }
+        const active = (await db.row('SELECT count(*) AS n FROM devices WHERE account_id = $1 AND active', [
           device.accountId,
-          device.name,
-          device.platform,
-          device.pushToken,
-          device.inAuto,
-          device.now,
-        ],
-      );
-      return deviceOf(row as Row);
-    }, `push_token:${device.pushToken}`);
+        ])) as Row;
+        if (Number(active.n) >= maxDevices) return 'limit_reached';
+        const row = await db.row(
+          `INSERT INTO devices (id, account_id, name, platform, push_token, in_auto, active, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, true, $7) RETURNING *`,
+          [
+            device.id,
+            device.accountId,
+            device.name,
+            device.platform,
+            device.pushToken,
+            device.inAuto,
+            device.now,
+          ],
+        );
+        return deviceOf(row as Row);
+      },
+      [`push_token:${device.pushToken}`, `account:${device.accountId}`],
+    );
   }
 
   async listDevices(accountId: string, options: { activeOnly: boolean }) {
@@ -444,110 +466,214 @@ class PostgresStore implements Store {
     });
   }
 
-  async acceptSend(send: NewSend): Promise<SendOutcome> {
-    // One account's sends are admitted one at a time, in whichever process: the token's and the
-    // account's windows, the month's count and the token's idempotency keys are all the account's.
-    return this.#transaction((db) => this.#admitAndStore(db, send), `account:${send.account.id}`);
+  acceptSend(send: NewSend): Promise<SendOutcome> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ send, resolve, reject });
+      this.#flushSoon();
+    });
   }
 
-  async #admitAndStore(db: Session, send: NewSend): Promise<SendOutcome> {
-    const { now, limits } = send;
-    const month = utcMonth(now);
-    const tokenScope = `token:${send.token.id}`;
-    const accountScope = `account:${send.account.id}`;
-    // Read after the lock, so it sees every send admitted before this one.
+  /**
+   * Sends that arrive together are admitted in one transaction, as on SQLite: one lock round trip,
+   * one read, one write and one commit for the batch rather than for each send. A few batches run
+   * at once; while they all do, new sends wait and make the next batch bigger.
+   */
+  #flushSoon(): void {
+    if (this.#flushScheduled || this.#batchesInFlight >= MAX_BATCHES_IN_FLIGHT) return;
+    this.#flushScheduled = true;
+    // setImmediate, not a microtask: requests whose bytes are already read join this batch.
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      const batch = this.#pending.splice(0, MAX_BATCH);
+      if (batch.length === 0) return;
+      this.#batchesInFlight += 1;
+      const accounts = batch.map(({ send }) => `account:${send.account.id}`);
+      this.#transaction(
+        (db) =>
+          this.#admitBatch(
+            db,
+            batch.map(({ send }) => send),
+          ),
+        accounts,
+      )
+        .then(
+          (outcomes) => {
+            for (const [index, pending] of batch.entries()) pending.resolve(outcomes[index] as SendOutcome);
+          },
+          (error: unknown) => {
+            for (const pending of batch) pending.reject(error);
+          },
+        )
+        .finally(() => {
+          this.#batchesInFlight -= 1;
+          if (this.#pending.length > 0) this.#flushSoon();
+          else if (this.#batchesInFlight === 0) for (const resolve of this.#drained.splice(0)) resolve();
+        });
+      if (this.#pending.length > 0) this.#flushSoon();
+    });
+  }
+
+  /**
+   * Admits and stores a batch, in order, under the locks of all its accounts: one account's sends
+   * are admitted one at a time, in whichever process, since its token windows, account window,
+   * month's count and tokens' idempotency keys are all the account's.
+   */
+  async #admitBatch(db: Session, sends: NewSend[]): Promise<SendOutcome[]> {
+    // Read after the locks, so it sees every send admitted before these.
     const recent = (await db.row(
       `SELECT
-         (SELECT count FROM monthly_usage WHERE account_id = $1 AND month = $2) AS monthly,
+         (SELECT json_agg(json_build_array(account_id, month, count)) FROM monthly_usage
+           WHERE account_id = ANY($1) AND month = ANY($2)) AS monthly,
          (SELECT json_agg(json_build_array(scope, second, count)) FROM send_windows
-           WHERE scope IN ($3, $4) AND second >= $5) AS windows,
-         (SELECT json_build_array(fingerprint, notification_id, request_id) FROM idempotency_keys
-           WHERE token_id = $6 AND key = $7 AND created_at > $8) AS earlier`,
+           WHERE scope = ANY($3) AND second >= $4) AS windows,
+         (SELECT json_agg(json_build_array(token_id, key, fingerprint, notification_id, request_id, created_at))
+           FROM idempotency_keys WHERE (token_id, key) IN (SELECT * FROM unnest($5::text[], $6::text[]))) AS keys`,
       [
-        send.account.id,
-        month,
-        tokenScope,
-        accountScope,
-        windowStart(now),
-        send.token.id,
-        send.idempotency?.key ?? null,
-        now - IDEMPOTENCY_KEY_LIFETIME_MS,
+        [...new Set(sends.map((send) => send.account.id))],
+        [...new Set(sends.map((send) => utcMonth(send.now)))],
+        [...new Set(sends.flatMap((send) => [`token:${send.token.id}`, `account:${send.account.id}`]))],
+        Math.min(...sends.map((send) => windowStart(send.now))),
+        sends.filter((send) => send.idempotency).map((send) => send.token.id),
+        sends.flatMap((send) => (send.idempotency ? [send.idempotency.key] : [])),
       ],
     )) as Row;
-    const monthlyCount = Number(recent.monthly ?? 0);
 
-    const earlier = recent.earlier as [string, string, string] | null;
-    if (send.idempotency && earlier) {
-      const [fingerprint, id, requestId] = earlier;
-      return fingerprint === send.idempotency.fingerprint
-        ? { kind: 'replayed', id, requestId, monthlyCount }
-        : { kind: 'idempotency_conflict', monthlyCount };
+    const monthly = new Map<string, number>();
+    for (const [account, month, count] of (recent.monthly ?? []) as [string, string, number][]) {
+      monthly.set(`${account} ${month}`, Number(count));
     }
-
-    const tokenWindow: SecondCount[] = [];
-    const accountWindow: SecondCount[] = [];
+    const windows = new Map<string, SecondCount[]>();
     for (const [scope, second, count] of (recent.windows ?? []) as [string, number, number][]) {
-      (scope === tokenScope ? tokenWindow : accountWindow).push({
-        second: Number(second),
-        count: Number(count),
+      windows.set(scope, [...(windows.get(scope) ?? []), { second: Number(second), count: Number(count) }]);
+    }
+    const keys = new Map<string, { fingerprint: string; id: string; requestId: string; createdAt: number }>();
+    for (const [token, key, fingerprint, id, requestId, createdAt] of (recent.keys ?? []) as string[][]) {
+      keys.set(`${token} ${key}`, {
+        fingerprint: fingerprint as string,
+        id: id as string,
+        requestId: requestId as string,
+        createdAt: Number(createdAt),
       });
     }
-    const admission = admitSend({ tokenWindow, accountWindow, monthlyCount }, limits, now);
-    if (!admission.ok) {
-      return admission.kind === 'quota_exceeded'
-        ? { kind: 'quota_exceeded', monthlyCount }
-        : {
-            kind: 'rate_limited',
-            scope: admission.scope,
-            retryAfterSeconds: admission.retryAfterSeconds,
-            monthlyCount,
-          };
-    }
 
-    // Everything the send writes, in one statement.
-    const values = [
-      send.id,
-      send.account.id,
-      send.token.id,
-      send.requestId,
-      send.token.name,
-      JSON.stringify(send.notification),
-      now,
-      now + send.notification.ttl * 1000,
-      tokenScope,
-      accountScope,
-      Math.floor(now / 1000),
-      month,
-    ];
-    const writes = `
-      WITH notification AS (
-        INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
-          created_at, expires_at)
-        VALUES ($1, $2, $3, $4, $5, $6, 'accepted', $7, $8)
-      ), queued AS (
-        INSERT INTO route_queue (notification_id, available_at) VALUES ($1, $7)
-      ), windows AS (
-        INSERT INTO send_windows (scope, second, count) VALUES ($9, $11, 1), ($10, $11, 1)
-        ON CONFLICT (scope, second) DO UPDATE SET count = send_windows.count + 1
-      ), monthly AS (
-        INSERT INTO monthly_usage (account_id, month, count) VALUES ($2, $12, 1)
-        ON CONFLICT (account_id, month) DO UPDATE SET count = monthly_usage.count + 1
-      )`;
-    if (send.idempotency) {
-      await db.rows(
-        `${writes}, idempotency AS (
-           INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
-           VALUES ($3, $13, $14, $1, $4, $7)
-           ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
-             notification_id = excluded.notification_id, request_id = excluded.request_id,
-             created_at = excluded.created_at
-         ) SELECT 1`,
-        [...values, send.idempotency.key, send.idempotency.fingerprint],
+    const accepted: NewSend[] = [];
+    const outcomes = sends.map((send): SendOutcome => {
+      const { now, limits } = send;
+      const monthKey = `${send.account.id} ${utcMonth(now)}`;
+      const monthlyCount = monthly.get(monthKey) ?? 0;
+      if (send.idempotency) {
+        const earlier = keys.get(`${send.token.id} ${send.idempotency.key}`);
+        if (earlier && earlier.createdAt > now - IDEMPOTENCY_KEY_LIFETIME_MS) {
+          return earlier.fingerprint === send.idempotency.fingerprint
+            ? { kind: 'replayed', id: earlier.id, requestId: earlier.requestId, monthlyCount }
+            : { kind: 'idempotency_conflict', monthlyCount };
+        }
+      }
+      const tokenScope = `token:${send.token.id}`;
+      const accountScope = `account:${send.account.id}`;
+      const admission = admitSend(
+        {
+          tokenWindow: windows.get(tokenScope) ?? [],
+          accountWindow: windows.get(accountScope) ?? [],
+          monthlyCount,
+        },
+        limits,
+        now,
       );
-    } else {
-      await db.rows(`${writes} SELECT 1`, values);
+      if (!admission.ok) {
+        return admission.kind === 'quota_exceeded'
+          ? { kind: 'quota_exceeded', monthlyCount }
+          : {
+              kind: 'rate_limited',
+              scope: admission.scope,
+              retryAfterSeconds: admission.retryAfterSeconds,
+              monthlyCount,
+            };
+      }
+      // What the later sends of this batch must see.
+      const second = Math.floor(now / 1000);
+      for (const scope of [tokenScope, accountScope]) {
+        const window = windows.get(scope) ?? [];
+        const bucket = window.find((b) => b.second === second);
+        if (bucket) bucket.count += 1;
+        else window.push({ second, count: 1 });
+        windows.set(scope, window);
+      }
+      monthly.set(monthKey, monthlyCount + 1);
+      if (send.idempotency) {
+        keys.set(`${send.token.id} ${send.idempotency.key}`, {
+          fingerprint: send.idempotency.fingerprint,
+          id: send.id,
+          requestId: send.requestId,
+          createdAt: now,
+        });
+      }
+      accepted.push(send);
+      return { kind: 'accepted', id: send.id, requestId: send.requestId, monthlyCount: monthlyCount + 1 };
+    });
+    if (accepted.length > 0) await this.#storeAccepted(db, accepted);
+    return outcomes;
+  }
+
+  /** Everything the accepted sends of a batch write, in one statement. */
+  async #storeAccepted(db: Session, sends: NewSend[]): Promise<void> {
+    const add = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+    const windows = new Map<string, number>();
+    const months = new Map<string, number>();
+    for (const send of sends) {
+      const second = Math.floor(send.now / 1000);
+      add(windows, `token:${send.token.id} ${second}`);
+      add(windows, `account:${send.account.id} ${second}`);
+      add(months, `${send.account.id} ${utcMonth(send.now)}`);
     }
-    return { kind: 'accepted', id: send.id, requestId: send.requestId, monthlyCount: monthlyCount + 1 };
+    const split = (counts: Map<string, number>) => {
+      const pairs = [...counts.keys()].map((key) => key.split(' ') as [string, string]);
+      return [pairs.map(([a]) => a), pairs.map(([, b]) => b), [...counts.values()]];
+    };
+    const keyed = sends.filter((send) => send.idempotency);
+    await db.rows(
+      `WITH notification AS (
+         INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
+           created_at, expires_at)
+         SELECT id, account_id, token_id, request_id, sender_name, payload, 'accepted', created_at, expires_at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
+           AS s(id, account_id, token_id, request_id, sender_name, payload, created_at, expires_at)
+       ), queued AS (
+         INSERT INTO route_queue (notification_id, available_at) SELECT * FROM unnest($1::text[], $7::bigint[])
+       ), windows AS (
+         INSERT INTO send_windows (scope, second, count)
+         SELECT * FROM unnest($9::text[], $10::bigint[], $11::int[])
+         ON CONFLICT (scope, second) DO UPDATE SET count = send_windows.count + excluded.count
+       ), monthly AS (
+         INSERT INTO monthly_usage (account_id, month, count)
+         SELECT * FROM unnest($12::text[], $13::text[], $14::bigint[])
+         ON CONFLICT (account_id, month) DO UPDATE SET count = monthly_usage.count + excluded.count
+       ), idempotency AS (
+         INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
+         SELECT * FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::bigint[])
+         ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+           notification_id = excluded.notification_id, request_id = excluded.request_id,
+           created_at = excluded.created_at
+       ) SELECT 1`,
+      [
+        sends.map((send) => send.id),
+        sends.map((send) => send.account.id),
+        sends.map((send) => send.token.id),
+        sends.map((send) => send.requestId),
+        sends.map((send) => send.token.name),
+        sends.map((send) => JSON.stringify(send.notification)),
+        sends.map((send) => send.now),
+        sends.map((send) => send.now + send.notification.ttl * 1000),
+        ...split(windows),
+        ...split(months),
+        keyed.map((send) => send.token.id),
+        keyed.map((send) => send.idempotency?.key),
+        keyed.map((send) => send.idempotency?.fingerprint),
+        keyed.map((send) => send.id),
+        keyed.map((send) => send.requestId),
+        keyed.map((send) => send.now),
+      ],
+    );
   }
 
   async monthlyCount(accountId: string, now: number) {
@@ -1001,6 +1127,10 @@ class PostgresStore implements Store {
   }
 
   async close() {
+    // Sends already handed to the store are admitted (or refused) before the connections close.
+    while (this.#pending.length > 0 || this.#batchesInFlight > 0) {
+      await new Promise<void>((resolve) => this.#drained.push(resolve));
+    }
     await this.#pool.end();
   }
 }
