@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DestinationState, NotificationStatus } from '@foxbell/sdk/contract';
+import DataLoader from 'dataloader';
 import pg from 'pg';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
@@ -205,6 +206,24 @@ class PostgresStore implements Store {
   /** Statement names by text: the same name prepares the same text on every connection. */
   readonly #names = new Map<string, string>();
 
+  /**
+   * Credentials and the admin pause are read on every request, from the database (any process may
+   * have revoked a token or paused sends). Requests that arrive in the same turn of the event loop
+   * share one query, made after all of them arrived, so none sees a state older than its arrival.
+   */
+  readonly #credentials = new DataLoader((hashes: readonly string[]) => this.#lookUpCredentials(hashes), {
+    cache: false,
+    batchScheduleFn: (callback) => setImmediate(callback),
+  });
+  readonly #pause = new DataLoader(
+    async (keys: readonly string[]) => {
+      const value = await this.getSetting('pause');
+      const pause: Pause = value ? (JSON.parse(value) as Pause) : { paused: false, retryAfterSeconds: 0 };
+      return keys.map(() => pause);
+    },
+    { cache: false, batchScheduleFn: (callback) => setImmediate(callback) },
+  );
+
   constructor(pool: pg.Pool) {
     this.#pool = pool;
   }
@@ -253,22 +272,42 @@ class PostgresStore implements Store {
     }
   }
 
-  async findCredential(secretHash: string): Promise<Credential | undefined> {
+  findCredential(secretHash: string): Promise<Credential | undefined> {
+    return this.#credentials.load(secretHash);
+  }
+
+  /** The credentials behind secret hashes, in at most three queries for all of them. */
+  async #lookUpCredentials(hashes: readonly string[]): Promise<(Credential | undefined)[]> {
     return this.#read(async (db) => {
-      const token = await db.row(
+      const found = new Map<string, Credential>();
+      for (const row of await db.rows(
         `SELECT t.*, a.id AS a_id, a.name AS a_name, a.key_generation AS a_key_generation,
            a.created_at AS a_created_at, a.deleted_at AS a_deleted_at
-         FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.secret_hash = $1`,
-        [secretHash],
-      );
-      if (token) return { kind: 'send', token: tokenOf(token), account: joinedAccountOf(token) };
-      const account = await db.row('SELECT * FROM accounts WHERE key_hash = $1', [secretHash]);
-      if (account) return { kind: 'account', account: accountOf(account) };
-      const retired = await db.row(
-        'SELECT a.* FROM retired_account_keys r JOIN accounts a ON a.id = r.account_id WHERE r.key_hash = $1',
-        [secretHash],
-      );
-      return retired && { kind: 'retired_account_key', account: accountOf(retired) };
+         FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.secret_hash = ANY($1)`,
+        [hashes],
+      )) {
+        found.set(row.secret_hash as string, {
+          kind: 'send',
+          token: tokenOf(row),
+          account: joinedAccountOf(row),
+        });
+      }
+      const rest = () => hashes.filter((hash) => !found.has(hash));
+      if (rest().length > 0) {
+        for (const row of await db.rows('SELECT * FROM accounts WHERE key_hash = ANY($1)', [rest()])) {
+          found.set(row.key_hash as string, { kind: 'account', account: accountOf(row) });
+        }
+      }
+      if (rest().length > 0) {
+        for (const row of await db.rows(
+          `SELECT r.key_hash AS retired_hash, a.* FROM retired_account_keys r JOIN accounts a ON a.id = r.account_id
+           WHERE r.key_hash = ANY($1)`,
+          [rest()],
+        )) {
+          found.set(row.retired_hash as string, { kind: 'retired_account_key', account: accountOf(row) });
+        }
+      }
+      return hashes.map((hash) => found.get(hash));
     });
   }
 
@@ -964,55 +1003,45 @@ class PostgresStore implements Store {
   async finishAttempts(attempts: FinishedAttempt[], now: number) {
     if (attempts.length === 0) return;
     await this.#transaction(async (db) => {
+      // Every attempt's end in one statement. Only the lease holder may end an attempt: an answer
+      // that comes back after another worker took the destination over changes nothing.
+      const ended = await db.rows(
+        `UPDATE destinations d SET
+           state = CASE e.kind WHEN 'accepted' THEN 'accepted' WHEN 'failed_permanent' THEN 'failed_permanent'
+                   ELSE 'pending' END,
+           push_status = CASE WHEN e.kind = 'released' THEN d.push_status ELSE e.push_status END,
+           -- Released: never attempted after all, so uncounted.
+           attempts = CASE WHEN e.kind = 'released' THEN d.attempts - 1 ELSE d.attempts END,
+           next_attempt_at = CASE e.kind WHEN 'retry' THEN e.next_attempt_at WHEN 'released' THEN $7
+                             ELSE d.next_attempt_at END,
+           lease_owner = NULL, lease_until = NULL, updated_at = $7
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[])
+           AS e(notification_id, device_id, owner, kind, push_status, next_attempt_at)
+         WHERE d.notification_id = e.notification_id AND d.device_id = e.device_id
+           AND d.state = 'sending' AND d.lease_owner = e.owner
+         RETURNING d.notification_id, d.device_id, e.kind`,
+        [
+          attempts.map((a) => a.notificationId),
+          attempts.map((a) => a.deviceId),
+          attempts.map((a) => a.owner),
+          attempts.map((a) => a.end.kind),
+          attempts.map(({ end }) => (end.kind === 'released' ? null : end.pushStatus)),
+          attempts.map(({ end }) => (end.kind === 'retry' ? end.nextAttemptAt : null)),
+          now,
+        ],
+      );
+      const deactivating = new Set(
+        attempts
+          .filter((a) => a.end.kind === 'failed_permanent' && a.end.deactivateDevice)
+          .map((a) => `${a.notificationId} ${a.deviceId}`),
+      );
+      const sent = ended.filter((row) => row.kind === 'accepted').map((row) => row.notification_id as string);
+      const failed = ended.filter((row) => row.kind === 'failed_permanent');
+      const deactivate = failed
+        .filter((row) => deactivating.has(`${row.notification_id} ${row.device_id}`))
+        .map((row) => row.device_id as string);
       // Destinations first, then notifications in id order (see #settle): a transaction holding a
       // notification's lock never waits for a destination's, so workers cannot deadlock.
-      const sent: string[] = [];
-      const failed: string[] = [];
-      const deactivate: string[] = [];
-      // Only the lease holder may end an attempt; each update below checks it.
-      const where = `WHERE notification_id = $1 AND device_id = $2 AND state = 'sending' AND lease_owner = $3`;
-      const freed = 'lease_owner = NULL, lease_until = NULL';
-      for (const { notificationId, deviceId, owner, end } of attempts) {
-        const key = [notificationId, deviceId, owner];
-        switch (end.kind) {
-          case 'accepted':
-            if (
-              (await db.count(
-                `UPDATE destinations SET state = 'accepted', push_status = $4, ${freed}, updated_at = $5 ${where}`,
-                [...key, end.pushStatus, now],
-              )) > 0
-            ) {
-              sent.push(notificationId);
-            }
-            break;
-          case 'retry':
-            await db.rows(
-              `UPDATE destinations SET state = 'pending', push_status = $4, next_attempt_at = $5, ${freed},
-                 updated_at = $6 ${where}`,
-              [...key, end.pushStatus, end.nextAttemptAt, now],
-            );
-            break;
-          case 'failed_permanent':
-            if (
-              (await db.count(
-                `UPDATE destinations SET state = 'failed_permanent', push_status = $4, ${freed}, updated_at = $5
-                 ${where}`,
-                [...key, end.pushStatus, now],
-              )) > 0
-            ) {
-              failed.push(notificationId);
-              if (end.deactivateDevice) deactivate.push(deviceId);
-            }
-            break;
-          case 'released':
-            await db.rows(
-              `UPDATE destinations SET state = 'pending', attempts = attempts - 1, next_attempt_at = $4,
-                 ${freed}, updated_at = $4 ${where}`,
-              [...key, now],
-            );
-            break;
-        }
-      }
       const skipped = await this.#skipWaiting(db, deactivate, now);
       if (sent.length > 0) {
         await this.#lockNotifications(db, sent);
@@ -1021,7 +1050,7 @@ class PostgresStore implements Store {
           [[...new Set(sent)]],
         );
       }
-      await this.#settle(db, [...failed, ...skipped]);
+      await this.#settle(db, [...failed.map((row) => row.notification_id as string), ...skipped]);
     });
   }
 
@@ -1088,10 +1117,8 @@ class PostgresStore implements Store {
     });
   }
 
-  async getPause(): Promise<Pause> {
-    // Read on every send: any API process may have set it.
-    const value = await this.getSetting('pause');
-    return value ? (JSON.parse(value) as Pause) : { paused: false, retryAfterSeconds: 0 };
+  getPause(): Promise<Pause> {
+    return this.#pause.load('pause');
   }
 
   async setPause(pause: Pause) {
