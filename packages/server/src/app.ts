@@ -14,6 +14,7 @@ import { registerRateLimitHeaders } from './http/rate-limit-headers.js';
 import { registerRequestSize } from './http/request-size.js';
 import { accountRoutes } from './http/routes/accounts.js';
 import { adminRoutes } from './http/routes/admin.js';
+import { type DevPageDeps, devPageRoutes } from './http/routes/dev-page.js';
 import { deviceRoutes } from './http/routes/devices.js';
 import { inboxRoutes } from './http/routes/inbox.js';
 import { notificationRoutes } from './http/routes/notifications.js';
@@ -33,6 +34,8 @@ export interface AppDeps {
   logger?: { level: string; stream: NodeJS.WritableStream };
   /** Called after each accepted send; the process wires it to its delivery worker. */
   onQueued?: () => void;
+  /** Serves the device page (`--dev`). */
+  devPage?: DevPageDeps;
 }
 
 /**
@@ -110,5 +113,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   accountRoutes(app, ctx);
   inboxRoutes(app, ctx);
   adminRoutes(app, ctx);
+  if (deps.devPage) devPageRoutes(app, deps.store, deps.devPage);
   return app;
 }

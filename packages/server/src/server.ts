@@ -37,6 +37,7 @@ async function main(): Promise<void> {
   const adminKey = config.adminKey ?? (config.dev ? `fox_admin_${randomBase62(32)}` : undefined);
   const store = await openStore(config.database, 'api');
   let delivery: Delivery | undefined;
+  const devFile = path.join(config.dataDir, 'dev.json');
   const app = buildApp({
     store,
     clock,
@@ -45,6 +46,20 @@ async function main(): Promise<void> {
     limits: config.limits,
     logger: { level: config.logLevel, stream: process.stderr },
     onQueued: () => delivery?.worker.poke(),
+    ...(config.dev
+      ? {
+          devPage: {
+            session: async () => {
+              const accountId = await store.getSetting('dev_account');
+              const saved = await readDevFile(devFile);
+              return accountId && saved.account_key
+                ? { accountId, accountKey: saved.account_key }
+                : undefined;
+            },
+            simulator: () => delivery?.push.simulator,
+          },
+        }
+      : {}),
   });
   delivery = await startDelivery(config, store, clock, {
     error: (message, details) => app.log.error(details ?? {}, message),
@@ -87,37 +102,42 @@ async function main(): Promise<void> {
 
   const address = await app.listen({ port: config.port, host: config.host });
   const baseUrl = address.replace('[::1]', 'localhost');
-  if (config.dev) await announceDev(config.dataDir, baseUrl, adminKey);
+  if (config.dev) await announceDev(baseUrl, adminKey);
   if (delivery?.push.controlUrl) {
     process.stdout.write(`foxbell-server APNs simulator control API on ${delivery.push.controlUrl}\n`);
   }
   process.stdout.write(`foxbell-server listening on ${baseUrl}\n`);
 
-  async function announceDev(dataDir: string, url: string, admin: string | undefined) {
-    const file = path.join(dataDir, 'dev.json');
+  async function announceDev(url: string, admin: string | undefined) {
     const seeded = await seedDevAccount(store, randomIds, clock);
     if (seeded) {
       await writeFile(
-        file,
+        devFile,
         `${JSON.stringify({ token: seeded.token, account_key: seeded.accountKey }, null, 2)}\n`,
         {
           mode: 0o600,
         },
       );
-      await chmod(file, 0o600);
+      await chmod(devFile, 0o600);
     }
-    const saved = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as { token?: string };
     process.stdout.write(
       [
         'Foxbell dev mode',
-        `  base URL:   ${url}`,
-        `  send token: ${saved.token ?? `(made on the first start; see ${file})`}`,
-        ...(admin === undefined ? [] : [`  admin key:  ${admin}`]),
-        `  secrets are kept in ${file}`,
+        `  base URL:    ${url}`,
+        `  device page: ${url}/devices`,
+        // Shown on the start that made it; later starts point at the file.
+        `  send token:  ${seeded ? seeded.token : `in ${devFile}`}`,
+        ...(admin === undefined ? [] : [`  admin key:   ${admin}`]),
+        `  secrets are kept in ${devFile}`,
         '',
       ].join('\n'),
     );
   }
+}
+
+/** The dev account's secrets, as `--dev` saved them on its first start. */
+async function readDevFile(file: string): Promise<{ token?: string; account_key?: string }> {
+  return JSON.parse(await readFile(file, 'utf8').catch(() => '{}'));
 }
 
 interface Delivery {

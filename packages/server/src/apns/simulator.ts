@@ -104,6 +104,7 @@ export class ApnsSimulator {
   readonly #tokens = new Map<string, TokenState>();
   readonly #scripts = new Map<string, ScriptedAnswer[]>();
   readonly #received: ReceivedPush[] = [];
+  readonly #listeners = new Set<(push: ReceivedPush) => void>();
   readonly #sessions = new Set<ServerHttp2Session>();
   readonly #verifiedTokens = new WeakMap<
     ServerHttp2Session,
@@ -194,6 +195,12 @@ export class ApnsSimulator {
   received(pushToken?: string): ReceivedPush[] {
     const key = pushToken?.toLowerCase();
     return this.#received.filter((push) => key === undefined || push.push_token === key);
+  }
+
+  /** Calls `listener` with each push as it is received (the device page's live view); returns the unsubscribe. */
+  onPush(listener: (push: ReceivedPush) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Forgets what was received and every script; keys and tokens stay. */
@@ -291,7 +298,7 @@ export class ApnsSimulator {
       if (name.startsWith(':') || name === 'authorization' || typeof value !== 'string') continue;
       kept[name] = value;
     }
-    this.#received.push({
+    const push: ReceivedPush = {
       push_token: pushToken,
       apns_id: apnsId,
       headers: kept,
@@ -299,7 +306,9 @@ export class ApnsSimulator {
       status: answer.status,
       ...(answer.reason ? { reason: answer.reason } : {}),
       at: isoTime(this.#clock.now()),
-    });
+    };
+    this.#received.push(push);
+    for (const listener of this.#listeners) listener(push);
   }
 
   /**

@@ -1,0 +1,348 @@
+// The device page: the dev account's simulated devices, each showing what the APNs simulator
+// received for its push token, live over server-sent events. No framework and no build: the server
+// serves this file as it is. Text from a notification only ever goes in through textContent.
+
+const PLATFORM_CLASS = { ios: 'phone', watchos: 'watch', visionos: 'headset' };
+const BELL_COLORS = { gold: '#e8b931', red: '#e5484d', blue: '#3e8ef7', green: '#30a46c' };
+const ROCKET_COLORS = { red: '#e5484d', blue: '#3e8ef7', green: '#30a46c', white: '#f4f4f5' };
+const FINAL_STATES = new Set(['accepted', 'failed_permanent', 'expired', 'superseded', 'skipped']);
+const STATE_WORDS = {
+  pending: 'waiting',
+  sending: 'sending',
+  accepted: 'delivered',
+  failed_permanent: 'failed',
+  expired: 'expired',
+  superseded: 'replaced',
+  skipped: 'skipped',
+};
+
+const devicesEl = document.getElementById('devices');
+const connectionEl = document.getElementById('connection');
+const template = document.getElementById('notification');
+
+/** @type {{ account_key: string, simulator: boolean, devices: { id: string, name: string, platform: string, push_token: string }[] }} */
+let session;
+/** Per device id: its list element and its cards by collapse id. */
+const screens = new Map();
+/** Per notification id: every card showing it (one per device). */
+const cards = new Map();
+/** Notification records by id, from /dev/notifications/:id. */
+const records = new Map();
+
+const el = (tag, className, text) => {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+
+async function start() {
+  const response = await fetch('/dev/session');
+  if (!response.ok) {
+    connectionEl.textContent = 'The dev account is not ready yet: reload in a moment.';
+    return;
+  }
+  session = await response.json();
+  for (const device of session.devices) drawDevice(device);
+  listen();
+  setInterval(refreshRecords, 2000);
+}
+
+function drawDevice(device) {
+  const section = el('section', `device ${PLATFORM_CLASS[device.platform] ?? 'phone'}`);
+  section.dataset.deviceId = device.id;
+  const heading = el('h2', 'device-name', device.name);
+  heading.id = `name-${device.id}`;
+  section.setAttribute('aria-labelledby', heading.id);
+  const frame = el('div', 'frame');
+  const screen = el('div', 'screen');
+  const list = el('ol', 'list');
+  list.setAttribute('aria-live', 'polite');
+  list.setAttribute('aria-label', `Notifications on ${device.name}`);
+  const empty = el('p', 'empty', device.active === false ? 'Removed' : 'No notifications yet');
+  screen.append(empty, list);
+  frame.append(screen);
+  section.append(heading, frame);
+  devicesEl.append(section);
+  screens.set(device.id, { device, list, empty, byCollapseId: new Map(), threads: new Map() });
+}
+
+function listen() {
+  const events = new EventSource('/dev/pushes');
+  events.addEventListener('ready', (event) => {
+    // A (re)connection replays everything the simulator holds: start from a clean slate.
+    for (const screen of screens.values()) {
+      screen.list.replaceChildren();
+      screen.byCollapseId.clear();
+      screen.threads.clear();
+      screen.empty.hidden = false;
+    }
+    cards.clear();
+    const { simulator } = JSON.parse(event.data);
+    connectionEl.textContent = simulator
+      ? 'Live: showing what the APNs simulator delivers.'
+      : 'This server pushes to a real APNs endpoint, not the simulator: nothing to show here.';
+  });
+  events.addEventListener('push', (event) => {
+    const push = JSON.parse(event.data);
+    if (push.status === 200) show(push);
+  });
+  events.addEventListener('error', () => {
+    connectionEl.textContent = 'Connection lost: reconnecting…';
+  });
+}
+
+/** A push the simulator accepted, drawn on its device's screen. */
+function show(push) {
+  const screen = screens.get(push.device_id);
+  const aps = push.payload?.aps ?? {};
+  const fox = push.payload?.foxbell ?? {};
+  if (!screen || !fox.id) return;
+  const card = template.content.firstElementChild.cloneNode(true);
+  card.dataset.id = fox.id;
+  card.dataset.deviceId = push.device_id;
+  const level = aps['interruption-level'] ?? 'active';
+  card.classList.add(`level-${level}`);
+  card.setAttribute('aria-label', `${aps.alert?.title ?? 'Notification'} from ${fox.sender ?? 'a sender'}`);
+
+  const bell = bellColor(fox.bell_color);
+  card.style.setProperty('--bell', bell);
+  drawScene(card.querySelector('.scene'), fox.scene, fox.scene_params ?? {}, bell);
+  card.querySelector('.sender').textContent = fox.sender ?? '';
+  const time = card.querySelector('time');
+  time.dateTime = push.at;
+  time.textContent = new Date(push.at).toLocaleTimeString();
+  card.querySelector('.title').textContent = aps.alert?.title ?? '';
+  const subtitle = card.querySelector('.subtitle');
+  subtitle.textContent = aps.alert?.subtitle ?? '';
+  subtitle.hidden = !aps.alert?.subtitle;
+  card.querySelector('.body').textContent = aps.alert?.body ?? '';
+
+  const extras = card.querySelector('.extras');
+  if (level !== 'active')
+    extras.append(el('span', 'badge level', level === 'passive' ? 'Quiet' : 'Time Sensitive'));
+  if (aps.sound === undefined) extras.append(el('span', 'badge', 'Silent'));
+  if (fox.truncated) extras.append(el('span', 'badge', 'Shortened to fit'));
+  if (fox.url) extras.append(linkButton(fox.url, fox.url_title));
+  if (fox.image) extras.append(imageHolder(fox.image));
+
+  for (const action of ['open', 'clear']) {
+    card.querySelector(`.${action}`).addEventListener('click', () => report(card, action));
+  }
+  place(screen, card, push.headers?.['apns-collapse-id'], aps['thread-id']);
+  const shown = cards.get(fox.id) ?? [];
+  shown.push(card);
+  cards.set(fox.id, shown);
+  refreshRecord(fox.id);
+}
+
+/** Puts a card at the top of its screen, in its thread, in place of the one it replaces. */
+function place(screen, card, collapseId, threadId) {
+  screen.empty.hidden = true;
+  if (collapseId) {
+    const replaced = screen.byCollapseId.get(collapseId);
+    if (replaced) {
+      replaced.closest('li')?.remove();
+      card.querySelector('.extras').prepend(el('span', 'badge', 'Replaced an earlier one'));
+    }
+    screen.byCollapseId.set(collapseId, card);
+  }
+  const item = el('li', 'item');
+  item.append(card);
+  if (!threadId) {
+    screen.list.prepend(item);
+    return;
+  }
+  let thread = screen.threads.get(threadId);
+  if (!thread?.isConnected) {
+    thread = el('li', 'thread');
+    thread.append(el('h4', 'thread-name', threadId), el('ol', 'thread-list'));
+    screen.threads.set(threadId, thread);
+  }
+  const list = thread.querySelector('.thread-list');
+  list.prepend(item);
+  thread.querySelector('.thread-name').textContent = `${threadId} · ${list.children.length}`;
+  screen.list.prepend(thread);
+}
+
+/** The link button: the domain first, and it opens only when pressed, never by tapping the card. */
+function linkButton(url, title) {
+  const link = el('a', 'link');
+  link.href = url;
+  link.target = '_blank';
+  link.rel = 'noopener noreferrer';
+  let host = url;
+  try {
+    host = new URL(url).host;
+  } catch {}
+  link.append(el('strong', 'domain', host), document.createTextNode(` ${title ?? 'Open link'}`));
+  return link;
+}
+
+/** The image stays unloaded (the page makes no request elsewhere) until the user asks for it. */
+function imageHolder(url) {
+  const figure = el('figure', 'image');
+  let host = url;
+  try {
+    host = new URL(url).host;
+  } catch {}
+  const caption = el('figcaption', '', `Image from ${host}`);
+  const button = el('button', 'show-image', 'Show image');
+  button.type = 'button';
+  button.addEventListener('click', () => {
+    const image = el('img');
+    image.alt = `Image attached to the notification, from ${host}`;
+    image.src = url;
+    button.replaceWith(image);
+  });
+  figure.append(caption, button);
+  return figure;
+}
+
+/** Reports opened/cleared through the management API, as the person's app would. */
+async function report(card, action) {
+  const response = await fetch(`/v1/notifications/${encodeURIComponent(card.dataset.id)}/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${session.account_key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      device_id: card.dataset.deviceId,
+      action: action === 'open' ? 'opened' : 'cleared',
+    }),
+  });
+  if (!response.ok) {
+    const problem = await response.json().catch(() => ({}));
+    card.querySelector('.state').textContent =
+      `Could not report it: ${problem.error?.message ?? response.status}`;
+    return;
+  }
+  if (action === 'clear') card.classList.add('cleared');
+  await refreshRecord(card.dataset.id);
+}
+
+async function refreshRecord(id) {
+  const response = await fetch(`/dev/notifications/${encodeURIComponent(id)}`);
+  if (!response.ok) return;
+  const record = await response.json();
+  records.set(id, record);
+  for (const card of cards.get(id) ?? []) drawState(card, record);
+}
+
+/** Refreshes the notifications still moving (some device not final, or never handled). */
+function refreshRecords() {
+  const ids = [...cards.keys()].slice(-30);
+  for (const id of ids) {
+    const record = records.get(id);
+    const settled =
+      record?.destinations.every((d) => FINAL_STATES.has(d.state)) &&
+      ['cleared', 'dropped'].includes(record.status);
+    if (!settled) refreshRecord(id);
+  }
+}
+
+function drawState(card, record) {
+  const names = new Map(session.devices.map((device) => [device.id, device.name]));
+  const mine = record.destinations.find((d) => d.device_id === card.dataset.deviceId);
+  const handled = record.handled.filter((h) => h.device_id === card.dataset.deviceId).map((h) => h.action);
+  card.dataset.status = record.status;
+  card.classList.toggle('opened', handled.includes('opened'));
+  card.classList.toggle('cleared', handled.includes('cleared'));
+  const others = record.destinations
+    .filter((d) => d !== mine)
+    .map((d) => `${names.get(d.device_id) ?? d.device_id} ${STATE_WORDS[d.state] ?? d.state}`);
+  const here = [mine ? STATE_WORDS[mine.state] : undefined, ...handled].filter(Boolean).join(', ');
+  card.querySelector('.state').textContent = [
+    `Status: ${record.status}${record.reason ? ` (${record.reason})` : ''}`,
+    here && `here: ${here}`,
+    others.length > 0 && `also: ${others.join(' · ')}`,
+  ]
+    .filter(Boolean)
+    .join(' — ');
+}
+
+function bellColor(value) {
+  if (BELL_COLORS[value]) return BELL_COLORS[value];
+  return /^#[0-9a-f]{6}$/i.test(value ?? '') ? value : BELL_COLORS.gold;
+}
+
+// Scenes: SVG drawn from fixed templates. Parameters only ever choose among known values or
+// numbers, so nothing from a notification goes into markup.
+
+const FOX = `<g class="fox"><path d="M8 30 L14 12 L22 24 L30 24 L38 12 L44 30 Q26 52 8 30Z" fill="#f07a26"/>
+  <path d="M16 32 Q26 44 36 32 Q26 40 16 32Z" fill="#fff4e6"/><circle cx="19" cy="28" r="2" fill="#222"/>
+  <circle cx="33" cy="28" r="2" fill="#222"/><circle cx="26" cy="37" r="2.2" fill="#222"/></g>`;
+const BELL = `<g class="bell-icon"><path d="M100 14 q-14 0 -15 18 v12 l-6 8 h42 l-6 -8 v-12 q-1 -18 -15 -18z" fill="var(--bell)"/>
+  <circle cx="100" cy="56" r="4" fill="var(--bell)"/></g>`;
+
+function drawScene(holder, scene, params, bell) {
+  holder.dataset.scene = scene ?? 'notice';
+  const svg = (inner) =>
+    `<svg viewBox="0 0 200 90" role="img" focusable="false"><rect width="200" height="90" rx="10" class="sky"/>${inner}<g transform="translate(6 42) scale(0.9)">${FOX}</g></svg>`;
+  switch (scene) {
+    case 'rocket': {
+      const color = ROCKET_COLORS[params.color] ?? ROCKET_COLORS.white;
+      const countdown = Number.isInteger(params.countdown) ? Math.max(0, Math.min(10, params.countdown)) : 3;
+      holder.innerHTML =
+        svg(`<g class="rocket"><path d="M100 12 q12 14 12 40 h-24 q0 -26 12 -40z" fill="${color}" stroke="#333"/>
+        <circle cx="100" cy="34" r="5" fill="#7ec8ff" stroke="#333"/><path d="M88 52 l-8 10 h8z M112 52 l8 10 h-8z" fill="#e5484d"/>
+        <path class="flame" d="M93 52 q7 22 14 0z" fill="#ffb224"/></g>
+        <text class="countdown" x="160" y="52" text-anchor="middle"></text>`);
+      const text = holder.querySelector('.countdown');
+      let left = countdown;
+      text.textContent = String(left);
+      const tick = setInterval(() => {
+        left -= 1;
+        if (left > 0) text.textContent = String(left);
+        else {
+          clearInterval(tick);
+          text.textContent = 'Liftoff';
+          holder.classList.add('launched');
+        }
+      }, 700);
+      if (countdown === 0) holder.classList.add('launched');
+      break;
+    }
+    case 'fireworks': {
+      const bursts = Number.isInteger(params.bursts) ? Math.max(1, Math.min(10, params.bursts)) : 3;
+      let inner = '';
+      for (let i = 0; i < bursts; i += 1) {
+        const x = 40 + ((i * 47) % 140);
+        const y = 18 + ((i * 29) % 40);
+        const rays = Array.from({ length: 8 }, (_, r) => {
+          const angle = (r * Math.PI) / 4;
+          return `<line x1="0" y1="0" x2="${(Math.cos(angle) * 14).toFixed(1)}" y2="${(Math.sin(angle) * 14).toFixed(1)}"/>`;
+        }).join('');
+        // The position on an outer group: the animation's transform would replace it on the inner one.
+        inner += `<g transform="translate(${x} ${y})"><g class="burst burst-${i % 4}" data-delay="${i}">${rays}</g></g>`;
+      }
+      holder.innerHTML = svg(inner);
+      for (const burst of holder.querySelectorAll('.burst')) {
+        burst.style.setProperty('animation-delay', `${Number(burst.dataset.delay) * 0.35}s`);
+      }
+      holder.dataset.bursts = String(bursts);
+      break;
+    }
+    case 'garage': {
+      const state = ['open', 'closed', 'opening', 'closing'].includes(params.doorState)
+        ? params.doorState
+        : 'open';
+      holder.innerHTML =
+        svg(`<g class="garage"><path d="M60 40 L100 16 L140 40 V84 H60Z" fill="#c9b79c" stroke="#6b5b45"/>
+        <rect x="72" y="46" width="56" height="38" fill="#3a3a3a"/>
+        <g class="door door-${state}"><rect x="72" y="46" width="56" height="38" fill="#d8d2c4" stroke="#8a8170"/>
+        <line x1="72" y1="56" x2="128" y2="56"/><line x1="72" y1="66" x2="128" y2="66"/><line x1="72" y1="76" x2="128" y2="76"/></g></g>
+        <text class="label" x="165" y="52" text-anchor="middle">${state}</text>`);
+      break;
+    }
+    case 'campfire':
+      holder.innerHTML =
+        svg(`<g class="campfire"><path d="M78 80 l44 -10 M78 70 l44 10" stroke="#7a4a22" stroke-width="6" stroke-linecap="round"/>
+        <path class="flame flame-1" d="M100 24 q18 22 6 46 q-6 6 -12 0 q-12 -22 6 -46z" fill="#ff8b3d"/>
+        <path class="flame flame-2" d="M100 40 q10 14 4 30 q-4 4 -8 0 q-6 -14 4 -30z" fill="#ffd23f"/></g>`);
+      break;
+    default:
+      holder.innerHTML = svg(`<g class="ringing">${BELL}</g>`);
+  }
+  holder.style.setProperty('--bell', bell);
+}
+
+start();

@@ -1,0 +1,154 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApnsSimulator, ReceivedPush } from '../../apns/simulator.js';
+import { isoTime } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import type { Device, Store } from '../../store/store.js';
+import { sendApiError } from '../error-handler.js';
+
+/** What the device page needs from the process: the dev account and the simulator inside. */
+export interface DevPageDeps {
+  /** The dev account and its key, once seeded; undefined before. */
+  session(): Promise<{ accountId: string; accountKey: string } | undefined>;
+  /** The built-in APNs simulator; undefined when pushes go elsewhere. */
+  simulator(): ApnsSimulator | undefined;
+}
+
+// `dev-page/` at the package's root: one level up from the bundle in dist/, three from this file.
+const ASSETS = ['../dev-page/', '../../../dev-page/']
+  .map((relative) => new URL(relative, import.meta.url))
+  .find((url) => existsSync(new URL('index.html', url))) as URL;
+const asset = (name: string) => readFileSync(new URL(name, ASSETS), 'utf8');
+
+/** Only this machine sees the page: it hands out the dev account's key. */
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+// The page may load nothing from elsewhere; images are shown only when the user asks.
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data: https:; style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+
+/**
+ * The device page of `--dev` (`/` and `/devices`): the dev account's three simulated devices,
+ * drawn side by side, showing what the built-in APNs simulator received for each, live. Plain
+ * HTML, CSS and an ES module read from `dev-page/`: nothing to build.
+ */
+export function devPageRoutes(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
+  const files = {
+    html: asset('index.html'),
+    css: asset('page.css'),
+    js: asset('page.js'),
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    if ((path === '/' || path === '/devices' || path.startsWith('/dev/')) && !LOOPBACK.has(request.ip)) {
+      return sendApiError(
+        reply,
+        request,
+        new ApiError('forbidden', 'the device page answers this machine only'),
+      );
+    }
+  });
+
+  const page = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(files.html);
+  app.get('/', page);
+  app.get('/devices', page);
+  app.get('/dev/page.css', async (_request, reply) =>
+    reply.headers(PAGE_HEADERS).type('text/css; charset=utf-8').send(files.css),
+  );
+  app.get('/dev/page.js', async (_request, reply) =>
+    reply.headers(PAGE_HEADERS).type('text/javascript; charset=utf-8').send(files.js),
+  );
+
+  // Open streams end when the server stops, so they do not hold the stop open.
+  const streams = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const end of [...streams]) end();
+  });
+
+  const devicesOf = async () => {
+    const session = await deps.session();
+    if (!session) throw new ApiError('not_found', 'the dev account is not seeded yet');
+    return { session, devices: await store.listDevices(session.accountId, { activeOnly: false }) };
+  };
+
+  app.get('/dev/session', async (_request, reply) => {
+    const { session, devices } = await devicesOf();
+    reply.header('cache-control', 'no-store');
+    return {
+      account_key: session.accountKey,
+      simulator: deps.simulator() !== undefined,
+      devices: devices.map((device) => ({
+        id: device.id,
+        name: device.name,
+        platform: device.platform,
+        active: device.active,
+        push_token: device.pushToken,
+      })),
+    };
+  });
+
+  // Each device's state for a notification, with device ids (the spec's record leaves them out).
+  app.get<{ Params: { id: string } }>('/dev/notifications/:id', async (request) => {
+    const { session } = await devicesOf();
+    const stored = await store.getNotification(request.params.id);
+    if (!stored || stored.accountId !== session.accountId) {
+      throw new ApiError('not_found', 'no such notification in the dev account');
+    }
+    return {
+      id: stored.id,
+      status: stored.status,
+      reason: stored.reason,
+      destinations: stored.destinations.map((d) => ({
+        device_id: d.deviceId,
+        state: d.state,
+        push_status: d.pushStatus,
+        updated_at: isoTime(d.updatedAt),
+      })),
+      handled: stored.handled.map((h) => ({ device_id: h.deviceId, action: h.action, at: isoTime(h.at) })),
+    };
+  });
+
+  // Server-sent events: every push the simulator received for the dev devices, then each new one.
+  app.get('/dev/pushes', async (request, reply) => {
+    const { devices } = await devicesOf();
+    const simulator = deps.simulator();
+    const byToken = new Map<string, Device>(
+      devices.map((device) => [device.pushToken.toLowerCase(), device]),
+    );
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-request-id': request.id,
+    });
+    const write = (push: ReceivedPush) => {
+      const device = byToken.get(push.push_token);
+      if (device) raw.write(`event: push\ndata: ${JSON.stringify({ device_id: device.id, ...push })}\n\n`);
+    };
+    raw.write(`event: ready\ndata: ${JSON.stringify({ simulator: simulator !== undefined })}\n\n`);
+    if (!simulator) {
+      raw.end();
+      return;
+    }
+    for (const push of simulator.received()) write(push);
+    const unsubscribe = simulator.onPush(write);
+    // A comment line now and then keeps proxies and idle timers from closing the stream.
+    const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
+    const end = () => {
+      clearInterval(keepAlive);
+      unsubscribe();
+      streams.delete(end);
+      raw.end();
+    };
+    streams.add(end);
+    raw.on('close', end);
+  });
+}

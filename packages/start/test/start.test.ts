@@ -1,0 +1,229 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const notifyBin = path.join(root, 'packages/cli/bin.js');
+const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
+/** Where the browser test leaves its screenshot. */
+const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url));
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+const running: ChildProcess[] = [];
+afterEach(async () => {
+  for (const child of running.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    // pnpm, tsx and the server are one process group: stop them all.
+    process.kill(-(child.pid as number), 'SIGTERM');
+    await exited;
+  }
+});
+
+/** `pnpm start`, as a newcomer runs it, in a folder of its own; resolves once it has said what to try. */
+async function pnpmStart(home: string): Promise<Started> {
+  const child = spawn('pnpm', ['start'], {
+    cwd: root,
+    detached: true,
+    env: {
+      ...process.env,
+      FOXBELL_PORT: '0',
+      FOXBELL_DATA: path.join(home, 'data'),
+      NOTIFY_CONFIG: path.join(home, 'notify.json'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`pnpm start said nothing to try:\n${output}`)), 45_000);
+    child.stdout?.on('data', () => {
+      if (/notify status .+ --wait/.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`pnpm start exited with ${code}:\n${output}`)));
+  });
+  const url = /listening on (http:\/\/\S+)/.exec(output)?.[1] as string;
+  return { child, url, output: () => output };
+}
+
+/** Runs the built notify with this test's profile file. */
+function notify(home: string, args: string[]) {
+  const result = spawnSync(process.execPath, [notifyBin, ...args], {
+    env: { ...process.env, NOTIFY_CONFIG: path.join(home, 'notify.json'), CI: 'true' },
+    encoding: 'utf8',
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+async function statusOf(home: string, id: string) {
+  const result = notify(home, ['status', id, '--json']);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+async function waitFor<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('pnpm start', () => {
+  it('starts the service with a dev account, saves notify’s profile and sends a welcome, once', async () => {
+    const home = await mkdtemp(path.join(tmpdir(), 'foxbell-start-'));
+    const first = await pnpmStart(home);
+    expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const out = first.output();
+    expect(out).toContain(`foxbell-server listening on ${first.url}\n`);
+    expect(out).toContain(`Devices:  ${first.url}/devices`);
+    const saved = JSON.parse(await readFile(path.join(home, 'data', 'dev.json'), 'utf8'));
+    expect(out).toContain(`Token:    ${saved.token}   (shown once;`);
+    expect(out).toContain('npx notify send "Build passed" --scene rocket');
+    expect(out).toContain(`curl "${first.url}/v1/send/${saved.token}?message=Hello"`);
+    const welcome = /notify status (ntf_\w+) --wait/.exec(out)?.[1] as string;
+
+    // notify works with no flags: the profile points at this server.
+    const profile = JSON.parse(await readFile(path.join(home, 'notify.json'), 'utf8'));
+    expect(profile.profiles.default).toEqual({ base_url: first.url, token: saved.token });
+    const delivered = await waitFor('the welcome to reach the devices', async () => {
+      const record = await statusOf(home, welcome);
+      return record.status === 'sent_to_push' ? record : undefined;
+    });
+    expect(
+      delivered.destinations.map((d: { platform: string; state: string }) => [d.platform, d.state]),
+    ).toEqual([
+      ['ios', 'accepted'],
+      ['watchos', 'accepted'],
+      ['visionos', 'accepted'],
+    ]);
+
+    process.kill(-(first.child.pid as number), 'SIGTERM');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+
+    // The second start reuses everything, shows no token and sends no second welcome.
+    const second = await pnpmStart(home);
+    expect(second.output()).not.toContain(saved.token);
+    expect(second.output()).toContain(`Token:    in ${path.join(home, 'data', 'dev.json')}`);
+    expect(second.output()).toContain('notify status <id from notify send> --wait');
+    const devices = notify(home, ['devices', '--json']);
+    expect(JSON.parse(devices.stdout).devices).toHaveLength(3);
+  });
+
+  it('shows each send on the right simulated devices, live, and reports Open through the API', async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
+    }
+    const home = await mkdtemp(path.join(tmpdir(), 'foxbell-start-'));
+    const { url } = await pnpmStart(home);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+      const elsewhere: string[] = [];
+      page.on('request', (request) => {
+        if (!request.url().startsWith(`${url}/`) && !request.url().startsWith('data:'))
+          elsewhere.push(request.url());
+      });
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`${url}/devices`);
+      const iphone = page.locator('section.device', { has: page.getByRole('heading', { name: 'iPhone' }) });
+      const watch = page.locator('section.device', {
+        has: page.getByRole('heading', { name: 'Apple Watch' }),
+      });
+      const vision = page.locator('section.device', {
+        has: page.getByRole('heading', { name: 'Vision Pro' }),
+      });
+      // The welcome is on all three.
+      for (const device of [iphone, watch, vision]) {
+        await expect
+          .poll(() => device.locator('.notification .title').allTextContents())
+          .toEqual(['Welcome to Foxbell']);
+      }
+
+      const sent = notify(home, [
+        'send',
+        'Deploy done',
+        '--scene',
+        'rocket',
+        '--param',
+        'color=green',
+        '--json',
+      ]);
+      expect(sent.code, sent.stderr).toBe(0);
+      const id = JSON.parse(sent.stdout).id as string;
+      const watchOnly = notify(home, [
+        'send',
+        'Door is opening',
+        '--scene',
+        'garage',
+        '--param',
+        'doorState=opening',
+        '--target',
+        'watch',
+        '--level',
+        'time-sensitive',
+        '--json',
+      ]);
+      expect(watchOnly.code, watchOnly.stderr).toBe(0);
+
+      for (const device of [iphone, watch, vision]) {
+        const card = device.locator(`.notification[data-id="${id}"]`);
+        await expect.poll(() => card.locator('.body').textContent()).toBe('Deploy done');
+        expect(await card.locator('.scene').getAttribute('data-scene')).toBe('rocket');
+        expect(await card.locator('.rocket path').first().getAttribute('fill')).toBe('#30a46c');
+      }
+      const door = watch.locator('.notification', { hasText: 'Door is opening' });
+      await expect.poll(() => door.count()).toBe(1);
+      expect(await door.locator('.door').getAttribute('class')).toBe('door door-opening');
+      expect(await door.getAttribute('class')).toContain('level-time-sensitive');
+      expect(await iphone.locator('.notification', { hasText: 'Door is opening' }).count()).toBe(0);
+      expect(await vision.locator('.notification', { hasText: 'Door is opening' }).count()).toBe(0);
+
+      // Open on the iPhone, from the keyboard: the status record says opened.
+      const card = iphone.locator(`.notification[data-id="${id}"]`);
+      await card.getByRole('button', { name: 'Open' }).focus();
+      await page.keyboard.press('Enter');
+      const opened = await waitFor('opened', async () => {
+        const record = await statusOf(home, id);
+        return record.status === 'opened' ? record : undefined;
+      });
+      expect(opened.handled).toEqual([expect.objectContaining({ action: 'opened', platform: 'ios' })]);
+      await expect.poll(() => card.getAttribute('class')).toContain('opened');
+
+      await mkdir(OUTPUT, { recursive: true });
+      await page.waitForTimeout(2500); // let the rocket's countdown finish for the picture
+      await page.screenshot({ path: path.join(OUTPUT, 'device-page.png'), fullPage: true });
+
+      // Readable at a phone's width: the devices stack and nothing is cut off sideways.
+      await page.setViewportSize({ width: 390, height: 844 });
+      const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      expect(widths[0]).toBeLessThanOrEqual(widths[1] as number);
+
+      expect(elsewhere).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});
