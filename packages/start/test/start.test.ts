@@ -127,7 +127,7 @@ describe('pnpm start', () => {
     expect(second.output()).toContain(`Token:    in ${path.join(home, 'data', 'dev.json')}`);
     expect(second.output()).toContain('notify status <id from notify send> --wait');
     const devices = notify(home, ['devices', '--json']);
-    expect(JSON.parse(devices.stdout).devices).toHaveLength(3);
+    expect(JSON.parse(devices.stdout)).toHaveLength(3);
   });
 
   it('shows each send on the right simulated devices, live, and reports Open through the API', async () => {
