@@ -12,7 +12,7 @@ const ACCOUNTS = 40;
 const SENDS = 2000;
 const PER_TOKEN = 20;
 const PER_ACCOUNT = 30;
-const WORKER_CONCURRENCY = 16;
+const WORKER_CONCURRENCY = 32;
 
 const closing: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -113,8 +113,8 @@ describe('several API and worker processes on one PostgreSQL', () => {
             64,
             'c',
           );
-          // Each push takes a while to answer, so a worker always has some in flight.
-          sim.script(pushToken, Array(2 * PER_ACCOUNT).fill({ delay_ms: 25 }));
+          // Each push takes a while to answer, so a busy worker always has some in flight.
+          sim.script(pushToken, Array(2 * PER_ACCOUNT).fill({ delay_ms: 100 }));
           const device = await send(url, 'POST', '/v1/devices', {
             token: account.body.key,
             json: { name: platform, platform, push_token: pushToken },

@@ -211,8 +211,54 @@ describe('pnpm start', () => {
       expect(opened.handled).toEqual([expect.objectContaining({ action: 'opened', platform: 'ios' })]);
       await expect.poll(() => card.getAttribute('class')).toContain('opened');
 
+      // Clear on the watch, by pointer this time: cleared is further along than opened.
+      await watch.locator(`.notification[data-id="${id}"]`).getByRole('button', { name: 'Clear' }).click();
+      await waitFor('cleared', async () => {
+        const record = await statusOf(home, id);
+        return record.status === 'cleared' ? record : undefined;
+      });
+
+      // One group is one thread; a newer send with a tag replaces the older on the device.
+      for (const message of ['Build 1 running', 'Build 1 passed']) {
+        const tagged = notify(home, [
+          'send',
+          message,
+          '--group',
+          'ci',
+          '--tag',
+          'build-1',
+          '--target',
+          'iphone',
+        ]);
+        expect(tagged.code, tagged.stderr).toBe(0);
+      }
+      const linked = notify(home, [
+        ...['send', 'Tests passed', '--group', 'ci', '--target', 'iphone', '--level', 'passive'],
+        ...['--url', 'https://ci.example.com/runs/812', '--url-title', 'Open the run'],
+      ]);
+      expect(linked.code, linked.stderr).toBe(0);
+      const thread = iphone.locator('.thread');
+      await expect
+        .poll(() => thread.locator('.notification .body').allTextContents())
+        .toEqual(['Tests passed', 'Build 1 passed']);
+      expect(await thread.locator('.thread-name').textContent()).toBe('ci · 2');
+      expect(await thread.locator('.notification', { hasText: 'Build 1 passed' }).textContent()).toContain(
+        'Replaced an earlier one',
+      );
+      const passive = thread.locator('.notification', { hasText: 'Tests passed' });
+      expect(await passive.getAttribute('class')).toContain('level-passive');
+      const link = passive.locator('a.link');
+      expect(await link.textContent()).toBe('ci.example.com Open the run');
+      // Tapping the notification itself opens nothing.
+      await passive.locator('.body').click();
+      expect(page.url()).toBe(`${url}/devices`);
+      expect(browser.contexts()[0]?.pages()).toHaveLength(1);
+
       await mkdir(OUTPUT, { recursive: true });
       await page.waitForTimeout(2500); // let the rocket's countdown finish for the picture
+      await page.evaluate(() => {
+        for (const screen of document.querySelectorAll('.screen')) screen.scrollTop = 0;
+      });
       await page.screenshot({ path: path.join(OUTPUT, 'device-page.png'), fullPage: true });
 
       // Readable at a phone's width: the devices stack and nothing is cut off sideways.

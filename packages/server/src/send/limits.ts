@@ -1,5 +1,5 @@
 import { MINUTE_MS } from '../clock.js';
-import type { RateLimits } from '../store/store.js';
+import type { RateLimits, SendOutcome } from '../store/store.js';
 
 /** Accepted sends of one token or account in one whole second (epoch seconds). */
 export interface SecondCount {
@@ -64,4 +64,16 @@ function secondsUntilRoom(window: SecondCount[], limit: number, now: number): nu
     }
   }
   return 60;
+}
+
+/** The outcome of a send `admitSend` refused, with the month's count as it stands. */
+export function refusalOf(admission: Exclude<Admission, { ok: true }>, monthlyCount: number): SendOutcome {
+  return admission.kind === 'quota_exceeded'
+    ? { kind: 'quota_exceeded', monthlyCount }
+    : {
+        kind: 'rate_limited',
+        scope: admission.scope,
+        retryAfterSeconds: admission.retryAfterSeconds,
+        monthlyCount,
+      };
 }

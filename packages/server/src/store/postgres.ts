@@ -4,11 +4,12 @@ import DataLoader from 'dataloader';
 import pg from 'pg';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
-import { admitSend, type SecondCount, windowStart } from '../send/limits.js';
+import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/limits.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
+import { NEXT_DELIVERY_AT } from './queries.js';
 import {
   accountOf,
-  claimedOf,
+  claimedFrom,
   deviceOf,
   joinedAccountOf,
   maybeNumber,
@@ -619,16 +620,7 @@ class PostgresStore implements Store {
         limits,
         now,
       );
-      if (!admission.ok) {
-        return admission.kind === 'quota_exceeded'
-          ? { kind: 'quota_exceeded', monthlyCount }
-          : {
-              kind: 'rate_limited',
-              scope: admission.scope,
-              retryAfterSeconds: admission.retryAfterSeconds,
-              monthlyCount,
-            };
-      }
+      if (!admission.ok) return refusalOf(admission, monthlyCount);
       // What the later sends of this batch must see.
       const second = Math.floor(now / 1000);
       for (const scope of [tokenScope, accountScope]) {
@@ -986,17 +978,7 @@ class PostgresStore implements Store {
          ORDER BY c.seq`,
         [now, limit, owner, now + leaseMs],
       );
-      // A notification's destinations are claimed together: parse its payload once.
-      const payloads = new Map<string, ClaimedDestination['notification']>();
-      return due.map((row): ClaimedDestination => {
-        const notificationId = row.notification_id as string;
-        let notification = payloads.get(notificationId);
-        if (!notification) {
-          notification = JSON.parse(row.payload as string) as ClaimedDestination['notification'];
-          payloads.set(notificationId, notification);
-        }
-        return claimedOf(row, Number(row.attempts), notification);
-      });
+      return claimedFrom(due, (row) => Number(row.attempts));
     });
   }
 
@@ -1105,14 +1087,7 @@ class PostgresStore implements Store {
 
   async nextDeliveryAt() {
     return this.#read(async (db) => {
-      const row = await db.row(
-        `SELECT min(at) AS at FROM (
-           SELECT min(available_at) AS at FROM route_queue
-           UNION ALL SELECT min(next_attempt_at) FROM destinations WHERE state = 'pending'
-           UNION ALL SELECT min(expires_at) FROM destinations WHERE state = 'pending'
-           UNION ALL SELECT min(lease_until) FROM destinations WHERE state = 'sending'
-         ) AS due`,
-      );
+      const row = await db.row(NEXT_DELIVERY_AT);
       return maybeNumber(row?.at) ?? undefined;
     });
   }

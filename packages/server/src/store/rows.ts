@@ -105,8 +105,24 @@ export function notificationOf(row: Row, destinations: Row[], handled: Row[]): S
   };
 }
 
-/** A claimed destination row joined with its device and notification. */
-export function claimedOf(
+/**
+ * Claimed destination rows joined with their device and notification. A notification's
+ * destinations are claimed together: its payload is parsed once.
+ */
+export function claimedFrom(rows: Row[], attemptOf: (row: Row) => number): ClaimedDestination[] {
+  const payloads = new Map<string, ClaimedDestination['notification']>();
+  return rows.map((row) => {
+    const notificationId = row.notification_id as string;
+    let notification = payloads.get(notificationId);
+    if (!notification) {
+      notification = JSON.parse(row.payload as string) as ClaimedDestination['notification'];
+      payloads.set(notificationId, notification);
+    }
+    return claimedOf(row, attemptOf(row), notification);
+  });
+}
+
+function claimedOf(
   row: Row,
   attempt: number,
   notification: StoredNotification['notification'],

@@ -4,10 +4,11 @@ import type { DestinationState, NotificationStatus } from '@foxbell/sdk/contract
 import Database from 'better-sqlite3';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
-import { admitSend, type SecondCount, windowStart } from '../send/limits.js';
+import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/limits.js';
+import { NEXT_DELIVERY_AT } from './queries.js';
 import {
   accountOf,
-  claimedOf,
+  claimedFrom,
   deviceOf,
   joinedAccountOf,
   maybeNumber,
@@ -525,16 +526,7 @@ class SqliteStore implements Store {
       limits,
       now,
     );
-    if (!admission.ok) {
-      return admission.kind === 'quota_exceeded'
-        ? { kind: 'quota_exceeded', monthlyCount }
-        : {
-            kind: 'rate_limited',
-            scope: admission.scope,
-            retryAfterSeconds: admission.retryAfterSeconds,
-            monthlyCount,
-          };
-    }
+    if (!admission.ok) return refusalOf(admission, monthlyCount);
 
     this.#run(
       `INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
@@ -857,17 +849,7 @@ class SqliteStore implements Store {
         now,
         JSON.stringify(due.map((row) => row.rid)),
       );
-      // A notification's destinations are claimed together: parse its payload once.
-      const payloads = new Map<string, ClaimedDestination['notification']>();
-      return due.map((row): ClaimedDestination => {
-        const notificationId = row.notification_id as string;
-        let notification = payloads.get(notificationId);
-        if (!notification) {
-          notification = JSON.parse(row.payload as string) as ClaimedDestination['notification'];
-          payloads.set(notificationId, notification);
-        }
-        return claimedOf(row, Number(row.attempts) + 1, notification);
-      });
+      return claimedFrom(due, (row) => Number(row.attempts) + 1);
     })();
   }
 
@@ -966,15 +948,7 @@ class SqliteStore implements Store {
   }
 
   async nextDeliveryAt() {
-    const row = this.#get(
-      // min() over rows, not min(a, b, …), which is NULL as soon as one argument is.
-      `SELECT min(at) AS at FROM (
-         SELECT min(available_at) AS at FROM route_queue
-         UNION ALL SELECT min(next_attempt_at) FROM destinations WHERE state = 'pending'
-         UNION ALL SELECT min(expires_at) FROM destinations WHERE state = 'pending'
-         UNION ALL SELECT min(lease_until) FROM destinations WHERE state = 'sending'
-       )`,
-    );
+    const row = this.#get(NEXT_DELIVERY_AT);
     return maybeNumber(row?.at) ?? undefined;
   }
 
