@@ -36,7 +36,25 @@ export interface AppDeps {
   onQueued?: () => void;
   /** Serves the device page (`--dev`). */
   devPage?: DevPageDeps;
+  /** How long a client may take; see DEFAULT_TIMEOUTS. */
+  timeouts?: Partial<Timeouts>;
 }
+
+export interface Timeouts {
+  /** From a connection's first byte (or its previous request) to the end of the headers. */
+  headersMs: number;
+  /** From the first byte to the end of the body. */
+  requestMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+}
+
+/**
+ * A request is at most 16 KB: a client that takes seconds to send it is broken or hostile, and
+ * holds a connection others could use. Node looks for late clients every second at most (its
+ * `connectionsCheckingInterval`), so each limit holds to within a second.
+ */
+export const DEFAULT_TIMEOUTS: Timeouts = { headersMs: 10_000, requestMs: 15_000, keepAliveMs: 72_000 };
 
 /**
  * The Foxbell service as a Fastify instance: every route, hook and rule, and nothing of the
@@ -53,7 +71,15 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     adminKey: deps.adminKey,
     onQueued: deps.onQueued ?? (() => {}),
   };
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
   const app = Fastify({
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: Math.min(1000, timeouts.headersMs / 2),
+    },
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
     logger: deps.logger ?? false,
     genReqId: () => ids.id('req'),
     requestIdHeader: false,
@@ -75,7 +101,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   }) as unknown as FastifyInstance;
 
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    // Every answer is about one caller's data or credentials: nothing may cache it, and no
+    // browser may guess it is something other than what it says.
+    reply.headers({
+      'x-request-id': request.id,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
   });
   // While the server stops, answers to requests still in flight close their connection, so that
   // a keep-alive client does not hold the stop open until its idle timeout.

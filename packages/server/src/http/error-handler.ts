@@ -75,10 +75,13 @@ export function clientErrorResponder(ids: IdSource) {
   return (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
     const requestId = ids.id('req');
+    // The spec has no timeout code: a request too slow to arrive is one the server could not read.
     const refusal =
       error.code === 'HPE_HEADER_OVERFLOW'
         ? tooLarge(undefined)
-        : new ApiError('invalid_request', 'the request is not valid HTTP');
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new ApiError('invalid_request', 'the request did not arrive in time; the connection is closed')
+          : new ApiError('invalid_request', 'the request is not valid HTTP');
     const { status } = refusal;
     const body = JSON.stringify(
       errorBody(refusal.code, refusal.message, requestId, refusal.field, refusal.details),
