@@ -1,4 +1,5 @@
-import { afterEach, expect } from 'vitest';
+import { Writable } from 'node:stream';
+import { afterAll, afterEach, expect } from 'vitest';
 import { type AppDeps, buildApp } from '../src/app.js';
 import type { Clock } from '../src/clock.js';
 import type { Store } from '../src/store/store.js';
@@ -47,6 +48,23 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * Every test server logs at debug level into `logLines`, and every secret any answer carried is
+ * kept: after the file, no line may contain one. (The spec: a token is never logged.)
+ */
+const logLines: string[] = [];
+const secretsSeen = new Set<string>([ADMIN_KEY]);
+const logSink = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(String(chunk));
+    done();
+  },
+});
+afterAll(() => {
+  const leaked = [...secretsSeen].filter((secret) => logLines.some((line) => line.includes(secret)));
+  expect(leaked, 'secrets found in the log lines of this file').toEqual([]);
+});
+
 const running: TestServer[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()));
@@ -57,16 +75,22 @@ afterEach(async () => {
  * of the kind this run tests (see test-database.ts); closed after each test.
  */
 export async function startServer(
-  options: { limits?: AppDeps['limits']; logger?: AppDeps['logger'] } = {},
+  options: {
+    limits?: AppDeps['limits'];
+    logger?: AppDeps['logger'];
+    /** Stands between the app and the store, e.g. to make some calls fail. */
+    wrapStore?: (store: Store) => Store;
+  } = {},
 ): Promise<TestServer> {
   const clock = new ManualClock();
-  const store = await openTestStore();
+  const opened = await openTestStore();
+  const store = options.wrapStore ? options.wrapStore(opened) : opened;
   const app = buildApp({
     store,
     clock,
     adminKey: ADMIN_KEY,
     ...(options.limits ? { limits: options.limits } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
+    logger: options.logger ?? { level: 'debug', stream: logSink },
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const server: TestServer = {
@@ -103,6 +127,7 @@ export async function send(
     ...(body === undefined ? {} : { body }),
   });
   const text = await response.text();
+  for (const [secret] of text.matchAll(/fox_(?:send|acct|admin)_[A-Za-z0-9]{32}/g)) secretsSeen.add(secret);
   let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);

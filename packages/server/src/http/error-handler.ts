@@ -42,6 +42,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const known = error instanceof ApiError ? error : fromFastify(error);
     if (known) return sendApiError(reply, request, known);
     request.log.error({ err: error }, 'request failed');
+    if (storageUnavailable(error)) {
+      return sendApiError(
+        reply,
+        request,
+        new ApiError('service_unavailable', 'the database cannot take writes right now; retry later', {
+          headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) },
+        }),
+      );
+    }
     return sendApiError(
       reply,
       request,
@@ -54,6 +63,31 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request,
       new ApiError('not_found', `no route ${request.method} ${routeShape(request)}`),
     ),
+  );
+}
+
+const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Database errors that say the storage, not the request, is the trouble: full, locked, gone or
+ * restarting (SQLite's codes; PostgreSQL's SQLSTATE classes 08, 53 and 57P; refused connections).
+ * They are answered `503` with `Retry-After`, so clients wait and retry rather than give up; any
+ * other fault is a `500`. Neither is ever a `202`: a send is answered only after its commit.
+ */
+export function storageUnavailable(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  // node-postgres's own words for a pool that cannot reach the server, which carry no code.
+  if (
+    typeof message === 'string' &&
+    /^(timeout exceeded when trying to connect|Connection terminated)/.test(message)
+  ) {
+    return true;
+  }
+  if (typeof code !== 'string') return false;
+  return (
+    /^SQLITE_(FULL|BUSY|LOCKED|IOERR|CANTOPEN|READONLY)/.test(code) ||
+    /^(08...|53...|57P0[1-3])$/.test(code) ||
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOSPC'].includes(code)
   );
 }
 

@@ -1,0 +1,79 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../src/store/store.js';
+import { createAccount, expectError, startServer } from './helpers.js';
+
+/** A store whose acceptSend fails with `fault` while it is set, as a full disk or a lost database would. */
+function faultyStore() {
+  let fault: Error | undefined;
+  const wrap = (store: Store): Store =>
+    new Proxy(store, {
+      get(target, name, receiver) {
+        if (name === 'acceptSend' && fault) return () => Promise.reject(fault);
+        const value = Reflect.get(target, name, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  return { wrap, fail: (error: Error | undefined) => (fault = error) };
+}
+
+const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+
+describe('storage faults', () => {
+  it.each([
+    ['SQLite: disk full', withCode('database or disk is full', 'SQLITE_FULL')],
+    ['SQLite: locked past the busy timeout', withCode('database is locked', 'SQLITE_BUSY')],
+    ['PostgreSQL: shut down by the administrator', withCode('terminating connection', '57P01')],
+    ['PostgreSQL: too many connections', withCode('sorry, too many clients already', '53300')],
+    ['PostgreSQL: unreachable', withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
+    ['node-postgres: no connection in time', new Error('timeout exceeded when trying to connect')],
+  ])(
+    '%s: 503 service_unavailable with Retry-After, never a 202, and sends work again after',
+    async (_, error) => {
+      const faulty = faultyStore();
+      const server = await startServer({ wrapStore: faulty.wrap });
+      const account = await createAccount(server);
+      faulty.fail(error);
+      const refused = await server.request('POST', '/v1/notifications', {
+        token: account.token,
+        json: { message: 'lost?' },
+      });
+      expectError(refused, 503, 'service_unavailable');
+      expect(refused.headers.get('retry-after')).toBe('5');
+      const viaUrl = await server.request('GET', `/v1/send/${account.token}?message=lost%3F`);
+      expectError(viaUrl, 503, 'service_unavailable');
+
+      faulty.fail(undefined);
+      const accepted = await server.request('POST', '/v1/notifications', {
+        token: account.token,
+        json: { message: 'kept' },
+      });
+      expect(accepted.status).toBe(202);
+      const inbox = await server.request('GET', '/v1/inbox', { token: account.key });
+      expect(inbox.body.items.map((item: { message: string }) => item.message)).toEqual(['kept']);
+    },
+  );
+
+  it('any other fault: 500 internal_error, with nothing of it in the body, logged without the token', async () => {
+    let log = '';
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        log += chunk;
+        done();
+      },
+    });
+    const faulty = faultyStore();
+    const server = await startServer({ wrapStore: faulty.wrap, logger: { level: 'info', stream } });
+    const account = await createAccount(server);
+    faulty.fail(new Error('a bug of ours'));
+    const refused = await server.request('GET', `/v1/send/${account.token}?message=hi`);
+    expectError(refused, 500, 'internal_error');
+    expect(refused.text).not.toContain('a bug of ours');
+    expect(refused.headers.get('retry-after')).toBeNull();
+    expect(log).toContain('a bug of ours');
+    expect(log).toContain('/v1/send/<redacted>?message=hi');
+    for (const secret of [account.token, account.key, account.token.slice('fox_send_'.length)]) {
+      expect(log).not.toContain(secret);
+    }
+  });
+});
