@@ -70,6 +70,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     limits: { ...DEFAULT_LIMITS, ...deps.limits },
     adminKey: deps.adminKey,
     onQueued: deps.onQueued ?? (() => {}),
+    inFlight: { sends: 0 },
   };
   const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
   const app = Fastify({

@@ -57,6 +57,7 @@ export const USAGE = `Usage: foxbell-server [worker] [options]
   --rate-per-token N    sends per token per minute                    (FOXBELL_RATE_PER_TOKEN, default 30)
   --rate-per-account N  sends per account per minute                  (FOXBELL_RATE_PER_ACCOUNT, default 60)
   --monthly-quota N     sends per account per UTC month               (FOXBELL_MONTHLY_QUOTA, default 10000)
+  --sends-in-flight N   sends stored at once; past it, 503 at once    (FOXBELL_SENDS_IN_FLIGHT, default 1000)
   --log-level LEVEL     fatal, error, warn, info, debug, trace or silent (FOXBELL_LOG_LEVEL, default info)
   --workers N           pushes in flight at once                      (FOXBELL_WORKERS, default 64)
   --no-workers          serve the API only; run \`foxbell-server worker\` to deliver (FOXBELL_WORKERS=0)
@@ -110,6 +111,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
         'rate-per-token': { type: 'string' },
         'rate-per-account': { type: 'string' },
         'monthly-quota': { type: 'string' },
+        'sends-in-flight': { type: 'string' },
         'log-level': { type: 'string' },
         workers: { type: 'string' },
         'no-workers': { type: 'boolean' },
@@ -181,6 +183,13 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       DEFAULT_LIMITS.perAccountPerMonth,
       1,
       1e12,
+    ),
+    sendsInFlight: integer(
+      'sends-in-flight',
+      'FOXBELL_SENDS_IN_FLIGHT',
+      DEFAULT_LIMITS.sendsInFlight,
+      1,
+      1e6,
     ),
   };
   const logLevel = setting('log-level', 'FOXBELL_LOG_LEVEL') ?? 'info';

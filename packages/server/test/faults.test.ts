@@ -77,3 +77,52 @@ describe('storage faults', () => {
     }
   });
 });
+
+describe('overload', () => {
+  it('sheds sends past the in-flight limit with 503 and Retry-After: 1, and takes them again at once', async () => {
+    // A store that holds every send until released: the sends pile up as under overload.
+    const held: (() => void)[] = [];
+    const slow = (store: Store): Store =>
+      new Proxy(store, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver);
+          if (name === 'acceptSend') {
+            return (send: Parameters<Store['acceptSend']>[0]) =>
+              new Promise<void>((resolve) => held.push(resolve)).then(() => target.acceptSend(send));
+          }
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    const server = await startServer({
+      wrapStore: slow,
+      limits: { perTokenPerMinute: 1000, perAccountPerMinute: 1000, sendsInFlight: 5 },
+    });
+    const account = await createAccount(server);
+    const answered: Awaited<ReturnType<typeof server.request>>[] = [];
+    const sends = Array.from({ length: 8 }, (_, i) =>
+      server
+        .request('POST', '/v1/notifications', { token: account.token, json: { message: `n${i}` } })
+        .then((reply) => {
+          answered.push(reply);
+          return reply;
+        }),
+    );
+    // Whichever three come last are answered at once, while five wait in the store.
+    await expect.poll(() => [held.length, answered.length]).toEqual([5, 3]);
+    for (const reply of answered) {
+      expectError(reply, 503, 'service_unavailable');
+      expect(reply.headers.get('retry-after')).toBe('1');
+    }
+    for (const release of held.splice(0)) release();
+    const statuses = (await Promise.all(sends)).map((reply) => reply.status).sort();
+    expect(statuses).toEqual([202, 202, 202, 202, 202, 503, 503, 503]);
+    // Room again: the next one is stored.
+    const next = server.request('POST', '/v1/notifications', {
+      token: account.token,
+      json: { message: 'again' },
+    });
+    await expect.poll(() => held.length).toBe(1);
+    held.splice(0)[0]?.();
+    expect((await next).status).toBe(202);
+  });
+});

@@ -6,6 +6,12 @@ import type { Account, Credential, RateLimits, SendToken, Store } from '../store
 export interface ServiceLimits extends RateLimits {
   devicesPerAccount: number;
   tokensPerAccount: number;
+  /**
+   * Sends being stored at once in this process. Past it a send is shed at once with `503` and
+   * `Retry-After: 1` instead of queueing: under overload the queue, and every client's wait, would
+   * otherwise grow without end.
+   */
+  sendsInFlight: number;
 }
 
 export const DEFAULT_LIMITS: ServiceLimits = {
@@ -14,6 +20,7 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   perAccountPerMonth: 10_000,
   devicesPerAccount: 20,
   tokensPerAccount: 50,
+  sendsInFlight: 1000,
 };
 
 /** What every route may use: one object, made once by buildApp. */
@@ -26,6 +33,8 @@ export interface AppContext {
   adminKey: string | undefined;
   /** Called after a send is stored and queued: delivery in this process can start at once. */
   onQueued: () => void;
+  /** Sends being stored now (see `ServiceLimits.sendsInFlight`). */
+  inFlight: { sends: number };
 }
 
 /** Which credentials a route takes (management-api: Credentials). */

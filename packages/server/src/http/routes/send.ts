@@ -7,7 +7,7 @@ import { prepareSend } from '../../send/prepare.js';
 import type { SendSources } from '../../send/sources.js';
 import { parseUrlEncoded } from '../../send/url-encoded.js';
 import { decodeUtf8 } from '../../send/utf8.js';
-import type { AppContext, RawBody } from '../context.js';
+import type { AppContext, Caller, RawBody } from '../context.js';
 
 function textOf(bytes: Uint8Array, what: string): string {
   const text = decodeUtf8(bytes);
@@ -115,7 +115,7 @@ export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
-/** The one send path behind both endpoints, from the pause switch to the `202`. */
+/** The one send path behind both endpoints: shed when too many are being stored, else store it. */
 async function accept(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -125,6 +125,28 @@ async function accept(
 ) {
   const caller = request.caller;
   if (caller?.kind !== 'send') throw new Error('send route reached without a send token');
+  if (ctx.inFlight.sends >= ctx.limits.sendsInFlight) {
+    throw new ApiError('service_unavailable', 'the server is busy; retry after Retry-After', {
+      headers: { 'retry-after': '1' },
+    });
+  }
+  ctx.inFlight.sends += 1;
+  try {
+    return await store(request, reply, ctx, caller, body, readSources);
+  } finally {
+    ctx.inFlight.sends -= 1;
+  }
+}
+
+/** From the pause switch to the `202`. */
+async function store(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: AppContext,
+  caller: Extract<Caller, { kind: 'send' }>,
+  body: RawBody | undefined,
+  readSources: () => SendSources,
+) {
   const pause = await ctx.store.getPause();
   if (pause.paused) {
     throw new ApiError('service_unavailable', 'sends are paused; retry after Retry-After', {
