@@ -1,54 +1,34 @@
-// Accepted sends per second and destinations pushed per second of foxbell-server on PostgreSQL
-// with 1 and with 2 processes (each an API with its own delivery workers), against the embedded
-// SQLite single process, in the same run. Every process pushes to one APNs simulator (its own
-// process, h2c, token auth); the load (autocannon, spread over many accounts) comes from this one.
-// Pushed per second is every destination made, divided by the time from the start of the load
-// until the last of them was accepted by the simulator.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { newProviderKeyPem } from '../packages/server/src/apns/provider-token.js';
+import {
+  ADMIN,
+  makeAccounts,
+  NO_LIMITS,
+  ROOT,
+  rotatingTokens,
+  SERVER_BIN,
+  start,
+  stop,
+} from './support/processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const ACCOUNTS = 64;
 const DATABASE_URL = process.env.FOXBELL_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const ADMIN = 'bench-admin-key-0123456789';
-const root = fileURLToPath(new URL('..', import.meta.url));
-const serverBin = path.join(root, 'packages/server/bin/foxbell-server.js');
 
 const work = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-scale-'));
 const key = { keyId: 'BENCHKEY01', teamId: 'BENCHTEAM1', file: path.join(work, 'key.p8') };
 await writeFile(key.file, newProviderKeyPem());
 
-function start(args: string[], ready: RegExp): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const match = ready.exec(out);
-      if (match?.[1]) resolve({ child, url: match[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
 const sim = await start(
   [
-    path.join(root, 'packages/server/bin/foxbell-apns-sim.js'),
+    path.join(ROOT, 'packages/server/bin/foxbell-apns-sim.js'),
     '--cleartext',
     `--key-file=${key.file}`,
     `--key-id=${key.keyId}`,
@@ -58,7 +38,7 @@ const sim = await start(
 );
 
 const serverArgs = [
-  serverBin,
+  SERVER_BIN,
   '--port=0',
   `--admin-key=${ADMIN}`,
   '--log-level=warn',
@@ -66,41 +46,12 @@ const serverArgs = [
   `--apns-key-file=${key.file}`,
   `--apns-key-id=${key.keyId}`,
   `--apns-team-id=${key.teamId}`,
-  // The bench measures the service, not the spec's per-minute limits.
-  '--rate-per-token=1000000000',
-  '--rate-per-account=1000000000',
-  '--monthly-quota=1000000000000',
+  ...NO_LIMITS,
 ];
-
-const post = async (url: string, token: string, body: unknown) => {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as Record<string, string>;
-};
-
-/** Accounts with a token and an iPhone each: one account's sends are admitted one at a time. */
-async function makeAccounts(url: string): Promise<string[]> {
-  const tokens: string[] = [];
-  for (let i = 0; i < ACCOUNTS; i++) {
-    const account = await post(`${url}/v1/accounts`, ADMIN, {});
-    const pushToken = randomBytes(32).toString('hex');
-    await post(`${url}/v1/devices`, account.key as string, {
-      name: 'Phone',
-      platform: 'ios',
-      push_token: pushToken,
-    });
-    tokens.push((await post(`${url}/v1/tokens`, account.key as string, {})).token as string);
-  }
-  return tokens;
-}
 
 /** Load on each URL at once, `CONNECTIONS` in all, each request with the next account's token. */
 async function load(urls: string[], tokens: string[]): Promise<number> {
-  let next = 0;
+  const requests = rotatingTokens(tokens);
   const results = await Promise.all(
     urls.map((url) =>
       autocannon({
@@ -110,14 +61,7 @@ async function load(urls: string[], tokens: string[]): Promise<number> {
         duration: SECONDS,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ message: 'Build #812 passed on main', title: 'CI', scene: 'rocket' }),
-        requests: [
-          {
-            setupRequest: (request) => {
-              next = (next + 1) % tokens.length;
-              return { ...request, headers: { ...request.headers, authorization: `Bearer ${tokens[next]}` } };
-            },
-          },
-        ],
+        requests,
       }),
     ),
   );
@@ -156,7 +100,7 @@ const WAITING = `SELECT (SELECT count(*) FROM destinations) AS destinations,
 async function sqliteRun() {
   const data = path.join(work, 'sqlite');
   const server = await start([...serverArgs, `--data=${data}`], /listening on (http:\/\/\S+)/);
-  const tokens = await makeAccounts(server.url);
+  const tokens = await makeAccounts(server.url, ACCOUNTS);
   const db = new Sqlite(path.join(data, 'foxbell.db'), { readonly: true });
   const counts = async (): Promise<Counts> => {
     const row = db.prepare(WAITING).get() as Record<string, number>;
@@ -174,7 +118,7 @@ async function postgresRun(processes: number) {
   const servers = await Promise.all(
     Array.from({ length: processes }, () => start(args, /listening on (http:\/\/\S+)/)),
   );
-  const tokens = await makeAccounts(servers[0]?.url as string);
+  const tokens = await makeAccounts(servers[0]?.url as string, ACCOUNTS);
   const db = new pg.Client({ connectionString: DATABASE_URL, options: `-c search_path=${schema}` });
   await db.connect();
   const counts = async (): Promise<Counts> => {

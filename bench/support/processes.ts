@@ -1,0 +1,77 @@
+// What the benches that run foxbell-server as a process share: starting and stopping processes,
+// and making accounts to load it with.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type autocannon from 'autocannon';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const SERVER_BIN = path.join(ROOT, 'packages/server/bin/foxbell-server.js');
+export const ADMIN = 'bench-admin-key-0123456789';
+
+/** Limits high enough that a bench measures the service, not the spec's per-minute limits. */
+export const NO_LIMITS = [
+  '--rate-per-token=1000000000',
+  '--rate-per-account=1000000000',
+  '--monthly-quota=1000000000000',
+];
+
+/** Starts `node args…` and resolves once its stdout matches `ready`, with what the match captured. */
+export function start(args: string[], ready: RegExp): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const match = ready.exec(out);
+      if (match?.[1]) resolve({ child, url: match[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+  });
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export async function post(url: string, token: string, body: unknown): Promise<Record<string, string>> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Record<string, string>;
+}
+
+/** `count` accounts with a token and an iPhone each; returns their tokens. */
+export async function makeAccounts(url: string, count: number): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const account = await post(`${url}/v1/accounts`, ADMIN, {});
+    const pushToken = randomBytes(32).toString('hex');
+    await post(`${url}/v1/devices`, account.key as string, {
+      name: 'Phone',
+      platform: 'ios',
+      push_token: pushToken,
+    });
+    tokens.push((await post(`${url}/v1/tokens`, account.key as string, {})).token as string);
+  }
+  return tokens;
+}
+
+/** autocannon's requests option: each request with the next of `tokens`. */
+export function rotatingTokens(tokens: string[]): autocannon.Request[] {
+  let next = 0;
+  return [
+    {
+      setupRequest: (request) => {
+        next = (next + 1) % tokens.length;
+        return { ...request, headers: { ...request.headers, authorization: `Bearer ${tokens[next]}` } };
+      },
+    },
+  ];
+}
