@@ -15,7 +15,12 @@ export default defineConfig({
           env: { FOXBELL_TEST_STORE: 'postgres' },
           // The suite's tests that touch a store, and those of PostgreSQL alone.
           include: ['test/**/*.test.ts'],
-          exclude: ['test/apns.test.ts', 'test/apns-rules.test.ts', 'test/process.test.ts'],
+          exclude: [
+            'test/apns.test.ts',
+            'test/apns-rules.test.ts',
+            'test/process.test.ts',
+            'test/crash.test.ts',
+          ],
           globalSetup: ['./test/postgres-setup.ts'],
         },
       },
