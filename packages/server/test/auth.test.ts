@@ -171,3 +171,24 @@ describe('token options', () => {
     expect(inbox.body.items[0]).toMatchObject({ id: reply.body.id, sender: 'Nightly build', message: 'hi' });
   });
 });
+
+describe('response headers', () => {
+  it('marks every answer no-store and nosniff: accepted, refused, read, and not found', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const sent = await server.request('POST', '/v1/notifications', { token: account.token, json: send });
+    const replies = [
+      sent,
+      await server.request('POST', '/v1/notifications', { json: send }),
+      await server.request('GET', `/v1/notifications/${sent.body.id}/status`, { token: account.token }),
+      await server.request('GET', '/v1/devices', { token: account.key }),
+      await server.request('GET', '/v1/nothing'),
+    ];
+    expect(replies.map((reply) => reply.status)).toEqual([202, 401, 200, 200, 404]);
+    for (const reply of replies) {
+      expect(reply.headers.get('cache-control'), reply.text).toBe('no-store');
+      expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    }
+  });
+});

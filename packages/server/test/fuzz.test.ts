@@ -147,6 +147,13 @@ const body = fc.oneof(
       ([field, a, b]) => `{"message":"x","${field}":${JSON.stringify(a)},"${field}":${JSON.stringify(b)}}`,
     ),
   fc.integer({ min: 16_000, max: 16_800 }).map((size) => JSON.stringify({ message: 'm'.repeat(size) })),
+  // Numbers JSON.stringify never writes.
+  fc
+    .tuple(
+      fc.constantFrom('ttl', 'level', 'scene_version', 'message'),
+      fc.constantFrom('1e400', '-1e400', '99999999999999999999999', '-0', '0.1e-999', '1E2'),
+    )
+    .map(([field, number]) => `{"message":"x","${field}":${number}}`),
   fc.string({ maxLength: 200 }),
 );
 
