@@ -1,11 +1,8 @@
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { newProviderKeyPem } from '../src/apns/provider-token.js';
-import { ApnsSimulator } from '../src/apns/simulator.js';
 import { send } from './helpers.js';
-import { ADMIN, startProcess, tempDir } from './processes.js';
+import { ADMIN, startOutsideSimulator, startProcess, tempDir } from './processes.js';
 
 /** FOXBELL_LONG=1: ten crashes instead of three (docs/reliability.md). */
 const CRASHES = process.env.FOXBELL_LONG === '1' ? 10 : 3;
@@ -21,23 +18,12 @@ describe('crash safety', () => {
     const dir = await tempDir();
     const data = path.join(dir, 'data');
     // The simulator lives in the test, so what each push reached survives the server's crashes.
-    const key = { keyId: 'KEY0000001', teamId: 'TEAM000001', keyPem: newProviderKeyPem() };
-    const sim = await ApnsSimulator.start({ keys: [key] });
+    const { sim, apnsArgs } = await startOutsideSimulator(dir);
     closing.push(() => sim.close());
-    await writeFile(path.join(dir, 'ca.pem'), sim.ca as string);
-    await writeFile(path.join(dir, 'key.p8'), key.keyPem);
     const args = [
       ...['--data', data, '--admin-key', ADMIN, '--log-level', 'warn', '--lease-seconds', '1'],
       ...['--rate-per-token', '100000', '--rate-per-account', '100000'],
-      ...[
-        '--apns-url',
-        sim.url,
-        '--apns-ca',
-        path.join(dir, 'ca.pem'),
-        '--apns-key-file',
-        path.join(dir, 'key.p8'),
-      ],
-      ...['--apns-key-id', key.keyId, '--apns-team-id', key.teamId],
+      ...apnsArgs,
     ];
 
     let server = await startProcess(args);

@@ -1,11 +1,7 @@
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { newProviderKeyPem } from '../src/apns/provider-token.js';
-import { ApnsSimulator } from '../src/apns/simulator.js';
 import { type Reply, send } from './helpers.js';
-import { ADMIN, startProcess, tempDir } from './processes.js';
+import { ADMIN, startOutsideSimulator, startProcess, tempDir } from './processes.js';
 import { newTestSchema, TEST_DATABASE_URL } from './test-database.js';
 
 const ACCOUNTS = 40;
@@ -46,11 +42,8 @@ describe('several API and worker processes on one PostgreSQL', () => {
   it('delivers every accepted send once (plus what a worker killed with -9 had in flight), within every limit', async () => {
     const schema = newTestSchema();
     const dir = await tempDir();
-    const key = { keyId: 'KEY0000001', teamId: 'TEAM000001', keyPem: newProviderKeyPem() };
-    const sim = await ApnsSimulator.start({ keys: [key] });
+    const { sim, apnsArgs } = await startOutsideSimulator(dir);
     closing.push(() => sim.close());
-    await writeFile(path.join(dir, 'ca.pem'), sim.ca as string);
-    await writeFile(path.join(dir, 'key.p8'), key.keyPem);
     const database = ['--database', TEST_DATABASE_URL, '--database-schema', schema, '--log-level', 'warn'];
     const api = [
       '--log-level',
@@ -66,15 +59,7 @@ describe('several API and worker processes on one PostgreSQL', () => {
     const worker = [
       'worker',
       ...database,
-      ...[
-        '--apns-url',
-        sim.url,
-        '--apns-ca',
-        path.join(dir, 'ca.pem'),
-        '--apns-key-file',
-        path.join(dir, 'key.p8'),
-      ],
-      ...['--apns-key-id', key.keyId, '--apns-team-id', key.teamId],
+      ...apnsArgs,
       ...['--workers', String(WORKER_CONCURRENCY), '--lease-seconds', '2'],
     ];
     const workerReady = /worker (wrk_\w+) delivering from postgres/;

@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll } from 'vitest';
+import { newProviderKeyPem } from '../src/apns/provider-token.js';
+import { ApnsSimulator } from '../src/apns/simulator.js';
 
 /** foxbell-server as real processes, killed after each test. */
 
@@ -86,4 +88,29 @@ export async function runToExit(args: string[], env: Record<string, string> = {}
 
 export async function tempDir() {
   return mkdtemp(path.join(tmpdir(), 'foxbell-process-'));
+}
+
+/**
+ * An APNs simulator in the test process, for servers in other processes to push to: what each
+ * push reached survives their crashes. Returns it and the flags that point a server at it.
+ */
+export async function startOutsideSimulator(
+  dir: string,
+): Promise<{ sim: ApnsSimulator; apnsArgs: string[] }> {
+  const key = { keyId: 'KEY0000001', teamId: 'TEAM000001', keyPem: newProviderKeyPem() };
+  const sim = await ApnsSimulator.start({ keys: [key] });
+  await writeFile(path.join(dir, 'ca.pem'), sim.ca as string);
+  await writeFile(path.join(dir, 'key.p8'), key.keyPem);
+  const apnsArgs = [
+    ...['--apns-url', sim.url, '--apns-ca', path.join(dir, 'ca.pem')],
+    ...[
+      '--apns-key-file',
+      path.join(dir, 'key.p8'),
+      '--apns-key-id',
+      key.keyId,
+      '--apns-team-id',
+      key.teamId,
+    ],
+  ];
+  return { sim, apnsArgs };
 }
