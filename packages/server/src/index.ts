@@ -18,5 +18,7 @@ export type { Clock } from './clock.js';
 export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker.js';
 export { DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
 export type { IdSource } from './ids.js';
+export { type DatabaseConfig, openStore } from './store/open.js';
+export { DatabaseUnreachableError, openPostgresStore, type PostgresStoreOptions } from './store/postgres.js';
 export { DataDirInUseError, openSqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
 export type { Store } from './store/store.js';
