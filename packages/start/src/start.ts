@@ -76,6 +76,9 @@ function saveProfile(url: string, token: string, env: NodeJS.ProcessEnv): boolea
   return login.status === 0;
 }
 
+/** The server, once started: stopped too if this script fails after starting it. */
+let server: ChildProcess | undefined;
+
 async function main(): Promise<void> {
   ensureBuilt();
   const env: NodeJS.ProcessEnv = { ...process.env, FOXBELL_PORT: process.env.FOXBELL_PORT ?? '8787' };
@@ -85,8 +88,9 @@ async function main(): Promise<void> {
   const firstStart = !existsSync(devFile);
 
   const { child, url } = await startServer(env);
+  server = child;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
-  child.on('exit', (code) => process.exit(code ?? 1));
+  child.on('exit', (code) => process.exit(process.exitCode ?? code ?? 1));
 
   const { token } = JSON.parse(readFileSync(devFile, 'utf8')) as { token: string };
   const saved = saveProfile(url, token, env);
@@ -123,5 +127,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(`pnpm start: ${(error as Error).message}\n`);
-  process.exit(1);
+  server?.kill('SIGTERM');
+  process.exitCode = 1;
 });
