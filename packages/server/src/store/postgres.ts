@@ -15,6 +15,7 @@ import {
   maybeNumber,
   notificationOf,
   type Row,
+  routeInputOf,
   tokenOf,
 } from './rows.js';
 import { STATUS_RANK } from './status.js';
@@ -830,26 +831,17 @@ class PostgresStore implements Store {
       const plain: DestinationRow[] = [];
       const tagged: (DestinationRow & { tag: string })[] = [];
       for (const row of queued) {
-        const id = row.id as string;
-        const notification = JSON.parse(row.payload as string) as StoredNotification['notification'];
-        const createdAt = Number(row.created_at);
-        const expiresAt = Number(row.expires_at);
-        const decision = decide({
-          notification: { id, target: notification.target, createdAt, expiresAt },
-          token: {
-            revokedAt: maybeNumber(row.token_revoked_at),
-            expiresAt: maybeNumber(row.token_expires_at),
-          },
-          devices: devicesOf.get(row.account_id as string) ?? [],
-        });
+        const { input, tag } = routeInputOf(row, devicesOf.get(row.account_id as string) ?? []);
+        const { id, createdAt, expiresAt } = input.notification;
+        const decision = decide(input);
         if (decision.kind === 'drop') {
           drops.push({ id, reason: decision.reason });
           continue;
         }
         for (const { device, apnsId } of decision.destinations) {
           const destination = { id, device, apnsId, createdAt, expiresAt };
-          if (notification.tag == null) plain.push(destination);
-          else tagged.push({ ...destination, tag: notification.tag });
+          if (tag === null) plain.push(destination);
+          else tagged.push({ ...destination, tag });
         }
       }
 

@@ -5,6 +5,7 @@ import type {
   DestinationRecord,
   Device,
   HandledEvent,
+  RouteInput,
   SendToken,
   StoredNotification,
 } from './store.js';
@@ -139,5 +140,26 @@ function claimedOf(
     notification,
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
+  };
+}
+
+/**
+ * A queued notification row, joined with its token's `revoked_at` and `expires_at` as
+ * `token_revoked_at` and `token_expires_at`, as routing sees it; and the tag its destinations carry.
+ */
+export function routeInputOf(row: Row, devices: Device[]): { input: RouteInput; tag: string | null } {
+  const notification = JSON.parse(row.payload as string) as StoredNotification['notification'];
+  return {
+    input: {
+      notification: {
+        id: row.id as string,
+        target: notification.target,
+        createdAt: Number(row.created_at),
+        expiresAt: Number(row.expires_at),
+      },
+      token: { revokedAt: maybeNumber(row.token_revoked_at), expiresAt: maybeNumber(row.token_expires_at) },
+      devices,
+    },
+    tag: notification.tag ?? null,
   };
 }

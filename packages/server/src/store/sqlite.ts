@@ -14,6 +14,7 @@ import {
   maybeNumber,
   notificationOf,
   type Row,
+  routeInputOf,
   tokenOf,
 } from './rows.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
@@ -709,24 +710,15 @@ class SqliteStore implements Store {
       );
       const devicesOf = new Map<string, Device[]>();
       for (const row of queued) {
-        const id = row.id as string;
         const accountId = row.account_id as string;
-        const notification = JSON.parse(row.payload as string) as StoredNotification['notification'];
         let devices = devicesOf.get(accountId);
         if (!devices) {
           devices = this.#activeDevices(accountId);
           devicesOf.set(accountId, devices);
         }
-        const createdAt = Number(row.created_at);
-        const expiresAt = Number(row.expires_at);
-        const decision = decide({
-          notification: { id, target: notification.target, createdAt, expiresAt },
-          token: {
-            revokedAt: maybeNumber(row.token_revoked_at),
-            expiresAt: maybeNumber(row.token_expires_at),
-          },
-          devices,
-        });
+        const { input, tag } = routeInputOf(row, devices);
+        const { id, createdAt, expiresAt } = input.notification;
+        const decision = decide(input);
         if (decision.kind === 'drop') {
           this.#run(
             `UPDATE notifications SET status = 'dropped', reason = ?, routed_at = ? WHERE id = ?`,
@@ -735,7 +727,6 @@ class SqliteStore implements Store {
             id,
           );
         } else {
-          const tag = notification.tag ?? null;
           for (const { device, apnsId } of decision.destinations) {
             this.#insertDestination({ id, device, apnsId, tag, createdAt, expiresAt, now });
           }
