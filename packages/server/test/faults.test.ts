@@ -3,17 +3,29 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../src/store/store.js';
 import { createAccount, expectError, startServer } from './helpers.js';
 
+/** The store with its acceptSend replaced by `accept`, which gets the store's own to call. */
+function withAcceptSend(
+  store: Store,
+  accept: (
+    send: Parameters<Store['acceptSend']>[0],
+    original: Store['acceptSend'],
+  ) => ReturnType<Store['acceptSend']>,
+): Store {
+  const original = store.acceptSend.bind(store);
+  return new Proxy(store, {
+    get(target, name, receiver) {
+      if (name === 'acceptSend') return (send: Parameters<Store['acceptSend']>[0]) => accept(send, original);
+      const value = Reflect.get(target, name, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** A store whose acceptSend fails with `fault` while it is set, as a full disk or a lost database would. */
 function faultyStore() {
   let fault: Error | undefined;
-  const wrap = (store: Store): Store =>
-    new Proxy(store, {
-      get(target, name, receiver) {
-        if (name === 'acceptSend' && fault) return () => Promise.reject(fault);
-        const value = Reflect.get(target, name, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+  const wrap = (store: Store) =>
+    withAcceptSend(store, (send, original) => (fault ? Promise.reject(fault) : original(send)));
   return { wrap, fail: (error: Error | undefined) => (fault = error) };
 }
 
@@ -82,17 +94,10 @@ describe('overload', () => {
   it('sheds sends past the in-flight limit with 503 and Retry-After: 1, and takes them again at once', async () => {
     // A store that holds every send until released: the sends pile up as under overload.
     const held: (() => void)[] = [];
-    const slow = (store: Store): Store =>
-      new Proxy(store, {
-        get(target, name, receiver) {
-          const value = Reflect.get(target, name, receiver);
-          if (name === 'acceptSend') {
-            return (send: Parameters<Store['acceptSend']>[0]) =>
-              new Promise<void>((resolve) => held.push(resolve)).then(() => target.acceptSend(send));
-          }
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
+    const slow = (store: Store) =>
+      withAcceptSend(store, (send, original) =>
+        new Promise<void>((resolve) => held.push(resolve)).then(() => original(send)),
+      );
     const server = await startServer({
       wrapStore: slow,
       limits: { perTokenPerMinute: 1000, perAccountPerMinute: 1000, sendsInFlight: 5 },

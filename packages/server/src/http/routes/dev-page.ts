@@ -71,9 +71,13 @@ export function devPageRoutes(app: FastifyInstance, store: Store, deps: DevPageD
     for (const end of [...streams]) end();
   });
 
-  const devicesOf = async () => {
+  const sessionOf = async () => {
     const session = await deps.session();
     if (!session) throw new ApiError('not_found', 'the dev account is not seeded yet');
+    return session;
+  };
+  const devicesOf = async () => {
+    const session = await sessionOf();
     return { session, devices: await store.listDevices(session.accountId, { activeOnly: false }) };
   };
 
@@ -95,7 +99,8 @@ export function devPageRoutes(app: FastifyInstance, store: Store, deps: DevPageD
 
   // Each device's state for a notification, with device ids (the spec's record leaves them out).
   app.get<{ Params: { id: string } }>('/dev/notifications/:id', async (request) => {
-    const { session } = await devicesOf();
+    // Polled by the page for every card still moving: no device listing here.
+    const session = await sessionOf();
     const stored = await store.getNotification(request.params.id);
     if (!stored || stored.accountId !== session.accountId) {
       throw new ApiError('not_found', 'no such notification in the dev account');
