@@ -114,6 +114,17 @@ function lockKey(name: string): string {
   return createHash('sha256').update(name).digest().readBigInt64BE(0).toString();
 }
 
+/**
+ * Statements taking the transaction-scoped advisory locks of `names`, in one round trip and in one
+ * order everywhere, so two transactions that each take several cannot deadlock.
+ */
+function advisoryLocks(names: string[]): string {
+  return [...new Set(names.map(lockKey))]
+    .sort()
+    .map((key) => `SELECT pg_advisory_xact_lock(${key})`)
+    .join('; ');
+}
+
 async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
   const client = await pool.connect();
   const key = lockKey(`foxbell:migrate:${schema ?? ''}`);
@@ -242,13 +253,11 @@ class PostgresStore implements Store {
 
   /**
    * Runs `work` in one transaction. The advisory locks named in `locks` are taken first, in the
-   * same round trip as BEGIN and in one order everywhere (so two transactions taking several
-   * cannot deadlock), and held to the end. A deadlock or serialization failure is run again from
-   * the start.
+   * same round trip as BEGIN (see advisoryLocks), and held to the end. A deadlock or serialization
+   * failure is run again from the start.
    */
   async #transaction<T>(work: (db: Session) => Promise<T>, locks: string[] = []): Promise<T> {
-    const keys = [...new Set(locks.map(lockKey))].sort();
-    const begin = ['BEGIN', ...keys.map((key) => `SELECT pg_advisory_xact_lock(${key})`)].join('; ');
+    const begin = locks.length === 0 ? 'BEGIN' : `BEGIN; ${advisoryLocks(locks)}`;
     for (let run = 1; ; run += 1) {
       const client = await this.#pool.connect();
       const db = new Session(client, this.#names);
@@ -854,10 +863,9 @@ class PostgresStore implements Store {
       }
       await this.#insertDestinations(db, plain, 'pending', null, now);
       // Sends of one tag to one device are routed one at a time, in whichever worker: the locks are
-      // all taken first, in one order everywhere (so two workers cannot deadlock), then the
-      // destinations are made in queue order, oldest send first.
-      const keys = [...new Set(tagged.map((d) => `tag:${d.device.id}:${d.tag}`))].sort();
-      for (const key of keys) await db.simple(`SELECT pg_advisory_xact_lock(${lockKey(key)})`);
+      // all taken first (see advisoryLocks), then the destinations are made in queue order, oldest
+      // send first.
+      if (tagged.length > 0) await db.simple(advisoryLocks(tagged.map((d) => `tag:${d.device.id}:${d.tag}`)));
       for (const d of tagged) await this.#insertTagged(db, d, now);
       const ids = queued.map((row) => row.id as string);
       const dropped = new Set(drops.map((d) => d.id));
