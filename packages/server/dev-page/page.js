@@ -28,6 +28,8 @@ const screens = new Map();
 const cards = new Map();
 /** Notification records by id, from /dev/notifications/:id. */
 const records = new Map();
+/** Device names by id, once the session is read. */
+let deviceNames = new Map();
 
 const el = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -43,6 +45,7 @@ async function start() {
     return;
   }
   session = await response.json();
+  deviceNames = new Map(session.devices.map((device) => [device.id, device.name]));
   for (const device of session.devices) drawDevice(device);
   listen();
   setInterval(refreshRecords, 2000);
@@ -240,7 +243,6 @@ function refreshRecords() {
 }
 
 function drawState(card, record) {
-  const names = new Map(session.devices.map((device) => [device.id, device.name]));
   const mine = record.destinations.find((d) => d.device_id === card.dataset.deviceId);
   const handled = record.handled.filter((h) => h.device_id === card.dataset.deviceId).map((h) => h.action);
   card.dataset.status = record.status;
@@ -248,7 +250,7 @@ function drawState(card, record) {
   card.classList.toggle('cleared', handled.includes('cleared'));
   const others = record.destinations
     .filter((d) => d !== mine)
-    .map((d) => `${names.get(d.device_id) ?? d.device_id} ${STATE_WORDS[d.state] ?? d.state}`);
+    .map((d) => `${deviceNames.get(d.device_id) ?? d.device_id} ${STATE_WORDS[d.state] ?? d.state}`);
   const here = [mine ? STATE_WORDS[mine.state] : undefined, ...handled].filter(Boolean).join(', ');
   card.querySelector('.state').textContent = [
     `Status: ${record.status}${record.reason ? ` (${record.reason})` : ''}`,

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const BUILT = ['sdk', 'cli', 'server'];
 
-/** The newest (or oldest) modification time of the files under `dir`, walking it whole. */
+/** The modification times of every file under `dir`. */
 function mtimes(dir: string): number[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true, recursive: true })
