@@ -66,6 +66,36 @@ describe('foxbell-server, the process', () => {
     expect(stderr).toContain('--rate-per-token (FOXBELL_RATE_PER_TOKEN)');
   });
 
+  it('takes --lease-seconds, --sends-in-flight and --database-pool at their bounds, and refuses one past them', async () => {
+    const refused = await runToExit(
+      ['--lease-seconds', '0', '--sends-in-flight', '0', '--database-pool', '1001'],
+      {},
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      '--lease-seconds (FOXBELL_LEASE_SECONDS) must be an integer from 1 to 3600, not "0"',
+    );
+    expect(refused.stderr).toContain(
+      '--sends-in-flight (FOXBELL_SENDS_IN_FLIGHT) must be an integer from 1 to 1000000, not "0"',
+    );
+    expect(refused.stderr).toContain(
+      '--database-pool (FOXBELL_DATABASE_POOL) must be an integer from 1 to 1000, not "1001"',
+    );
+    const above = await runToExit(['--lease-seconds', '3601', '--sends-in-flight', '1000001']);
+    expect(above.code).toBe(2);
+    expect(above.stderr).toContain('must be an integer from 1 to 3600, not "3601"');
+    expect(above.stderr).toContain('must be an integer from 1 to 1000000, not "1000001"');
+    for (const bounds of [
+      ['--lease-seconds', '1', '--sends-in-flight', '1', '--database-pool', '1'],
+      ['--lease-seconds', '3600', '--sends-in-flight', '1000000', '--database-pool', '1000'],
+    ]) {
+      const server = await startProcess(['--data', await tempDir(), '--log-level', 'warn', ...bounds]);
+      expect((await send(server.url, 'GET', '/v1/scenes')).status).toBe(401);
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
   it('takes settings from FOXBELL_* variables, a flag winning over its variable', async () => {
     const server = await startProcess(['--data', await tempDir(), '--admin-key', ADMIN], {
       FOXBELL_ADMIN_KEY: 'a-different-admin-key',
