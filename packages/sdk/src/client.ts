@@ -125,6 +125,9 @@ export class Foxbell {
   // A private field: the token never shows in util.inspect, JSON.stringify or an error.
   readonly #token: string;
   readonly #transport: Transport;
+  /** The request line's and Host header's parts of the base URL, for sizing a request. */
+  readonly #host: string;
+  readonly #pathPrefix: string;
 
   constructor(options: FoxbellOptions = {}) {
     const token = options.token ?? environment('NOTIFY_TOKEN');
@@ -144,6 +147,8 @@ export class Foxbell {
       throw new FoxbellError('invalid_config', `The base URL must be an http(s) address: ${baseUrl}`);
     }
     this.baseUrl = url.href.replace(/\/+$/, '');
+    this.#host = url.host;
+    this.#pathPrefix = `${url.pathname.replace(/\/+$/, '')}/`;
     this.#token = token;
     const maxRetries = options.maxRetries ?? MAX_RETRIES;
     if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES) {
@@ -155,8 +160,8 @@ export class Foxbell {
         retry: 0,
         throwHttpErrors: false,
         timeout: false,
-        ...(options.fetch ? { fetch: options.fetch } : {}),
       }),
+      fetch: options.fetch,
       maxRetries,
       timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
       random: options.random ?? Math.random,
@@ -180,7 +185,7 @@ export class Foxbell {
       id: parsed.success ? parsed.data.id : null,
       status: 'accepted',
       request_id:
-        (parsed.success ? parsed.data.request_id : undefined) ?? response.headers['x-request-id'] ?? '',
+        (parsed.success ? parsed.data.request_id : undefined) ?? response.headers.get('x-request-id') ?? '',
       rate_limit: rateLimitOf(response.headers),
       idempotency_key: idempotencyKey,
     };
@@ -327,15 +332,13 @@ export class Foxbell {
 
   /** The spec's 16 KB limit covers the request line, headers and body as sent. */
   #checkSize(method: string, path: string, headers: Record<string, string>, bodyBytes: number): void {
-    const url = new URL(`${this.baseUrl}/${path}`);
-    const lines = [
-      `${method} ${url.pathname}${url.search} HTTP/1.1`,
-      `host: ${url.host}`,
-      ...(bodyBytes > 0 ? [`content-length: ${bodyBytes}`] : []),
-      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
-    ];
-    const total =
-      lines.reduce((sum, line) => sum + utf8Length(line) + 2, 2) + HTTP_STACK_HEADER_BYTES + bodyBytes;
+    // `path` is ASCII already (the token's characters, percent-encoded values), as the URL sends it.
+    let total =
+      `${method} ${this.#pathPrefix}${path} HTTP/1.1\r\nhost: ${this.#host}\r\n\r\n`.length +
+      (bodyBytes > 0 ? `content-length: ${bodyBytes}\r\n`.length : 0) +
+      HTTP_STACK_HEADER_BYTES +
+      bodyBytes;
+    for (const [name, value] of Object.entries(headers)) total += name.length + utf8Length(value) + 4;
     if (total > LIMITS.requestBytes) {
       refuse({
         code: 'payload_too_large',
@@ -371,9 +374,9 @@ function deadlineOf(options: RequestOptions): number | undefined {
   return options.deadlineMs === undefined ? undefined : Date.now() + options.deadlineMs;
 }
 
-function rateLimitOf(headers: Record<string, string>): RateLimit | null {
+function rateLimitOf(headers: Headers): RateLimit | null {
   const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map(
-    (name) => Number(headers[name] ?? Number.NaN),
+    (name) => Number(headers.get(name) ?? Number.NaN),
   );
   if (![limit, remaining, reset].every((value) => Number.isSafeInteger(value))) return null;
   return { limit: limit as number, remaining: remaining as number, reset: reset as number };

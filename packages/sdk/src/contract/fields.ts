@@ -380,27 +380,21 @@ export function validateSend(input: Record<string, unknown>, options: ValidateOp
   return { ok: true, value: notificationOf(fields, scene, played?.version ?? pinned, params) };
 }
 
+/** The fields a notification carries only when the send set them. */
+const OPTIONAL_FIELDS = ['title', 'subtitle', 'url', 'url_title', 'image', 'group', 'tag', 'target'] as const;
+
 function notificationOf(
   fields: Record<string, unknown>,
   scene: string,
   sceneVersion: number | undefined,
   sceneParams: Record<string, unknown>,
 ): Notification {
-  const optional = (names: readonly SendFieldName[]) =>
-    Object.fromEntries(
-      names.filter((name) => fields[name] !== undefined).map((name) => [name, fields[name]]),
-    );
+  const notification: Record<string, unknown> = {};
+  for (const name of OPTIONAL_FIELDS) {
+    if (fields[name] !== undefined) notification[name] = fields[name];
+  }
   return {
-    ...(optional([
-      'title',
-      'subtitle',
-      'url',
-      'url_title',
-      'image',
-      'group',
-      'tag',
-      'target',
-    ]) as Partial<Notification>),
+    ...(notification as Partial<Notification>),
     message: fields.message as string,
     scene,
     ...(sceneVersion === undefined ? {} : { scene_version: sceneVersion }),

@@ -24,6 +24,8 @@ export interface RetryInfo {
 
 export interface Transport {
   ky: KyInstance;
+  /** What sends each request ky builds: the caller's fetch, else the global one when called. */
+  fetch: typeof fetch | undefined;
   maxRetries: number;
   timeoutMs: number;
   random: () => number;
@@ -44,7 +46,7 @@ export interface HttpRequest {
 
 export interface HttpResponse {
   status: number;
-  headers: Record<string, string>;
+  headers: Headers;
   text: string;
 }
 
@@ -59,7 +61,9 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
     const result = await attempt(transport, request);
     if ('status' in result && result.status < 400) return result;
     const error =
-      'status' in result ? apiErrorFrom(result.status, result.headers, result.text) : result.error;
+      'status' in result
+        ? apiErrorFrom(result.status, Object.fromEntries(result.headers), result.text)
+        : result.error;
     const record = attemptOf(error);
     attempts.push(record);
     error.attempts = attempts;
@@ -108,14 +112,25 @@ async function attempt(
   const timer = setTimeout(() => timeout.abort(), transport.timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal;
   try {
+    // ky builds the request (URL, headers, hooks) without the body and without a signal, and this
+    // fetch sends it with the body's bytes and our signal. Given to ky, the body would become a
+    // stream teed for retries ky never makes and the signal an AbortSignal.any of ky's own: that
+    // work doubled the time of a send on loopback (docs/performance.md, sdk-overhead).
+    const sendWith = transport.fetch ?? globalThis.fetch;
     const response = await transport.ky(request.path, {
       method: request.method,
       headers: request.headers,
-      ...(request.body ? { body: request.body } : {}),
-      signal,
+      // ky hands its fetch the Request it built, never a URL.
+      fetch: (built) =>
+        sendWith((built as Request).url, {
+          method: (built as Request).method,
+          headers: (built as Request).headers,
+          ...(request.body ? { body: request.body } : {}),
+          signal,
+        }),
     });
     const text = await readText(response, signal);
-    return { status: response.status, headers: Object.fromEntries(response.headers), text };
+    return { status: response.status, headers: response.headers, text };
   } catch (cause) {
     if (request.signal?.aborted) return { error: new AbortError({ cause }) };
     if (timeout.signal.aborted) {
