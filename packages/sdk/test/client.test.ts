@@ -57,6 +57,36 @@ describe('send', () => {
     expect(Buffer.from(requests[0]?.body ?? []).toString()).toBe('{"body":"hi","level":"2"}');
   });
 
+  it('sends through the fetch it was given: the URL, the headers and the exact body bytes', async () => {
+    const calls: { url: string; method: string | undefined; headers: Headers; body: string }[] = [];
+    const givenFetch: typeof fetch = async (url, init) => {
+      calls.push({
+        url: String(url),
+        method: init?.method,
+        headers: new Headers(init?.headers),
+        body: Buffer.from(init?.body as Uint8Array).toString(),
+      });
+      return Response.json({ id: 'ntf_given', status: 'accepted', request_id: 'req_given' }, { status: 202 });
+    };
+    const sent = await new Foxbell({ token: TOKEN, baseUrl: `${BASE_URL}/base/`, fetch: givenFetch }).send(
+      { message: 'hi' },
+      { idempotencyKey: 'key-1' },
+    );
+    expect(sent).toMatchObject({ id: 'ntf_given', request_id: 'req_given', rate_limit: null });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({
+      url: `${BASE_URL}/base/v1/notifications`,
+      method: 'POST',
+      body: '{"message":"hi"}',
+    });
+    expect(Object.fromEntries(calls[0]?.headers ?? [])).toEqual({
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      'idempotency-key': 'key-1',
+      'user-agent': `foxbell-sdk/${SDK_VERSION}`,
+    });
+  });
+
   it('does not throw on a 202 whose body a proxy dropped', async () => {
     serve(
       'post',
