@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routeNotification } from '../src/delivery/routing.js';
-import type {
-  Account,
-  ClaimedDestination,
-  NewSend,
-  RateLimits,
-  SendToken,
-  Store,
-  StoredNotification,
-} from '../src/store/store.js';
+import type { ClaimedDestination, Store, StoredNotification } from '../src/store/store.js';
+import { accountWithDevices, LIMITS, newSend, T0 } from './store-fixtures.js';
 import { openSharedStores, TEST_STORE } from './test-database.js';
 
 /**
@@ -18,9 +11,6 @@ import { openSharedStores, TEST_STORE } from './test-database.js';
  * connections, as separate processes would; SQLite serves sends from one process, so there they
  * are one store.
  */
-
-const T0 = Date.parse('2026-11-22T10:00:00.000Z');
-const LIMITS: RateLimits = { perTokenPerMinute: 30, perAccountPerMinute: 60, perAccountPerMonth: 10_000 };
 
 const opened: Store[][] = [];
 afterEach(async () => {
@@ -31,80 +21,6 @@ async function stores(count: number): Promise<Store[]> {
   const shared = await openSharedStores(count);
   opened.push(shared);
   return shared;
-}
-
-const id = (prefix: string) => `${prefix}_${randomUUID().replaceAll('-', '')}`;
-
-async function accountWithDevices(
-  store: Store,
-  platforms: ('ios' | 'watchos' | 'visionos')[] = ['ios', 'watchos'],
-) {
-  const account = await store.createAccount({ id: id('acc'), name: null, keyHash: id('key'), now: T0 });
-  const token = (await store.createToken(
-    {
-      id: id('tok'),
-      accountId: account.id,
-      name: 'CI',
-      kind: 'standard',
-      ownStatus: true,
-      deviceNames: false,
-      scenes: null,
-      allowUrls: true,
-      defaultTarget: null,
-      expiresAt: null,
-      createdAt: T0,
-    },
-    id('secret'),
-    10,
-  )) as SendToken;
-  const devices = [];
-  for (const platform of platforms) {
-    const device = await store.createDevice(
-      {
-        id: id('dev'),
-        accountId: account.id,
-        name: `${platform} ${randomUUID().slice(0, 8)}`,
-        platform,
-        pushToken: randomUUID().replaceAll('-', '').repeat(2),
-        inAuto: true,
-        now: T0,
-      },
-      10,
-    );
-    if (typeof device === 'string') throw new Error(device);
-    devices.push(device);
-  }
-  return { account, token, devices };
-}
-
-function newSend(
-  account: Account,
-  token: SendToken,
-  now: number,
-  extra: { key?: string; fingerprint?: string; tag?: string; ttl?: number; limits?: RateLimits } = {},
-): NewSend {
-  return {
-    id: id('ntf'),
-    requestId: id('req'),
-    account,
-    token,
-    notification: {
-      message: 'Build passed',
-      scene: 'rocket',
-      scene_version: 1,
-      scene_params: {},
-      bell_color: 'orange',
-      level: 'active',
-      sound: 'default',
-      ttl: extra.ttl ?? 3600,
-      target: 'auto',
-      ...(extra.tag === undefined ? {} : { tag: extra.tag }),
-    },
-    idempotency:
-      extra.key === undefined ? undefined : { key: extra.key, fingerprint: extra.fingerprint ?? 'f1' },
-    now,
-    limits: extra.limits ?? LIMITS,
-  };
 }
 
 const route = (store: Store, now: number) =>
