@@ -14,9 +14,16 @@ export function isoTime(ms: number): string {
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
 
+/** The last month `utcMonth` named: every send asks, and nearly always for the same one. */
+let lastMonth = { start: 0, end: 0, name: '' };
+
 /** `YYYY-MM` of the UTC month holding `ms`: the key of the monthly quota. */
 export function utcMonth(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 7);
+  if (ms >= lastMonth.start && ms < lastMonth.end) return lastMonth.name;
+  const date = new Date(ms);
+  const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  lastMonth = { start, end: nextUtcMonthStart(ms), name: date.toISOString().slice(0, 7) };
+  return lastMonth.name;
 }
 
 /** Epoch milliseconds at which the UTC month holding `ms` ends. */

@@ -52,9 +52,11 @@ export function admitSend(recent: RecentSends, limits: RateLimits, now: number):
 /** Seconds until the window has room for one more send, or undefined when it has room now. */
 function secondsUntilRoom(window: SecondCount[], limit: number, now: number): number | undefined {
   const start = windowStart(now);
-  const inWindow = window.filter((bucket) => bucket.second >= start).sort((a, b) => a.second - b.second);
-  let count = inWindow.reduce((sum, bucket) => sum + bucket.count, 0);
+  let count = 0;
+  for (const bucket of window) if (bucket.second >= start) count += bucket.count;
   if (count < limit) return undefined;
+  // Only a refusal needs the seconds in order, to find when enough of them have left.
+  const inWindow = window.filter((bucket) => bucket.second >= start).sort((a, b) => a.second - b.second);
   for (const bucket of inWindow) {
     count -= bucket.count;
     if (count < limit) {
