@@ -70,7 +70,7 @@ describe('crash safety', () => {
       (
         db
           .prepare(
-            `SELECT (SELECT count(*) FROM route_queue) +
+            `SELECT (SELECT count(*) FROM notifications WHERE routed_at IS NULL) +
                (SELECT count(*) FROM destinations WHERE state IN ('pending', 'sending')) AS n`,
           )
           .get() as { n: number }

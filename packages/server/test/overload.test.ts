@@ -79,7 +79,7 @@ describe('overload', () => {
       .poll(
         () =>
           count(
-            `SELECT (SELECT count(*) FROM route_queue) + (SELECT count(*) FROM destinations
+            `SELECT (SELECT count(*) FROM notifications WHERE routed_at IS NULL) + (SELECT count(*) FROM destinations
                WHERE state IN ('pending', 'sending')) AS n`,
           ),
         { timeout: 60_000, interval: 200 },

@@ -6,7 +6,7 @@ import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
 import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/limits.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
-import { NEXT_DELIVERY_AT } from './queries.js';
+import { nextDeliveryAt } from './queries.js';
 import {
   accountOf,
   claimedFrom,
@@ -1087,7 +1087,7 @@ class PostgresStore implements Store {
 
   async nextDeliveryAt() {
     return this.#read(async (db) => {
-      const row = await db.row(NEXT_DELIVERY_AT);
+      const row = await db.row(nextDeliveryAt('SELECT min(available_at) AS at FROM route_queue'));
       return maybeNumber(row?.at) ?? undefined;
     });
   }

@@ -127,4 +127,16 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX destinations_leased ON destinations(lease_until) WHERE state = 'sending';
   CREATE INDEX destinations_device_tag ON destinations(device_id, tag) WHERE tag IS NOT NULL;
   `,
+  // The routing queue becomes the notifications whose routed_at is NULL, found through a partial
+  // index: a send writes one index entry where the queue took a row and two index entries. The
+  // queue's available_at was always the send's created_at. What was off the queue unrouted (its
+  // token revoked, its account deleted) gets a routed_at, which now means "left the queue". The
+  // token index served only the revocation, which now reads the queue.
+  `
+  UPDATE notifications SET routed_at = created_at
+    WHERE routed_at IS NULL AND id NOT IN (SELECT notification_id FROM route_queue);
+  CREATE INDEX notifications_queued ON notifications(created_at, id) WHERE routed_at IS NULL;
+  DROP TABLE route_queue;
+  DROP INDEX notifications_token_time;
+  `,
 ];

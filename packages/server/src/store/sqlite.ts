@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
 import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/limits.js';
-import { NEXT_DELIVERY_AT } from './queries.js';
+import { nextDeliveryAt } from './queries.js';
 import {
   accountOf,
   claimedFrom,
@@ -123,6 +123,10 @@ function migrate(db: Database.Database): void {
 
 const int = (value: boolean) => (value ? 1 : 0);
 
+/** The routing queue's oldest send: the queue is the notifications not yet routed. */
+const QUEUED_SINCE =
+  'SELECT min(created_at) AS at FROM notifications INDEXED BY notifications_queued WHERE routed_at IS NULL';
+
 interface PendingSend {
   send: NewSend;
   resolve: (outcome: SendOutcome) => void;
@@ -185,7 +189,9 @@ class SqliteStore implements Store {
     this.#apiLock = apiLock;
     // A nested better-sqlite3 transaction is a savepoint: one send that fails is rolled back
     // alone, and the others still commit in the batch's single fsync.
-    this.#storeSend = db.transaction((send: NewSend, counts: BatchCounts) => this.#admitAndStore(send, counts));
+    this.#storeSend = db.transaction((send: NewSend, counts: BatchCounts) =>
+      this.#admitAndStore(send, counts),
+    );
     this.#commitBatch = db.transaction((batch: PendingSend[], isolated: boolean) => {
       const counts = new BatchCounts();
       const results = batch.map(({ send }): BatchResult => {
@@ -345,7 +351,9 @@ class SqliteStore implements Store {
         accountId,
       );
       this.#run(
-        'DELETE FROM route_queue WHERE notification_id IN (SELECT id FROM notifications WHERE account_id = ?)',
+        `UPDATE notifications INDEXED BY notifications_queued SET routed_at = ?
+         WHERE routed_at IS NULL AND account_id = ?`,
+        now,
         accountId,
       );
     });
@@ -400,13 +408,10 @@ class SqliteStore implements Store {
         );
       }
       this.#run(
-        `DELETE FROM route_queue WHERE notification_id IN
-           (SELECT id FROM notifications WHERE token_id = ? AND routed_at IS NULL AND status = 'accepted')`,
-        tokenId,
-      );
-      this.#run(
-        `UPDATE notifications SET status = 'dropped', reason = 'token_revoked'
-         WHERE token_id = ? AND routed_at IS NULL AND status = 'accepted'`,
+        `UPDATE notifications INDEXED BY notifications_queued
+         SET status = 'dropped', reason = 'token_revoked', routed_at = ?
+         WHERE routed_at IS NULL AND token_id = ? AND status = 'accepted'`,
+        now,
         tokenId,
       );
       return true;
@@ -576,7 +581,6 @@ class SqliteStore implements Store {
       now,
       now + send.notification.ttl * 1000,
     );
-    this.#run('INSERT INTO route_queue (notification_id, available_at) VALUES (?, ?)', send.id, now);
     if (send.idempotency) {
       this.#run(
         `INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
@@ -749,10 +753,9 @@ class SqliteStore implements Store {
       const queued = this.#all(
         `SELECT n.id, n.account_id, n.payload, n.created_at, n.expires_at,
            t.revoked_at AS token_revoked_at, t.expires_at AS token_expires_at
-         FROM route_queue q
-         JOIN notifications n ON n.id = q.notification_id
+         FROM notifications n INDEXED BY notifications_queued
          JOIN tokens t ON t.id = n.token_id
-         WHERE q.available_at <= ? ORDER BY q.available_at, q.notification_id LIMIT ?`,
+         WHERE n.routed_at IS NULL AND n.created_at <= ? ORDER BY n.created_at, n.id LIMIT ?`,
         now,
         limit,
       );
@@ -780,7 +783,6 @@ class SqliteStore implements Store {
           }
           this.#run('UPDATE notifications SET routed_at = ? WHERE id = ?', now, id);
         }
-        this.#run('DELETE FROM route_queue WHERE notification_id = ?', id);
       }
       return queued.length;
     })();
@@ -987,7 +989,7 @@ class SqliteStore implements Store {
   }
 
   async nextDeliveryAt() {
-    const row = this.#get(NEXT_DELIVERY_AT);
+    const row = this.#get(nextDeliveryAt(QUEUED_SINCE));
     return maybeNumber(row?.at) ?? undefined;
   }
 

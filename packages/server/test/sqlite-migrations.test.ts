@@ -1,0 +1,83 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../src/store/sqlite.js';
+import { SQLITE_MIGRATIONS } from '../src/store/sqlite-schema.js';
+import type { Store } from '../src/store/store.js';
+import { tempDir } from './processes.js';
+import { T0 } from './store-fixtures.js';
+
+const open: Store[] = [];
+afterEach(async () => {
+  for (const store of open.splice(0)) await store.close();
+});
+
+const PAYLOAD = JSON.stringify({
+  message: 'Build passed',
+  scene: 'notice',
+  scene_version: 1,
+  scene_params: {},
+  bell_color: 'gold',
+  level: 'active',
+  sound: 'default',
+  ttl: 3600,
+});
+
+describe('SQLite migrations', () => {
+  it('turns the routing queue into the unrouted notifications: queued ones stay queued, nothing else is routed again', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'foxbell.db');
+    // A database as the release before this migration left it.
+    const before = new Database(file);
+    before.pragma('journal_mode = WAL');
+    for (const sql of SQLITE_MIGRATIONS.slice(0, -1)) before.exec(sql);
+    before.pragma(`user_version = ${SQLITE_MIGRATIONS.length - 1}`);
+    before.exec(`
+      INSERT INTO accounts (id, name, key_hash, key_generation, created_at) VALUES ('acct_1', NULL, 'h', 1, ${T0});
+      INSERT INTO tokens (id, account_id, secret_hash, name, kind, own_status, device_names, allow_urls, created_at)
+        VALUES ('tok_1', 'acct_1', 's', 'CI', 'standard', 1, 0, 1, ${T0});
+    `);
+    const insert = before.prepare(
+      `INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status, reason,
+         created_at, expires_at, routed_at)
+       VALUES (?, 'acct_1', 'tok_1', 'req_1', 'CI', ?, ?, ?, ?, ?, ?)`,
+    );
+    insert.run('ntf_queued', PAYLOAD, 'accepted', null, T0 + 2, T0 + 3_600_000, null);
+    insert.run('ntf_routed', PAYLOAD, 'sent_to_push', null, T0, T0 + 3_600_000, T0 + 5);
+    // Revoked before it was routed: taken off the queue, never routed.
+    insert.run('ntf_revoked', PAYLOAD, 'dropped', 'token_revoked', T0 + 1, T0 + 3_600_000, null);
+    before
+      .prepare('INSERT INTO route_queue (notification_id, available_at) VALUES (?, ?)')
+      .run('ntf_queued', T0 + 2);
+    before.close();
+
+    const store = openSqliteStore({ dataDir: dir });
+    open.push(store);
+    expect(await store.nextDeliveryAt()).toBe(T0 + 2);
+    const routed: string[] = [];
+    const count = await store.routeQueued(T0 + 10, 100, (input) => {
+      routed.push(input.notification.id);
+      return { kind: 'drop', reason: 'no_matching_device' };
+    });
+    expect(count).toBe(1);
+    expect(routed).toEqual(['ntf_queued']);
+    expect(await store.nextDeliveryAt()).toBeUndefined();
+    expect((await store.getNotification('ntf_revoked'))?.status).toBe('dropped');
+
+    const after = new Database(file, { readonly: true });
+    try {
+      expect(
+        after
+          .prepare("SELECT name FROM sqlite_master WHERE name IN ('route_queue', 'notifications_token_time')")
+          .all(),
+      ).toEqual([]);
+      expect(after.prepare('SELECT id, routed_at FROM notifications ORDER BY id').all()).toEqual([
+        { id: 'ntf_queued', routed_at: T0 + 10 },
+        { id: 'ntf_revoked', routed_at: T0 + 1 },
+        { id: 'ntf_routed', routed_at: T0 + 5 },
+      ]);
+    } finally {
+      after.close();
+    }
+  });
+});
