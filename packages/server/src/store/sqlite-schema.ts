@@ -131,12 +131,16 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   // index: a send writes one index entry where the queue took a row and two index entries. The
   // queue's available_at was always the send's created_at. What was off the queue unrouted (its
   // token revoked, its account deleted) gets a routed_at, which now means "left the queue". The
-  // token index served only the revocation, which now reads the queue.
+  // token index served only the revocation, which now reads the queue. A destination's device
+  // is looked up only among pending ones (a device leaving skips them), so that index keeps only
+  // those, instead of changing on every state a push goes through.
   `
   UPDATE notifications SET routed_at = created_at
     WHERE routed_at IS NULL AND id NOT IN (SELECT notification_id FROM route_queue);
   CREATE INDEX notifications_queued ON notifications(created_at, id) WHERE routed_at IS NULL;
   DROP TABLE route_queue;
   DROP INDEX notifications_token_time;
+  DROP INDEX destinations_device_state;
+  CREATE INDEX destinations_device_pending ON destinations(device_id) WHERE state = 'pending';
   `,
 ];

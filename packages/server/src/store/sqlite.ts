@@ -899,23 +899,11 @@ class SqliteStore implements Store {
       // Only the lease holder may end an attempt; each update below checks it.
       const where = `WHERE notification_id = ? AND device_id = ? AND state = 'sending' AND lease_owner = ?`;
       const freed = 'lease_owner = NULL, lease_until = NULL';
+      this.#finishAccepted(attempts, now);
       for (const { notificationId, deviceId, owner, end } of attempts) {
         const key = [notificationId, deviceId, owner];
         switch (end.kind) {
           case 'accepted':
-            if (
-              this.#run(
-                `UPDATE destinations SET state = 'accepted', push_status = ?, ${freed}, updated_at = ? ${where}`,
-                end.pushStatus,
-                now,
-                ...key,
-              ) > 0
-            ) {
-              this.#run(
-                `UPDATE notifications SET status = 'sent_to_push' WHERE id = ? AND status = 'accepted'`,
-                notificationId,
-              );
-            }
             break;
           case 'retry':
             this.#run(
@@ -956,13 +944,40 @@ class SqliteStore implements Store {
   }
 
   /**
+   * The accepted ends of a batch, nearly all of it, in two statements rather than two per push:
+   * the destinations whose lease is still the finisher's, then their notifications.
+   */
+  #finishAccepted(attempts: FinishedAttempt[], now: number): void {
+    const accepted = attempts.flatMap(({ notificationId, deviceId, owner, end }) =>
+      end.kind === 'accepted' ? [[notificationId, deviceId, owner, end.pushStatus]] : [],
+    );
+    if (accepted.length === 0) return;
+    const finished = this.#all(
+      `UPDATE destinations SET state = 'accepted', push_status = a.value ->> 3,
+         lease_owner = NULL, lease_until = NULL, updated_at = ?
+       FROM json_each(?) AS a
+       WHERE destinations.notification_id = a.value ->> 0 AND destinations.device_id = a.value ->> 1
+         AND destinations.state = 'sending' AND destinations.lease_owner = a.value ->> 2
+       RETURNING destinations.notification_id`,
+      now,
+      JSON.stringify(accepted),
+    );
+    this.#run(
+      `UPDATE notifications SET status = 'sent_to_push'
+       WHERE id IN (SELECT value FROM json_each(?)) AND status = 'accepted'`,
+      JSON.stringify([...new Set(finished.map((row) => row.notification_id))]),
+    );
+  }
+
+  /**
    * The device leaves lists and `auto` (removed, or APNs said its push token is gone), and what
    * still waits for it is skipped.
    */
   #deactivateDevice(deviceId: string, now: number): void {
     this.#run('UPDATE devices SET active = 0, removed_at = ? WHERE id = ? AND active = 1', now, deviceId);
     for (const row of this.#all(
-      `UPDATE destinations SET state = 'skipped', updated_at = ? WHERE device_id = ? AND state = 'pending'
+      `UPDATE destinations INDEXED BY destinations_device_pending SET state = 'skipped', updated_at = ?
+       WHERE device_id = ? AND state = 'pending'
        RETURNING notification_id`,
       now,
       deviceId,
