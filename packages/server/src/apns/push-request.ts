@@ -36,9 +36,33 @@ export function pushRequestFor(destination: ClaimedDestination, topics: ApnsTopi
   };
   if (n.tag !== undefined) headers['apns-collapse-id'] = n.tag;
 
+  return { pushToken: destination.pushToken, headers, payload: payloadOf(destination) };
+}
+
+/**
+ * Every device of a notification gets the same payload: it is built once per notification
+ * (the claimed destinations of one notification share its object), not once per device.
+ */
+const payloads = new WeakMap<ClaimedDestination['notification'], { key: string; payload: string }>();
+
+function payloadOf({ notification, notificationId, senderName }: ClaimedDestination): string {
+  const key = `${notificationId} ${senderName}`;
+  const cached = payloads.get(notification);
+  if (cached?.key === key) return cached.payload;
+  const payload = buildPayload(notification, notificationId, senderName);
+  payloads.set(notification, { key, payload });
+  return payload;
+}
+
+/** The JSON payload, within APNs' 4 KB: a long message is shortened, then optional keys dropped. */
+function buildPayload(
+  n: ClaimedDestination['notification'],
+  notificationId: string,
+  senderName: string,
+): string {
   const custom: Record<string, unknown> = {
-    id: destination.notificationId,
-    sender: destination.senderName,
+    id: notificationId,
+    sender: senderName,
     scene: n.scene,
     scene_version: n.scene_version,
     scene_params: n.scene_params,
@@ -65,8 +89,7 @@ export function pushRequestFor(destination: ClaimedDestination, topics: ApnsTopi
     });
 
   let payload = build(n.message);
-  if (Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES)
-    return { pushToken: destination.pushToken, headers, payload };
+  if (Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES) return payload;
 
   custom.truncated = true;
   for (const dropped of [undefined, ['image'], ['url', 'url_title'], ['scene_params']] as const) {
@@ -77,7 +100,7 @@ export function pushRequestFor(destination: ClaimedDestination, topics: ApnsTopi
       if (Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES) break;
     }
   }
-  return { pushToken: destination.pushToken, headers, payload };
+  return payload;
 }
 
 /**

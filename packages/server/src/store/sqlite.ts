@@ -871,17 +871,28 @@ class SqliteStore implements Store {
 
       const due = this.#all(
         `SELECT d.rowid AS rid, d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id,
-           d.created_at, d.expires_at, v.push_token, v.created_at AS device_created_at,
-           n.payload, n.sender_name
+           d.created_at, d.expires_at, v.push_token, v.created_at AS device_created_at
          FROM destinations d
          JOIN devices v ON v.id = d.device_id
-         JOIN notifications n ON n.id = d.notification_id
          WHERE d.state = 'pending' AND d.next_attempt_at <= ?
          ORDER BY d.next_attempt_at, d.rowid LIMIT ?`,
         now,
         limit,
       );
       if (due.length === 0) return [];
+      // Each notification's payload once, not once per device it goes to.
+      const notifications = new Map<string, Row>();
+      for (const row of this.#all(
+        'SELECT id, payload, sender_name FROM notifications WHERE id IN (SELECT value FROM json_each(?))',
+        JSON.stringify([...new Set(due.map((row) => row.notification_id as string))]),
+      )) {
+        notifications.set(row.id as string, row);
+      }
+      for (const row of due) {
+        const notification = notifications.get(row.notification_id as string) as Row;
+        row.payload = notification.payload;
+        row.sender_name = notification.sender_name;
+      }
       this.#run(
         `UPDATE destinations SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_until = ?,
            updated_at = ? WHERE rowid IN (SELECT value FROM json_each(?))`,
