@@ -171,7 +171,10 @@ async function store(
     case 'replayed':
       if (outcome.kind === 'replayed') reply.header('idempotent-replayed', 'true');
       else ctx.onQueued();
-      return reply.code(202).send({ id: outcome.id, status: 'accepted', request_id: request.id });
+      // The body returned, not `reply`: an async handler that returns the reply makes Fastify
+      // treat it as a thenable and watch the response stream for each send.
+      reply.code(202);
+      return { id: outcome.id, status: 'accepted', request_id: request.id };
     case 'idempotency_conflict':
       throw new ApiError(
         'idempotency_conflict',
