@@ -101,7 +101,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       ),
   }) as unknown as FastifyInstance;
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     // Every answer is about one caller's data or credentials: nothing may cache it, and no
     // browser may guess it is something other than what it says.
     reply.headers({
@@ -109,6 +109,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
     });
+    done();
   });
   // While the server stops, answers to requests still in flight close their connection, so that
   // a keep-alive client does not hold the stop open until its idle timeout.
@@ -116,8 +117,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   registerRequestSize(app);
   registerAuth(app, ctx);

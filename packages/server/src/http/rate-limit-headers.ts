@@ -9,14 +9,19 @@ import type { AppContext } from './context.js';
  */
 export function registerRateLimitHeaders(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('monthlyCount', undefined);
-  app.addHook('onSend', async (request, reply) => {
+  // The callback form: a send that was stored knows its count, and then nothing is awaited.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const { caller } = request;
-    if (!request.routeOptions.config.send || caller?.kind !== 'send') return;
+    if (!request.routeOptions.config.send || caller?.kind !== 'send') return done(null, payload);
     const now = ctx.clock.now();
-    const used = request.monthlyCount ?? (await ctx.store.monthlyCount(caller.account.id, now));
-    const limit = ctx.limits.perAccountPerMonth;
-    reply.header('x-ratelimit-limit', String(limit));
-    reply.header('x-ratelimit-remaining', String(Math.max(0, limit - used)));
-    reply.header('x-ratelimit-reset', String(nextUtcMonthStart(now) / 1000));
+    const setHeaders = (used: number) => {
+      const limit = ctx.limits.perAccountPerMonth;
+      reply.header('x-ratelimit-limit', String(limit));
+      reply.header('x-ratelimit-remaining', String(Math.max(0, limit - used)));
+      reply.header('x-ratelimit-reset', String(nextUtcMonthStart(now) / 1000));
+      done(null, payload);
+    };
+    if (request.monthlyCount !== undefined) return setHeaders(request.monthlyCount);
+    ctx.store.monthlyCount(caller.account.id, now).then(setHeaders, (error: Error) => done(error));
   });
 }
