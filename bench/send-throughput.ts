@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
-const ROUNDS = 3;
+const ROUNDS = 5;
 const SECONDS = 5;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ADMIN = 'bench-admin-key-0123456789';

@@ -34,12 +34,17 @@ export function randomBase62(length: number): string {
 const SORTED_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const TIME_DIGITS = 8;
 
+/** The last millisecond written, kept: a busy server makes many ids in each one. */
+let lastTime = { ms: -1, digits: '' };
+
 /** Milliseconds since 1970 as 8 base-62 digits (enough until the year 8888). */
 function timeDigits(ms: number): string {
+  if (ms === lastTime.ms) return lastTime.digits;
   let out = '';
   for (let rest = ms, i = 0; i < TIME_DIGITS; i++, rest = Math.floor(rest / 62)) {
     out = SORTED_DIGITS[rest % 62] + out;
   }
+  lastTime = { ms, digits: out };
   return out;
 }
 

@@ -28,5 +28,8 @@ export function prepareSend(sources: SendSources, token: SendToken): PreparedNot
       throw new ApiError('urls_not_allowed', 'this token may not send url, url_title or image', { field });
     }
   }
-  return { ...notification, target: notification.target ?? token.defaultTarget ?? 'auto' };
+  // Set on the validated object itself (validateSend made it for this request): a copy by
+  // spread cost more than the rest of this function.
+  notification.target ??= token.defaultTarget ?? 'auto';
+  return notification as PreparedNotification;
 }

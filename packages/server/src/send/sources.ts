@@ -112,7 +112,9 @@ export function mergeSources(sources: SendSources): MergeResult {
 
 function merge(entries: Entry[], fieldPrefix: string): Record<string, unknown> {
   const order = (entry: Entry) => SOURCE_ORDER.indexOf(entry.source);
-  const sorted = [...entries].sort((a, b) => order(a) - order(b));
+  // A JSON send, the common case, has one source: nothing to put in order.
+  const oneSource = entries.every((entry) => entry.source === entries[0]?.source);
+  const sorted = oneSource ? entries : [...entries].sort((a, b) => order(a) - order(b));
   const merged = new Map<string, Entry>();
   for (const entry of sorted) {
     const first = merged.get(entry.name);
