@@ -105,4 +105,22 @@ describe('SQLite send batches', () => {
       monthlyCount: 1,
     });
   });
+
+  it('commits every send handed over before close, even those waiting for an fsync to end', async () => {
+    const dir = await tempDir();
+    const first = await storeIn(dir);
+    const { account, token } = await accountWithDevices(first);
+    const sends = Array.from({ length: 20 }, (_, i) => newSend(account, token, T0 + i));
+    // Half go in before an fsync starts (the first commit starts one), half while it runs.
+    const early = sends.slice(0, 10).map((send) => first.acceptSend(send));
+    await new Promise((resolve) => setImmediate(resolve));
+    const late = sends.slice(10).map((send) => first.acceptSend(send));
+    await first.close();
+    open.splice(open.indexOf(first), 1);
+    expect((await Promise.all([...early, ...late])).map((o) => o.kind)).toEqual(Array(20).fill('accepted'));
+
+    const second = await storeIn(dir);
+    for (const send of sends) expect((await second.getNotification(send.id))?.status).toBe('accepted');
+    expect(await second.monthlyCount(account.id, T0)).toBe(20);
+  });
 });

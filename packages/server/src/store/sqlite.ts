@@ -233,6 +233,7 @@ class SqliteStore implements Store {
       this.#syncing = false;
       for (const done of waiting) done(error);
       if (this.#awaitingSync.length > 0) this.#startSync(wal);
+      else this.#flushSoon();
     });
   }
 
@@ -493,12 +494,20 @@ class SqliteStore implements Store {
   acceptSend(send: NewSend): Promise<SendOutcome> {
     return new Promise((resolve, reject) => {
       this.#pending.push({ send, resolve, reject });
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        // setImmediate, not a microtask: requests whose bytes are already read join this batch.
-        setImmediate(() => this.#flush());
-      }
+      this.#flushSoon();
     });
+  }
+
+  /**
+   * Commits the waiting sends at the next turn of the event loop (setImmediate, not a microtask:
+   * requests whose bytes are already read join the batch), unless an fsync is running. Then they
+   * wait for it to end: committed now they would wait for the next fsync anyway, and one commit
+   * for all that arrive meanwhile costs less than one per turn of the loop.
+   */
+  #flushSoon(): void {
+    if (this.#flushScheduled || this.#syncing || this.#pending.length === 0) return;
+    this.#flushScheduled = true;
+    setImmediate(() => this.#flush());
   }
 
   #flush(): void {
@@ -1059,6 +1068,10 @@ class SqliteStore implements Store {
   }
 
   async close() {
+    // Sends handed over but not yet committed (waiting for an fsync to end) are committed first.
+    while (this.#pending.length > 0 || this.#flushScheduled) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     await this.#synced();
     this.#db.close();
     if (this.#wal !== undefined) closeSync(this.#wal);
