@@ -227,8 +227,8 @@ class SqliteStore implements Store {
     const waiting = this.#awaitingSync;
     this.#awaitingSync = [];
     this.#syncing = true;
-    // fdatasync: the WAL's bytes and its size, without its timestamps, which nothing reads (it is
-    // what SQLite's own FULL uses on Linux).
+    // fdatasync: the WAL's bytes and its size, which a later read needs, without its timestamps,
+    // which nothing reads.
     fdatasync(wal, (error) => {
       this.#syncing = false;
       for (const done of waiting) done(error);
@@ -609,7 +609,8 @@ class SqliteStore implements Store {
     counts.window(tokenScope, second);
     counts.window(accountScope, second);
     counts.month(send.account.id, month);
-    // The rows are written; now the copies this process reads from (see #windows).
+    // Counted for the batch's one write of them (#writeCounts); now the copies this process
+    // reads from (see #windows).
     for (const scope of [tokenScope, accountScope]) {
       const window = this.#windowOf(scope, now);
       const last = window.at(-1);
