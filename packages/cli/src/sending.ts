@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Foxbell, PreparedSend, SendFields, SendResult, StatusRecord } from '@foxbell/sdk';
 import type { Context } from './context.js';
 import { DROP_HINTS, deliveryLine, devicesReached } from './delivery-view.js';
@@ -7,6 +8,8 @@ import type { SendArgs } from './flags.js';
 /** `--wait` without a number. */
 const DEFAULT_WAIT_SECONDS = 60;
 const MAX_WAIT_SECONDS = 3600;
+/** How often the answers of pushes still in flight are looked for once one device has it. */
+const IN_FLIGHT_POLL_MS = 200;
 
 /**
  * Sends one notification the way every sending command does (`send`, `ci`, `run`): a dry run
@@ -68,18 +71,29 @@ export async function follow(
   { out }: Pick<Context, 'out'>,
 ): Promise<StatusRecord> {
   const progress = await out.progress(`${id}: waiting`);
+  const deadline = Date.now() + seconds * 1000;
   let shown = '';
+  const onUpdate = (record: StatusRecord) => {
+    const line = deliveryLine(record);
+    if (line === shown) return;
+    shown = line;
+    if (out.interactive) progress.update(`${id}: ${line}`);
+    else out.note(`${id}: ${line}`);
+  };
   try {
-    return await client.waitFor(id, {
-      timeoutMs: seconds * 1000,
-      onUpdate(record) {
-        const line = deliveryLine(record);
-        if (line === shown) return;
-        shown = line;
-        if (out.interactive) progress.update(`${id}: ${line}`);
-        else out.note(`${id}: ${line}`);
-      },
-    });
+    let record = await client.waitFor(id, { timeoutMs: seconds * 1000, onUpdate });
+    // `sent_to_push` comes with the first device's answer. The other devices' pushes, if still
+    // in flight, answer within moments: the summary waits for them rather than say "sending".
+    while (
+      record.status !== 'dropped' &&
+      record.destinations.some((destination) => destination.state === 'sending') &&
+      Date.now() + IN_FLIGHT_POLL_MS < deadline
+    ) {
+      await sleep(IN_FLIGHT_POLL_MS);
+      record = await client.status(id);
+      onUpdate(record);
+    }
+    return record;
   } catch (error) {
     const record = (error as { record?: StatusRecord }).record;
     if ((error as Error).name !== 'TimeoutError' || !record) throw error;

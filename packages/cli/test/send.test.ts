@@ -130,6 +130,25 @@ describe('notify send', () => {
     expect(waited.stderr).not.toContain('Sending');
   });
 
+  it('with --wait, waits for the answers of pushes still in flight once one device has it', async () => {
+    const account = await createAccount(service);
+    // The watch's push is answered 1.5 s late: the iPhone's answer makes it sent_to_push first.
+    const script = await fetch(`${service.simUrl}/v1/tokens/${account.pushTokens[1]}/script`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ answers: [{ delay_ms: 1500 }] }),
+    });
+    expect(script.status).toBeLessThan(300);
+    const waited = await notify(['send', 'Build passed', '--wait', '20'], {
+      env: using(service, account.token),
+    });
+    expect(waited.code).toBe(0);
+    expect(waited.stderr).toMatch(/ntf_\S+: sent_to_push: .*Apple Watch sending/);
+    expect(waited.stdout).toMatch(
+      /^✓ ntf_\S+ reached 3 devices; sent_to_push: iPhone accepted \(200\), Apple Watch accepted \(200\), Vision Pro accepted \(200\)\n$/,
+    );
+  });
+
   it('reads the message from a pipe, and from stdin with "-", without the newline that ends it', async () => {
     const account = await createAccount(service);
     const env = using(service, account.token);
