@@ -13,13 +13,17 @@ export default defineConfig({
         test: {
           name: 'server-postgres',
           env: { FOXBELL_TEST_STORE: 'postgres' },
-          // The suite's tests that touch a store, and those of PostgreSQL alone.
+          // The suite's tests that touch a store, and those of PostgreSQL alone; not those of
+          // SQLite alone, nor those that touch no store.
           include: ['test/**/*.test.ts'],
           exclude: [
             'test/apns.test.ts',
             'test/apns-rules.test.ts',
             'test/process.test.ts',
             'test/crash.test.ts',
+            'test/sqlite-*.test.ts',
+            'test/ids.test.ts',
+            'test/secrets.test.ts',
           ],
           globalSetup: ['./test/postgres-setup.ts'],
         },
