@@ -123,4 +123,25 @@ describe('SQLite send batches', () => {
     for (const send of sends) expect((await second.getNotification(send.id))?.status).toBe('accepted');
     expect(await second.monthlyCount(account.id, T0)).toBe(20);
   });
+
+  it('commits a send while other writes keep the disk busy: they cannot hold it back', async () => {
+    const store = await storeIn(await tempDir());
+    const { account, token } = await accountWithDevices(store);
+    let writing = true;
+    let writes = 0;
+    // Ten writers, each starting its next write as soon as the last is on disk: an fsync is
+    // nearly always running, and others always wait for the next one.
+    const writers = Array.from({ length: 10 }, async (_, writer) => {
+      while (writing && writes < 5_000) {
+        await store.setSetting(`busy-${writer}`, String(writes++));
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const outcome = await store.acceptSend(newSend(account, token, T0));
+    const writesWhenStored = writes;
+    writing = false;
+    await Promise.all(writers);
+    expect(outcome.kind).toBe('accepted');
+    expect(writesWhenStored).toBeLessThan(5_000);
+  });
 });

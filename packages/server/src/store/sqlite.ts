@@ -232,8 +232,10 @@ class SqliteStore implements Store {
     fdatasync(wal, (error) => {
       this.#syncing = false;
       for (const done of waiting) done(error);
+      // The sends that waited for this fsync commit at the next turn, whatever else is waiting:
+      // a stream of other writes, each starting the next fsync, must not hold them back.
+      this.#flushSoon();
       if (this.#awaitingSync.length > 0) this.#startSync(wal);
-      else this.#flushSoon();
     });
   }
 
