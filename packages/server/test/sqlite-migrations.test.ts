@@ -5,23 +5,14 @@ import { openSqliteStore } from '../src/store/sqlite.js';
 import { SQLITE_MIGRATIONS } from '../src/store/sqlite-schema.js';
 import type { Store } from '../src/store/store.js';
 import { tempDir } from './processes.js';
-import { T0 } from './store-fixtures.js';
+import { STORED_NOTIFICATION, T0 } from './store-fixtures.js';
 
 const open: Store[] = [];
 afterEach(async () => {
   for (const store of open.splice(0)) await store.close();
 });
 
-const PAYLOAD = JSON.stringify({
-  message: 'Build passed',
-  scene: 'notice',
-  scene_version: 1,
-  scene_params: {},
-  bell_color: 'gold',
-  level: 'active',
-  sound: 'default',
-  ttl: 3600,
-});
+const PAYLOAD = JSON.stringify(STORED_NOTIFICATION);
 
 describe('SQLite migrations', () => {
   it('turns the routing queue into the unrouted notifications: queued ones stay queued, nothing else is routed again', async () => {

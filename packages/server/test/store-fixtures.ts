@@ -10,6 +10,19 @@ export const LIMITS: RateLimits = {
   perAccountPerMonth: 10_000,
 };
 
+/** A notification as the store keeps it: validated, every default applied. */
+export const STORED_NOTIFICATION: NewSend['notification'] = {
+  message: 'Build passed',
+  scene: 'rocket',
+  scene_version: 1,
+  scene_params: {},
+  bell_color: 'orange',
+  level: 'active',
+  sound: 'default',
+  ttl: 3600,
+  target: 'auto',
+};
+
 export const id = (prefix: string) => `${prefix}_${randomUUID().replaceAll('-', '')}`;
 
 export async function accountWithDevices(
@@ -66,15 +79,8 @@ export function newSend(
     account,
     token,
     notification: {
-      message: 'Build passed',
-      scene: 'rocket',
-      scene_version: 1,
-      scene_params: {},
-      bell_color: 'orange',
-      level: 'active',
-      sound: 'default',
-      ttl: extra.ttl ?? 3600,
-      target: 'auto',
+      ...STORED_NOTIFICATION,
+      ttl: extra.ttl ?? STORED_NOTIFICATION.ttl,
       ...(extra.tag === undefined ? {} : { tag: extra.tag }),
     },
     idempotency:
