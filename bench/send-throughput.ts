@@ -1,38 +1,16 @@
 // Accepted durable sends per second of the real server (foxbell-server on SQLite, every 202
 // fsync'd), against bare Fastify answering 202 to the same request, with one load client
 // (autocannon) in the same run. Each target runs in its own process; the load comes from this one.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { ADMIN, NO_LIMITS, post, ROOT, SERVER_BIN, start, stop } from './support/processes.js';
 
 const ROUNDS = 5;
 const SECONDS = 5;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const ADMIN = 'bench-admin-key-0123456789';
-const root = fileURLToPath(new URL('..', import.meta.url));
-
-async function start(script: string, args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-  return { child, url };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
+const LISTENING = /listening on (http:\/\/\S+)/;
 
 async function load(url: string, token: string, seconds = SECONDS): Promise<number> {
   const result = await autocannon({
@@ -50,28 +28,21 @@ async function load(url: string, token: string, seconds = SECONDS): Promise<numb
 }
 
 const data = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-'));
-const foxbell = await start(path.join(root, 'packages/server/bin/foxbell-server.js'), [
-  '--port=0',
-  `--data=${data}`,
-  `--admin-key=${ADMIN}`,
-  '--log-level=warn',
-  // The API alone: delivery has its own bench.
-  '--no-workers',
-  // The bench measures the server, not the spec's per-minute limits.
-  '--rate-per-token=1000000000',
-  '--rate-per-account=1000000000',
-  '--monthly-quota=1000000000000',
-]);
-const bare = await start(path.join(root, 'bench/support/bare-fastify.mjs'), []);
+const foxbell = await start(
+  [
+    SERVER_BIN,
+    '--port=0',
+    `--data=${data}`,
+    `--admin-key=${ADMIN}`,
+    '--log-level=warn',
+    // The API alone: delivery has its own bench.
+    '--no-workers',
+    ...NO_LIMITS,
+  ],
+  LISTENING,
+);
+const bare = await start([path.join(ROOT, 'bench/support/bare-fastify.mjs')], LISTENING);
 
-const post = async (url: string, token: string, body: unknown) => {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return (await response.json()) as Record<string, string>;
-};
 const account = await post(`${foxbell.url}/v1/accounts`, ADMIN, {});
 const { token } = await post(`${foxbell.url}/v1/tokens`, account.key as string, {});
 
