@@ -46,11 +46,15 @@ describe('SQLite migrations', () => {
     open.push(store);
     expect(await store.nextDeliveryAt()).toBe(T0 + 2);
     const routed: string[] = [];
-    const count = await store.routeQueued(T0 + 10, 100, (input) => {
-      routed.push(input.notification.id);
-      return { kind: 'drop', reason: 'no_matching_device' };
+    const outcome = await store.routeQueued({
+      now: T0 + 10,
+      limit: 100,
+      decide: (input) => {
+        routed.push(input.notification.id);
+        return { kind: 'drop', reason: 'no_matching_device' };
+      },
     });
-    expect(count).toBe(1);
+    expect(outcome).toEqual({ routed: 1, claimed: [] });
     expect(routed).toEqual(['ntf_queued']);
     expect(await store.nextDeliveryAt()).toBeUndefined();
     expect((await store.getNotification('ntf_revoked'))?.status).toBe('dropped');

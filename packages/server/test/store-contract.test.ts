@@ -23,8 +23,10 @@ async function stores(count: number): Promise<Store[]> {
   return shared;
 }
 
-const route = (store: Store, now: number) =>
-  store.routeQueued(now, 200, (input) => routeNotification(input, now, randomUUID));
+/** Routes what is queued without leasing it: every destination waits as `pending`. Returns how many were routed. */
+const route = async (store: Store, now: number) =>
+  (await store.routeQueued({ now, limit: 200, decide: (input) => routeNotification(input, now, randomUUID) }))
+    .routed;
 
 const claim = (store: Store, owner: string, now: number, limit = 100, leaseMs = 60_000) =>
   store.claimDestinations({ owner, now, leaseMs, limit, maxAttempts: 5 });
@@ -117,6 +119,129 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     expect(new Set(all).size).toBe(120);
     expect(claims.flat().every((d) => d.attempt === 1)).toBe(true);
     expect(await claim(a as Store, 'late', T0)).toEqual([]);
+  });
+
+  it('leases what it routes up to the room given, as a first attempt, and leaves the rest pending for a claim', async () => {
+    const [a, b] = await stores(2);
+    const { account, token, devices } = await accountWithDevices(a as Store, ['ios', 'watchos', 'visionos']);
+    const sent: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      sent.push(((await (a as Store).acceptSend(newSend(account, token, T0 + i))) as { id: string }).id);
+    }
+    const [first, second, third] = sent as [string, string, string];
+    const { routed, claimed } = await (b as Store).routeQueued({
+      now: T0 + 2,
+      limit: 200,
+      decide: (input) => routeNotification(input, T0 + 2, randomUUID),
+      lease: { owner: 'w', leaseMs: 30_000, limit: 4 },
+    });
+    // Routing may stop once the room is full: the third send need not be routed yet.
+    expect(routed === 2 || routed === 3).toBe(true);
+    expect(claimed.map((d) => [d.notificationId, d.platform, d.attempt])).toEqual([
+      [first, 'ios', 1],
+      [first, 'watchos', 1],
+      [first, 'visionos', 1],
+      [second, 'ios', 1],
+    ]);
+    const [iphone] = devices;
+    expect(claimed[0]).toEqual({
+      notificationId: first,
+      deviceId: iphone?.id,
+      platform: 'ios',
+      pushToken: iphone?.pushToken,
+      pushTokenSince: iphone?.createdAt,
+      apnsId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      attempt: 1,
+      senderName: 'CI',
+      notification: expect.objectContaining({ message: 'Build passed', target: 'auto' }),
+      createdAt: T0,
+      expiresAt: T0 + 3_600_000,
+    });
+    expect(statesOf(await (a as Store).getNotification(first))).toEqual(['sending', 'sending', 'sending']);
+    expect(statesOf(await (a as Store).getNotification(second))).toEqual(['sending', 'pending', 'pending']);
+
+    // What waits is claimed as usual: the second send's rest, and the third's if it was routed.
+    const thirdRouted = routed === 3;
+    expect((await claim(a as Store, 'v', T0 + 2)).map((d) => [d.notificationId, d.platform])).toEqual([
+      [second, 'watchos'],
+      [second, 'visionos'],
+      ...(thirdRouted ? ['ios', 'watchos', 'visionos'].map((platform) => [third, platform]) : []),
+    ]);
+    expect(await route(a as Store, T0 + 2)).toBe(thirdRouted ? 0 : 1);
+    expect(statesOf(await (a as Store).getNotification(third))).toEqual(
+      Array(3).fill(thirdRouted ? 'sending' : 'pending'),
+    );
+
+    // A destination leased by routing ends, and is taken over, like a claimed one.
+    await (a as Store).finishAttempts(
+      [
+        {
+          notificationId: first,
+          deviceId: iphone?.id as string,
+          owner: 'w',
+          end: { kind: 'accepted', pushStatus: 200 },
+        },
+      ],
+      T0 + 3,
+    );
+    expect((await (a as Store).getNotification(first))?.status).toBe('sent_to_push');
+    const takenOver = await claim(a as Store, 'x', T0 + 2 + 30_000);
+    const leasedAgain = takenOver.filter((d) => d.attempt === 2);
+    expect(leasedAgain.map((d) => [d.notificationId, d.platform, d.apnsId])).toEqual(
+      claimed.slice(1).map((d) => [d.notificationId, d.platform, d.apnsId]),
+    );
+  });
+
+  it('routes each notification once and leases each destination once when workers route and claim at once', async () => {
+    const [a, b, c] = await stores(3);
+    const { account, token } = await accountWithDevices(a as Store, ['ios', 'watchos', 'visionos']);
+    const limits = { ...LIMITS, perTokenPerMinute: 100, perAccountPerMinute: 100 };
+    for (let i = 0; i < 40; i += 1) await (a as Store).acceptSend(newSend(account, token, T0, { limits }));
+    const leased: string[] = [];
+    // Each worker routes into its room and claims what waits, until nothing is left.
+    await Promise.all(
+      [a, b, c].map(async (store, i) => {
+        for (let pass = 0; pass < 20; pass += 1) {
+          const due = await claim(store as Store, `w${i}`, T0, 7);
+          const { claimed } = await (store as Store).routeQueued({
+            now: T0,
+            limit: 200,
+            decide: (input) => routeNotification(input, T0, randomUUID),
+            lease: { owner: `w${i}`, leaseMs: 60_000, limit: 7 },
+          });
+          expect(claimed.length).toBeLessThanOrEqual(7);
+          leased.push(...[...due, ...claimed].map(keyOf));
+        }
+      }),
+    );
+    expect(leased).toHaveLength(120);
+    expect(new Set(leased).size).toBe(120);
+    expect(await route(a as Store, T0)).toBe(0);
+    expect(await claim(a as Store, 'late', T0)).toEqual([]);
+  });
+
+  it('supersedes a destination it leased when a newer send of its tag is routed in the same call', async () => {
+    const [a] = await stores(1);
+    const store = a as Store;
+    const { account, token, devices } = await accountWithDevices(store, ['ios', 'watchos']);
+    const older = (await store.acceptSend(newSend(account, token, T0, { tag: 'build' }))) as { id: string };
+    const newer = (await store.acceptSend(newSend(account, token, T0 + 1, { tag: 'build' }))) as {
+      id: string;
+    };
+    const { claimed } = await store.routeQueued({
+      now: T0 + 1,
+      limit: 200,
+      decide: (input) => routeNotification(input, T0 + 1, randomUUID),
+      lease: { owner: 'w', leaseMs: 60_000, limit: 10 },
+    });
+    expect(claimed.map((d) => [d.notificationId, d.deviceId, d.attempt])).toEqual([
+      [newer.id, devices[0]?.id, 1],
+      [newer.id, devices[1]?.id, 1],
+    ]);
+    expect(statesOf(await store.getNotification(older.id))).toEqual(['superseded', 'superseded']);
+    expect(statesOf(await store.getNotification(newer.id))).toEqual(['sending', 'sending']);
+    // The superseded ones were never attempted: nothing of theirs is left for a worker.
+    expect(await claim(store, 'x', T0 + 1 + 60_000)).toHaveLength(2);
   });
 
   it('hands a dead worker’s lease to another after it runs out, and ignores the dead worker’s late answer', async () => {

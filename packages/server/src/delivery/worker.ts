@@ -132,19 +132,19 @@ export class DeliveryWorker {
     const batchRoom = Math.max(1, Math.floor(this.#options.concurrency / 4));
     const room = () => this.#options.concurrency - this.#inFlight.size;
     while (this.#running) {
-      let claimed = 0;
+      let progress = 0;
       try {
-        claimed = await this.#step();
+        progress = await this.#step();
       } catch (error) {
         this.#options.log?.error('delivery step failed', { error: String(error) });
       }
       if (!this.#running) break;
-      if (claimed === 0 || room() < batchRoom) {
+      if (progress === 0 || room() < batchRoom) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.#options.pollMs);
           this.#wake = (reason) => {
             // A finished push matters only if the last pass left due work behind for want of room.
-            if (reason === 'finished' && (claimed === 0 || room() < batchRoom)) return;
+            if (reason === 'finished' && (progress === 0 || room() < batchRoom)) return;
             clearTimeout(timer);
             resolve();
           };
@@ -154,22 +154,33 @@ export class DeliveryWorker {
     }
   }
 
-  /** Routes and claims once; returns how many destinations it started pushing. */
+  /**
+   * Claims what is due (retries, and leases that ran out) first, then routes queued notifications
+   * into the room left, leasing their destinations as it makes them. Returns how much it did:
+   * destinations claimed plus notifications routed (a routed send may have been dropped).
+   */
   async #step(): Promise<number> {
     const { store, clock, concurrency, leaseMs, newApnsId } = this.#options;
     const now = clock.now();
-    await store.routeQueued(now, ROUTE_BATCH, (input) => routeNotification(input, now, newApnsId));
-    const room = concurrency - this.#inFlight.size;
-    if (room <= 0 || now < this.#pausedUntil) return 0;
-    const claimed = await store.claimDestinations({
+    const room = () => concurrency - this.#inFlight.size;
+    if (room() <= 0 || now < this.#pausedUntil) return 0;
+    const due = await store.claimDestinations({
       owner: this.owner,
       now,
       leaseMs,
-      limit: room,
+      limit: room(),
       maxAttempts: MAX_ATTEMPTS,
     });
+    for (const destination of due) this.#push(destination);
+    if (room() <= 0) return due.length;
+    const { routed, claimed } = await store.routeQueued({
+      now,
+      limit: ROUTE_BATCH,
+      decide: (input) => routeNotification(input, now, newApnsId),
+      lease: { owner: this.owner, leaseMs, limit: room() },
+    });
     for (const destination of claimed) this.#push(destination);
-    return claimed.length;
+    return due.length + routed;
   }
 
   #push(destination: ClaimedDestination): void {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DestinationState, NotificationStatus } from '@foxbell/sdk/contract';
+import type { NotificationStatus } from '@foxbell/sdk/contract';
 import DataLoader from 'dataloader';
 import pg from 'pg';
 import { utcMonth } from '../clock.js';
@@ -9,11 +9,13 @@ import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
 import { nextDeliveryAt } from './queries.js';
 import {
   accountOf,
+  claimedAtRouting,
   claimedFrom,
   deviceOf,
   joinedAccountOf,
   maybeNumber,
   notificationOf,
+  type QueuedNotification,
   type Row,
   routeInputOf,
   tokenOf,
@@ -813,11 +815,20 @@ class PostgresStore implements Store {
     });
   }
 
-  async routeQueued(now: number, limit: number, decide: (input: RouteInput) => RouteDecision) {
+  async routeQueued(options: {
+    now: number;
+    limit: number;
+    decide: (input: RouteInput) => RouteDecision;
+    lease?: { owner: string; leaseMs: number; limit: number };
+  }) {
+    const { now, decide, lease } = options;
+    // With a lease, no more notifications than it has room for: each is dropped or makes at least
+    // one destination, so that many fill it without routing far ahead of the pushes.
+    const limit = lease ? Math.min(options.limit, lease.limit) : options.limit;
     return this.#transaction(async (db) => {
       // Another worker's batch is skipped, not waited for: each queued notification is routed once.
       const queued = await db.rows(
-        `SELECT n.id, n.account_id, n.payload, n.created_at, n.expires_at,
+        `SELECT n.id, n.account_id, n.payload, n.sender_name, n.created_at, n.expires_at,
            t.revoked_at AS token_revoked_at, t.expires_at AS token_expires_at
          FROM route_queue q
          JOIN notifications n ON n.id = q.notification_id
@@ -826,7 +837,7 @@ class PostgresStore implements Store {
          FOR UPDATE OF q SKIP LOCKED`,
         [now, limit],
       );
-      if (queued.length === 0) return 0;
+      if (queued.length === 0) return { routed: 0, claimed: [] };
       const accountIds = [...new Set(queued.map((row) => row.account_id as string))];
       const devicesOf = new Map<string, Device[]>(accountIds.map((id) => [id, []]));
       for (const row of await db.rows(
@@ -840,17 +851,16 @@ class PostgresStore implements Store {
       const plain: DestinationRow[] = [];
       const tagged: (DestinationRow & { tag: string })[] = [];
       for (const row of queued) {
-        const { input, tag } = routeInputOf(row, devicesOf.get(row.account_id as string) ?? []);
-        const { id, createdAt, expiresAt } = input.notification;
-        const decision = decide(input);
+        const notification = routeInputOf(row, devicesOf.get(row.account_id as string) ?? []);
+        const { tag } = notification;
+        const decision = decide(notification.input);
         if (decision.kind === 'drop') {
-          drops.push({ id, reason: decision.reason });
+          drops.push({ id: notification.input.notification.id, reason: decision.reason });
           continue;
         }
         for (const { device, apnsId } of decision.destinations) {
-          const destination = { id, device, apnsId, createdAt, expiresAt };
-          if (tag === null) plain.push(destination);
-          else tagged.push({ ...destination, tag });
+          if (tag === null) plain.push({ notification, device, apnsId });
+          else tagged.push({ notification, device, apnsId, tag });
         }
       }
 
@@ -861,12 +871,45 @@ class PostgresStore implements Store {
           [drops.map((d) => d.id), drops.map((d) => d.reason), now],
         );
       }
-      await this.#insertDestinations(db, plain, 'pending', null, now);
-      // Sends of one tag to one device are routed one at a time, in whichever worker: the locks are
-      // all taken first (see advisoryLocks), then the destinations are made in queue order, oldest
-      // send first.
-      if (tagged.length > 0) await db.simple(advisoryLocks(tagged.map((d) => `tag:${d.device.id}:${d.tag}`)));
-      for (const d of tagged) await this.#insertTagged(db, d, now);
+      // Untagged destinations take the lease's room first, in queue order; tagged ones the rest.
+      const leased = plain.slice(0, lease?.limit ?? 0);
+      const claimed = leased.map((d) => claimedAtRouting(d.notification, d.device, d.apnsId));
+      await this.#insertDestinations(db, leased, lease, now);
+      await this.#insertDestinations(db, plain.slice(leased.length), undefined, now);
+      if (tagged.length > 0) {
+        // Sends of one tag to one device are routed one at a time, in whichever worker: the locks
+        // are all taken first (see advisoryLocks), then the destinations are made in queue order,
+        // oldest send first.
+        await db.simple(advisoryLocks(tagged.map((d) => `tag:${d.device.id}:${d.tag}`)));
+        // Leased here but not pushed until this returns: a newer send of their tag routed in the
+        // same call supersedes them, as it would a pending one.
+        const leasedTagged = new Map<string, ClaimedDestination>();
+        for (const d of tagged) {
+          const key = `${d.device.id} ${d.tag}`;
+          const state = await this.#insertTagged(
+            db,
+            d,
+            lease && claimed.length < lease.limit ? lease : undefined,
+            now,
+          );
+          if (state === 'superseded') continue;
+          const older = leasedTagged.get(key);
+          if (older) {
+            await db.rows(
+              `UPDATE destinations SET state = 'superseded', attempts = 0, lease_owner = NULL, lease_until = NULL,
+                 updated_at = $1 WHERE notification_id = $2 AND device_id = $3`,
+              [now, older.notificationId, older.deviceId],
+            );
+            claimed.splice(claimed.indexOf(older), 1);
+            leasedTagged.delete(key);
+          }
+          if (state === 'sending') {
+            const destination = claimedAtRouting(d.notification, d.device, d.apnsId);
+            claimed.push(destination);
+            leasedTagged.set(key, destination);
+          }
+        }
+      }
       const ids = queued.map((row) => row.id as string);
       const dropped = new Set(drops.map((d) => d.id));
       const routed = ids.filter((id) => !dropped.has(id));
@@ -874,53 +917,68 @@ class PostgresStore implements Store {
         await db.rows('UPDATE notifications SET routed_at = $1 WHERE id = ANY($2)', [now, routed]);
       }
       await db.rows('DELETE FROM route_queue WHERE notification_id = ANY($1)', [ids]);
-      return queued.length;
+      return { routed: queued.length, claimed };
     });
   }
 
+  /** Destinations in one statement: `pending`, or `sending` under `lease` (their first attempt). */
   async #insertDestinations(
     db: Session,
     rows: DestinationRow[],
-    state: DestinationState,
-    tag: string | null,
+    lease: { owner: string; leaseMs: number } | undefined,
     now: number,
+    state: 'pending' | 'superseded' = 'pending',
+    tag: string | null = null,
   ): Promise<void> {
     if (rows.length === 0) return;
     await db.rows(
       `INSERT INTO destinations (notification_id, device_id, platform, state, attempts, next_attempt_at,
-         updated_at, apns_id, tag, created_at, expires_at)
-       SELECT d.id, d.device_id, d.platform, $6, 0, $7, $7, d.apns_id, $8, d.created_at, d.expires_at
+         updated_at, apns_id, tag, created_at, expires_at, lease_owner, lease_until)
+       SELECT d.id, d.device_id, d.platform, $6, $10, $7, $7, d.apns_id, $8, d.created_at, d.expires_at, $11, $12
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $9::bigint[])
          AS d(id, device_id, platform, apns_id, created_at, expires_at)`,
       [
-        rows.map((d) => d.id),
+        rows.map((d) => d.notification.input.notification.id),
         rows.map((d) => d.device.id),
         rows.map((d) => d.device.platform),
         rows.map((d) => d.apnsId),
-        rows.map((d) => d.createdAt),
-        state,
+        rows.map((d) => d.notification.input.notification.createdAt),
+        lease ? 'sending' : state,
         now,
         tag,
-        rows.map((d) => d.expiresAt),
+        rows.map((d) => d.notification.input.notification.expiresAt),
+        lease ? 1 : 0,
+        lease?.owner ?? null,
+        lease ? now + lease.leaseMs : null,
       ],
     );
   }
 
-  async #insertTagged(db: Session, d: DestinationRow & { tag: string }, now: number): Promise<void> {
+  /** One tagged destination, superseding or superseded by its tag's others on the device; its state. */
+  async #insertTagged(
+    db: Session,
+    d: DestinationRow & { tag: string },
+    lease: { owner: string; leaseMs: number } | undefined,
+    now: number,
+  ): Promise<'pending' | 'sending' | 'superseded'> {
     // A send routed late must not replace a newer one of its tag; otherwise it replaces the
     // older ones still waiting on this device, whoever sent them.
+    const { id, createdAt } = d.notification.input.notification;
     const newer = await db.row(
       'SELECT 1 FROM destinations WHERE device_id = $1 AND tag = $2 AND created_at > $3 LIMIT 1',
-      [d.device.id, d.tag, d.createdAt],
+      [d.device.id, d.tag, createdAt],
     );
-    if (!newer) {
-      await db.rows(
-        `UPDATE destinations SET state = 'superseded', updated_at = $1
-         WHERE device_id = $2 AND tag = $3 AND state = 'pending' AND notification_id != $4`,
-        [now, d.device.id, d.tag, d.id],
-      );
+    if (newer) {
+      await this.#insertDestinations(db, [d], undefined, now, 'superseded', d.tag);
+      return 'superseded';
     }
-    await this.#insertDestinations(db, [d], newer ? 'superseded' : 'pending', d.tag, now);
+    await db.rows(
+      `UPDATE destinations SET state = 'superseded', updated_at = $1
+       WHERE device_id = $2 AND tag = $3 AND state = 'pending' AND notification_id != $4`,
+      [now, d.device.id, d.tag, id],
+    );
+    await this.#insertDestinations(db, [d], lease, now, 'pending', d.tag);
+    return lease ? 'sending' : 'pending';
   }
 
   async claimDestinations(options: {
@@ -1137,10 +1195,9 @@ class PostgresStore implements Store {
   }
 }
 
+/** A destination routing decided on, before it is written. */
 interface DestinationRow {
-  id: string;
+  notification: QueuedNotification;
   device: Device;
   apnsId: string;
-  createdAt: number;
-  expiresAt: number;
 }

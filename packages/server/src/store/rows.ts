@@ -143,11 +143,20 @@ function claimedOf(
   };
 }
 
+/** A queued notification as routing reads it: what `decide` sees, and what its pushes need. */
+export interface QueuedNotification {
+  input: RouteInput;
+  /** The tag its destinations carry. */
+  tag: string | null;
+  senderName: string;
+  notification: StoredNotification['notification'];
+}
+
 /**
  * A queued notification row, joined with its token's `revoked_at` and `expires_at` as
- * `token_revoked_at` and `token_expires_at`, as routing sees it; and the tag its destinations carry.
+ * `token_revoked_at` and `token_expires_at`, as routing sees it.
  */
-export function routeInputOf(row: Row, devices: Device[]): { input: RouteInput; tag: string | null } {
+export function routeInputOf(row: Row, devices: Device[]): QueuedNotification {
   const notification = JSON.parse(row.payload as string) as StoredNotification['notification'];
   return {
     input: {
@@ -161,5 +170,29 @@ export function routeInputOf(row: Row, devices: Device[]): { input: RouteInput; 
       devices,
     },
     tag: notification.tag ?? null,
+    senderName: row.sender_name as string,
+    notification,
+  };
+}
+
+/** A destination leased as it is routed: its first attempt, from what routing already holds. */
+export function claimedAtRouting(
+  queued: QueuedNotification,
+  device: Device,
+  apnsId: string,
+): ClaimedDestination {
+  const { id, createdAt, expiresAt } = queued.input.notification;
+  return {
+    notificationId: id,
+    deviceId: device.id,
+    platform: device.platform,
+    pushToken: device.pushToken,
+    pushTokenSince: device.createdAt,
+    apnsId,
+    attempt: 1,
+    senderName: queued.senderName,
+    notification: queued.notification,
+    createdAt,
+    expiresAt,
   };
 }

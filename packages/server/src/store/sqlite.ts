@@ -1,6 +1,6 @@
 import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import type { DestinationState, NotificationStatus } from '@foxbell/sdk/contract';
+import type { NotificationStatus } from '@foxbell/sdk/contract';
 import Database from 'better-sqlite3';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
@@ -8,11 +8,13 @@ import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/lim
 import { nextDeliveryAt } from './queries.js';
 import {
   accountOf,
+  claimedAtRouting,
   claimedFrom,
   deviceOf,
   joinedAccountOf,
   maybeNumber,
   notificationOf,
+  type QueuedNotification,
   type Row,
   routeInputOf,
   tokenOf,
@@ -122,6 +124,9 @@ function migrate(db: Database.Database): void {
 }
 
 const int = (value: boolean) => (value ? 1 : 0);
+
+/** Queued notifications read at a time when routing leases what it routes. */
+const ROUTE_CHUNK = 32;
 
 /** The routing queue's oldest send: the queue is the notifications not yet routed. */
 const QUEUED_SINCE =
@@ -760,91 +765,139 @@ class SqliteStore implements Store {
     };
   }
 
-  async routeQueued(now: number, limit: number, decide: (input: RouteInput) => RouteDecision) {
+  async routeQueued(options: {
+    now: number;
+    limit: number;
+    decide: (input: RouteInput) => RouteDecision;
+    lease?: { owner: string; leaseMs: number; limit: number };
+  }) {
+    const { now, limit, decide, lease } = options;
     return this.#db.transaction(() => {
-      const queued = this.#all(
-        `SELECT n.id, n.account_id, n.payload, n.created_at, n.expires_at,
-           t.revoked_at AS token_revoked_at, t.expires_at AS token_expires_at
-         FROM notifications n INDEXED BY notifications_queued
-         JOIN tokens t ON t.id = n.token_id
-         WHERE n.routed_at IS NULL AND n.created_at <= ? ORDER BY n.created_at, n.id LIMIT ?`,
-        now,
-        limit,
-      );
+      const claimed: ClaimedDestination[] = [];
+      // Tagged destinations this call leased: not pushed until it returns, so a newer send of
+      // their tag routed in the same call still supersedes them, as it would a pending one.
+      const leasedTagged = new Map<string, ClaimedDestination>();
+      const superseded = new Set<ClaimedDestination>();
+      const room = () => (lease ? lease.limit - claimed.length + superseded.size : 0);
       const devicesOf = new Map<string, Device[]>();
-      for (const row of queued) {
-        const accountId = row.account_id as string;
-        let devices = devicesOf.get(accountId);
-        if (!devices) {
-          devices = this.#activeDevices(accountId);
-          devicesOf.set(accountId, devices);
-        }
-        const { input, tag } = routeInputOf(row, devices);
-        const { id, createdAt, expiresAt } = input.notification;
-        const decision = decide(input);
-        if (decision.kind === 'drop') {
+
+      const place = (queued: QueuedNotification, device: Device, apnsId: string) => {
+        const { tag } = queued;
+        const { id, createdAt } = queued.input.notification;
+        if (tag !== null) {
+          // A send routed late must not replace a newer one of its tag; otherwise it replaces the
+          // older ones still waiting on this device, whoever sent them.
+          if (
+            this.#get(
+              'SELECT 1 FROM destinations WHERE device_id = ? AND tag = ? AND created_at > ? LIMIT 1',
+              device.id,
+              tag,
+              createdAt,
+            )
+          ) {
+            this.#insertDestination(queued, device, apnsId, 'superseded', undefined, now);
+            return;
+          }
           this.#run(
-            `UPDATE notifications SET status = 'dropped', reason = ?, routed_at = ? WHERE id = ?`,
-            decision.reason,
+            `UPDATE destinations SET state = 'superseded', updated_at = ?
+             WHERE device_id = ? AND tag = ? AND state = 'pending' AND notification_id != ?`,
             now,
+            device.id,
+            tag,
             id,
           );
-        } else {
-          for (const { device, apnsId } of decision.destinations) {
-            this.#insertDestination({ id, device, apnsId, tag, createdAt, expiresAt, now });
+          const older = leasedTagged.get(`${device.id} ${tag}`);
+          if (older) {
+            this.#run(
+              `UPDATE destinations SET state = 'superseded', attempts = 0, lease_owner = NULL, lease_until = NULL,
+                 updated_at = ? WHERE notification_id = ? AND device_id = ?`,
+              now,
+              older.notificationId,
+              older.deviceId,
+            );
+            superseded.add(older);
           }
-          this.#run('UPDATE notifications SET routed_at = ? WHERE id = ?', now, id);
         }
+        if (!lease || room() <= 0) {
+          this.#insertDestination(queued, device, apnsId, 'pending', undefined, now);
+          return;
+        }
+        this.#insertDestination(queued, device, apnsId, 'sending', lease, now);
+        const destination = claimedAtRouting(queued, device, apnsId);
+        claimed.push(destination);
+        if (tag !== null) leasedTagged.set(`${device.id} ${tag}`, destination);
+      };
+
+      let routed = 0;
+      // With a lease the queue is read a chunk at a time, so routing stops soon after the worker is full.
+      const chunk = lease ? ROUTE_CHUNK : limit;
+      while (routed < limit && (!lease || room() > 0)) {
+        const wanted = Math.min(chunk, limit - routed);
+        const queued = this.#all(
+          `SELECT n.id, n.account_id, n.payload, n.sender_name, n.created_at, n.expires_at,
+             t.revoked_at AS token_revoked_at, t.expires_at AS token_expires_at
+           FROM notifications n INDEXED BY notifications_queued
+           JOIN tokens t ON t.id = n.token_id
+           WHERE n.routed_at IS NULL AND n.created_at <= ? ORDER BY n.created_at, n.id LIMIT ?`,
+          now,
+          wanted,
+        );
+        for (const row of queued) {
+          if (lease && room() <= 0) break;
+          const accountId = row.account_id as string;
+          let devices = devicesOf.get(accountId);
+          if (!devices) {
+            devices = this.#activeDevices(accountId);
+            devicesOf.set(accountId, devices);
+          }
+          const notification = routeInputOf(row, devices);
+          const { id } = notification.input.notification;
+          const decision = decide(notification.input);
+          if (decision.kind === 'drop') {
+            this.#run(
+              `UPDATE notifications SET status = 'dropped', reason = ?, routed_at = ? WHERE id = ?`,
+              decision.reason,
+              now,
+              id,
+            );
+          } else {
+            for (const { device, apnsId } of decision.destinations) place(notification, device, apnsId);
+            this.#run('UPDATE notifications SET routed_at = ? WHERE id = ?', now, id);
+          }
+          routed += 1;
+        }
+        if (queued.length < wanted) break;
       }
-      return queued.length;
+      return { routed, claimed: superseded.size === 0 ? claimed : claimed.filter((d) => !superseded.has(d)) };
     })();
   }
 
-  #insertDestination(d: {
-    id: string;
-    device: Device;
-    apnsId: string;
-    tag: string | null;
-    createdAt: number;
-    expiresAt: number;
-    now: number;
-  }): void {
-    let state: DestinationState = 'pending';
-    if (d.tag !== null) {
-      // A send routed late must not replace a newer one of its tag; otherwise it replaces the
-      // older ones still waiting on this device, whoever sent them.
-      const newer = this.#get(
-        'SELECT 1 FROM destinations WHERE device_id = ? AND tag = ? AND created_at > ? LIMIT 1',
-        d.device.id,
-        d.tag,
-        d.createdAt,
-      );
-      if (newer) state = 'superseded';
-      else {
-        this.#run(
-          `UPDATE destinations SET state = 'superseded', updated_at = ?
-           WHERE device_id = ? AND tag = ? AND state = 'pending' AND notification_id != ?`,
-          d.now,
-          d.device.id,
-          d.tag,
-          d.id,
-        );
-      }
-    }
+  #insertDestination(
+    queued: QueuedNotification,
+    device: Device,
+    apnsId: string,
+    state: 'pending' | 'sending' | 'superseded',
+    lease: { owner: string; leaseMs: number } | undefined,
+    now: number,
+  ): void {
+    const { id, createdAt, expiresAt } = queued.input.notification;
     this.#run(
       `INSERT INTO destinations (notification_id, device_id, platform, state, attempts, next_attempt_at,
-         updated_at, apns_id, tag, created_at, expires_at)
-       VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
-      d.id,
-      d.device.id,
-      d.device.platform,
+         updated_at, apns_id, tag, created_at, expires_at, lease_owner, lease_until)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      id,
+      device.id,
+      device.platform,
       state,
-      d.now,
-      d.now,
-      d.apnsId,
-      d.tag,
-      d.createdAt,
-      d.expiresAt,
+      lease ? 1 : 0,
+      now,
+      now,
+      apnsId,
+      queued.tag,
+      createdAt,
+      expiresAt,
+      lease?.owner ?? null,
+      lease ? now + lease.leaseMs : null,
     );
   }
 

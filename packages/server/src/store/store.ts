@@ -225,10 +225,20 @@ export interface Store {
 
   /**
    * Routes up to `limit` queued notifications that are due, oldest first: each becomes dropped,
-   * or gets one `pending` destination per device `decide` chose. A tagged destination supersedes
-   * the same tag's destinations still waiting on that device.
+   * or gets one destination per device `decide` chose. A tagged destination supersedes the same
+   * tag's destinations still waiting on that device, and those of its devices this call leased.
+   *
+   * With `lease`, up to `lease.limit` of the new destinations are leased to `lease.owner` at once,
+   * as `claimDestinations` would (their first attempt counted), and returned; the others wait as
+   * `pending`. Routing may then stop before `limit` once that many are leased, leaving the rest
+   * queued: a worker routes what it can push, and a send is written once on its way out.
    */
-  routeQueued(now: number, limit: number, decide: (input: RouteInput) => RouteDecision): Promise<number>;
+  routeQueued(options: {
+    now: number;
+    limit: number;
+    decide: (input: RouteInput) => RouteDecision;
+    lease?: { owner: string; leaseMs: number; limit: number };
+  }): Promise<{ routed: number; claimed: ClaimedDestination[] }>;
   /**
    * Expires waiting destinations past their notification's deadline, then leases up to `limit`
    * due ones (and ones whose lease ran out) to `owner` until `now + leaseMs`, counting an attempt.
