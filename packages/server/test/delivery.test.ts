@@ -524,6 +524,51 @@ describe('tags', () => {
     expect(newer?.destinations.map((d) => d.state)).toEqual(['accepted']);
   });
 
+  it('supersedes a retry of a tagged push instead of sending it over a newer send of its tag routed while it was in flight', async () => {
+    const server = await startDeliveryServer();
+    const account = await createAccount(server);
+    const iphone = account.devices[0] as Account['devices'][number];
+    // The older push is still out (its answer held back) when the newer one is routed and sent.
+    server.sim.script(iphone.push_token, [{ status: 503, reason: 'ServiceUnavailable', delay_ms: 300 }]);
+    const older = await server.request('POST', '/v1/notifications', {
+      token: account.token,
+      json: { message: 'Deploy running', tag: 'deploy', target: 'iphone' },
+    });
+    const olderDelivery = server.worker.tick();
+    server.clock.advance(1);
+    const newer = await sendAndDeliver(server, account.token, {
+      message: 'Deploy done',
+      tag: 'deploy',
+      target: 'iphone',
+    });
+    await olderDelivery;
+    expect((await statusOf(server, account.token, older.body.id)).destinations[0]).toMatchObject({
+      state: 'pending',
+      push_status: 503,
+    });
+
+    server.clock.advance(2000);
+    await server.worker.tick();
+    // Recorded as answered: the held-back 503 after the 200. Nothing was pushed after it.
+    const pushes = pushesTo(server, iphone).map((push) => [
+      push.status,
+      (push.payload as { aps: { alert: { body: string } } }).aps.alert.body,
+      push.headers['apns-collapse-id'],
+    ]);
+    expect(pushes).toEqual([
+      [200, 'Deploy done', 'deploy'],
+      [503, 'Deploy running', 'deploy'],
+    ]);
+    expect((await statusOf(server, account.token, older.body.id)).destinations[0]).toMatchObject({
+      state: 'superseded',
+      push_status: 503,
+    });
+    expect((await statusOf(server, account.token, newer)).destinations[0]).toMatchObject({
+      state: 'accepted',
+    });
+    expect(await server.store.nextDeliveryAt()).toBeUndefined();
+  });
+
   it('sends a tagged update to a device already holding the old one with the tag as apns-collapse-id', async () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);

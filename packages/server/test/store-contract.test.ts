@@ -244,6 +244,51 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     expect(await claim(store, 'x', T0 + 1 + 60_000)).toHaveLength(2);
   });
 
+  it('supersedes a tagged destination that comes round again after a newer send of its tag was routed to the device', async () => {
+    const [a, b] = await stores(2);
+    const { account, token, devices } = await accountWithDevices(a as Store, ['ios']);
+    const older = (await (a as Store).acceptSend(newSend(account, token, T0, { tag: 'build' }))) as {
+      id: string;
+    };
+    await route(a as Store, T0);
+    const [inFlight] = await claim(a as Store, 'w', T0, 10, 30_000);
+    expect(inFlight?.notificationId).toBe(older.id);
+    // Routed while the older one is out: that one is not waiting, so it is not superseded yet.
+    const newer = (await (b as Store).acceptSend(newSend(account, token, T0 + 1, { tag: 'build' }))) as {
+      id: string;
+    };
+    await route(b as Store, T0 + 1);
+    expect(statesOf(await (a as Store).getNotification(older.id))).toEqual(['sending']);
+
+    // Its worker died; when its lease runs out it is superseded, not pushed over the newer one.
+    const claimed = await claim(b as Store, 'v', T0 + 30_000);
+    expect(claimed.map((d) => [d.notificationId, d.deviceId])).toEqual([[newer.id, devices[0]?.id]]);
+    expect(statesOf(await (a as Store).getNotification(older.id))).toEqual(['superseded']);
+
+    // The same after a retry wait.
+    const again = (await (a as Store).acceptSend(newSend(account, token, T0 + 2, { tag: 'deploy' }))) as {
+      id: string;
+    };
+    await route(a as Store, T0 + 30_000);
+    const [retried] = await claim(a as Store, 'v', T0 + 30_000);
+    await (a as Store).acceptSend(newSend(account, token, T0 + 3, { tag: 'deploy' }));
+    await route(a as Store, T0 + 30_000);
+    await (a as Store).finishAttempts(
+      [
+        {
+          notificationId: again.id,
+          deviceId: retried?.deviceId as string,
+          owner: 'v',
+          end: { kind: 'retry', pushStatus: 503, nextAttemptAt: T0 + 32_000 },
+        },
+      ],
+      T0 + 30_001,
+    );
+    expect(statesOf(await (a as Store).getNotification(again.id))).toEqual(['pending']);
+    expect((await claim(a as Store, 'v', T0 + 32_000)).map((d) => d.notificationId)).not.toContain(again.id);
+    expect(statesOf(await (a as Store).getNotification(again.id))).toEqual(['superseded']);
+  });
+
   it('hands a dead worker’s lease to another after it runs out, and ignores the dead worker’s late answer', async () => {
     const [a, b] = await stores(2);
     const { account, token } = await accountWithDevices(a as Store, ['ios']);

@@ -6,7 +6,7 @@ import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
 import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/limits.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
-import { nextDeliveryAt } from './queries.js';
+import { nextDeliveryAt, REPLACED_BY_NEWER } from './queries.js';
 import {
   accountOf,
   claimedAtRouting,
@@ -1017,22 +1017,27 @@ class PostgresStore implements Store {
       }
       await this.#settle(db, [...ended]);
 
+      // The due rows are leased, but those a newer send of their tag replaced are superseded.
       const due = await db.rows(
         `WITH due AS (
-           SELECT notification_id, device_id FROM destinations
-           WHERE state = 'pending' AND next_attempt_at <= $1
-           ORDER BY next_attempt_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED
+           SELECT d.notification_id, d.device_id, ${REPLACED_BY_NEWER} AS replaced FROM destinations d
+           WHERE d.state = 'pending' AND d.next_attempt_at <= $1
+           ORDER BY d.next_attempt_at, d.seq LIMIT $2 FOR UPDATE SKIP LOCKED
          ), claimed AS (
-           UPDATE destinations d SET state = 'sending', attempts = d.attempts + 1, lease_owner = $3,
-             lease_until = $4, updated_at = $1
+           UPDATE destinations d
+           SET state = CASE WHEN due.replaced THEN 'superseded' ELSE 'sending' END,
+             attempts = CASE WHEN due.replaced THEN d.attempts ELSE d.attempts + 1 END,
+             lease_owner = CASE WHEN due.replaced THEN NULL ELSE $3 END,
+             lease_until = CASE WHEN due.replaced THEN NULL ELSE $4::bigint END, updated_at = $1
            FROM due WHERE d.notification_id = due.notification_id AND d.device_id = due.device_id
            RETURNING d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id, d.created_at,
-             d.expires_at, d.seq
+             d.expires_at, d.seq, d.state
          )
          SELECT c.*, v.push_token, v.created_at AS device_created_at, n.payload, n.sender_name
          FROM claimed c
          JOIN devices v ON v.id = c.device_id
          JOIN notifications n ON n.id = c.notification_id
+         WHERE c.state = 'sending'
          ORDER BY c.seq`,
         [now, limit, owner, now + leaseMs],
       );

@@ -11,3 +11,13 @@ export const nextDeliveryAt = (queuedSince: string) => `SELECT min(at) AS at FRO
   UNION ALL SELECT min(expires_at) FROM destinations WHERE state = 'pending'
   UNION ALL SELECT min(lease_until) FROM destinations WHERE state = 'sending'
 ) AS due`;
+
+/**
+ * The destination `d` is out of date: a newer send of its tag (later in routing's order) has been
+ * routed to its device since. Its push would replace the newer one on the device, so it is
+ * superseded instead, when it comes round again after a retry wait, a lease that ran out or a
+ * worker's stop.
+ */
+export const REPLACED_BY_NEWER = `d.tag IS NOT NULL AND EXISTS (
+  SELECT 1 FROM destinations n WHERE n.device_id = d.device_id AND n.tag = d.tag
+    AND (n.created_at, n.notification_id) > (d.created_at, d.notification_id))`;

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
 import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/limits.js';
-import { nextDeliveryAt } from './queries.js';
+import { nextDeliveryAt, REPLACED_BY_NEWER } from './queries.js';
 import {
   accountOf,
   claimedAtRouting,
@@ -934,9 +934,10 @@ class SqliteStore implements Store {
       }
       for (const id of ended) this.#settle(id);
 
-      const due = this.#all(
+      const candidates = this.#all(
         `SELECT d.rowid AS rid, d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id,
-           d.created_at, d.expires_at, v.push_token, v.created_at AS device_created_at
+           d.created_at, d.expires_at, v.push_token, v.created_at AS device_created_at,
+           ${REPLACED_BY_NEWER} AS replaced
          FROM destinations d
          JOIN devices v ON v.id = d.device_id
          WHERE d.state = 'pending' AND d.next_attempt_at <= ?
@@ -944,6 +945,15 @@ class SqliteStore implements Store {
         now,
         limit,
       );
+      const replaced = candidates.filter((row) => row.replaced === 1);
+      if (replaced.length > 0) {
+        this.#run(
+          `UPDATE destinations SET state = 'superseded', updated_at = ? WHERE rowid IN (SELECT value FROM json_each(?))`,
+          now,
+          JSON.stringify(replaced.map((row) => row.rid)),
+        );
+      }
+      const due = replaced.length === 0 ? candidates : candidates.filter((row) => row.replaced !== 1);
       if (due.length === 0) return [];
       // Each notification's payload once, not once per device it goes to.
       const notifications = new Map<string, Row>();
