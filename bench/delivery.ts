@@ -8,14 +8,19 @@ import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApnsClient } from '../packages/server/src/apns/client.js';
-import { newProviderKeyPem } from '../packages/server/src/apns/provider-token.js';
-import { type PushRequest, pushRequestFor } from '../packages/server/src/apns/push-request.js';
-import { systemClock } from '../packages/server/src/clock.js';
-import { DeliveryWorker } from '../packages/server/src/delivery/worker.js';
-import { randomIds } from '../packages/server/src/ids.js';
-import { openSqliteStore } from '../packages/server/src/store/sqlite.js';
-import type { ClaimedDestination, Store } from '../packages/server/src/store/store.js';
+// The built package, as users run it (tsx's transform of the sources is not what ships).
+import {
+  ApnsClient,
+  type ClaimedDestination,
+  DeliveryWorker,
+  newProviderKeyPem,
+  openSqliteStore,
+  type PushRequest,
+  pushRequestFor,
+  randomIds,
+  type Store,
+  systemClock,
+} from '@foxbell/server';
 
 const ROUNDS = 3;
 const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS ?? 1000);

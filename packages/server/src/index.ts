@@ -4,8 +4,8 @@
  */
 
 export { ApnsClient, type ApnsClientOptions, type PushResult } from './apns/client.js';
-export type { ProviderKey } from './apns/provider-token.js';
-export { type ApnsTopics, pushRequestFor } from './apns/push-request.js';
+export { newProviderKeyPem, type ProviderKey } from './apns/provider-token.js';
+export { type ApnsTopics, type PushRequest, pushRequestFor } from './apns/push-request.js';
 export {
   ApnsSimulator,
   type ApnsSimulatorOptions,
@@ -14,11 +14,11 @@ export {
 } from './apns/simulator.js';
 export { buildSimulatorControl } from './apns/simulator-control.js';
 export { type AppDeps, buildApp } from './app.js';
-export type { Clock } from './clock.js';
+export { type Clock, systemClock } from './clock.js';
 export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker.js';
 export { DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
-export type { IdSource } from './ids.js';
+export { type IdSource, randomIds } from './ids.js';
 export { type DatabaseConfig, openStore } from './store/open.js';
 export { DatabaseUnreachableError, openPostgresStore, type PostgresStoreOptions } from './store/postgres.js';
 export { DataDirInUseError, openSqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
-export type { Store } from './store/store.js';
+export type { ClaimedDestination, Store } from './store/store.js';
