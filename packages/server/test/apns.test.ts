@@ -2,6 +2,7 @@ import { createPrivateKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { ApnsClient, type PushResult } from '../src/apns/client.js';
 import { signProviderToken } from '../src/apns/provider-token.js';
 import type { ApnsSimulator } from '../src/apns/simulator.js';
 import { buildSimulatorControl } from '../src/apns/simulator-control.js';
@@ -298,6 +299,38 @@ describe('the HTTP/2 APNs client', () => {
     expect((await client.push(request())).kind).toBe('no_answer');
     await sim.close();
     expect((await client.push(request())).kind).toBe('no_answer');
+  });
+
+  it('gives up a push with no answer once its timeout has passed by its clock, and keeps the connection', async () => {
+    const clock = new ManualClock();
+    const { sim } = await startSimulator(clock);
+    const client = new ApnsClient({
+      url: sim.url,
+      ca: sim.ca,
+      key: PROVIDER_KEY,
+      clock,
+      requestTimeoutMs: 1000,
+    });
+    try {
+      expect((await client.push(request())).kind).toBe('answered');
+      sim.script(TOKEN, [{ status: 200, delay_ms: 5000 }]);
+      let result: PushResult | undefined;
+      const late = client.push(request()).then((answer) => {
+        result = answer;
+        return answer;
+      });
+      // The sweep runs every 100 ms of real time; the push is due by the clock, not before.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      clock.advance(999);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(result).toBeUndefined();
+      clock.advance(1);
+      expect(await late).toEqual({ kind: 'no_answer', error: 'timed out' });
+      expect(await client.push(request())).toMatchObject({ kind: 'answered', status: 200 });
+      expect(sim.connections).toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 
   it('sends the simulator the same requests as @parse/node-apn for the same notification', async () => {

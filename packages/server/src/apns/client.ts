@@ -13,7 +13,7 @@ export interface ApnsClientOptions {
   ca?: string | undefined;
   key: ProviderKey;
   clock: Clock;
-  /** A push with no answer after this long is given up (and retried later by the worker). */
+  /** A push with no answer after this long (by `clock`) is given up, and retried later by the worker. */
   requestTimeoutMs?: number;
 }
 
@@ -29,9 +29,76 @@ interface QueuedPush {
   requeues: number;
 }
 
+/** One connection, and its streams in flight: an old one finishes its streams after a GOAWAY. */
+interface Connection {
+  session: ClientHttp2Session;
+  streams: number;
+}
+
+/** A push on the wire: what its stream's handlers read and fill in. */
+interface InFlight {
+  client: ApnsClient;
+  queued: QueuedPush;
+  connection: Connection;
+  stream: ClientHttp2Stream;
+  /** By the client's clock: past it, the push is given up. */
+  deadline: number;
+  status: number | undefined;
+  apnsId: string | undefined;
+  /** Only an error answer has a body. */
+  body: Buffer[] | undefined;
+}
+
 /** A stream refused before the server processed it may be sent again on a new connection. */
 const MAX_REQUEUES = 3;
-const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL } = http2.constants;
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
+
+/**
+ * The handlers every stream shares, with its push found through this symbol: a busy client
+ * starts thousands of streams a second, and seven closures and a timer each added up.
+ */
+const PUSH = Symbol('push');
+type PushStream = ClientHttp2Stream & { [PUSH]: InFlight };
+
+function onResponse(this: PushStream, headers: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader) {
+  const push = this[PUSH];
+  push.status = Number(headers[':status']);
+  const id = headers['apns-id'];
+  if (typeof id === 'string') push.apnsId = id;
+  // Apple answers 200 with no body; anything else says why in JSON.
+  if (push.status !== 200) {
+    push.body = [];
+    this.on('data', onData);
+  }
+}
+
+function onData(this: PushStream, chunk: Buffer) {
+  this[PUSH].body?.push(chunk);
+}
+
+function onClose(this: PushStream) {
+  const push = this[PUSH];
+  const { status, apnsId } = push;
+  if (status !== undefined && this.rstCode === NGHTTP2_NO_ERROR) {
+    push.client[SETTLE](push, {
+      kind: 'answered',
+      status,
+      ...(push.body && push.body.length > 0 ? errorBodyOf(Buffer.concat(push.body)) : {}),
+      ...(apnsId ? { apnsId } : {}),
+    });
+  } else if (status === undefined && this.rstCode === NGHTTP2_REFUSED_STREAM) {
+    push.client[SETTLE](push, 'requeue');
+  } else {
+    push.client[SETTLE](push, { kind: 'no_answer', error: `stream closed (code ${this.rstCode})` });
+  }
+}
+
+/** A stream error is followed by its close, which settles the push. */
+function onError() {}
+
+/** Ends a push: the handlers call it; not part of the client's public surface. */
+const SETTLE = Symbol('settle');
 
 /**
  * Apple's provider API over one long-lived HTTP/2 connection. Pushes beyond what the server's
@@ -44,9 +111,11 @@ export class ApnsClient {
   readonly #options: ApnsClientOptions;
   readonly #tokens: ProviderTokenSource;
   readonly #queue: QueuedPush[] = [];
-  #session: ClientHttp2Session | undefined;
-  /** Streams in flight per connection: an old one finishes its streams after a GOAWAY. */
-  readonly #streams = new WeakMap<ClientHttp2Session, number>();
+  #connection: Connection | undefined;
+  /** Pushes on the wire, for the timeout sweep. */
+  readonly #inFlight = new Set<InFlight>();
+  #sweep: NodeJS.Timeout | undefined;
+  #authorization = { token: '', header: '' };
   #closed = false;
 
   constructor(options: ApnsClientOptions) {
@@ -71,18 +140,21 @@ export class ApnsClient {
   async close(): Promise<void> {
     this.#closed = true;
     for (const queued of this.#queue.splice(0)) queued.resolve({ kind: 'no_answer', error: 'client closed' });
-    const session = this.#session;
+    const session = this.#connection?.session;
     if (session && !session.destroyed) await new Promise<void>((resolve) => session.close(resolve));
+    clearInterval(this.#sweep);
+    this.#sweep = undefined;
   }
 
-  #connect(): ClientHttp2Session {
+  #connect(): Connection {
     const session = http2.connect(this.#options.url, {
       ...(this.#options.ca ? { ca: this.#options.ca } : {}),
       // Until the server's SETTINGS arrive, assume what APNs starts with.
       peerMaxConcurrentStreams: 1,
     });
+    const connection: Connection = { session, streams: 0 };
     const forget = () => {
-      if (this.#session === session) this.#session = undefined;
+      if (this.#connection === connection) this.#connection = undefined;
     };
     session.on('remoteSettings', () => this.#dispatch());
     session.on('goaway', () => {
@@ -97,79 +169,93 @@ export class ApnsClient {
     });
     // An idle connection must not keep the process alive.
     session.unref();
-    this.#session = session;
-    return session;
+    this.#connection = connection;
+    return connection;
   }
 
   #dispatch(): void {
     while (this.#queue.length > 0 && !this.#closed) {
-      const session = this.#session ?? this.#connect();
-      const limit = session.remoteSettings.maxConcurrentStreams ?? 1;
-      if ((this.#streams.get(session) ?? 0) >= Math.max(1, limit)) return;
-      this.#start(session, this.#queue.shift() as QueuedPush);
+      const connection = this.#connection ?? this.#connect();
+      const limit = connection.session.remoteSettings.maxConcurrentStreams ?? 1;
+      if (connection.streams >= Math.max(1, limit)) return;
+      this.#start(connection, this.#queue.shift() as QueuedPush);
     }
   }
 
-  #start(session: ClientHttp2Session, queued: QueuedPush): void {
+  #start(connection: Connection, queued: QueuedPush): void {
     let stream: ClientHttp2Stream;
     try {
-      stream = session.request({
+      stream = connection.session.request({
         ':method': 'POST',
         ':path': `/3/device/${queued.request.pushToken}`,
-        authorization: `bearer ${this.#tokens.token()}`,
+        authorization: this.#authorizationHeader(),
         ...queued.request.headers,
       });
     } catch {
       // The session closed under us (a GOAWAY just arrived): nothing was sent.
-      if (this.#session === session) this.#session = undefined;
+      if (this.#connection === connection) this.#connection = undefined;
       this.#requeue(queued);
       return;
     }
-    this.#streams.set(session, (this.#streams.get(session) ?? 0) + 1);
-
-    let status: number | undefined;
-    let apnsId: string | undefined;
-    const chunks: Buffer[] = [];
-    let settled = false;
-    const finish = (result: PushResult | 'requeue') => {
-      if (settled) return;
-      settled = true;
-      this.#streams.set(session, (this.#streams.get(session) ?? 1) - 1);
-      if (result === 'requeue') this.#requeue(queued);
-      else queued.resolve(result);
-      this.#dispatch();
+    connection.streams += 1;
+    const push: InFlight = {
+      client: this,
+      queued,
+      connection,
+      stream,
+      deadline: this.#options.clock.now() + (this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+      status: undefined,
+      apnsId: undefined,
+      body: undefined,
     };
-
-    stream.setTimeout(this.#options.requestTimeoutMs ?? 10_000, () => {
-      stream.close(NGHTTP2_CANCEL);
-      finish({ kind: 'no_answer', error: 'timed out' });
-    });
-    stream.on('response', (headers) => {
-      status = Number(headers[':status']);
-      const id = headers['apns-id'];
-      if (typeof id === 'string') apnsId = id;
-    });
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => {
-      if (status === undefined) return;
-      finish({
-        kind: 'answered',
-        status,
-        ...errorBodyOf(Buffer.concat(chunks)),
-        ...(apnsId ? { apnsId } : {}),
-      });
-    });
-    stream.on('error', () => {});
-    stream.on('close', () => {
-      if (status !== undefined && chunks.length === 0 && stream.rstCode === 0) {
-        finish({ kind: 'answered', status, ...(apnsId ? { apnsId } : {}) });
-      } else if (status === undefined && stream.rstCode === NGHTTP2_REFUSED_STREAM) {
-        finish('requeue');
-      } else {
-        finish({ kind: 'no_answer', error: `stream closed (code ${stream.rstCode})` });
-      }
-    });
+    (stream as PushStream)[PUSH] = push;
+    this.#inFlight.add(push);
+    this.#sweep ??= this.#startSweep();
+    stream.on('response', onResponse);
+    stream.on('close', onClose);
+    stream.on('error', onError);
     stream.end(queued.request.payload);
+  }
+
+  [SETTLE](push: InFlight, result: PushResult | 'requeue'): void {
+    if (!this.#inFlight.delete(push)) return;
+    push.connection.streams -= 1;
+    if (this.#inFlight.size === 0) {
+      clearInterval(this.#sweep);
+      this.#sweep = undefined;
+    }
+    if (result === 'requeue') this.#requeue(push.queued);
+    else push.queued.resolve(result);
+    this.#dispatch();
+  }
+
+  /**
+   * One timer for every push in flight, instead of one per stream: a push past its deadline is
+   * cancelled and given up (the worker tries it again later). Checked a tenth of the timeout
+   * apart, so a push is given up at most that much late.
+   */
+  #startSweep(): NodeJS.Timeout {
+    const timeout = this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const sweep = setInterval(
+      () => {
+        const now = this.#options.clock.now();
+        for (const push of this.#inFlight) {
+          if (now < push.deadline) continue;
+          push.stream.close(NGHTTP2_CANCEL);
+          this[SETTLE](push, { kind: 'no_answer', error: 'timed out' });
+        }
+      },
+      Math.max(10, Math.min(1000, timeout / 10)),
+    );
+    sweep.unref();
+    return sweep;
+  }
+
+  /** `bearer <provider token>`, made again only when the token changes. */
+  #authorizationHeader(): string {
+    const token = this.#tokens.token();
+    if (token !== this.#authorization.token) this.#authorization = { token, header: `bearer ${token}` };
+    return this.#authorization.header;
   }
 
   #requeue(queued: QueuedPush): void {
