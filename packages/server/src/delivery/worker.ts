@@ -45,7 +45,10 @@ const ROUTE_BATCH = 200;
 export class DeliveryWorker {
   readonly owner = `wrk_${randomBase62(12)}`;
   readonly #options: Required<Omit<DeliveryWorkerOptions, 'log'>> & { log: DeliveryLog | undefined };
-  readonly #inFlight = new Set<Promise<void>>();
+  /** Pushes sent and not yet answered. */
+  #inFlight = 0;
+  /** Resolved when the last push in flight is answered. */
+  #whenNoneInFlight: (() => void)[] = [];
   #finished: FinishedAttempt[] = [];
   #flushing: Promise<void> | undefined;
   #flushScheduled = false;
@@ -54,7 +57,7 @@ export class DeliveryWorker {
   #wake: ((reason: 'queued' | 'finished' | 'stop') => void) | undefined;
   #pausedUntil = 0;
   /** Destinations being pushed, for releasing them if a stop runs out of time. */
-  readonly #claimed = new Map<string, ClaimedDestination>();
+  readonly #claimed = new Set<ClaimedDestination>();
 
   constructor(options: DeliveryWorkerOptions) {
     this.#options = {
@@ -90,8 +93,8 @@ export class DeliveryWorker {
 
   /** Resolves once no push is in flight and every finished one is recorded. */
   async idle(): Promise<void> {
-    while (this.#inFlight.size > 0 || this.#flushing || this.#finished.length > 0) {
-      await Promise.all([...this.#inFlight]);
+    while (this.#inFlight > 0 || this.#flushing || this.#finished.length > 0) {
+      if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#whenNoneInFlight.push(resolve));
       await this.#flush();
     }
   }
@@ -112,7 +115,7 @@ export class DeliveryWorker {
     clearTimeout(timer);
     if (outcome === 'timeout') {
       const now = this.#options.clock.now();
-      const released = [...this.#claimed.values()].map(
+      const released = [...this.#claimed].map(
         (d): FinishedAttempt => ({
           notificationId: d.notificationId,
           deviceId: d.deviceId,
@@ -130,7 +133,7 @@ export class DeliveryWorker {
     // Claiming is a transaction: wait for a batch's worth of room rather than claiming one
     // destination per finished push. Idle, the poll timer still finds work that fell due.
     const batchRoom = Math.max(1, Math.floor(this.#options.concurrency / 4));
-    const room = () => this.#options.concurrency - this.#inFlight.size;
+    const room = () => this.#options.concurrency - this.#inFlight;
     while (this.#running) {
       let progress = 0;
       try {
@@ -162,7 +165,7 @@ export class DeliveryWorker {
   async #step(): Promise<number> {
     const { store, clock, concurrency, leaseMs, newApnsId } = this.#options;
     const now = clock.now();
-    const room = () => concurrency - this.#inFlight.size;
+    const room = () => concurrency - this.#inFlight;
     if (room() <= 0 || now < this.#pausedUntil) return 0;
     const due = await store.claimDestinations({
       owner: this.owner,
@@ -184,42 +187,52 @@ export class DeliveryWorker {
   }
 
   #push(destination: ClaimedDestination): void {
-    const key = `${destination.notificationId}/${destination.deviceId}`;
-    this.#claimed.set(key, destination);
-    const request = pushRequestFor(destination, this.#options.topics);
-    const done = this.#options.sender.push(request).then((result) => {
-      if (!this.#claimed.delete(key)) return; // released by a stop that ran out of time
-      const now = this.#options.clock.now();
-      const { end, verdict } = endOfAttempt(destination, result, now);
-      if (verdict.renewToken) this.#options.sender.renewToken();
-      if (verdict.pauseCredential) {
-        this.#pausedUntil = now + this.#options.credentialPauseMs;
-        this.#options.log?.error('APNs refused the credential; pushes paused', {
-          status: result.kind === 'answered' ? result.status : undefined,
-          reason: result.kind === 'answered' ? result.reason : undefined,
-          pausedForMs: this.#options.credentialPauseMs,
-        });
-      }
-      this.#finished.push({
-        notificationId: destination.notificationId,
-        deviceId: destination.deviceId,
-        owner: this.owner,
-        end,
-      });
-      // setImmediate, not a microtask: the answers read in this turn of the loop share a transaction.
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(() => {
-          this.#flushScheduled = false;
-          void this.#flush();
-        });
-      }
-    });
-    this.#inFlight.add(done);
-    void done.finally(() => {
-      this.#inFlight.delete(done);
+    this.#claimed.add(destination);
+    this.#inFlight += 1;
+    this.#options.sender.push(pushRequestFor(destination, this.#options.topics)).then(
+      (result) => this.#answered(destination, result),
+      (error: unknown) => this.#answered(destination, { kind: 'no_answer', error: String(error) }),
+    );
+  }
+
+  #answered(destination: ClaimedDestination, result: PushResult): void {
+    try {
+      // Not claimed any more: a stop that ran out of time released it.
+      if (this.#claimed.delete(destination)) this.#record(destination, result);
+    } finally {
+      this.#inFlight -= 1;
+      if (this.#inFlight === 0) for (const resolve of this.#whenNoneInFlight.splice(0)) resolve();
       this.#wake?.('finished');
+    }
+  }
+
+  /** What the answer means for the destination, kept to be written with the others of this turn. */
+  #record(destination: ClaimedDestination, result: PushResult): void {
+    const now = this.#options.clock.now();
+    const { end, verdict } = endOfAttempt(destination, result, now);
+    if (verdict.renewToken) this.#options.sender.renewToken();
+    if (verdict.pauseCredential) {
+      this.#pausedUntil = now + this.#options.credentialPauseMs;
+      this.#options.log?.error('APNs refused the credential; pushes paused', {
+        status: result.kind === 'answered' ? result.status : undefined,
+        reason: result.kind === 'answered' ? result.reason : undefined,
+        pausedForMs: this.#options.credentialPauseMs,
+      });
+    }
+    this.#finished.push({
+      notificationId: destination.notificationId,
+      deviceId: destination.deviceId,
+      owner: this.owner,
+      end,
     });
+    // setImmediate, not a microtask: the answers read in this turn of the loop share a transaction.
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => {
+        this.#flushScheduled = false;
+        void this.#flush();
+      });
+    }
   }
 
   /** Records every finished attempt so far in one transaction. */
