@@ -145,6 +145,18 @@ async function loadedStore(dir: string): Promise<Store> {
   return store;
 }
 
+/**
+ * Like APNs, the simulator allows one stream until a connection shows a valid token: each side
+ * pushes this once, untimed, so its connection is open and trusted before its clock starts.
+ */
+function warmUpRequest(): PushRequest {
+  return {
+    pushToken: 'ab'.repeat(32),
+    headers: { 'apns-push-type': 'alert', 'apns-topic': TOPICS.ios, 'apns-id': randomUUID() },
+    payload: JSON.stringify({ aps: { alert: 'warm-up' } }),
+  };
+}
+
 /** Ours: a worker delivers everything queued; the clock stops when nothing is left to do. */
 async function runFoxbell(round: number): Promise<number> {
   const dir = path.join(work, `store-${round}`);
@@ -157,6 +169,9 @@ async function runFoxbell(round: number): Promise<number> {
     clock: systemClock,
     concurrency: CONCURRENCY,
   });
+  // As for node-apn: one push first, untimed, so the connection is open and trusted.
+  const warm = await client.push(warmUpRequest());
+  if (warm.kind !== 'answered' || warm.status !== 200) throw new Error(`warm-up: ${JSON.stringify(warm)}`);
   const started = performance.now();
   worker.start();
   while ((await store.nextDeliveryAt()) !== undefined) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -179,13 +194,12 @@ async function runNodeApn(requests: PushRequest[]): Promise<number> {
     production: true,
     connectionRetryLimit: 0,
   });
-  // Like APNs, the simulator allows one stream until a connection shows a valid token: one push
-  // first, untimed, so node-apn's connection is open and trusted before the clock starts.
+  const request = warmUpRequest();
   const warmUp = new apn.Notification();
-  warmUp.rawPayload = { aps: { alert: 'warm-up' } };
-  warmUp.topic = TOPICS.ios;
+  warmUp.rawPayload = JSON.parse(request.payload);
+  warmUp.topic = request.headers['apns-topic'];
   warmUp.pushType = 'alert';
-  const warm = await provider.send(warmUp, 'ab'.repeat(32));
+  const warm = await provider.send(warmUp, request.pushToken);
   if (warm.failed.length > 0) throw new Error(`node-apn warm-up: ${JSON.stringify(warm.failed)}`);
   const started = performance.now();
   let next = 0;
@@ -245,7 +259,7 @@ for (let round = 0; round <= ROUNDS; round++) {
   await expectAccepted(NOTIFICATIONS * DEVICES + 1, 'node-apn');
   await clearSimulator();
   const mine = await runFoxbell(round);
-  await expectAccepted(NOTIFICATIONS * DEVICES, 'foxbell');
+  await expectAccepted(NOTIFICATIONS * DEVICES + 1, 'foxbell');
   if (round === 0) continue;
   baseline.push(theirs);
   ours.push(mine);
