@@ -26,32 +26,62 @@ const ELLIPSIS = '…';
  * gets them from the inbox the same way).
  */
 export function pushRequestFor(destination: ClaimedDestination, topics: ApnsTopics): PushRequest {
-  const n = destination.notification;
+  const shared = sharedPartsOf(destination);
   const headers: Record<string, string> = {
     'apns-push-type': 'alert',
     'apns-topic': topics[destination.platform],
-    'apns-priority': String(LEVEL_PUSH_PRIORITY[n.level]),
-    'apns-expiration': String(Math.floor(destination.expiresAt / 1000)),
+    'apns-priority': shared.priority,
+    'apns-expiration': shared.expiration,
     'apns-id': destination.apnsId,
   };
-  if (n.tag !== undefined) headers['apns-collapse-id'] = n.tag;
+  const { tag } = destination.notification;
+  if (tag !== undefined) headers['apns-collapse-id'] = tag;
 
-  return { pushToken: destination.pushToken, headers, payload: payloadOf(destination) };
+  return { pushToken: destination.pushToken, headers, payload: shared.payload };
+}
+
+/** What every device of a notification is sent alike. */
+interface SharedParts {
+  /** What it was made for: the same object may come again under another id (a test, a bench). */
+  notificationId: string;
+  senderName: string;
+  expiresAt: number;
+  payload: string;
+  priority: string;
+  expiration: string;
 }
 
 /**
- * Every device of a notification gets the same payload: it is built once per notification
- * (the claimed destinations of one notification share its object), not once per device.
+ * Every device of a notification gets the same payload and the same priority and expiration:
+ * they are made once per notification (the claimed destinations of one notification share its
+ * object), not once per device.
  */
-const payloads = new WeakMap<ClaimedDestination['notification'], { key: string; payload: string }>();
+const shared = new WeakMap<ClaimedDestination['notification'], SharedParts>();
 
-function payloadOf({ notification, notificationId, senderName }: ClaimedDestination): string {
-  const key = `${notificationId} ${senderName}`;
-  const cached = payloads.get(notification);
-  if (cached?.key === key) return cached.payload;
-  const payload = buildPayload(notification, notificationId, senderName);
-  payloads.set(notification, { key, payload });
-  return payload;
+function sharedPartsOf({
+  notification,
+  notificationId,
+  senderName,
+  expiresAt,
+}: ClaimedDestination): SharedParts {
+  const cached = shared.get(notification);
+  if (
+    cached?.notificationId === notificationId &&
+    cached.senderName === senderName &&
+    cached.expiresAt === expiresAt
+  ) {
+    return cached;
+  }
+  const parts = {
+    notificationId,
+    senderName,
+    expiresAt,
+    payload: buildPayload(notification, notificationId, senderName),
+    priority: String(LEVEL_PUSH_PRIORITY[notification.level]),
+    expiration: String(Math.floor(expiresAt / 1000)),
+  };
+  shared.set(notification, parts);
+  return parts;
 }
 
 /** The JSON payload, within APNs' 4 KB: a long message is shortened, then optional keys dropped. */

@@ -5,16 +5,16 @@
 
 /** What the worker does with the destination, and what else the answer asks of it. */
 export interface ApnsVerdict {
-  destination: 'accepted' | 'retry' | 'failed_permanent';
+  readonly destination: 'accepted' | 'retry' | 'failed_permanent';
   /** The push token is gone (410): the device leaves lists and `auto`. */
-  deactivateDevice: boolean;
+  readonly deactivateDevice: boolean;
   /** Our provider token was refused as too old: make a new one before the next push. */
-  renewToken: boolean;
+  readonly renewToken: boolean;
   /**
    * The credential itself is refused: stop pushing with it for a while, so the destinations
    * still waiting are not spent one by one on the same refusal.
    */
-  pauseCredential: boolean;
+  readonly pauseCredential: boolean;
 }
 
 export interface ApnsAnswer {
@@ -43,10 +43,14 @@ const CREDENTIAL_REFUSALS = new Set([
   'BadEnvironmentKeyInToken',
 ]);
 
+/** The verdicts nearly every answer gets, made once: a busy worker judges thousands a second. */
+const ACCEPTED = verdict('accepted');
+const RETRY = verdict('retry');
+
 /** The verdict on an answer, for a device whose push token was registered at `pushTokenSince`. */
 export function judgeApnsAnswer(answer: ApnsAnswer, pushTokenSince: number): ApnsVerdict {
   const { status, reason } = answer;
-  if (status === 200) return verdict('accepted');
+  if (status === 200) return ACCEPTED;
   if (status === 410) {
     // A token registered after APNs found the old one gone is a new registration: keep it.
     const goneAt = answer.timestamp ?? Number.POSITIVE_INFINITY;
@@ -60,11 +64,11 @@ export function judgeApnsAnswer(answer: ApnsAnswer, pushTokenSince: number): Apn
     return verdict('failed_permanent', { pauseCredential: CREDENTIAL_REFUSALS.has(reason ?? '') });
   // 429 TooManyRequests / TooManyProviderTokenUpdates, 500 InternalServerError,
   // 503 ServiceUnavailable / Shutdown, and any other 5xx Apple may add.
-  if (status === 429 || status >= 500) return verdict('retry');
+  if (status === 429 || status >= 500) return RETRY;
   // 400 (BadDeviceToken, DeviceTokenNotForTopic, BadCollapseId, …), 404 BadPath,
   // 405 MethodNotAllowed, 413 PayloadTooLarge, and any other 4xx: resending cannot help.
   return verdict('failed_permanent');
 }
 
 /** A push that got no answer (connection refused, reset, timed out): try again later. */
-export const NO_ANSWER_VERDICT: ApnsVerdict = verdict('retry');
+export const NO_ANSWER_VERDICT: ApnsVerdict = RETRY;
