@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
+import { newProviderKeyPem, openPostgresStore, openSqliteStore, type Store } from '@foxbell/server';
 import autocannon from 'autocannon';
-import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { newProviderKeyPem } from '../packages/server/src/apns/provider-token.js';
 import {
   ADMIN,
   makeAccounts,
@@ -49,7 +48,10 @@ const serverArgs = [
   ...NO_LIMITS,
 ];
 
-/** Load on each URL at once, `CONNECTIONS` in all, each request with the next account's token. */
+/**
+ * Load on each URL at once, `CONNECTIONS` in all, each request with the next account's token.
+ * Returns how many sends were accepted: every answer must be a 202.
+ */
 async function load(urls: string[], tokens: string[]): Promise<number> {
   const requests = rotatingTokens(tokens);
   const results = await Promise.all(
@@ -70,44 +72,35 @@ async function load(urls: string[], tokens: string[]): Promise<number> {
       throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors`);
     }
   }
-  return results.reduce((sum, result) => sum + result.requests.total, 0) / SECONDS;
+  return results.reduce((sum, result) => sum + result.requests.total, 0);
 }
 
-interface Counts {
-  destinations: number;
-  waiting: number;
-}
-
-/** Runs the load, then waits until nothing waits; returns sends/s and pushed/s. */
-async function measure(label: string, urls: string[], tokens: string[], counts: () => Promise<Counts>) {
+/**
+ * Runs the load, then waits until the store says delivery has nothing left to do (its own
+ * nextDeliveryAt, read through a store of its own on the same data); returns sends/s and
+ * pushed/s. Each account has one iPhone, so every accepted send is one destination.
+ */
+async function measure(label: string, urls: string[], tokens: string[], store: Store) {
   const started = performance.now();
-  const sendsPerSecond = await load(urls, tokens);
-  let current = await counts();
-  while (current.waiting > 0) {
+  const accepted = await load(urls, tokens);
+  const sendsPerSecond = accepted / SECONDS;
+  while ((await store.nextDeliveryAt()) !== undefined)
     await new Promise((resolve) => setTimeout(resolve, 50));
-    current = await counts();
-  }
-  const pushedPerSecond = current.destinations / ((performance.now() - started) / 1000);
+  const pushedPerSecond = accepted / ((performance.now() - started) / 1000);
   console.log(
     `${label}: ${sendsPerSecond.toFixed(0)} accepted sends/s, ${pushedPerSecond.toFixed(0)} destinations pushed/s`,
   );
   return { sendsPerSecond, pushedPerSecond };
 }
 
-const WAITING = `SELECT (SELECT count(*) FROM destinations) AS destinations,
-  (SELECT count(*) FROM route_queue) + (SELECT count(*) FROM destinations WHERE state IN ('pending', 'sending')) AS waiting`;
-
 async function sqliteRun() {
   const data = path.join(work, 'sqlite');
   const server = await start([...serverArgs, `--data=${data}`], /listening on (http:\/\/\S+)/);
   const tokens = await makeAccounts(server.url, ACCOUNTS);
-  const db = new Sqlite(path.join(data, 'foxbell.db'), { readonly: true });
-  const counts = async (): Promise<Counts> => {
-    const row = db.prepare(WAITING).get() as Record<string, number>;
-    return { destinations: Number(row.destinations), waiting: Number(row.waiting) };
-  };
-  const result = await measure('SQLite, 1 process', [server.url], tokens, counts);
-  db.close();
+  // A worker's store: the API process holds the data directory's API lock.
+  const store = openSqliteStore({ dataDir: data, role: 'worker' });
+  const result = await measure('SQLite, 1 process', [server.url], tokens, store);
+  await store.close();
   await stop(server.child);
   return result;
 }
@@ -119,19 +112,17 @@ async function postgresRun(processes: number) {
     Array.from({ length: processes }, () => start(args, /listening on (http:\/\/\S+)/)),
   );
   const tokens = await makeAccounts(servers[0]?.url as string, ACCOUNTS);
-  const db = new pg.Client({ connectionString: DATABASE_URL, options: `-c search_path=${schema}` });
-  await db.connect();
-  const counts = async (): Promise<Counts> => {
-    const row = (await db.query(WAITING)).rows[0];
-    return { destinations: Number(row.destinations), waiting: Number(row.waiting) };
-  };
+  const store = await openPostgresStore({ url: DATABASE_URL, schema, poolSize: 1 });
   const result = await measure(
     `PostgreSQL, ${processes} process${processes > 1 ? 'es' : ''}`,
     servers.map((server) => server.url),
     tokens,
-    counts,
+    store,
   );
   for (const server of servers) await stop(server.child);
+  await store.close();
+  const db = new pg.Client({ connectionString: DATABASE_URL });
+  await db.connect();
   await db.query(`DROP SCHEMA ${schema} CASCADE`);
   await db.end();
   return result;

@@ -17,9 +17,17 @@ export const NO_LIMITS = [
   '--monthly-quota=1000000000000',
 ];
 
+/** Processes started and not yet stopped: killed when the bench exits, however it exits. */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** Starts `node args…` and resolves once its stdout matches `ready`, with what the match captured. */
 export function start(args: string[], ready: RegExp): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk) => {
