@@ -9,6 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
+import { openSqliteStore } from '@foxbell/server';
 import autocannon from 'autocannon';
 import Sqlite from 'better-sqlite3';
 import {
@@ -91,13 +92,15 @@ const bare = await start([path.join(ROOT, 'bench/support/bare-fastify.mjs')], /l
 const tokens = await makeAccounts(server.url, ACCOUNTS);
 const db = new Sqlite(path.join(data, 'foxbell.db'), { readonly: true });
 const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-const unsettled = () =>
-  count(`SELECT (SELECT count(*) FROM route_queue) +
-    (SELECT count(*) FROM destinations WHERE state IN ('pending', 'sending')) AS n`);
+// A worker's store on the same data (the server holds the API lock), to ask whether delivery has
+// anything left to do.
+const store = openSqliteStore({ dataDir: data, role: 'worker' });
 /** Waits until delivery has caught up, so one phase's backlog does not weigh on the next. */
 async function settle(): Promise<void> {
   const deadline = Date.now() + 120_000;
-  while (unsettled() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  while ((await store.nextDeliveryAt()) !== undefined && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 // What it sustains is what it accepts *and* delivers: the rate over the load and the time
@@ -131,6 +134,7 @@ const stored = count('SELECT count(*) AS n FROM notifications');
 const final = count(`SELECT count(*) AS n FROM notifications WHERE status IN ('sent_to_push', 'dropped')`);
 const lost = Math.max(0, accepted - stored) + (stored - final);
 db.close();
+await store.close();
 await stop(server.child);
 await stop(bare.child);
 await rm(data, { recursive: true, force: true });
