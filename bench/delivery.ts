@@ -22,8 +22,8 @@ import {
   systemClock,
 } from '@foxbell/server';
 
-// Six timed rounds, three with each side first: this VM's speed moves by ±15% within a minute.
-const ROUNDS = 6;
+// Ten timed rounds, five with each side first: this VM's speed moves by ±15% within a minute.
+const ROUNDS = 10;
 const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS ?? 1000);
 const DEVICES = 10;
 const CONCURRENCY = 500;
