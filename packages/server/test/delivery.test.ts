@@ -21,6 +21,14 @@ async function statusOf(server: DeliveryServer, token: string, id: string) {
 const pushesTo = (server: DeliveryServer, device: Account['devices'][number]) =>
   server.sim.received(device.push_token);
 
+/** What a device was pushed, as APNs answered: status, message and collapse id. */
+const bodiesPushedTo = (server: DeliveryServer, device: Account['devices'][number]) =>
+  pushesTo(server, device).map((push) => [
+    push.status,
+    (push.payload as { aps: { alert: { body: string } } }).aps.alert.body,
+    push.headers['apns-collapse-id'],
+  ]);
+
 describe('delivery to every device of a send', () => {
   it('pushes a send to each auto device over HTTP/2 and reports sent_to_push with each destination accepted', async () => {
     const server = await startDeliveryServer();
@@ -511,12 +519,7 @@ describe('tags', () => {
       ['watchos', 'accepted'],
       ['visionos', 'accepted'],
     ]);
-    const iphoneBodies = pushesTo(server, iphone).map((push) => [
-      push.status,
-      (push.payload as { aps: { alert: { body: string } } }).aps.alert.body,
-      push.headers['apns-collapse-id'],
-    ]);
-    expect(iphoneBodies).toEqual([
+    expect(bodiesPushedTo(server, iphone)).toEqual([
       [503, 'Build 1 running', 'build'],
       [200, 'Build 1 passed', 'build'],
     ]);
@@ -550,12 +553,7 @@ describe('tags', () => {
     server.clock.advance(2000);
     await server.worker.tick();
     // Recorded as answered: the held-back 503 after the 200. Nothing was pushed after it.
-    const pushes = pushesTo(server, iphone).map((push) => [
-      push.status,
-      (push.payload as { aps: { alert: { body: string } } }).aps.alert.body,
-      push.headers['apns-collapse-id'],
-    ]);
-    expect(pushes).toEqual([
+    expect(bodiesPushedTo(server, iphone)).toEqual([
       [200, 'Deploy done', 'deploy'],
       [503, 'Deploy running', 'deploy'],
     ]);
