@@ -333,6 +333,42 @@ describe('the HTTP/2 APNs client', () => {
     }
   });
 
+  it('reads an answer with a body to its end whatever its status, and keeps at most 4 KiB of it', async () => {
+    // Apple's 200 has no body, but a proxy or a future APNs might send one: the push must still
+    // settle as answered at once, not hang until its timeout and be sent again.
+    const server = http2.createServer();
+    server.on('stream', (stream, headers) => {
+      stream.on('data', () => {});
+      stream.on('end', () => {
+        if (headers[':path'] === `/3/device/${TOKEN}`) {
+          stream.respond({ ':status': 200, 'apns-id': 'id-1' });
+          stream.end('{"note":"a body on a 200"}');
+        } else {
+          stream.respond({ ':status': 400 });
+          stream.end(JSON.stringify({ reason: 'BadDeviceToken', padding: 'x'.repeat(1 << 20) }));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const client = new ApnsClient({
+      url: `http://127.0.0.1:${port}`,
+      key: PROVIDER_KEY,
+      clock: new ManualClock(),
+    });
+    try {
+      expect(await client.push(request())).toEqual({ kind: 'answered', status: 200, apnsId: 'id-1' });
+      // The megabyte of padding is read and dropped: past 4 KiB the body is no error body.
+      expect(await client.push({ ...request(), pushToken: 'cd'.repeat(32) })).toEqual({
+        kind: 'answered',
+        status: 400,
+      });
+    } finally {
+      await client.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('sends the simulator the same requests as @parse/node-apn for the same notification', async () => {
     // node-apn signs its tokens with the real time.
     const clock = new ManualClock(Date.now());

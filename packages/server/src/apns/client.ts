@@ -45,14 +45,17 @@ interface InFlight {
   deadline: number;
   status: number | undefined;
   apnsId: string | undefined;
-  /** Only an error answer has a body. */
+  /** What the answer's body held, up to `MAX_BODY_BYTES`: Apple sends one with errors only. */
   body: Buffer[] | undefined;
+  bodyBytes: number;
 }
 
 /** A stream refused before the server processed it may be sent again on a new connection. */
 const MAX_REQUEUES = 3;
 const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
-const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
+/** Apple's error bodies are a reason and a timestamp; more than this is not one, and is not kept. */
+const MAX_BODY_BYTES = 4096;
+const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR, NGHTTP2_FLAG_END_STREAM } = http2.constants;
 
 /**
  * The handlers every stream shares, with its push found through this symbol: a busy client
@@ -61,20 +64,28 @@ const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.const
 const PUSH = Symbol('push');
 type PushStream = ClientHttp2Stream & { [PUSH]: InFlight };
 
-function onResponse(this: PushStream, headers: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader) {
+function onResponse(
+  this: PushStream,
+  headers: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader,
+  flags: number,
+) {
   const push = this[PUSH];
   push.status = Number(headers[':status']);
   const id = headers['apns-id'];
   if (typeof id === 'string') push.apnsId = id;
-  // Apple answers 200 with no body; anything else says why in JSON.
-  if (push.status !== 200) {
+  // Apple's 200 ends the stream with its headers. Any answer with a body, whatever its status,
+  // must be read to its end, or the stream never closes and an accepted push would time out.
+  if ((flags & NGHTTP2_FLAG_END_STREAM) === 0) {
     push.body = [];
     this.on('data', onData);
   }
 }
 
 function onData(this: PushStream, chunk: Buffer) {
-  this[PUSH].body?.push(chunk);
+  const push = this[PUSH];
+  if (push.bodyBytes + chunk.length > MAX_BODY_BYTES) return;
+  push.bodyBytes += chunk.length;
+  push.body?.push(chunk);
 }
 
 function onClose(this: PushStream) {
@@ -207,6 +218,7 @@ export class ApnsClient {
       status: undefined,
       apnsId: undefined,
       body: undefined,
+      bodyBytes: 0,
     };
     (stream as PushStream)[PUSH] = push;
     this.#inFlight.add(push);
