@@ -45,7 +45,7 @@ interface InFlight {
   deadline: number;
   status: number | undefined;
   apnsId: string | undefined;
-  /** What the answer's body held, up to `MAX_BODY_BYTES`: Apple sends one with errors only. */
+  /** The answer's body (Apple sends one with errors only); none if it outgrew `MAX_BODY_BYTES`. */
   body: Buffer[] | undefined;
   bodyBytes: number;
 }
@@ -83,9 +83,10 @@ function onResponse(
 
 function onData(this: PushStream, chunk: Buffer) {
   const push = this[PUSH];
-  if (push.bodyBytes + chunk.length > MAX_BODY_BYTES) return;
   push.bodyBytes += chunk.length;
-  push.body?.push(chunk);
+  // Past the bound the body is no error body: drop it whole, and keep reading so the stream ends.
+  if (push.bodyBytes > MAX_BODY_BYTES) push.body = undefined;
+  else push.body?.push(chunk);
 }
 
 function onClose(this: PushStream) {
