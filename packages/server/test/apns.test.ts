@@ -336,16 +336,28 @@ describe('the HTTP/2 APNs client', () => {
   it('reads an answer with a body to its end whatever its status, and keeps at most 4 KiB of it', async () => {
     // Apple's 200 has no body, but a proxy or a future APNs might send one: the push must still
     // settle as answered at once, not hang until its timeout and be sent again.
+    /** Apple's error body for `BadDeviceToken`, padded to exactly `bytes` long. */
+    const errorBody = (bytes: number) => {
+      const bare = JSON.stringify({ reason: 'BadDeviceToken', padding: '' });
+      return JSON.stringify({ reason: 'BadDeviceToken', padding: 'x'.repeat(bytes - bare.length) });
+    };
+    // The push token says how long a 400's body is.
+    const bodyBytes: Record<string, number> = {
+      ['cd'.repeat(32)]: 4096,
+      ['ef'.repeat(32)]: 4097,
+      ['01'.repeat(32)]: 1 << 20,
+    };
     const server = http2.createServer();
     server.on('stream', (stream, headers) => {
       stream.on('data', () => {});
       stream.on('end', () => {
-        if (headers[':path'] === `/3/device/${TOKEN}`) {
+        const pushToken = String(headers[':path']).slice('/3/device/'.length);
+        if (pushToken === TOKEN) {
           stream.respond({ ':status': 200, 'apns-id': 'id-1' });
           stream.end('{"note":"a body on a 200"}');
         } else {
           stream.respond({ ':status': 400 });
-          stream.end(JSON.stringify({ reason: 'BadDeviceToken', padding: 'x'.repeat(1 << 20) }));
+          stream.end(errorBody(bodyBytes[pushToken] as number));
         }
       });
     });
@@ -358,11 +370,15 @@ describe('the HTTP/2 APNs client', () => {
     });
     try {
       expect(await client.push(request())).toEqual({ kind: 'answered', status: 200, apnsId: 'id-1' });
-      // The megabyte of padding is read and dropped: past 4 KiB the body is no error body.
+      // 4 KiB is kept and read; a byte more, or a megabyte (many DATA frames), is read and dropped.
       expect(await client.push({ ...request(), pushToken: 'cd'.repeat(32) })).toEqual({
         kind: 'answered',
         status: 400,
+        reason: 'BadDeviceToken',
       });
+      for (const pushToken of ['ef'.repeat(32), '01'.repeat(32)]) {
+        expect(await client.push({ ...request(), pushToken })).toEqual({ kind: 'answered', status: 400 });
+      }
     } finally {
       await client.close();
       await new Promise((resolve) => server.close(resolve));
