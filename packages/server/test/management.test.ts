@@ -169,6 +169,17 @@ describe('tokens', () => {
     expect(list.body.tokens).toHaveLength(2);
   });
 
+  it('takes an expiry on a day that exists, 29 February of a leap year included', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const reply = await server.request('POST', '/v1/tokens', {
+      token: account.key,
+      json: { expires_at: '2028-02-29T23:59:59.999Z' },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    expect(reply.body.expires_at).toBe('2028-02-29T23:59:59.999Z');
+  });
+
   it('refuses a 51st live token with 409 limit_reached', async () => {
     const server = await startServer();
     const account = await createAccount(server);
@@ -182,6 +193,11 @@ describe('tokens', () => {
     [{ scenes: ['disco'] }, 'scenes.0'],
     [{ expires_at: '2020-01-01T00:00:00.000Z' }, 'expires_at'],
     [{ expires_at: 'tomorrow' }, 'expires_at'],
+    // Dates that do not exist, which Date.parse would roll over into the next month or day.
+    [{ expires_at: '2027-02-30T00:00:00.000Z' }, 'expires_at'],
+    [{ expires_at: '2027-04-31T12:00:00.000Z' }, 'expires_at'],
+    [{ expires_at: '2027-01-01T24:00:00.000Z' }, 'expires_at'],
+    [{ expires_at: '2027-01-01T12:60:00.000Z' }, 'expires_at'],
     [{ kind: 'robot' }, 'kind'],
     [{ own_status: 'yes' }, 'own_status'],
   ])('refuses token options %j', async (json, field) => {

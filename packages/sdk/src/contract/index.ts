@@ -53,6 +53,7 @@ export {
   REQUEST_ID_PATTERN,
   type SendResponse,
   type StatusRecord,
+  parseTimestamp,
   sendResponseSchema,
   statusRecordSchema,
   TIMESTAMP_PATTERN,

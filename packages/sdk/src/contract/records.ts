@@ -26,6 +26,17 @@ export const REQUEST_ID_PATTERN = /^req_[A-Za-z0-9_-]+$/;
 /** `YYYY-MM-DDTHH:MM:SS.mmmZ`, the only timestamp form of the interface. */
 export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/**
+ * The milliseconds of a timestamp of the interface's form, or undefined when it names no real
+ * moment. `Date.parse` rolls `2027-02-30` over to March 2 and reads `24:00` as the next day: a
+ * timestamp counts only when printing its moment gives back the same text.
+ */
+export function parseTimestamp(text: string): number | undefined {
+  if (!TIMESTAMP_PATTERN.test(text)) return undefined;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : undefined;
+}
+
 // Response schemas are loose objects: a newer server may add members, and an older client
 // must keep working when it does. Enumerations stay open for the same reason.
 

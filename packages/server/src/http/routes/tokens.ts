@@ -1,4 +1,4 @@
-import { isKnownScene, TIMESTAMP_PATTERN } from '@foxbell/sdk/contract';
+import { isKnownScene, parseTimestamp } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../errors.js';
@@ -18,7 +18,11 @@ const newToken = z.strictObject({
     .optional(),
   allow_urls: z.boolean().optional(),
   default_target: textField(1, 64).optional(),
-  expires_at: z.string().regex(TIMESTAMP_PATTERN, 'must be a timestamp YYYY-MM-DDTHH:MM:SS.mmmZ').optional(),
+  expires_at: z
+    .string()
+    .refine((text) => parseTimestamp(text) !== undefined, 'must be a real moment, written YYYY-MM-DDTHH:MM:SS.mmmZ')
+    .transform((text) => parseTimestamp(text) as number)
+    .optional(),
 });
 
 export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -26,9 +30,9 @@ export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
     const account = accountOf(request.caller);
     const body = readBody(request, newToken);
     const now = ctx.clock.now();
-    const expiresAt = body.expires_at === undefined ? null : Date.parse(body.expires_at);
-    if (expiresAt !== null && !(expiresAt > now)) {
-      throw new ApiError('invalid_field', 'expires_at must be a valid time in the future', {
+    const expiresAt = body.expires_at ?? null;
+    if (expiresAt !== null && expiresAt <= now) {
+      throw new ApiError('invalid_field', 'expires_at must be in the future', {
         field: 'expires_at',
       });
     }
