@@ -9,6 +9,7 @@ import {
   ADMIN,
   makeAccounts,
   NO_LIMITS,
+  post,
   ROOT,
   rotatingTokens,
   SERVER_BIN,
@@ -17,6 +18,7 @@ import {
 } from './support/processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const ACCOUNTS = 64;
 const DATABASE_URL = process.env.FOXBELL_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -76,9 +78,52 @@ async function load(urls: string[], tokens: string[]): Promise<number> {
 }
 
 /**
+ * Status records read per second: one send per account, then `CONNECTIONS` connections reading
+ * their records (each request the next account's, with its token), spread over `urls`.
+ */
+async function readStatuses(urls: string[], tokens: string[]): Promise<number> {
+  const records = await Promise.all(
+    tokens.map(async (token) => {
+      const sent = await post(`${urls[0]}/v1/notifications`, token, { message: 'Deploy finished' });
+      return { token, path: `/v1/notifications/${sent.id}/status` };
+    }),
+  );
+  let next = 0;
+  const results = await Promise.all(
+    urls.map((url) =>
+      autocannon({
+        url,
+        connections: Math.ceil(CONNECTIONS / urls.length),
+        duration: READ_SECONDS,
+        requests: [
+          {
+            setupRequest: (request) => {
+              next = (next + 1) % records.length;
+              const record = records[next] as (typeof records)[number];
+              return {
+                ...request,
+                path: record.path,
+                headers: { ...request.headers, authorization: `Bearer ${record.token}` },
+              };
+            },
+          },
+        ],
+      }),
+    ),
+  );
+  for (const result of results) {
+    if (result.non2xx > 0 || result.errors > 0) {
+      throw new Error(`status reads: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+    }
+  }
+  return results.reduce((sum, result) => sum + result.requests.total, 0) / READ_SECONDS;
+}
+
+/**
  * Runs the load, then waits until the store says delivery has nothing left to do (its own
  * nextDeliveryAt, read through a store of its own on the same data); returns sends/s and
- * pushed/s. Each account has one iPhone, so every accepted send is one destination.
+ * pushed/s, then status records read/s. Each account has one iPhone, so every accepted send is one
+ * destination.
  */
 async function measure(label: string, urls: string[], tokens: string[], store: Store) {
   const started = performance.now();
@@ -87,10 +132,12 @@ async function measure(label: string, urls: string[], tokens: string[], store: S
   while ((await store.nextDeliveryAt()) !== undefined)
     await new Promise((resolve) => setTimeout(resolve, 50));
   const pushedPerSecond = accepted / ((performance.now() - started) / 1000);
+  const readsPerSecond = await readStatuses(urls, tokens);
   console.log(
-    `${label}: ${sendsPerSecond.toFixed(0)} accepted sends/s, ${pushedPerSecond.toFixed(0)} destinations pushed/s`,
+    `${label}: ${sendsPerSecond.toFixed(0)} accepted sends/s, ${pushedPerSecond.toFixed(0)} destinations pushed/s, ` +
+      `${readsPerSecond.toFixed(0)} status records read/s`,
   );
-  return { sendsPerSecond, pushedPerSecond };
+  return { sendsPerSecond, pushedPerSecond, readsPerSecond };
 }
 
 async function sqliteRun() {
@@ -142,9 +189,21 @@ console.log(
 );
 console.log(
   JSON.stringify({
-    sqlite: { sends: round(sqlite.sendsPerSecond), pushed: round(sqlite.pushedPerSecond) },
-    postgres_1: { sends: round(pg1.sendsPerSecond), pushed: round(pg1.pushedPerSecond) },
-    postgres_2: { sends: round(pg2.sendsPerSecond), pushed: round(pg2.pushedPerSecond) },
+    sqlite: {
+      sends: round(sqlite.sendsPerSecond),
+      pushed: round(sqlite.pushedPerSecond),
+      reads: round(sqlite.readsPerSecond),
+    },
+    postgres_1: {
+      sends: round(pg1.sendsPerSecond),
+      pushed: round(pg1.pushedPerSecond),
+      reads: round(pg1.readsPerSecond),
+    },
+    postgres_2: {
+      sends: round(pg2.sendsPerSecond),
+      pushed: round(pg2.pushedPerSecond),
+      reads: round(pg2.readsPerSecond),
+    },
     pushed_ratio_2_to_sqlite: ratio(pg2.pushedPerSecond, sqlite.pushedPerSecond),
     sends_ratio_1_to_sqlite: ratio(pg1.sendsPerSecond, sqlite.sendsPerSecond),
   }),

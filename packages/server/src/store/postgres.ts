@@ -12,7 +12,6 @@ import {
   claimedAtRouting,
   claimedFrom,
   deviceOf,
-  joinedAccountOf,
   maybeNumber,
   notificationOf,
   type QueuedNotification,
@@ -34,7 +33,6 @@ import type {
   SendOutcome,
   SendToken,
   Store,
-  StoredNotification,
 } from './store.js';
 
 export interface PostgresStoreOptions {
@@ -201,6 +199,21 @@ class Session {
   }
 }
 
+/**
+ * A notification row with its destinations and handled events aggregated in the same statement
+ * (`n` is the notification): one round trip, and one snapshot, for a whole record.
+ */
+const WITH_DELIVERY = `n.*,
+  (SELECT coalesce(json_agg(json_build_object('device_id', d.device_id, 'platform', d.platform,
+     'state', d.state, 'push_status', d.push_status, 'updated_at', d.updated_at) ORDER BY d.seq), '[]')
+   FROM destinations d WHERE d.notification_id = n.id) AS destination_rows,
+  (SELECT coalesce(json_agg(json_build_object('device_id', h.device_id, 'platform', h.platform,
+     'action', h.action, 'at', h.at) ORDER BY h.seq), '[]')
+   FROM handled_events h WHERE h.notification_id = n.id) AS handled_rows`;
+
+const storedNotificationOf = (row: Row) =>
+  notificationOf(row, row.destination_rows as Row[], row.handled_rows as Row[]);
+
 /** Sends admitted in one transaction at most, and such transactions running at once. */
 const MAX_BATCH = 256;
 const MAX_BATCHES_IN_FLIGHT = 4;
@@ -243,11 +256,17 @@ class PostgresStore implements Store {
     this.#pool = pool;
   }
 
-  /** Runs `work` outside a transaction, on any connection. */
-  async #read<T>(work: (db: Session) => Promise<T>): Promise<T> {
+  /**
+   * A read is one statement, outside a transaction; a statement sees the database as of one moment.
+   * So an answer assembled from several tables is read in one statement (a status record is a
+   * notification with its destinations and events: WITH_DELIVERY), never in two, between which a
+   * worker's commit could land and the record contradict itself (a destination accepted while the
+   * notification is still accepted). Taking one statement, this cannot be written otherwise.
+   */
+  async #read(text: string, values: unknown[] = []): Promise<Row[]> {
     const client = await this.#pool.connect();
     try {
-      return await work(new Session(client, this.#names));
+      return await new Session(client, this.#names).rows(text, values);
     } finally {
       client.release();
     }
@@ -291,37 +310,26 @@ class PostgresStore implements Store {
 
   /** The credentials behind secret hashes, in at most three queries for all of them. */
   async #lookUpCredentials(hashes: readonly string[]): Promise<(Credential | undefined)[]> {
-    return this.#read(async (db) => {
-      const found = new Map<string, Credential>();
-      for (const row of await db.rows(
-        `SELECT t.*, a.id AS a_id, a.name AS a_name, a.key_generation AS a_key_generation,
-           a.created_at AS a_created_at, a.deleted_at AS a_deleted_at
-         FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.secret_hash = ANY($1)`,
-        [hashes],
-      )) {
-        found.set(row.secret_hash as string, {
-          kind: 'send',
-          token: tokenOf(row),
-          account: joinedAccountOf(row),
-        });
-      }
-      const rest = () => hashes.filter((hash) => !found.has(hash));
-      if (rest().length > 0) {
-        for (const row of await db.rows('SELECT * FROM accounts WHERE key_hash = ANY($1)', [rest()])) {
-          found.set(row.key_hash as string, { kind: 'account', account: accountOf(row) });
-        }
-      }
-      if (rest().length > 0) {
-        for (const row of await db.rows(
-          `SELECT r.key_hash AS retired_hash, a.* FROM retired_account_keys r JOIN accounts a ON a.id = r.account_id
-           WHERE r.key_hash = ANY($1)`,
-          [rest()],
-        )) {
-          found.set(row.retired_hash as string, { kind: 'retired_account_key', account: accountOf(row) });
-        }
-      }
-      return hashes.map((hash) => found.get(hash));
-    });
+    // A secret is a send token, an account key or a retired account key: one statement asks all three.
+    const rows = await this.#read(
+      `SELECT 'send' AS kind, t.secret_hash AS hash, row_to_json(t) AS token, row_to_json(a) AS account
+         FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.secret_hash = ANY($1)
+       UNION ALL
+       SELECT 'account', a.key_hash, NULL, row_to_json(a) FROM accounts a WHERE a.key_hash = ANY($1)
+       UNION ALL
+       SELECT 'retired_account_key', r.key_hash, NULL, row_to_json(a)
+         FROM retired_account_keys r JOIN accounts a ON a.id = r.account_id WHERE r.key_hash = ANY($1)`,
+      [hashes],
+    );
+    const found = new Map<string, Credential>();
+    for (const row of rows) {
+      const account = accountOf(row.account as Row);
+      const hash = row.hash as string;
+      if (row.kind === 'send') found.set(hash, { kind: 'send', token: tokenOf(row.token as Row), account });
+      else if (row.kind === 'account') found.set(hash, { kind: 'account', account });
+      else found.set(hash, { kind: 'retired_account_key', account });
+    }
+    return hashes.map((hash) => found.get(hash));
   }
 
   async createAccount(account: { id: string; name: string | null; keyHash: string; now: number }) {
@@ -414,11 +422,9 @@ class PostgresStore implements Store {
   }
 
   async listTokens(accountId: string) {
-    return this.#read(async (db) =>
-      (await db.rows('SELECT * FROM tokens WHERE account_id = $1 ORDER BY created_at, seq', [accountId])).map(
-        tokenOf,
-      ),
-    );
+    return (
+      await this.#read('SELECT * FROM tokens WHERE account_id = $1 ORDER BY created_at, seq', [accountId])
+    ).map(tokenOf);
   }
 
   async revokeToken(accountId: string, tokenId: string, now: number) {
@@ -480,16 +486,14 @@ class PostgresStore implements Store {
   }
 
   async listDevices(accountId: string, options: { activeOnly: boolean }) {
-    return this.#read(async (db) =>
-      (
-        await db.rows(
-          options.activeOnly
-            ? 'SELECT * FROM devices WHERE account_id = $1 AND active ORDER BY created_at, seq'
-            : 'SELECT * FROM devices WHERE account_id = $1 ORDER BY created_at, seq',
-          [accountId],
-        )
-      ).map(deviceOf),
-    );
+    return (
+      await this.#read(
+        options.activeOnly
+          ? 'SELECT * FROM devices WHERE account_id = $1 AND active ORDER BY created_at, seq'
+          : 'SELECT * FROM devices WHERE account_id = $1 ORDER BY created_at, seq',
+        [accountId],
+      )
+    ).map(deviceOf);
   }
 
   async updateDevice(accountId: string, deviceId: string, change: { name?: string; inAuto?: boolean }) {
@@ -720,41 +724,17 @@ class PostgresStore implements Store {
   }
 
   async monthlyCount(accountId: string, now: number) {
-    return this.#read(async (db) => {
-      const row = await db.row('SELECT count FROM monthly_usage WHERE account_id = $1 AND month = $2', [
-        accountId,
-        utcMonth(now),
-      ]);
-      return Number(row?.count ?? 0);
-    });
+    const [row] = await this.#read('SELECT count FROM monthly_usage WHERE account_id = $1 AND month = $2', [
+      accountId,
+      utcMonth(now),
+    ]);
+    return Number(row?.count ?? 0);
   }
 
   /** Notification rows with their destinations and handled events, in two queries for all of them. */
-  async #notificationsOf(db: Session, rows: Row[]): Promise<StoredNotification[]> {
-    if (rows.length === 0) return [];
-    const ids = rows.map((row) => row.id as string);
-    const destinations = await db.rows(
-      'SELECT * FROM destinations WHERE notification_id = ANY($1) ORDER BY seq',
-      [ids],
-    );
-    const handled = await db.rows(
-      'SELECT * FROM handled_events WHERE notification_id = ANY($1) ORDER BY seq',
-      [ids],
-    );
-    return rows.map((row) =>
-      notificationOf(
-        row,
-        destinations.filter((d) => d.notification_id === row.id),
-        handled.filter((h) => h.notification_id === row.id),
-      ),
-    );
-  }
-
   async getNotification(id: string) {
-    return this.#read(async (db) => {
-      const row = await db.row('SELECT * FROM notifications WHERE id = $1', [id]);
-      return row && (await this.#notificationsOf(db, [row]))[0];
-    });
+    const [row] = await this.#read(`SELECT ${WITH_DELIVERY} FROM notifications n WHERE n.id = $1`, [id]);
+    return row && storedNotificationOf(row);
   }
 
   async recordEvent(event: {
@@ -794,25 +774,24 @@ class PostgresStore implements Store {
     accountId: string,
     page: { after: { createdAt: number; id: string } | undefined; limit: number; since: number },
   ) {
-    return this.#read(async (db) => {
-      const rows = page.after
-        ? await db.rows(
-            `SELECT * FROM notifications WHERE account_id = $1 AND created_at >= $2 AND (created_at, id) < ($3, $4)
-             ORDER BY created_at DESC, id DESC LIMIT $5`,
-            [accountId, page.since, page.after.createdAt, page.after.id, page.limit + 1],
-          )
-        : await db.rows(
-            `SELECT * FROM notifications WHERE account_id = $1 AND created_at >= $2
-             ORDER BY created_at DESC, id DESC LIMIT $3`,
-            [accountId, page.since, page.limit + 1],
-          );
-      const items = await this.#notificationsOf(db, rows.slice(0, page.limit));
-      const last = items.at(-1);
-      return {
-        items,
-        next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
-      };
-    });
+    const rows = page.after
+      ? await this.#read(
+          `SELECT ${WITH_DELIVERY} FROM notifications n
+           WHERE n.account_id = $1 AND n.created_at >= $2 AND (n.created_at, n.id) < ($3, $4)
+           ORDER BY n.created_at DESC, n.id DESC LIMIT $5`,
+          [accountId, page.since, page.after.createdAt, page.after.id, page.limit + 1],
+        )
+      : await this.#read(
+          `SELECT ${WITH_DELIVERY} FROM notifications n WHERE n.account_id = $1 AND n.created_at >= $2
+           ORDER BY n.created_at DESC, n.id DESC LIMIT $3`,
+          [accountId, page.since, page.limit + 1],
+        );
+    const items = rows.slice(0, page.limit).map(storedNotificationOf);
+    const last = items.at(-1);
+    return {
+      items,
+      next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
+    };
   }
 
   async routeQueued(options: {
@@ -1149,10 +1128,8 @@ class PostgresStore implements Store {
   }
 
   async nextDeliveryAt() {
-    return this.#read(async (db) => {
-      const row = await db.row(nextDeliveryAt('SELECT min(available_at) AS at FROM route_queue'));
-      return maybeNumber(row?.at) ?? undefined;
-    });
+    const [row] = await this.#read(nextDeliveryAt('SELECT min(available_at) AS at FROM route_queue'));
+    return maybeNumber(row?.at) ?? undefined;
   }
 
   getPause(): Promise<Pause> {
@@ -1164,10 +1141,8 @@ class PostgresStore implements Store {
   }
 
   async getSetting(name: string) {
-    return this.#read(
-      async (db) =>
-        (await db.row('SELECT value FROM settings WHERE name = $1', [name]))?.value as string | undefined,
-    );
+    const [row] = await this.#read('SELECT value FROM settings WHERE name = $1', [name]);
+    return row?.value as string | undefined;
   }
 
   async setSetting(name: string, value: string) {
