@@ -5,6 +5,7 @@ import { isoTime } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { Device, Store } from '../../store/store.js';
 import { sendApiError } from '../error-handler.js';
+import { isLocalRequest } from '../local-only.js';
 
 /** What the device page needs from the process: the dev account and the simulator inside. */
 export interface DevPageDeps {
@@ -20,9 +21,6 @@ const ASSETS = ['../dev-page/', '../../../dev-page/']
   .find((url) => existsSync(new URL('index.html', url))) as URL;
 const asset = (name: string) => readFileSync(new URL(name, ASSETS), 'utf8');
 
-/** Only this machine sees the page: it hands out the dev account's key. */
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-
 // The page may load nothing from elsewhere; images are shown only when the user asks.
 const PAGE_HEADERS = {
   'content-security-policy':
@@ -37,22 +35,24 @@ const PAGE_HEADERS = {
  * HTML, CSS and an ES module read from `dev-page/`: nothing to build.
  */
 export function devPageRoutes(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
+  // A plugin of its own: the guard below is a hook of this scope, so it runs for every route
+  // registered here, whatever spelling of the URL the router matched (percent-encoded, absolute
+  // form), and for no other route.
+  void app.register(async (scope) => {
+    scope.addHook('onRequest', (request, reply, done) => {
+      if (isLocalRequest(request)) return done();
+      sendApiError(reply, request, new ApiError('forbidden', 'the device page answers this machine only'));
+    });
+    devPage(scope, store, deps);
+  });
+}
+
+function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
   const files = {
     html: asset('index.html'),
     css: asset('page.css'),
     js: asset('page.js'),
   };
-
-  app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    if ((path === '/' || path === '/devices' || path.startsWith('/dev/')) && !LOOPBACK.has(request.ip)) {
-      return sendApiError(
-        reply,
-        request,
-        new ApiError('forbidden', 'the device page answers this machine only'),
-      );
-    }
-  });
 
   const page = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(files.html);

@@ -20,7 +20,10 @@ const newToken = z.strictObject({
   default_target: textField(1, 64).optional(),
   expires_at: z
     .string()
-    .refine((text) => parseTimestamp(text) !== undefined, 'must be a real moment, written YYYY-MM-DDTHH:MM:SS.mmmZ')
+    .refine(
+      (text) => parseTimestamp(text) !== undefined,
+      'must be a real moment, written YYYY-MM-DDTHH:MM:SS.mmmZ',
+    )
     .transform((text) => parseTimestamp(text) as number)
     .optional(),
 });
