@@ -77,10 +77,11 @@ const ca = await readFile(path.join(work, 'ca.pem'), 'utf8');
 const clearSimulator = () => fetch(`${simUrls.control}/v1/pushes`, { method: 'DELETE' });
 /** Every push of a run must have reached the simulator and been accepted, or the figure means nothing. */
 async function expectAccepted(count: number, who: string): Promise<void> {
-  const { pushes } = (await (await fetch(`${simUrls.control}/v1/pushes`)).json()) as {
-    pushes: { status: number }[];
+  // Counts, not the history: the simulator remembers only the newest pushes.
+  const { counts } = (await (await fetch(`${simUrls.control}/v1/pushes`)).json()) as {
+    counts: { by_status: Record<string, number> };
   };
-  const accepted = pushes.filter((push) => push.status === 200).length;
+  const accepted = counts.by_status['200'] ?? 0;
   if (accepted !== count) throw new Error(`${who}: the simulator accepted ${accepted} pushes, not ${count}`);
 }
 

@@ -1,13 +1,15 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { DEFAULT_HISTORY } from './apns/push-history.js';
 import { ApnsSimulator, type SimulatorKey } from './apns/simulator.js';
 import { buildSimulatorControl } from './apns/simulator-control.js';
 
 const USAGE = `Usage: foxbell-apns-sim [options]
 
   --port N            the HTTP/2 port for pushes; 0 picks a free one (default 0)
-  --host HOST         address to listen on (default 127.0.0.1)
-  --control-port N    the control API's port (HTTP/1.1 JSON; default 0)
+  --host HOST         address the HTTP/2 port listens on (default 127.0.0.1)
+  --control-port N    the control API's port (HTTP/1.1 JSON; default 0), always on 127.0.0.1
+  --history N         pushes remembered in all (default 10000; 100 per push token)
   --cleartext         h2c instead of TLS
   --ca-out FILE       write the certificate clients must trust to FILE (for --apns-ca)
   --key-file F        a .p8 key whose tokens to accept (more via POST /v1/keys)
@@ -30,6 +32,7 @@ async function main(): Promise<void> {
       'key-id': { type: 'string' },
       'team-id': { type: 'string' },
       'strict-tokens': { type: 'boolean' },
+      history: { type: 'string', default: String(DEFAULT_HISTORY.total) },
       help: { type: 'boolean' },
     },
   });
@@ -41,6 +44,10 @@ async function main(): Promise<void> {
     const value = Number(values[flag]);
     if (!/^\d+$/.test(values[flag]) || value > 65_535) throw new Error(`--${flag} must be a port number`);
     return value;
+  };
+  const history = () => {
+    if (!/^[1-9]\d{0,8}$/.test(values.history)) throw new Error('--history must be a whole number from 1');
+    return Number(values.history);
   };
   const keys: SimulatorKey[] = [];
   if (values['key-file'] !== undefined) {
@@ -59,11 +66,13 @@ async function main(): Promise<void> {
     cleartext: values.cleartext ?? false,
     strictTokens: values['strict-tokens'] ?? false,
     keys,
+    history: { perDevice: DEFAULT_HISTORY.perDevice, total: history() },
   });
   if (values['ca-out'] !== undefined && simulator.ca !== undefined)
     await writeFile(values['ca-out'], simulator.ca);
   const control = buildSimulatorControl(simulator);
-  const controlUrl = await control.listen({ port: port('control-port'), host: values.host });
+  // The control API reads every push and scripts answers: this machine only, whatever --host says.
+  const controlUrl = await control.listen({ port: port('control-port'), host: '127.0.0.1' });
   const stop = async () => {
     await control.close();
     await simulator.close();

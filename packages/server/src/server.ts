@@ -155,7 +155,7 @@ async function startDelivery(
   log: DeliveryLog,
 ): Promise<Delivery | undefined> {
   if (config.workers === 0) return undefined;
-  const push = await openPushService(config.apns, clock, config.host);
+  const push = await openPushService(config.apns, clock);
   const worker = new DeliveryWorker({
     store,
     sender: push.client,

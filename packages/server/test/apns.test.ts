@@ -249,7 +249,7 @@ describe('the HTTP/2 APNs client', () => {
     const { sim, client } = await startSimulator(clock);
     const results = await Promise.all(Array.from({ length: 200 }, () => client.push(request())));
     expect(results.every((result) => result.kind === 'answered' && result.status === 200)).toBe(true);
-    expect(sim.received()).toHaveLength(200);
+    expect(sim.counts()).toEqual({ received: 200, by_status: { '200': 200 } });
     expect(sim.connections).toBe(1);
   });
 
@@ -464,7 +464,10 @@ describe("the simulator's control API", () => {
       expect(await client.push(push)).toMatchObject({ status: 200 });
       expect((await call('POST', '/v1/goaway')).status).toBe(204);
       expect((await call('DELETE', '/v1/pushes')).status).toBe(204);
-      expect((await call('GET', '/v1/pushes')).body).toEqual({ pushes: [] });
+      expect((await call('GET', '/v1/pushes')).body).toEqual({
+        pushes: [],
+        counts: { received: 0, by_status: {} },
+      });
       expect((await call('POST', `/v1/tokens/${TOKEN}/script`, { answers: [{ status: 'x' }] })).status).toBe(
         400,
       );

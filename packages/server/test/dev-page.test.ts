@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApnsSimulator } from '../src/apns/simulator.js';
 import { buildApp } from '../src/app.js';
 import { seedDevAccount } from '../src/dev-seed.js';
+import { MAX_PUSH_STREAMS } from '../src/http/routes/dev-page.js';
 import { randomIds } from '../src/ids.js';
 import { type ForeignHost, makeForeignHost } from './foreign-host.js';
 import { ManualClock } from './helpers.js';
@@ -207,6 +209,37 @@ describe('the device page (--dev)', () => {
     });
     const unknown = await call(base, '/dev/notifications/ntf_nope');
     expect([unknown.statusCode, unknown.json().error.code]).toEqual([404, 'not_found']);
+  });
+
+  it(`keeps at most ${MAX_PUSH_STREAMS} live push streams: one more closes the oldest`, async () => {
+    const { port } = await devApp();
+    const open = (index: number) =>
+      new Promise<{ index: number; ended: Promise<number> }>((resolve, reject) => {
+        const socket = connect({ port, host: '127.0.0.1' });
+        socket.on('error', reject);
+        let text = '';
+        let markEnded: (index: number) => void = () => {};
+        const ended = new Promise<number>((done) => {
+          markEnded = done;
+        });
+        socket.on('data', (chunk) => {
+          text += chunk;
+          if (text.includes('event: ready')) resolve({ index, ended });
+          // The last chunk of a chunked response: the stream was ended by the server.
+          if (text.endsWith('\r\n0\r\n\r\n')) markEnded(index);
+        });
+        socket.write(`GET /dev/pushes HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+        closing.push(async () => socket.destroy());
+      });
+    const streams = [];
+    for (let index = 0; index < MAX_PUSH_STREAMS; index += 1) streams.push(await open(index));
+    const newest = await open(MAX_PUSH_STREAMS);
+    expect(await Promise.race([streams[0]?.ended, newest.ended, sleep(2000).then(() => 'none')])).toBe(0);
+    const stillOpen = await Promise.race([
+      ...streams.slice(1).map((stream) => stream.ended),
+      sleep(200).then(() => 'none'),
+    ]);
+    expect(stillOpen).toBe('none');
   });
 
   it('says so when pushes go to a real APNs endpoint rather than the simulator', async () => {

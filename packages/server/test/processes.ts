@@ -98,7 +98,8 @@ export async function startOutsideSimulator(
   dir: string,
 ): Promise<{ sim: ApnsSimulator; apnsArgs: string[] }> {
   const key = { keyId: 'KEY0000001', teamId: 'TEAM000001', keyPem: newProviderKeyPem() };
-  const sim = await ApnsSimulator.start({ keys: [key] });
+  // The tests that use it count every push by apns-id: it remembers a whole run.
+  const sim = await ApnsSimulator.start({ keys: [key], history: { perDevice: 100_000, total: 100_000 } });
   await writeFile(path.join(dir, 'ca.pem'), sim.ca as string);
   await writeFile(path.join(dir, 'key.p8'), key.keyPem);
   const apnsArgs = [

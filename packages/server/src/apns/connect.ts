@@ -22,11 +22,7 @@ export interface PushService {
  * Opens what `config` names. With `sim`, the simulator starts inside the process with a key made
  * for this run, and the real HTTP/2 client talks to it over TLS like it would to Apple.
  */
-export async function openPushService(
-  config: ApnsConfig,
-  clock: Clock,
-  host = '127.0.0.1',
-): Promise<PushService> {
+export async function openPushService(config: ApnsConfig, clock: Clock): Promise<PushService> {
   if (config.kind === 'remote') {
     const client = new ApnsClient({
       url: config.url,
@@ -51,13 +47,15 @@ export async function openPushService(
     keyId: 'SIMKEY0001',
     teamId: 'SIMTEAM001',
   };
+  // On loopback whatever --host says: the control API reads every account's pushes and scripts
+  // answers, and the simulator is for this process only.
   const simulator = await ApnsSimulator.start({
-    host,
+    host: '127.0.0.1',
     clock,
     keys: [{ keyId: key.keyId, teamId: key.teamId, keyPem: key.privateKeyPem }],
   });
   const control: FastifyInstance = buildSimulatorControl(simulator);
-  const controlUrl = await control.listen({ port: config.controlPort, host });
+  const controlUrl = await control.listen({ port: config.controlPort, host: '127.0.0.1' });
   const client = new ApnsClient({ url: simulator.url, ca: simulator.ca, key, clock });
   return {
     client,

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { type Clock, isoTime, systemClock } from '../clock.js';
 import { providerTokenKeyId, publicKeyOf, verifyProviderToken } from './provider-token.js';
+import { DEFAULT_HISTORY, type HistoryBounds, PushHistory } from './push-history.js';
 import { MAX_PAYLOAD_BYTES } from './push-request.js';
 
 /** A push as the simulator received it, with the answer it gave. */
@@ -60,6 +61,8 @@ export interface ApnsSimulatorOptions {
    * with (as a device that registered itself would be). With it, only registered tokens are known.
    */
   strictTokens?: boolean;
+  /** How many pushes it remembers (DEFAULT_HISTORY). */
+  history?: HistoryBounds;
 }
 
 const TOKEN_LIFETIME_MS = 60 * 60_000;
@@ -103,7 +106,7 @@ export class ApnsSimulator {
   readonly #keys = new Map<string, { teamId: string; publicKey: KeyObject }>();
   readonly #tokens = new Map<string, TokenState>();
   readonly #scripts = new Map<string, ScriptedAnswer[]>();
-  readonly #received: ReceivedPush[] = [];
+  readonly #received: PushHistory<ReceivedPush>;
   readonly #listeners = new Set<(push: ReceivedPush) => void>();
   readonly #sessions = new Set<ServerHttp2Session>();
   readonly #verifiedTokens = new WeakMap<
@@ -122,6 +125,7 @@ export class ApnsSimulator {
     this.ca = ca;
     this.#clock = options.clock ?? systemClock;
     this.#strict = options.strictTokens ?? false;
+    this.#received = new PushHistory(options.history ?? DEFAULT_HISTORY);
     for (const key of options.keys ?? []) this.registerKey(key);
     server.on('session', (session: ServerHttp2Session) => {
       this.#sessions.add(session);
@@ -191,10 +195,15 @@ export class ApnsSimulator {
     this.#scripts.set(key, [...(this.#scripts.get(key) ?? []), ...answers]);
   }
 
-  /** What was pushed, oldest first; to one push token when given. */
+  /** What was pushed and is still remembered, oldest first; to one push token when given. */
   received(pushToken?: string): ReceivedPush[] {
-    const key = pushToken?.toLowerCase();
-    return this.#received.filter((push) => key === undefined || push.push_token === key);
+    return this.#received.items(pushToken?.toLowerCase());
+  }
+
+  /** How many pushes were received since the start or the last reset, in all and by status. */
+  counts(): { received: number; by_status: Record<string, number> } {
+    const byStatus = this.#received.counts();
+    return { received: Object.values(byStatus).reduce((sum, n) => sum + n, 0), by_status: byStatus };
   }
 
   /** Calls `listener` with each push as it is received (the device page's live view); returns the unsubscribe. */
@@ -205,7 +214,7 @@ export class ApnsSimulator {
 
   /** Forgets what was received and every script; keys and tokens stay. */
   reset(): void {
-    this.#received.length = 0;
+    this.#received.clear();
     this.#scripts.clear();
   }
 
@@ -307,7 +316,7 @@ export class ApnsSimulator {
       ...(answer.reason ? { reason: answer.reason } : {}),
       at: isoTime(this.#clock.now()),
     };
-    this.#received.push(push);
+    this.#received.add(pushToken, push, String(answer.status));
     for (const listener of this.#listeners) listener(push);
   }
 

@@ -21,6 +21,9 @@ const ASSETS = ['../dev-page/', '../../../dev-page/']
   .find((url) => existsSync(new URL('index.html', url))) as URL;
 const asset = (name: string) => readFileSync(new URL(name, ASSETS), 'utf8');
 
+/** Live push streams open at once; a page holds one. */
+export const MAX_PUSH_STREAMS = 16;
+
 // The page may load nothing from elsewhere; images are shown only when the user asks.
 const PAGE_HEADERS = {
   'content-security-policy':
@@ -65,7 +68,8 @@ function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
     reply.headers(PAGE_HEADERS).type('text/javascript; charset=utf-8').send(files.js),
   );
 
-  // Open streams end when the server stops, so they do not hold the stop open.
+  // Open streams end when the server stops, so they do not hold the stop open. At most
+  // MAX_PUSH_STREAMS are open: a new one closes the oldest (a page left open in a forgotten tab).
   const streams = new Set<() => void>();
   app.addHook('preClose', async () => {
     for (const end of [...streams]) end();
@@ -153,6 +157,7 @@ function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
       streams.delete(end);
       raw.end();
     };
+    if (streams.size >= MAX_PUSH_STREAMS) streams.values().next().value?.();
     streams.add(end);
     raw.on('close', end);
   });
