@@ -1,4 +1,9 @@
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { type Clock, systemClock } from './clock.js';
 import { ApiError } from './errors.js';
 import { registerAuth } from './http/auth.js';
@@ -6,10 +11,11 @@ import { registerBodyParsers } from './http/body-parsers.js';
 import { type AppContext, DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
 import {
   clientErrorResponder,
-  redactUrl,
   registerErrorHandling,
   sendApiError,
+  setBaseHeaders,
 } from './http/error-handler.js';
+import { loggedPath } from './http/log-safe-path.js';
 import { registerRateLimitHeaders } from './http/rate-limit-headers.js';
 import { registerRequestSize } from './http/request-size.js';
 import { accountRoutes } from './http/routes/accounts.js';
@@ -73,8 +79,26 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     inFlight: { sends: 0 },
   };
   const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
+  // One line per request at info: its method, path (no query, no credential), status and time.
+  const secrets = deps.adminKey === undefined ? [] : [deps.adminKey];
+  const logRequest =
+    deps.logger && ['info', 'debug', 'trace'].includes(deps.logger.level)
+      ? (request: FastifyRequest, reply: FastifyReply) =>
+          request.log.info(
+            {
+              method: request.method,
+              path: loggedPath(request, secrets),
+              status: reply.statusCode,
+              ms: reply.elapsedTime,
+            },
+            'request',
+          )
+      : undefined;
   const app = Fastify({
     http: {
+      // A request without Host is refused by our own hook, in the spec's error body with its
+      // request id; Node's own refusal is a bare 400.
+      requireHostHeader: false,
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,
       connectionsCheckingInterval: Math.min(1000, timeouts.headersMs / 2),
@@ -93,22 +117,25 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     clientErrorHandler: clientErrorResponder(ids),
-    frameworkErrors: (error, request, reply) =>
-      sendApiError(
-        reply,
-        request,
-        new ApiError('invalid_request', `the request could not be read: ${error.message}`),
-      ),
+    // The parser's message may quote the URL, and so a token in it: none of it is echoed.
+    // (Fastify runs no hooks for these, so the request's log line is written here.)
+    frameworkErrors: (_error, request, reply) => {
+      sendApiError(reply, request, new ApiError('invalid_request', 'the request could not be read'));
+      logRequest?.(request, reply);
+    },
   }) as unknown as FastifyInstance;
+  // Node's HTTP parser stops counting headers at 2,000 (`rawHeaders` then misses the rest, and
+  // the 16 KB rule with them). The 16 KB head limit already bounds how many there can be.
+  app.server.maxHeadersCount = 0;
+  // An expectation other than 100-continue is one a server may ignore (RFC 9110, 10.1.1): the
+  // request is answered as if it had none, rather than with Node's bare 417.
+  app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
 
   app.addHook('onRequest', (request, reply, done) => {
-    // Every answer is about one caller's data or credentials: nothing may cache it, and no
-    // browser may guess it is something other than what it says.
-    reply.headers({
-      'x-request-id': request.id,
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-    });
+    setBaseHeaders(reply, request);
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      return done(new ApiError('invalid_request', 'an HTTP/1.1 request must carry a Host header'));
+    }
     done();
   });
   // While the server stops, answers to requests still in flight close their connection, so that
@@ -126,18 +153,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerRateLimitHeaders(app, ctx);
   registerBodyParsers(app);
   registerErrorHandling(app);
-  if (deps.logger && ['info', 'debug', 'trace'].includes(deps.logger.level)) {
-    app.addHook('onResponse', async (request, reply) => {
-      request.log.info(
-        {
-          method: request.method,
-          url: redactUrl(request.url),
-          status: reply.statusCode,
-          ms: reply.elapsedTime,
-        },
-        'request',
-      );
-    });
+  if (logRequest) {
+    const log = logRequest;
+    app.addHook('onResponse', async (request, reply) => log(request, reply));
   }
 
   sendRoutes(app, ctx);

@@ -83,7 +83,8 @@ describe('storage faults', () => {
     expect(refused.text).not.toContain('a bug of ours');
     expect(refused.headers.get('retry-after')).toBeNull();
     expect(log).toContain('a bug of ours');
-    expect(log).toContain('/v1/send/<redacted>?message=hi');
+    expect(log).toContain('"path":"/v1/send/<redacted>"');
+    expect(log).not.toContain('message=hi');
     for (const secret of [account.token, account.key, account.token.slice('fox_send_'.length)]) {
       expect(log).not.toContain(secret);
     }

@@ -22,7 +22,21 @@ function fromFastify(error: FastifyError): ApiError | undefined {
   }
 }
 
+/**
+ * Headers of every answer. Every answer is about one caller's data or credentials: nothing may
+ * cache it, and no browser may guess it is something other than what it says.
+ */
+export function setBaseHeaders(reply: FastifyReply, request: FastifyRequest): void {
+  reply.headers({
+    'x-request-id': request.id,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+}
+
 export function sendApiError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
+  // Also for refusals made before the onRequest hooks ran (a path that does not parse).
+  setBaseHeaders(reply, request);
   reply.headers(error.headers);
   // The rest of an oversized body is not wanted: close the connection rather than read it.
   if (error.status === 413) reply.header('connection', 'close');
@@ -57,12 +71,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       new ApiError('internal_error', 'the server failed; retry with backoff'),
     );
   });
+  // The path is not echoed: it may hold a token in a spelling no route knows.
   app.setNotFoundHandler((request, reply) =>
-    sendApiError(
-      reply,
-      request,
-      new ApiError('not_found', `no route ${request.method} ${routeShape(request)}`),
-    ),
+    sendApiError(reply, request, new ApiError('not_found', `no route for ${request.method} at this path`)),
   );
 }
 
@@ -89,15 +100,6 @@ export function storageUnavailable(error: unknown): boolean {
     /^(08...|53...|57P0[1-3])$/.test(code) ||
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOSPC'].includes(code)
   );
-}
-
-/** The path of a request with any URL token taken out, fit for a message or a log line. */
-export function redactUrl(url: string): string {
-  return url.replace(/^(\/v1\/send\/)[^/?#]*/, '$1<redacted>');
-}
-
-function routeShape(request: FastifyRequest): string {
-  return redactUrl(request.url).split('?')[0] ?? '';
 }
 
 /**
