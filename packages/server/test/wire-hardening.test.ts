@@ -173,3 +173,49 @@ describe('the 16 KB limit counts every header as sent', () => {
     expect((await exchange(server.url, small + body)).status).toBe(202);
   });
 });
+
+describe('a field given twice in headers, and a body where none is read', () => {
+  it('X-Title or X-Level twice with different values is 400 conflicting_field; twice with one value is one', async () => {
+    const { server } = await serverWithLog();
+    const account = await createAccount(server);
+    const send = (headers: string) =>
+      exchange(
+        server.url,
+        `POST /v1/send/${account.token}?message=hi HTTP/1.1\r\nHost: localhost\r\n${headers}Connection: close\r\n\r\n`,
+      );
+    for (const [headers, field] of [
+      ['X-Title: Deploy\r\nX-Title: Rollback\r\n', 'title'],
+      ['X-Level: passive\r\nx-level: active\r\n', 'level'],
+      ['Idempotency-Key: a\r\nIdempotency-Key: b\r\n', 'Idempotency-Key'],
+    ] as const) {
+      const answer = await send(headers);
+      expectSpecError(answer, 400, 'conflicting_field');
+      expect(JSON.parse(answer.body).error.field).toBe(field);
+    }
+    const same = await send('X-Title: Deploy\r\nX-Title: Deploy\r\n');
+    expect(same.status).toBe(202);
+    const stored = await server.store.getNotification(JSON.parse(same.body).id);
+    expect(stored?.notification.title).toBe('Deploy');
+  });
+
+  it('a GET with a body is refused with 400 invalid_request, never silently ignored', async () => {
+    const { server } = await serverWithLog();
+    const account = await createAccount(server);
+    for (const framing of ['Content-Length: 16\r\n', 'Transfer-Encoding: chunked\r\n']) {
+      const body = framing.startsWith('Content-Length')
+        ? '{"title":"Lost"}'
+        : '10\r\n{"title":"Lost"}\r\n0\r\n\r\n';
+      const answer = await exchange(
+        server.url,
+        `GET /v1/send/${account.token}?message=hi HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${framing}Connection: close\r\n\r\n${body}`,
+      );
+      expectSpecError(answer, 400, 'invalid_request');
+    }
+    // Without a body the same GET sends.
+    const plain = await exchange(
+      server.url,
+      `GET /v1/send/${account.token}?message=hi HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+    );
+    expect(plain.status).toBe(202);
+  });
+});

@@ -99,7 +99,14 @@ export function mergeSources(sources: SendSources): MergeResult {
       const typed = paramEntries.map((entry) =>
         entry.source === 'json'
           ? entry
-          : { ...entry, value: paramFromText(entry.value as string, types[entry.name]) },
+          : {
+              ...entry,
+              // Own keys only: a parameter named `constructor` is not the object's constructor.
+              value: paramFromText(
+                entry.value as string,
+                Object.hasOwn(types, entry.name) ? types[entry.name] : undefined,
+              ),
+            },
       );
       fields.scene_params = merge(typed, 'scene_params.');
     }

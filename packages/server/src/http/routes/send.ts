@@ -25,27 +25,29 @@ function queryOf(request: FastifyRequest): string {
  * A header value as the sender wrote it. Node reads header bytes as latin1; a client that sent
  * UTF-8 (curl does) meant the UTF-8 reading, so that is taken whenever the bytes are valid UTF-8.
  */
-function headerText(value: string | string[] | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const text = Array.isArray(value) ? value.join(', ') : value;
-  return decodeUtf8(Buffer.from(text, 'latin1')) ?? text;
+function headerText(value: string): string {
+  return decodeUtf8(Buffer.from(value, 'latin1')) ?? value;
+}
+
+/**
+ * The one value of a header that carries a field. Node would join repeated lines with ", ": the
+ * same field given twice with different values is `conflicting_field` (spec, URL-token rule 3),
+ * twice with one value is that value.
+ */
+function fieldHeader(request: FastifyRequest, name: string, field: string): string | undefined {
+  const values = request.raw.headersDistinct[name];
+  const first = values?.[0];
+  if (first === undefined) return undefined;
+  if (values?.some((value) => value !== first)) {
+    throw new ApiError('conflicting_field', `${field} is given twice with different values`, { field });
+  }
+  return first;
 }
 
 /** The `Idempotency-Key` of a request: 1-255 printable ASCII characters, given once. */
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
-  const raw = request.raw.rawHeaders;
-  const values: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]?.toLowerCase() === 'idempotency-key') values.push(raw[i + 1] ?? '');
-  }
-  const [key] = values;
-  if (key === undefined) return undefined;
-  if (values.some((value) => value !== key)) {
-    throw new ApiError('conflicting_field', 'Idempotency-Key is given twice with different values', {
-      field: 'Idempotency-Key',
-    });
-  }
-  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
+  const key = fieldHeader(request, 'idempotency-key', 'Idempotency-Key');
+  if (key !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw new ApiError('invalid_field', 'Idempotency-Key must be 1 to 255 printable ASCII characters', {
       field: 'Idempotency-Key',
     });
@@ -72,11 +74,23 @@ function fingerprintOf(request: FastifyRequest, body: RawBody | undefined): stri
   return hash.digest('base64url');
 }
 
+function mapDefined<T, R>(value: T | undefined, map: (value: T) => R): R | undefined {
+  return value === undefined ? undefined : map(value);
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** The sources of a send to `/v1/send/<TOKEN>` (spec: URL-token endpoint, rules 1-9). */
 function urlTokenSources(request: FastifyRequest, body: RawBody | undefined): SendSources {
   const sources: SendSources = {
     query: valueOrThrow(parseUrlEncoded(queryOf(request), 'query')),
-    headers: { title: headerText(request.headers['x-title']), level: headerText(request.headers['x-level']) },
+    headers: {
+      title: mapDefined(fieldHeader(request, 'x-title', 'title'), headerText),
+      level: mapDefined(fieldHeader(request, 'x-level', 'level'), headerText),
+    },
   };
   if (body?.type === 'json') sources.json = valueOrThrow(parseJsonObject(body.bytes));
   else if (body?.type === 'text') {
@@ -109,6 +123,16 @@ export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
     url: '/v1/send/:token',
     config: { credentials: ['send'], tokenInPath: true, send: true },
     handler: async (request, reply) => {
+      // Fastify reads no body of a GET, and proxies may drop one: rather than ignore it, say so.
+      if (request.method === 'GET' && hasBody(request)) {
+        throw new ApiError(
+          'invalid_request',
+          'a GET carries no body here: POST it, or put the fields in the query',
+          {
+            headers: { connection: 'close' },
+          },
+        );
+      }
       const body = request.body as RawBody | undefined;
       return accept(request, reply, ctx, body, () => urlTokenSources(request, body));
     },
