@@ -8,6 +8,7 @@ import { type DeliveryLog, DeliveryWorker } from './delivery/worker.js';
 import { seedDevAccount } from './dev-seed.js';
 import { randomBase62, randomIds } from './ids.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS, NOTIFICATION_RETENTION_MS } from './retention.js';
+import { DataDirUnsafeError } from './store/data-dir.js';
 import { describeDatabase, openStore } from './store/open.js';
 import { DatabaseUnreachableError } from './store/postgres.js';
 import { DataDirInUseError } from './store/sqlite.js';
@@ -204,7 +205,11 @@ async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof DataDirInUseError || error instanceof DatabaseUnreachableError) {
+  if (
+    error instanceof DataDirInUseError ||
+    error instanceof DataDirUnsafeError ||
+    error instanceof DatabaseUnreachableError
+  ) {
     process.stderr.write(`foxbell-server: ${error.message}\n`);
     process.exit(1);
   }

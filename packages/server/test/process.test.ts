@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { send } from './helpers.js';
@@ -16,6 +16,43 @@ describe('foxbell-server, the process', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const reply = await send(server.url, 'GET', '/v1/scenes', { token: ADMIN });
     expect(reply.status).toBe(200);
+  });
+
+  it('makes its data directory private (0700, every file 0600), whatever modes an older start left', async () => {
+    const data = path.join(await tempDir(), 'data');
+    const modes = async () => {
+      const entries: Record<string, string> = { '.': ((await stat(data)).mode & 0o777).toString(8) };
+      for (const name of await readdir(data)) {
+        entries[name] = ((await stat(path.join(data, name))).mode & 0o777).toString(8);
+      }
+      return entries;
+    };
+    // As an older release left it: a directory others may read, and its files too.
+    await mkdir(data, { mode: 0o755 });
+    await chmod(data, 0o755);
+    const first = await startProcess(['--data', data, '--admin-key', ADMIN, '--dev', '--log-level', 'warn']);
+    first.child.kill('SIGTERM');
+    await first.exited;
+    await chmod(data, 0o755);
+    for (const name of await readdir(data)) await chmod(path.join(data, name), 0o644);
+    await writeFile(path.join(data, 'notes.txt'), 'left by the operator', { mode: 0o666 });
+
+    const second = await startProcess(['--data', data, '--admin-key', ADMIN, '--dev', '--log-level', 'warn']);
+    const found = await modes();
+    expect(Object.keys(found)).toEqual(
+      expect.arrayContaining([
+        '.',
+        'api.lock',
+        'dev.json',
+        'foxbell.db',
+        'foxbell.db-shm',
+        'foxbell.db-wal',
+        'notes.txt',
+      ]),
+    );
+    for (const [name, mode] of Object.entries(found)) expect(mode, name).toBe(name === '.' ? '700' : '600');
+    second.child.kill('SIGTERM');
+    await second.exited;
   });
 
   it('loses nothing it answered 202 for when killed with SIGKILL', async () => {

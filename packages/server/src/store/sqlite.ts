@@ -1,10 +1,11 @@
-import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fsyncSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { NotificationStatus } from '@foxbell/sdk/contract';
 import Database from 'better-sqlite3';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
 import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/limits.js';
+import { makeDataDirPrivate } from './data-dir.js';
 import { nextDeliveryAt, REPLACED_BY_NEWER } from './queries.js';
 import {
   accountOf,
@@ -76,11 +77,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   if (options.dataDir === ':memory:') {
     return new SqliteStore(prepare(new Database(':memory:')), undefined, undefined);
   }
-  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  makeDataDirPrivate(options.dataDir);
   const apiLock = (options.role ?? 'api') === 'api' ? lockApi(options.dataDir) : undefined;
   const file = path.join(options.dataDir, 'foxbell.db');
   const db = prepare(new Database(file));
   const wal = openSync(`${file}-wal`, 'r+');
+  makeDataDirPrivate(options.dataDir);
   // The new files' directory entries, and everything the migrations wrote.
   for (const fd of [openSync(options.dataDir, 'r'), wal]) fsyncSync(fd);
   return new SqliteStore(db, wal, apiLock);
