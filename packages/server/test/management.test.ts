@@ -121,6 +121,48 @@ describe('devices', () => {
     expect(refused.body.error.details).toEqual({ limit: 'devices', max: 20 });
   });
 
+  it('moves a push token another account registered, answering as for a new one: nothing of that account leaks', async () => {
+    const server = await startServer();
+    const first = await createAccount(server);
+    const second = await createAccount(server);
+    const phone = first.devices[0] as (typeof first.devices)[number];
+    // A send to the first account's phone, not yet delivered, when the phone moves.
+    const waiting = await server.request('POST', '/v1/notifications', {
+      token: first.token,
+      json: { message: 'before the move', target: phone.name },
+    });
+    expect(waiting.status).toBe(202);
+
+    const register = (token: string) =>
+      server.request('POST', '/v1/devices', {
+        token: second.key,
+        json: { name: 'My phone', platform: 'ios', push_token: token },
+      });
+    const moved = await register(phone.push_token);
+    const fresh = await register(pushToken());
+    // The same answer, field for field, as for a push token no account had.
+    expect(moved.status).toBe(201);
+    expect(Object.keys(moved.body).sort()).toEqual(Object.keys(fresh.body).sort());
+    expect(moved.text).not.toContain(first.id);
+    // The first account's phone is removed; its other devices stay.
+    const list = await server.request('GET', '/v1/devices', { token: first.key });
+    expect(list.body.devices.map((d: { name: string; active: boolean }) => [d.name, d.active])).toEqual([
+      [phone.name, false],
+      [first.devices[1]?.name, true],
+      [first.devices[2]?.name, true],
+    ]);
+    // The second account now has it; registering it there again is its own duplicate.
+    expectError(await register(phone.push_token), 409, 'device_exists', 'push_token');
+    // And it can move back.
+    const back = await server.request('POST', '/v1/devices', {
+      token: first.key,
+      json: { name: phone.name, platform: 'ios', push_token: phone.push_token },
+    });
+    expect(back.status).toBe(201);
+    const secondList = await server.request('GET', '/v1/devices', { token: second.key });
+    expect(secondList.body.devices.find((d: { id: string }) => d.id === moved.body.id)?.active).toBe(false);
+  });
+
   it.each([
     [{ name: 'x', platform: 'android', push_token: 'a'.repeat(64) }, 'invalid_field', 'platform'],
     [{ name: 'x', platform: 'ios', push_token: 'a'.repeat(63) }, 'invalid_field', 'push_token'],

@@ -459,13 +459,19 @@ class PostgresStore implements Store {
     // account's: two devices registered at once cannot both take the last place.
     return this.#transaction(
       async (db): Promise<Device | 'limit_reached' | 'device_exists'> => {
-        if (await db.row('SELECT 1 FROM devices WHERE push_token = $1 AND active', [device.pushToken])) {
-          return 'device_exists';
-        }
+        const holders = await db.rows('SELECT id, account_id FROM devices WHERE push_token = $1 AND active', [
+          device.pushToken,
+        ]);
+        if (holders.some((holder) => holder.account_id === device.accountId)) return 'device_exists';
         const active = (await db.row('SELECT count(*) AS n FROM devices WHERE account_id = $1 AND active', [
           device.accountId,
         ])) as Row;
         if (Number(active.n) >= maxDevices) return 'limit_reached';
+        await this.#deactivateDevices(
+          db,
+          holders.map((holder) => holder.id as string),
+          device.now,
+        );
         const row = await db.row(
           `INSERT INTO devices (id, account_id, name, platform, push_token, in_auto, active, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, true, $7) RETURNING *`,

@@ -430,14 +430,17 @@ class SqliteStore implements Store {
 
   async createDevice(device: NewDevice, maxDevices: number) {
     return this.#write((): Device | 'limit_reached' | 'device_exists' => {
-      if (this.#get('SELECT 1 FROM devices WHERE push_token = ? AND active = 1', device.pushToken)) {
-        return 'device_exists';
-      }
+      const holders = this.#all(
+        'SELECT id, account_id FROM devices WHERE push_token = ? AND active = 1',
+        device.pushToken,
+      );
+      if (holders.some((holder) => holder.account_id === device.accountId)) return 'device_exists';
       const active = this.#get(
         'SELECT count(*) AS n FROM devices WHERE account_id = ? AND active = 1',
         device.accountId,
       ) as Row;
       if (Number(active.n) >= maxDevices) return 'limit_reached';
+      for (const holder of holders) this.#deactivateDevice(holder.id as string, device.now);
       this.#run(
         `INSERT INTO devices (id, account_id, name, platform, push_token, in_auto, active, created_at)
          VALUES (?, ?, ?, ?, ?, ?, 1, ?)`,

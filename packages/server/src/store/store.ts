@@ -192,6 +192,11 @@ export interface Store {
   /** Revokes a token and drops its notifications that are not yet routed. False when there is no such token. */
   revokeToken(accountId: string, tokenId: string, now: number): Promise<boolean>;
 
+  /**
+   * Registers a device. A push token active in this account already is `device_exists`; one active
+   * in another account moves here: the other account's device is removed (as by removeDevice), so
+   * the answer is the same as for a push token never seen, and says nothing of other accounts.
+   */
   createDevice(device: NewDevice, maxDevices: number): Promise<Device | 'limit_reached' | 'device_exists'>;
   listDevices(accountId: string, options: { activeOnly: boolean }): Promise<Device[]>;
   updateDevice(
