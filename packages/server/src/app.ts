@@ -16,6 +16,7 @@ import {
   setBaseHeaders,
 } from './http/error-handler.js';
 import { loggedPath } from './http/log-safe-path.js';
+import { ManagementWriteLimit } from './http/management-rate.js';
 import { registerRateLimitHeaders } from './http/rate-limit-headers.js';
 import { registerRequestSize } from './http/request-size.js';
 import { accountRoutes } from './http/routes/accounts.js';
@@ -69,11 +70,14 @@ export const DEFAULT_TIMEOUTS: Timeouts = { headersMs: 10_000, requestMs: 15_000
  */
 export function buildApp(deps: AppDeps): FastifyInstance {
   const ids = deps.ids ?? randomIds;
+  const clock = deps.clock ?? systemClock;
+  const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const ctx: AppContext = {
     store: deps.store,
-    clock: deps.clock ?? systemClock,
+    clock,
     ids,
-    limits: { ...DEFAULT_LIMITS, ...deps.limits },
+    limits,
+    managementWrites: new ManagementWriteLimit(limits.managementWritesPerMinute, clock),
     adminKey: deps.adminKey,
     onQueued: deps.onQueued ?? (() => {}),
     inFlight: { sends: 0 },

@@ -72,8 +72,9 @@ async function main(): Promise<void> {
       notificationsBefore: now - NOTIFICATION_RETENTION_MS,
       keysBefore: now - IDEMPOTENCY_KEY_LIFETIME_MS,
       windowsBefore: now - MINUTE_MS,
+      credentialsBefore: now - NOTIFICATION_RETENTION_MS,
     });
-    app.log.info(purged, 'purged expired notifications and idempotency keys');
+    app.log.info(purged, 'purged what is past its retention');
   };
   await purge();
   const purgeTimer = setInterval(

@@ -385,6 +385,42 @@ describe('status, events and the inbox', () => {
     );
   });
 
+  it('limits an account to 60 management writes a minute: 429 rate_limited with Retry-After, per account', async () => {
+    const server = await startServer();
+    const account = await createAccount(server); // 1 device write + 3 + 1 token: 5 writes
+    const other = await createAccount(server);
+    server.clock.advance(60_000);
+    const create = (key: string) => server.request('POST', '/v1/tokens', { token: key, json: {} });
+    const revoke = (key: string, id: string) => server.request('DELETE', `/v1/tokens/${id}`, { token: key });
+    for (let i = 0; i < 30; i += 1) {
+      const made = await create(account.key);
+      expect(made.status, made.text).toBe(201);
+      expect((await revoke(account.key, made.body.id)).status).toBe(204);
+    }
+    server.clock.advance(20_500);
+    const refused = await create(account.key);
+    expectError(refused, 429, 'rate_limited');
+    expect(refused.headers.get('retry-after')).toBe('40');
+    expect(refused.body.error.details).toEqual({ scope: 'account_changes', limit: 60 });
+    for (const change of [
+      () =>
+        server.request('PATCH', `/v1/devices/${account.devices[0]?.id}`, {
+          token: account.key,
+          json: { name: 'x' },
+        }),
+      () => server.request('POST', '/v1/account/key', { token: account.key, json: {} }),
+      () => server.request('DELETE', '/v1/account', { token: account.key }),
+    ]) {
+      expectError(await change(), 429, 'rate_limited');
+    }
+    // Reading is not limited, nor is another account.
+    expect((await server.request('GET', '/v1/tokens', { token: account.key })).status).toBe(200);
+    expect((await create(other.key)).status).toBe(201);
+    // The next minute takes writes again.
+    server.clock.advance(39_500);
+    expect((await create(account.key)).status).toBe(201);
+  });
+
   it('keeps notifications readable for 30 days, then the purge removes them', async () => {
     const server = await startServer();
     const account = await createAccount(server);
@@ -397,6 +433,7 @@ describe('status, events and the inbox', () => {
       notificationsBefore: server.clock.now() - 30 * 86_400_000,
       keysBefore: 0,
       windowsBefore: 0,
+      credentialsBefore: 0,
     });
     expect(
       (await server.request('GET', `/v1/notifications/${sent.body.id}/status`, { token: account.token }))
@@ -407,6 +444,7 @@ describe('status, events and the inbox', () => {
       notificationsBefore: server.clock.now() - 30 * 86_400_000,
       keysBefore: 0,
       windowsBefore: 0,
+      credentialsBefore: 0,
     });
     expectError(
       await server.request('GET', `/v1/notifications/${sent.body.id}/status`, { token: account.token }),

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routeNotification } from '../src/delivery/routing.js';
-import type { ClaimedDestination, Store, StoredNotification } from '../src/store/store.js';
+import {
+  type ClaimedDestination,
+  RETIRED_LISTED,
+  type Store,
+  type StoredNotification,
+} from '../src/store/store.js';
 import { accountWithDevices, LIMITS, newSend, T0 } from './store-fixtures.js';
 import { openSharedStores, TEST_STORE } from './test-database.js';
 
@@ -431,13 +436,78 @@ describe(`Store contract on ${TEST_STORE}`, () => {
       id: string;
     };
     expect(
-      await store.purge({ notificationsBefore: T0 + 1, keysBefore: T0 + 1, windowsBefore: T0 + 60_000 }),
-    ).toEqual({ notifications: 1, keys: 1, windows: 2 });
+      await store.purge({
+        notificationsBefore: T0 + 1,
+        keysBefore: T0 + 1,
+        windowsBefore: T0 + 60_000,
+        credentialsBefore: T0 + 1,
+      }),
+    ).toEqual({ notifications: 1, keys: 1, windows: 2, tokens: 0, devices: 0 });
     expect(await store.getNotification(old.id)).toBeUndefined();
     expect((await store.getNotification(recent.id))?.status).toBe('accepted');
     // The key went with its notification: the same key is a new send now.
     expect((await store.acceptSend(newSend(account, token, T0 + 130_000, { key: 'k1' }))).kind).toBe(
       'accepted',
     );
+  });
+
+  it('purges tokens revoked or expired, and devices removed, before the cutoff; lists show the newest retired only', async () => {
+    const [a] = await stores(1);
+    const store = a as Store;
+    const { account, token } = await accountWithDevices(store, ['ios', 'watchos']);
+    const makeToken = async (name: string, expiresAt: number | null) =>
+      store.createToken(
+        {
+          id: `tok_${name}`,
+          accountId: account.id,
+          name,
+          kind: 'standard',
+          ownStatus: true,
+          deviceNames: true,
+          scenes: null,
+          allowUrls: true,
+          defaultTarget: null,
+          expiresAt,
+          createdAt: T0,
+        },
+        `hash_${name}`,
+        1000,
+      );
+    await makeToken('expired-long-ago', T0 + 10);
+    await makeToken('expires-later', T0 + 10_000);
+    await makeToken('revoked-long-ago', null);
+    await makeToken('revoked-lately', null);
+    await store.revokeToken(account.id, 'tok_revoked-long-ago', T0 + 10);
+    await store.revokeToken(account.id, 'tok_revoked-lately', T0 + 5_000);
+    const devices = await store.listDevices(account.id, { activeOnly: true });
+    await store.removeDevice(account.id, devices[0]?.id as string, T0 + 10);
+    await store.removeDevice(account.id, devices[1]?.id as string, T0 + 5_000);
+
+    const purged = await store.purge({
+      notificationsBefore: 0,
+      keysBefore: 0,
+      windowsBefore: 0,
+      credentialsBefore: T0 + 1_000,
+    });
+    expect([purged.tokens, purged.devices]).toEqual([2, 1]);
+    expect((await store.listTokens(account.id, T0 + 2_000)).map((t) => t.name).sort()).toEqual(
+      [token.name, 'expires-later', 'revoked-lately'].sort(),
+    );
+    expect(await store.findCredential('hash_revoked-long-ago')).toBeUndefined();
+    expect((await store.findCredential('hash_revoked-lately'))?.kind).toBe('send');
+    expect((await store.listDevices(account.id, { activeOnly: false })).map((d) => d.id)).toEqual([
+      devices[1]?.id,
+    ]);
+
+    // However many were retired, a list shows the live ones and the newest RETIRED_LISTED others.
+    for (let i = 0; i < RETIRED_LISTED + 5; i += 1) {
+      await makeToken(`retired-${i}`, null);
+      await store.revokeToken(account.id, `tok_retired-${i}`, T0 + 6_000 + i);
+    }
+    const listed = await store.listTokens(account.id, T0 + 2_000);
+    const live = listed.filter((t) => t.revokedAt === null);
+    expect(live.map((t) => t.name).sort()).toEqual([token.name, 'expires-later'].sort());
+    expect(listed.length - live.length).toBe(RETIRED_LISTED);
+    expect(listed.map((t) => t.name)).not.toContain('retired-0');
   });
 });

@@ -61,7 +61,7 @@ const ROUTE_CREDENTIALS: Record<CredentialKind, string> = {
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('caller', undefined);
   app.addHook('onRequest', async (request) => {
-    const { credentials, tokenInPath } = request.routeOptions.config;
+    const { credentials, tokenInPath, managementWrite } = request.routeOptions.config;
     if (!credentials) return;
     const secret = tokenInPath
       ? (request.params as { token?: string }).token
@@ -77,5 +77,6 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
       );
     }
     request.caller = caller;
+    if (managementWrite && caller.kind === 'account') ctx.managementWrites.take(caller.account.id);
   });
 }

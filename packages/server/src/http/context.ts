@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { IdSource } from '../ids.js';
 import type { Account, Credential, RateLimits, SendToken, Store } from '../store/store.js';
+import type { ManagementWriteLimit } from './management-rate.js';
 
 /** The limits of the service. Defaults are the spec's; operators and benchmarks may change them. */
 export interface ServiceLimits extends RateLimits {
@@ -12,6 +13,8 @@ export interface ServiceLimits extends RateLimits {
    * otherwise grow without end.
    */
   sendsInFlight: number;
+  /** Management writes (devices, tokens, key, account) per account per minute. */
+  managementWritesPerMinute: number;
 }
 
 export const DEFAULT_LIMITS: ServiceLimits = {
@@ -21,6 +24,7 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   devicesPerAccount: 20,
   tokensPerAccount: 50,
   sendsInFlight: 1000,
+  managementWritesPerMinute: 60,
 };
 
 /** What every route may use: one object, made once by buildApp. */
@@ -35,6 +39,7 @@ export interface AppContext {
   onQueued: () => void;
   /** Sends being stored now (see `ServiceLimits.sendsInFlight`). */
   inFlight: { sends: number };
+  managementWrites: ManagementWriteLimit;
 }
 
 /** Which credentials a route takes (management-api: Credentials). */
@@ -67,6 +72,8 @@ declare module 'fastify' {
     tokenInPath?: boolean;
     /** A send route: answers carry the X-RateLimit-* headers once the token is known. */
     send?: boolean;
+    /** Changes an account's devices, tokens, key or existence: counted by ManagementWriteLimit. */
+    managementWrite?: boolean;
   }
 }
 

@@ -20,19 +20,20 @@ import {
   tokenOf,
 } from './rows.js';
 import { STATUS_RANK } from './status.js';
-import type {
-  ClaimedDestination,
-  Credential,
-  Device,
-  FinishedAttempt,
-  NewDevice,
-  NewSend,
-  Pause,
-  RouteDecision,
-  RouteInput,
-  SendOutcome,
-  SendToken,
-  Store,
+import {
+  type ClaimedDestination,
+  type Credential,
+  type Device,
+  type FinishedAttempt,
+  type NewDevice,
+  type NewSend,
+  type Pause,
+  RETIRED_LISTED,
+  type RouteDecision,
+  type RouteInput,
+  type SendOutcome,
+  type SendToken,
+  type Store,
 } from './store.js';
 
 export interface PostgresStoreOptions {
@@ -421,9 +422,17 @@ class PostgresStore implements Store {
     );
   }
 
-  async listTokens(accountId: string) {
+  async listTokens(accountId: string, now: number) {
     return (
-      await this.#read('SELECT * FROM tokens WHERE account_id = $1 ORDER BY created_at, seq', [accountId])
+      await this.#read(
+        `SELECT * FROM (
+           SELECT t.*, revoked_at IS NOT NULL OR coalesce(expires_at <= $2, false) AS retired,
+             row_number() OVER (PARTITION BY revoked_at IS NOT NULL OR coalesce(expires_at <= $2, false)
+                                ORDER BY created_at DESC, seq DESC) AS newest
+           FROM tokens t WHERE account_id = $1) listed
+         WHERE NOT retired OR newest <= $3 ORDER BY created_at, seq`,
+        [accountId, now, RETIRED_LISTED],
+      )
     ).map(tokenOf);
   }
 
@@ -496,8 +505,11 @@ class PostgresStore implements Store {
       await this.#read(
         options.activeOnly
           ? 'SELECT * FROM devices WHERE account_id = $1 AND active ORDER BY created_at, seq'
-          : 'SELECT * FROM devices WHERE account_id = $1 ORDER BY created_at, seq',
-        [accountId],
+          : `SELECT * FROM (
+               SELECT d.*, row_number() OVER (PARTITION BY active ORDER BY created_at DESC, seq DESC) AS newest
+               FROM devices d WHERE account_id = $1) listed
+             WHERE active OR newest <= $2 ORDER BY created_at, seq`,
+        options.activeOnly ? [accountId] : [accountId, RETIRED_LISTED],
       )
     ).map(deviceOf);
   }
@@ -1160,10 +1172,21 @@ class PostgresStore implements Store {
     );
   }
 
-  async purge(cutoffs: { notificationsBefore: number; keysBefore: number; windowsBefore: number }) {
+  async purge(cutoffs: {
+    notificationsBefore: number;
+    keysBefore: number;
+    windowsBefore: number;
+    credentialsBefore: number;
+  }) {
     return this.#transaction(async (db) => ({
       notifications: await db.count('DELETE FROM notifications WHERE created_at < $1', [
         cutoffs.notificationsBefore,
+      ]),
+      tokens: await db.count('DELETE FROM tokens WHERE revoked_at < $1 OR expires_at < $1', [
+        cutoffs.credentialsBefore,
+      ]),
+      devices: await db.count('DELETE FROM devices WHERE NOT active AND removed_at < $1', [
+        cutoffs.credentialsBefore,
       ]),
       keys: await db.count('DELETE FROM idempotency_keys WHERE created_at < $1', [cutoffs.keysBefore]),
       windows: await db.count('DELETE FROM send_windows WHERE second < $1', [

@@ -22,20 +22,21 @@ import {
 } from './rows.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { STATUS_RANK } from './status.js';
-import type {
-  ClaimedDestination,
-  Credential,
-  Device,
-  FinishedAttempt,
-  NewDevice,
-  NewSend,
-  Pause,
-  RouteDecision,
-  RouteInput,
-  SendOutcome,
-  SendToken,
-  Store,
-  StoredNotification,
+import {
+  type ClaimedDestination,
+  type Credential,
+  type Device,
+  type FinishedAttempt,
+  type NewDevice,
+  type NewSend,
+  type Pause,
+  RETIRED_LISTED,
+  type RouteDecision,
+  type RouteInput,
+  type SendOutcome,
+  type SendToken,
+  type Store,
+  type StoredNotification,
 } from './store.js';
 
 export interface SqliteStoreOptions {
@@ -397,10 +398,19 @@ class SqliteStore implements Store {
     });
   }
 
-  async listTokens(accountId: string) {
-    return this.#all('SELECT * FROM tokens WHERE account_id = ? ORDER BY created_at, rowid', accountId).map(
-      tokenOf,
-    );
+  async listTokens(accountId: string, now: number) {
+    return this.#all(
+      `SELECT * FROM (
+         SELECT t.*, t.rowid AS r, revoked_at IS NOT NULL OR coalesce(expires_at <= ?, 0) AS retired,
+           row_number() OVER (PARTITION BY revoked_at IS NOT NULL OR coalesce(expires_at <= ?, 0)
+                              ORDER BY created_at DESC, rowid DESC) AS newest
+         FROM tokens t WHERE account_id = ?)
+       WHERE NOT retired OR newest <= ? ORDER BY created_at, r`,
+      now,
+      now,
+      accountId,
+      RETIRED_LISTED,
+    ).map(tokenOf);
   }
 
   async revokeToken(accountId: string, tokenId: string, now: number) {
@@ -458,9 +468,15 @@ class SqliteStore implements Store {
 
   async listDevices(accountId: string, options: { activeOnly: boolean }) {
     if (options.activeOnly) return this.#activeDevices(accountId);
-    return this.#all('SELECT * FROM devices WHERE account_id = ? ORDER BY created_at, rowid', accountId).map(
-      deviceOf,
-    );
+    return this.#all(
+      `SELECT * FROM (
+         SELECT d.*, d.rowid AS r,
+           row_number() OVER (PARTITION BY active ORDER BY created_at DESC, rowid DESC) AS newest
+         FROM devices d WHERE account_id = ?)
+       WHERE active = 1 OR newest <= ? ORDER BY created_at, r`,
+      accountId,
+      RETIRED_LISTED,
+    ).map(deviceOf);
   }
 
   /** The devices sends may reach (and a send token may list), oldest first. */
@@ -1127,9 +1143,23 @@ class SqliteStore implements Store {
     );
   }
 
-  async purge(cutoffs: { notificationsBefore: number; keysBefore: number; windowsBefore: number }) {
+  async purge(cutoffs: {
+    notificationsBefore: number;
+    keysBefore: number;
+    windowsBefore: number;
+    credentialsBefore: number;
+  }) {
     return this.#write(() => ({
       notifications: this.#run('DELETE FROM notifications WHERE created_at < ?', cutoffs.notificationsBefore),
+      tokens: this.#run(
+        'DELETE FROM tokens WHERE revoked_at < ? OR expires_at < ?',
+        cutoffs.credentialsBefore,
+        cutoffs.credentialsBefore,
+      ),
+      devices: this.#run(
+        'DELETE FROM devices WHERE active = 0 AND removed_at < ?',
+        cutoffs.credentialsBefore,
+      ),
       keys: this.#run('DELETE FROM idempotency_keys WHERE created_at < ?', cutoffs.keysBefore),
       windows: this.#run(
         'DELETE FROM send_windows WHERE second < ?',

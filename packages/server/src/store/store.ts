@@ -166,6 +166,12 @@ export interface Pause {
 }
 
 /** A device to register: its fields but those the store sets (active, and the time, given as `now`). */
+/**
+ * How many revoked or expired tokens, and removed devices, an account's lists show (the newest):
+ * however many a script made and retired, a list stays small.
+ */
+export const RETIRED_LISTED = 50;
+
 export type NewDevice = Omit<Device, 'active' | 'createdAt'> & { now: number };
 
 /**
@@ -188,7 +194,8 @@ export interface Store {
     secretHash: string,
     maxTokens: number,
   ): Promise<SendToken | 'limit_reached'>;
-  listTokens(accountId: string): Promise<SendToken[]>;
+  /** Live tokens, and the RETIRED_LISTED newest revoked or expired ones, oldest first. */
+  listTokens(accountId: string, now: number): Promise<SendToken[]>;
   /** Revokes a token and drops its notifications that are not yet routed. False when there is no such token. */
   revokeToken(accountId: string, tokenId: string, now: number): Promise<boolean>;
 
@@ -267,12 +274,15 @@ export interface Store {
 
   /**
    * Deletes notifications created before `notificationsBefore`, idempotency keys made before
-   * `keysBefore`, and rate-window counts of seconds before `windowsBefore`.
+   * `keysBefore`, rate-window counts of seconds before `windowsBefore`, and tokens revoked or
+   * expired and devices removed before `credentialsBefore` (the same retention as notifications:
+   * no notification kept can name them).
    */
   purge(cutoffs: {
     notificationsBefore: number;
     keysBefore: number;
     windowsBefore: number;
-  }): Promise<{ notifications: number; keys: number; windows: number }>;
+    credentialsBefore: number;
+  }): Promise<{ notifications: number; keys: number; windows: number; tokens: number; devices: number }>;
   close(): Promise<void>;
 }

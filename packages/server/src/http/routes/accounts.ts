@@ -25,26 +25,34 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
    * Rotation is compare-and-set on the key's generation: of two concurrent rotations holding the
    * same generation, one wins and the other learns the new generation from `rotation_conflict`.
    */
-  app.post('/v1/account/key', { config: { credentials: ['account'] } }, async (request, reply) => {
-    const account = accountOf(request.caller);
-    const body = readBody(request, keyRotation);
-    const key = ctx.ids.secret('acct');
-    const result = await ctx.store.rotateAccountKey(account.id, {
-      keyHash: hashSecret(key),
-      expectedGeneration: body.generation,
-      now: ctx.clock.now(),
-    });
-    if (!result.ok) {
-      throw new ApiError('rotation_conflict', 'another rotation replaced this generation of the key', {
-        field: 'generation',
-        details: { generation: result.generation },
+  app.post(
+    '/v1/account/key',
+    { config: { credentials: ['account'], managementWrite: true } },
+    async (request, reply) => {
+      const account = accountOf(request.caller);
+      const body = readBody(request, keyRotation);
+      const key = ctx.ids.secret('acct');
+      const result = await ctx.store.rotateAccountKey(account.id, {
+        keyHash: hashSecret(key),
+        expectedGeneration: body.generation,
+        now: ctx.clock.now(),
       });
-    }
-    return reply.code(201).send({ key, generation: result.generation });
-  });
+      if (!result.ok) {
+        throw new ApiError('rotation_conflict', 'another rotation replaced this generation of the key', {
+          field: 'generation',
+          details: { generation: result.generation },
+        });
+      }
+      return reply.code(201).send({ key, generation: result.generation });
+    },
+  );
 
-  app.delete('/v1/account', { config: { credentials: ['account'] } }, async (request, reply) => {
-    await ctx.store.deleteAccount(accountOf(request.caller).id, ctx.clock.now());
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/v1/account',
+    { config: { credentials: ['account'], managementWrite: true } },
+    async (request, reply) => {
+      await ctx.store.deleteAccount(accountOf(request.caller).id, ctx.clock.now());
+      return reply.code(204).send();
+    },
+  );
 }

@@ -36,35 +36,43 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
     return { devices: devices.map(deviceView) };
   });
 
-  app.post('/v1/devices', { config: { credentials: ['account'] } }, async (request, reply) => {
-    const account = accountOf(request.caller);
-    const body = readBody(request, newDevice);
-    const created = await ctx.store.createDevice(
-      {
-        id: ctx.ids.id('dev'),
-        accountId: account.id,
-        name: body.name,
-        platform: body.platform,
-        pushToken: body.push_token.toLowerCase(),
-        inAuto: body.in_auto,
-        now: ctx.clock.now(),
-      },
-      ctx.limits.devicesPerAccount,
-    );
-    if (created === 'limit_reached') {
-      throw new ApiError('limit_reached', `an account has at most ${ctx.limits.devicesPerAccount} devices`, {
-        details: { limit: 'devices', max: ctx.limits.devicesPerAccount },
-      });
-    }
-    if (created === 'device_exists') {
-      throw new ApiError('device_exists', 'this push token is already registered', { field: 'push_token' });
-    }
-    return reply.code(201).send(deviceView(created));
-  });
+  app.post(
+    '/v1/devices',
+    { config: { credentials: ['account'], managementWrite: true } },
+    async (request, reply) => {
+      const account = accountOf(request.caller);
+      const body = readBody(request, newDevice);
+      const created = await ctx.store.createDevice(
+        {
+          id: ctx.ids.id('dev'),
+          accountId: account.id,
+          name: body.name,
+          platform: body.platform,
+          pushToken: body.push_token.toLowerCase(),
+          inAuto: body.in_auto,
+          now: ctx.clock.now(),
+        },
+        ctx.limits.devicesPerAccount,
+      );
+      if (created === 'limit_reached') {
+        throw new ApiError(
+          'limit_reached',
+          `an account has at most ${ctx.limits.devicesPerAccount} devices`,
+          {
+            details: { limit: 'devices', max: ctx.limits.devicesPerAccount },
+          },
+        );
+      }
+      if (created === 'device_exists') {
+        throw new ApiError('device_exists', 'this push token is already registered', { field: 'push_token' });
+      }
+      return reply.code(201).send(deviceView(created));
+    },
+  );
 
   app.patch<{ Params: { id: string } }>(
     '/v1/devices/:id',
-    { config: { credentials: ['account'] } },
+    { config: { credentials: ['account'], managementWrite: true } },
     async (request) => {
       const account = accountOf(request.caller);
       const body = readBody(request, deviceChange);
@@ -79,7 +87,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete<{ Params: { id: string } }>(
     '/v1/devices/:id',
-    { config: { credentials: ['account'] } },
+    { config: { credentials: ['account'], managementWrite: true } },
     async (request, reply) => {
       const account = accountOf(request.caller);
       if (!(await ctx.store.removeDevice(account.id, request.params.id, ctx.clock.now()))) throw noDevice();

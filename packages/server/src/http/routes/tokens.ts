@@ -29,52 +29,56 @@ const newToken = z.strictObject({
 });
 
 export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/v1/tokens', { config: { credentials: ['account'] } }, async (request, reply) => {
-    const account = accountOf(request.caller);
-    const body = readBody(request, newToken);
-    const now = ctx.clock.now();
-    const expiresAt = body.expires_at ?? null;
-    if (expiresAt !== null && expiresAt <= now) {
-      throw new ApiError('invalid_field', 'expires_at must be in the future', {
-        field: 'expires_at',
-      });
-    }
-    const secret = ctx.ids.secret('send');
-    const created = await ctx.store.createToken(
-      {
-        id: ctx.ids.id('tok'),
-        accountId: account.id,
-        name: body.name,
-        kind: body.kind,
-        ownStatus: body.own_status,
-        deviceNames: body.device_names,
-        scenes: body.scenes === undefined ? null : [...new Set(body.scenes)],
-        // Tokens meant for agents may not send links unless asked for (spec, Authentication 4).
-        allowUrls: body.allow_urls ?? body.kind !== 'agent',
-        defaultTarget: body.default_target ?? null,
-        expiresAt,
-        createdAt: now,
-      },
-      hashSecret(secret),
-      ctx.limits.tokensPerAccount,
-    );
-    if (created === 'limit_reached') {
-      throw new ApiError('limit_reached', `an account has at most ${ctx.limits.tokensPerAccount} tokens`, {
-        details: { limit: 'tokens', max: ctx.limits.tokensPerAccount },
-      });
-    }
-    // The secret is shown here once; only its hash is kept.
-    return reply.code(201).send({ ...tokenView(created), token: secret });
-  });
+  app.post(
+    '/v1/tokens',
+    { config: { credentials: ['account'], managementWrite: true } },
+    async (request, reply) => {
+      const account = accountOf(request.caller);
+      const body = readBody(request, newToken);
+      const now = ctx.clock.now();
+      const expiresAt = body.expires_at ?? null;
+      if (expiresAt !== null && expiresAt <= now) {
+        throw new ApiError('invalid_field', 'expires_at must be in the future', {
+          field: 'expires_at',
+        });
+      }
+      const secret = ctx.ids.secret('send');
+      const created = await ctx.store.createToken(
+        {
+          id: ctx.ids.id('tok'),
+          accountId: account.id,
+          name: body.name,
+          kind: body.kind,
+          ownStatus: body.own_status,
+          deviceNames: body.device_names,
+          scenes: body.scenes === undefined ? null : [...new Set(body.scenes)],
+          // Tokens meant for agents may not send links unless asked for (spec, Authentication 4).
+          allowUrls: body.allow_urls ?? body.kind !== 'agent',
+          defaultTarget: body.default_target ?? null,
+          expiresAt,
+          createdAt: now,
+        },
+        hashSecret(secret),
+        ctx.limits.tokensPerAccount,
+      );
+      if (created === 'limit_reached') {
+        throw new ApiError('limit_reached', `an account has at most ${ctx.limits.tokensPerAccount} tokens`, {
+          details: { limit: 'tokens', max: ctx.limits.tokensPerAccount },
+        });
+      }
+      // The secret is shown here once; only its hash is kept.
+      return reply.code(201).send({ ...tokenView(created), token: secret });
+    },
+  );
 
   app.get('/v1/tokens', { config: { credentials: ['account'] } }, async (request) => {
-    const tokens = await ctx.store.listTokens(accountOf(request.caller).id);
+    const tokens = await ctx.store.listTokens(accountOf(request.caller).id, ctx.clock.now());
     return { tokens: tokens.map(tokenView) };
   });
 
   app.delete<{ Params: { id: string } }>(
     '/v1/tokens/:id',
-    { config: { credentials: ['account'] } },
+    { config: { credentials: ['account'], managementWrite: true } },
     async (request, reply) => {
       const account = accountOf(request.caller);
       if (!(await ctx.store.revokeToken(account.id, request.params.id, ctx.clock.now()))) {
