@@ -53,7 +53,8 @@ function exchange(url: string, bytes: string | Buffer): Promise<RawAnswer> {
       }
       resolve({ status: Number(statusLine.split(' ')[1]), head, headers, body });
     });
-    socket.end(bytes);
+    // Not half-closed: every request asks for `Connection: close`, so the server ends it.
+    socket.write(bytes);
   });
 }
 
