@@ -7,7 +7,7 @@ import {
   type Store,
   type StoredNotification,
 } from '../src/store/store.js';
-import { accountWithDevices, LIMITS, newSend, T0 } from './store-fixtures.js';
+import { accountWithDevices, addToken, LIMITS, newSend, T0 } from './store-fixtures.js';
 import { openSharedStores, TEST_STORE } from './test-database.js';
 
 /**
@@ -455,24 +455,8 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     const [a] = await stores(1);
     const store = a as Store;
     const { account, token } = await accountWithDevices(store, ['ios', 'watchos']);
-    const makeToken = async (name: string, expiresAt: number | null) =>
-      store.createToken(
-        {
-          id: `tok_${name}`,
-          accountId: account.id,
-          name,
-          kind: 'standard',
-          ownStatus: true,
-          deviceNames: true,
-          scenes: null,
-          allowUrls: true,
-          defaultTarget: null,
-          expiresAt,
-          createdAt: T0,
-        },
-        `hash_${name}`,
-        1000,
-      );
+    const makeToken = (name: string, expiresAt: number | null) =>
+      addToken(store, account.id, { name, id: `tok_${name}`, secretHash: `hash_${name}`, expiresAt });
     await makeToken('expired-long-ago', T0 + 10);
     await makeToken('expires-later', T0 + 10_000);
     await makeToken('revoked-long-ago', null);

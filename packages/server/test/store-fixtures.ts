@@ -30,23 +30,7 @@ export async function accountWithDevices(
   platforms: ('ios' | 'watchos' | 'visionos')[] = ['ios', 'watchos'],
 ) {
   const account = await store.createAccount({ id: id('acc'), name: null, keyHash: id('key'), now: T0 });
-  const token = (await store.createToken(
-    {
-      id: id('tok'),
-      accountId: account.id,
-      name: 'CI',
-      kind: 'standard',
-      ownStatus: true,
-      deviceNames: false,
-      scenes: null,
-      allowUrls: true,
-      defaultTarget: null,
-      expiresAt: null,
-      createdAt: T0,
-    },
-    id('secret'),
-    10,
-  )) as SendToken;
+  const token = await addToken(store, account.id, { name: 'CI' });
   const devices = [];
   for (const platform of platforms) {
     const device = await store.createDevice(
@@ -88,4 +72,29 @@ export function newSend(
     now,
     limits: extra.limits ?? LIMITS,
   };
+}
+
+/** A standard token of `accountId` stored directly, with these options over the defaults. */
+export async function addToken(
+  store: Store,
+  accountId: string,
+  options: { name: string; id?: string; secretHash?: string; expiresAt?: number | null },
+): Promise<SendToken> {
+  return (await store.createToken(
+    {
+      id: options.id ?? id('tok'),
+      accountId,
+      name: options.name,
+      kind: 'standard',
+      ownStatus: true,
+      deviceNames: false,
+      scenes: null,
+      allowUrls: true,
+      defaultTarget: null,
+      expiresAt: options.expiresAt ?? null,
+      createdAt: T0,
+    },
+    options.secretHash ?? id('secret'),
+    1000,
+  )) as SendToken;
 }

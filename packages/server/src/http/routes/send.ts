@@ -35,6 +35,8 @@ function headerText(value: string): string {
  * twice with one value is that value.
  */
 function fieldHeader(request: FastifyRequest, name: string, field: string): string | undefined {
+  // Most sends carry none of these: `headers` is already parsed, `headersDistinct` would be made.
+  if (request.headers[name] === undefined) return undefined;
   const values = request.raw.headersDistinct[name];
   const first = values?.[0];
   if (first === undefined) return undefined;
