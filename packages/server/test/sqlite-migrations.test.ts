@@ -1,6 +1,8 @@
+import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hashSecret } from '../src/secrets.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { SQLITE_MIGRATIONS } from '../src/store/sqlite-schema.js';
 import type { Store } from '../src/store/store.js';
@@ -75,4 +77,49 @@ describe('SQLite migrations', () => {
       after.close();
     }
   });
+
+  it('opens a database written by release 0.1.0 (better-sqlite3): its accounts, tokens, devices and notifications are all there', async () => {
+    // Written by `foxbell-server` 0.1.0 on 2026-11-24: an account, an iPhone, a token named CI, and
+    // one notification sent with an idempotency key and delivered to the simulator.
+    const dir = await tempDir();
+    await copyFile(new URL('./fixtures/foxbell-0.1.0.db', import.meta.url), path.join(dir, 'foxbell.db'));
+    const store = openSqliteStore({ dataDir: dir });
+    open.push(store);
+    const credential = await store.findCredential(hashSecret(FIXTURE.token));
+    expect(credential?.kind).toBe('send');
+    const account = await store.findCredential(hashSecret(FIXTURE.accountKey));
+    expect(account?.kind === 'account' && account.account.name).toBe('Fixture');
+    const stored = await store.getNotification(FIXTURE.id);
+    expect(stored).toMatchObject({
+      senderName: 'CI',
+      status: 'sent_to_push',
+      notification: { message: 'Build passed', title: 'CI', scene: 'rocket' },
+      destinations: [{ platform: 'ios', state: 'accepted', pushStatus: 200 }],
+    });
+    const devices = await store.listDevices(stored?.accountId as string, { activeOnly: true });
+    expect(devices.map((device) => [device.name, device.platform])).toEqual([["Ana's iPhone", 'ios']]);
+    // It takes new sends, and remembers the old one's idempotency key.
+    if (credential?.kind !== 'send') throw new Error('no token');
+    const now = (stored?.createdAt as number) + 60_000;
+    const send = (key: string) =>
+      store.acceptSend({
+        id: `ntf_${key}`,
+        requestId: `req_${key}`,
+        account: credential.account,
+        token: credential.token,
+        notification: { ...STORED_NOTIFICATION, target: 'auto' },
+        idempotency: undefined,
+        now,
+        limits: { perTokenPerMinute: 30, perAccountPerMinute: 60, perAccountPerMonth: 10_000 },
+      });
+    expect((await send('new')).kind).toBe('accepted');
+    expect((await store.getNotification('ntf_new'))?.status).toBe('accepted');
+  });
 });
+
+/** The secrets behind the fixture's hashes (a test database's, never a real one's). */
+const FIXTURE = {
+  accountKey: 'fox_acct_U0l4qvC7dnYItht5qb4mcmy61719k7nN',
+  token: 'fox_send_bJdHlf6kqqEKPq3GzCB4Wi6AKW682NUs',
+  id: 'ntf_0Vbvxh8Ex6P6XGI3ktsDMS',
+};
