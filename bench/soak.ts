@@ -9,9 +9,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { openSqliteStore } from '@foxbell/server';
 import autocannon from 'autocannon';
-import Sqlite from 'better-sqlite3';
 import {
   makeAccounts,
   NO_LIMITS,
@@ -90,7 +90,7 @@ const server = await start(
 );
 const bare = await start([path.join(ROOT, 'bench/support/bare-fastify.mjs')], /listening on (http:\/\/\S+)/);
 const tokens = await makeAccounts(server.url, ACCOUNTS);
-const db = new Sqlite(path.join(data, 'foxbell.db'), { readonly: true });
+const db = new DatabaseSync(path.join(data, 'foxbell.db'), { readOnly: true });
 const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
 // A worker's store on the same data (the server holds the API lock), to ask whether delivery has
 // anything left to do.

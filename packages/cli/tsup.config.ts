@@ -8,7 +8,7 @@ export default defineConfig({
   splitting: true,
   clean: true,
   sourcemap: true,
-  target: 'node20',
+  target: 'node22',
   // The parser is bundled into main.js: linking yargs' ~40 ESM files cost each start ~30 ms
   // (measured by `pnpm bench cli-start`), one file costs almost nothing. Its English messages
   // are its own defaults, so its locale files are not needed.

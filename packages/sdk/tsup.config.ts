@@ -6,8 +6,8 @@ const dts = { compilerOptions: { ignoreDeprecations: '6.0' } };
 
 export default defineConfig([
   // ESM: dependencies stay external so an app shares one copy of zod and ky.
-  { entry, format: 'esm', dts, clean: true, sourcemap: true, target: 'node20' },
+  { entry, format: 'esm', dts, clean: true, sourcemap: true, target: 'node22' },
   // CJS: ky publishes ESM only, so it is bundled in; require() then works on every Node,
   // not only where require(esm) is enabled.
-  { entry, format: 'cjs', dts, sourcemap: true, target: 'node20', noExternal: ['ky'] },
+  { entry, format: 'cjs', dts, sourcemap: true, target: 'node22', noExternal: ['ky'] },
 ]);

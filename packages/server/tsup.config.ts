@@ -7,5 +7,7 @@ export default defineConfig({
   dts: { entry: { index: 'src/index.ts' }, compilerOptions: { ignoreDeprecations: '6.0' } },
   clean: true,
   sourcemap: true,
-  target: 'node20',
+  target: 'node24',
+  // tsup strips `node:` from built-in imports by default; `sqlite` exists only as `node:sqlite`.
+  removeNodeProtocol: false,
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { send } from './helpers.js';
 import { ADMIN, startOutsideSimulator, startProcess, tempDir } from './processes.js';
@@ -64,7 +64,7 @@ describe('crash safety', () => {
     }
 
     // After the last restart: every 202 is there and reaches a final state; nothing stays sending.
-    const db = new Database(path.join(data, 'foxbell.db'), { readonly: true });
+    const db = new DatabaseSync(path.join(data, 'foxbell.db'), { readOnly: true });
     closing.push(async () => db.close());
     const unsettled = () =>
       (

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../src/store/store.js';
@@ -31,10 +35,35 @@ function faultyStore() {
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 
+/** The error node:sqlite really throws when the disk is full, or the database is locked. */
+function sqliteError(kind: 'full' | 'busy'): Error {
+  const dir = mkdtempSync(path.join(tmpdir(), 'foxbell-fault-'));
+  const file = path.join(dir, 'fault.db');
+  const first = new DatabaseSync(file);
+  const second = new DatabaseSync(file, { timeout: 0 });
+  try {
+    first.exec('CREATE TABLE t (x BLOB)');
+    if (kind === 'full') {
+      first.exec('PRAGMA max_page_count = 4');
+      first.exec('INSERT INTO t VALUES (zeroblob(1000000))');
+    } else {
+      first.exec('BEGIN EXCLUSIVE');
+      second.exec('BEGIN EXCLUSIVE');
+    }
+  } catch (error) {
+    return error as Error;
+  } finally {
+    first.close();
+    second.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  throw new Error(`node:sqlite did not fail (${kind})`);
+}
+
 describe('storage faults', () => {
   it.each([
-    ['SQLite: disk full', withCode('database or disk is full', 'SQLITE_FULL')],
-    ['SQLite: locked past the busy timeout', withCode('database is locked', 'SQLITE_BUSY')],
+    ['SQLite: disk full', sqliteError('full')],
+    ['SQLite: locked past the busy timeout', sqliteError('busy')],
     ['PostgreSQL: shut down by the administrator', withCode('terminating connection', '57P01')],
     ['PostgreSQL: too many connections', withCode('sorry, too many clients already', '53300')],
     ['PostgreSQL: unreachable', withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],

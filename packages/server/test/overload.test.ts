@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import autocannon from 'autocannon';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { send } from './helpers.js';
 import { ADMIN, startProcess, tempDir } from './processes.js';
@@ -72,7 +72,7 @@ describe('overload', () => {
     expect(next.status).toBe(202);
 
     // Every 202 (autocannon's, and any it did not see as the run ended) is delivered.
-    const db = new Database(path.join(data, 'foxbell.db'), { readonly: true });
+    const db = new DatabaseSync(path.join(data, 'foxbell.db'), { readOnly: true });
     closing.push(() => db.close());
     const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
     await expect

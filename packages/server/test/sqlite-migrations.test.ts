@@ -1,6 +1,6 @@
 import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret } from '../src/secrets.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
@@ -21,10 +21,10 @@ describe('SQLite migrations', () => {
     const dir = await tempDir();
     const file = path.join(dir, 'foxbell.db');
     // A database as the release before this migration left it.
-    const before = new Database(file);
-    before.pragma('journal_mode = WAL');
+    const before = new DatabaseSync(file);
+    before.exec('PRAGMA journal_mode = WAL');
     for (const sql of SQLITE_MIGRATIONS.slice(0, -1)) before.exec(sql);
-    before.pragma(`user_version = ${SQLITE_MIGRATIONS.length - 1}`);
+    before.exec(`PRAGMA user_version = ${SQLITE_MIGRATIONS.length - 1}`);
     before.exec(`
       INSERT INTO accounts (id, name, key_hash, key_generation, created_at) VALUES ('acct_1', NULL, 'h', 1, ${T0});
       INSERT INTO tokens (id, account_id, secret_hash, name, kind, own_status, device_names, allow_urls, created_at)
@@ -61,7 +61,7 @@ describe('SQLite migrations', () => {
     expect(await store.nextDeliveryAt()).toBeUndefined();
     expect((await store.getNotification('ntf_revoked'))?.status).toBe('dropped');
 
-    const after = new Database(file, { readonly: true });
+    const after = new DatabaseSync(file, { readOnly: true });
     try {
       expect(
         after

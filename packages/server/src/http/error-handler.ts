@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorBody } from '../errors.js';
 import type { IdSource } from '../ids.js';
+import { sqliteStorageCode } from '../store/sqlite-database.js';
 import { tooLarge } from './request-size.js';
 
 /** Fastify's own refusals, in the interface's words. */
@@ -81,11 +82,13 @@ const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Database errors that say the storage, not the request, is the trouble: full, locked, gone or
- * restarting (SQLite's codes; PostgreSQL's SQLSTATE classes 08, 53 and 57P; refused connections).
- * They are answered `503` with `Retry-After`, so clients wait and retry rather than give up; any
- * other fault is a `500`. Neither is ever a `202`: a send is answered only after its commit.
+ * restarting (SQLite's result codes; PostgreSQL's SQLSTATE classes 08, 53 and 57P; refused
+ * connections). They are answered `503` with `Retry-After`, so clients wait and retry rather than
+ * give up; any other fault is a `500`. Neither is ever a `202`: a send is answered only after its
+ * commit.
  */
 export function storageUnavailable(error: unknown): boolean {
+  if (sqliteStorageCode(error) !== undefined) return true;
   const { code, message } = error as { code?: unknown; message?: unknown };
   // node-postgres's own words for a pool that cannot reach the server, which carry no code.
   if (
@@ -96,7 +99,6 @@ export function storageUnavailable(error: unknown): boolean {
   }
   if (typeof code !== 'string') return false;
   return (
-    /^SQLITE_(FULL|BUSY|LOCKED|IOERR|CANTOPEN|READONLY)/.test(code) ||
     /^(08...|53...|57P0[1-3])$/.test(code) ||
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOSPC'].includes(code)
   );

@@ -1,7 +1,6 @@
 import { closeSync, fdatasync, fsyncSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { NotificationStatus } from '@foxbell/sdk/contract';
-import Database from 'better-sqlite3';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
 import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/limits.js';
@@ -20,6 +19,14 @@ import {
   routeInputOf,
   tokenOf,
 } from './rows.js';
+import {
+  DatabaseSync,
+  inTransaction,
+  pragmaValue,
+  type SQLInputValue,
+  type StatementSync,
+  sqliteStorageCode,
+} from './sqlite-database.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { STATUS_RANK } from './status.js';
 import {
@@ -76,12 +83,12 @@ export class DataDirInUseError extends Error {
  */
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   if (options.dataDir === ':memory:') {
-    return new SqliteStore(prepare(new Database(':memory:')), undefined, undefined);
+    return new SqliteStore(prepare(new DatabaseSync(':memory:')), undefined, undefined);
   }
   makeDataDirPrivate(options.dataDir);
   const apiLock = (options.role ?? 'api') === 'api' ? lockApi(options.dataDir) : undefined;
   const file = path.join(options.dataDir, 'foxbell.db');
-  const db = prepare(new Database(file));
+  const db = prepare(new DatabaseSync(file));
   const wal = openSync(`${file}-wal`, 'r+');
   makeDataDirPrivate(options.dataDir);
   // The new files' directory entries, and everything the migrations wrote.
@@ -93,36 +100,35 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
  * Holds an exclusive lock on `api.lock` for the life of the store. The operating system drops it
  * when the process ends, however it ends, so a crash never leaves a stale lock behind.
  */
-function lockApi(dataDir: string): Database.Database {
-  const lock = new Database(path.join(dataDir, 'api.lock'), { timeout: 0 });
+function lockApi(dataDir: string): DatabaseSync {
+  const lock = new DatabaseSync(path.join(dataDir, 'api.lock'), { timeout: 0 });
   try {
-    lock.pragma('locking_mode = EXCLUSIVE');
+    lock.exec('PRAGMA locking_mode = EXCLUSIVE');
     lock.exec('CREATE TABLE IF NOT EXISTS held (at INTEGER); DELETE FROM held;');
     return lock;
   } catch (error) {
     lock.close();
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir);
+    if (sqliteStorageCode(error) === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir);
     throw error;
   }
 }
 
-function prepare(db: Database.Database): Database.Database {
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+function prepare(db: DatabaseSync): DatabaseSync {
+  db.exec(
+    'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000',
+  );
   migrate(db);
   return db;
 }
 
-function migrate(db: Database.Database): void {
-  const applied = db.pragma('user_version', { simple: true }) as number;
+function migrate(db: DatabaseSync): void {
+  const applied = Number(pragmaValue(db, 'user_version'));
   for (const [index, sql] of SQLITE_MIGRATIONS.entries()) {
     if (index < applied) continue;
-    db.transaction(() => {
+    inTransaction(db, () => {
       db.exec(sql);
-      db.pragma(`user_version = ${index + 1}`);
-    })();
+      db.exec(`PRAGMA user_version = ${index + 1}`);
+    });
   }
 }
 
@@ -164,10 +170,10 @@ class BatchCounts {
 type BatchResult = { ok: true; outcome: SendOutcome } | { ok: false; error: unknown };
 
 class SqliteStore implements Store {
-  readonly #db: Database.Database;
+  readonly #db: DatabaseSync;
   /** The WAL file, fsync'd before a write is reported; undefined for an in-memory database. */
   readonly #wal: number | undefined;
-  readonly #statements = new Map<string, Database.Statement>();
+  readonly #statements = new Map<string, StatementSync>();
   #pending: PendingSend[] = [];
   #flushScheduled = false;
   #pause: Pause | undefined;
@@ -189,30 +195,30 @@ class SqliteStore implements Store {
   readonly #commitBatch: (batch: PendingSend[], isolated: boolean) => BatchResult[];
 
   /** The `api.lock` database, held open (and locked) until close; see `lockApi`. */
-  readonly #apiLock: Database.Database | undefined;
+  readonly #apiLock: DatabaseSync | undefined;
 
-  constructor(db: Database.Database, wal: number | undefined, apiLock: Database.Database | undefined) {
+  constructor(db: DatabaseSync, wal: number | undefined, apiLock: DatabaseSync | undefined) {
     this.#db = db;
     this.#wal = wal;
     this.#apiLock = apiLock;
-    // A nested better-sqlite3 transaction is a savepoint: one send that fails is rolled back
-    // alone, and the others still commit in the batch's single fsync.
-    this.#storeSend = db.transaction((send: NewSend, counts: BatchCounts) =>
-      this.#admitAndStore(send, counts),
-    );
-    this.#commitBatch = db.transaction((batch: PendingSend[], isolated: boolean) => {
-      const counts = new BatchCounts();
-      const results = batch.map(({ send }): BatchResult => {
-        if (!isolated) return { ok: true, outcome: this.#admitAndStore(send, counts) };
-        try {
-          return { ok: true, outcome: this.#storeSend(send, counts) };
-        } catch (error) {
-          return { ok: false, error };
-        }
+    // A nested transaction is a savepoint: one send that fails is rolled back alone, and the
+    // others still commit in the batch's single fsync.
+    this.#storeSend = (send: NewSend, counts: BatchCounts) =>
+      inTransaction(db, () => this.#admitAndStore(send, counts));
+    this.#commitBatch = (batch: PendingSend[], isolated: boolean) =>
+      inTransaction(db, () => {
+        const counts = new BatchCounts();
+        const results = batch.map(({ send }): BatchResult => {
+          if (!isolated) return { ok: true, outcome: this.#admitAndStore(send, counts) };
+          try {
+            return { ok: true, outcome: this.#storeSend(send, counts) };
+          } catch (error) {
+            return { ok: false, error };
+          }
+        });
+        this.#writeCounts(counts);
+        return results;
       });
-      this.#writeCounts(counts);
-      return results;
-    });
   }
 
   #forget(): void {
@@ -249,13 +255,13 @@ class SqliteStore implements Store {
 
   /** Runs `change` in one transaction and resolves once it is durable. */
   async #write<T>(change: () => T): Promise<T> {
-    const result = this.#db.transaction(change)();
+    const result = inTransaction(this.#db, change);
     await this.#synced();
     return result;
   }
 
   /** Prepares each SQL text once. */
-  #sql(text: string): Database.Statement {
+  #sql(text: string): StatementSync {
     let statement = this.#statements.get(text);
     if (!statement) {
       statement = this.#db.prepare(text);
@@ -265,15 +271,15 @@ class SqliteStore implements Store {
   }
 
   #get(text: string, ...params: unknown[]): Row | undefined {
-    return this.#sql(text).get(...params) as Row | undefined;
+    return this.#sql(text).get(...(params as SQLInputValue[])) as Row | undefined;
   }
 
   #all(text: string, ...params: unknown[]): Row[] {
-    return this.#sql(text).all(...params) as Row[];
+    return this.#sql(text).all(...(params as SQLInputValue[])) as Row[];
   }
 
   #run(text: string, ...params: unknown[]): number {
-    return this.#sql(text).run(...params).changes;
+    return Number(this.#sql(text).run(...(params as SQLInputValue[])).changes);
   }
 
   async findCredential(secretHash: string): Promise<Credential | undefined> {
@@ -793,7 +799,7 @@ class SqliteStore implements Store {
     lease?: { owner: string; leaseMs: number; limit: number };
   }) {
     const { now, limit, decide, lease } = options;
-    return this.#db.transaction(() => {
+    return inTransaction(this.#db, () => {
       const claimed: ClaimedDestination[] = [];
       // Tagged destinations this call leased: not pushed until it returns, so a newer send of
       // their tag routed in the same call still supersedes them, as it would a pending one.
@@ -890,7 +896,7 @@ class SqliteStore implements Store {
         if (queued.length < wanted) break;
       }
       return { routed, claimed: superseded.size === 0 ? claimed : claimed.filter((d) => !superseded.has(d)) };
-    })();
+    });
   }
 
   #insertDestination(
@@ -930,7 +936,7 @@ class SqliteStore implements Store {
     maxAttempts: number;
   }) {
     const { owner, now, leaseMs, limit, maxAttempts } = options;
-    return this.#db.transaction((): ClaimedDestination[] => {
+    return inTransaction(this.#db, (): ClaimedDestination[] => {
       const ended = new Set<string>();
       // A lease that ran out belongs to a worker that died mid-push: that attempt counted.
       for (const row of this.#all(
@@ -998,11 +1004,11 @@ class SqliteStore implements Store {
         JSON.stringify(due.map((row) => row.rid)),
       );
       return claimedFrom(due, (row) => Number(row.attempts) + 1);
-    })();
+    });
   }
 
   async finishAttempts(attempts: FinishedAttempt[], now: number) {
-    this.#db.transaction(() => {
+    inTransaction(this.#db, () => {
       // Only the lease holder may end an attempt; each update below checks it.
       const where = `WHERE notification_id = ? AND device_id = ? AND state = 'sending' AND lease_owner = ?`;
       const freed = 'lease_owner = NULL, lease_until = NULL';
@@ -1047,7 +1053,7 @@ class SqliteStore implements Store {
             break;
         }
       }
-    })();
+    });
   }
 
   /**

@@ -1,0 +1,62 @@
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+
+export type { SQLInputValue, StatementSync };
+export { DatabaseSync };
+
+/**
+ * SQLite's primary result codes that say the storage, not the statement, is the trouble. node:sqlite
+ * puts the extended code in `errcode`; its low byte is the primary one.
+ */
+const STORAGE_CODES: Readonly<Record<number, string>> = {
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  8: 'SQLITE_READONLY',
+  10: 'SQLITE_IOERR',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+};
+
+/** `SQLITE_BUSY` and the like for a storage error of node:sqlite; undefined for any other error. */
+export function sqliteStorageCode(error: unknown): string | undefined {
+  const { errcode } = error as { errcode?: unknown };
+  return typeof errcode === 'number' ? STORAGE_CODES[errcode & 0xff] : undefined;
+}
+
+/** A pragma's single value (`user_version`, `journal_mode`…). */
+export function pragmaValue(db: DatabaseSync, pragma: string): unknown {
+  const row = db.prepare(`PRAGMA ${pragma}`).get() as Record<string, unknown> | undefined;
+  return row === undefined ? undefined : Object.values(row)[0];
+}
+
+let savepoints = 0;
+
+/**
+ * `work` as one transaction, or, when a transaction is already open, as a savepoint inside it: a
+ * nested part that fails is rolled back alone and its error thrown to the outer part, which may
+ * catch it and commit the rest. (What better-sqlite3's `db.transaction` did; node:sqlite has
+ * none of its own.)
+ */
+export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
+  if (!db.isTransaction) {
+    db.exec('BEGIN');
+    try {
+      const result = work();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (db.isTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+  savepoints += 1;
+  const name = `part_${savepoints}`;
+  db.exec(`SAVEPOINT ${name}`);
+  try {
+    const result = work();
+    db.exec(`RELEASE ${name}`);
+    return result;
+  } catch (error) {
+    db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+    throw error;
+  }
+}
