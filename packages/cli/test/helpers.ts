@@ -32,10 +32,16 @@ export interface Service {
   simUrl: string | undefined;
 }
 
+/**
+ * The Node that runs the server. The CLI's suite also runs on Node 22, the CLI's floor, where the
+ * server (24 and newer) does not: CI then names a newer Node here.
+ */
+const SERVER_NODE = process.env.FOXBELL_SERVER_NODE ?? process.execPath;
+
 /** The real `foxbell-server` process on a free port, with its built-in APNs simulator; stopped after the file. */
 export async function startService(extraArgs: string[] = []): Promise<Service> {
   const child = spawn(
-    process.execPath,
+    SERVER_NODE,
     [
       SERVER_BIN,
       '--port',

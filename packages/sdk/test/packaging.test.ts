@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { publint } from 'publint';
@@ -20,6 +23,25 @@ describe('the published package', () => {
     const { messages } = await publint({ pkgDir: packageDir, strict: true });
     expect(messages).toEqual([]);
   });
+
+  it('depends on ky and zod by ranges, so an app with its own copy of either gets no second one', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'foxbell-pack-'));
+    try {
+      // pnpm pack writes what npm publishes: `catalog:` and `workspace:` replaced.
+      await run('pnpm', ['pack', '--pack-destination', dir], { cwd: packageDir });
+      const [tarball] = (await readdir(dir)).filter((name) => name.endsWith('.tgz'));
+      const { stdout } = await run('tar', [
+        '-xzOf',
+        path.join(dir, tarball as string),
+        'package/package.json',
+      ]);
+      const dependencies = JSON.parse(stdout).dependencies as Record<string, string>;
+      expect(Object.keys(dependencies).sort()).toEqual(['ky', 'zod']);
+      for (const range of Object.values(dependencies)) expect(range).toMatch(/^\^\d+\.\d+\.\d+$/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('passes @arethetypeswrong/cli for every Node 16+ resolution', async () => {
     const { stdout } = await run(bin('attw'), ['--pack', '.', '--profile', 'node16', '--format', 'json'], {
