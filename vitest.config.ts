@@ -24,6 +24,7 @@ export default defineConfig({
             'test/sqlite-*.test.ts',
             'test/ids.test.ts',
             'test/secrets.test.ts',
+            'test/sdk-runtimes.test.ts',
           ],
           globalSetup: ['./test/postgres-setup.ts'],
         },
