@@ -25,6 +25,7 @@ export default defineConfig({
             'test/ids.test.ts',
             'test/secrets.test.ts',
             'test/sdk-runtimes.test.ts',
+            'test/sdk-browser.test.ts',
           ],
           globalSetup: ['./test/postgres-setup.ts'],
         },
