@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll } from 'vitest';
 import { newProviderKeyPem } from '../src/apns/provider-token.js';
 import { ApnsSimulator } from '../src/apns/simulator.js';
+import { send } from './helpers.js';
 
 /** foxbell-server as real processes, killed after each test. */
 
@@ -22,8 +23,18 @@ export interface Running {
 }
 
 const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
+/** Folders made by tempDir, removed once the test's processes are gone, whatever the outcome. */
+const folders: string[] = [];
+afterEach(async () => {
+  await Promise.all(
+    children.splice(0).map((child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return undefined;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
+  await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
 });
 
 beforeAll(() => {
@@ -86,8 +97,31 @@ export async function runToExit(args: string[], env: Record<string, string> = {}
   return { code, stderr };
 }
 
+/** A fresh folder for this test, removed after it. */
 export async function tempDir() {
-  return mkdtemp(path.join(tmpdir(), 'foxbell-process-'));
+  const folder = await mkdtemp(path.join(tmpdir(), 'foxbell-process-'));
+  folders.push(folder);
+  return folder;
+}
+
+/**
+ * A real foxbell-server process (its own data, the built-in simulator delivering) with an account
+ * that has one iPhone and a send token, made through the management API.
+ */
+export async function startServerWithToken(): Promise<{
+  server: Running;
+  accountKey: string;
+  token: string;
+}> {
+  const server = await startProcess(['--admin-key', ADMIN, '--data', await tempDir(), '--log-level', 'warn']);
+  const account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
+  const device = await send(server.url, 'POST', '/v1/devices', {
+    token: account.body.key,
+    json: { name: 'iPhone', platform: 'ios', push_token: 'c'.repeat(64) },
+  });
+  const token = await send(server.url, 'POST', '/v1/tokens', { token: account.body.key, json: {} });
+  if (device.status !== 201 || token.status !== 201) throw new Error(`setup: ${device.text} ${token.text}`);
+  return { server, accountKey: account.body.key, token: token.body.token };
 }
 
 /**

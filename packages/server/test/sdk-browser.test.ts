@@ -3,8 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { send } from './helpers.js';
-import { ADMIN, startProcess, tempDir } from './processes.js';
+import { startServerWithToken } from './processes.js';
 
 const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
 const SDK = fileURLToPath(new URL('../../sdk/dist/index.js', import.meta.url));
@@ -19,21 +18,7 @@ describe('the SDK in Chromium, against a real foxbell-server', () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
     }
-    const server = await startProcess([
-      '--admin-key',
-      ADMIN,
-      '--data',
-      await tempDir(),
-      '--log-level',
-      'warn',
-    ]);
-    const account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
-    await send(server.url, 'POST', '/v1/devices', {
-      token: account.body.key,
-      json: { name: 'iPhone', platform: 'ios', push_token: 'd'.repeat(64) },
-    });
-    const token = (await send(server.url, 'POST', '/v1/tokens', { token: account.body.key, json: {} })).body
-      .token as string;
+    const { server, token } = await startServerWithToken();
     const bundle = await build({
       entryPoints: [SDK],
       bundle: true,

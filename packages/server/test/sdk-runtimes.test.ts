@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { send } from './helpers.js';
-import { ADMIN, startProcess, tempDir } from './processes.js';
+import { startServerWithToken } from './processes.js';
 
 const run = promisify(execFile);
 const script = fileURLToPath(new URL('./runtimes/sdk-smoke.mjs', import.meta.url));
@@ -29,22 +29,8 @@ describe('the SDK in every runtime it claims, against a real foxbell-server', ()
   it.each(RUNTIMES)(
     '%s: send, waitFor sent_to_push, a ValidationError before sending, a NotFoundError',
     async (name, path, args) => {
-      const server = await startProcess([
-        '--admin-key',
-        ADMIN,
-        '--data',
-        await tempDir(),
-        '--log-level',
-        'warn',
-      ]);
-      const account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
-      const device = await send(server.url, 'POST', '/v1/devices', {
-        token: account.body.key,
-        json: { name: 'iPhone', platform: 'ios', push_token: 'c'.repeat(64) },
-      });
-      expect(device.status).toBe(201);
-      const token = await send(server.url, 'POST', '/v1/tokens', { token: account.body.key, json: {} });
-      const { stdout } = await run(path, [...args, script, server.url, token.body.token, name], {
+      const { server, accountKey, token } = await startServerWithToken();
+      const { stdout } = await run(path, [...args, script, server.url, token, name], {
         timeout: 30_000,
       });
       expect(JSON.parse(stdout.trim().split('\n').at(-1) as string), name).toEqual({
@@ -55,7 +41,7 @@ describe('the SDK in every runtime it claims, against a real foxbell-server', ()
         notFoundIsTyped: true,
       });
       // What each runtime sent reached the simulated iPhone.
-      const inbox = await send(server.url, 'GET', '/v1/inbox', { token: account.body.key });
+      const inbox = await send(server.url, 'GET', '/v1/inbox', { token: accountKey });
       expect(inbox.body.items.map((item: { message: string }) => item.message)).toEqual([`from ${name}`]);
     },
     60_000,

@@ -5,7 +5,7 @@ import { buildSimulatorControl } from '../src/apns/simulator-control.js';
 import { startSimulator } from './delivery-helpers.js';
 import { type ForeignHost, makeForeignHost } from './foreign-host.js';
 import { ManualClock } from './helpers.js';
-import { ADMIN, startProcess } from './processes.js';
+import { ADMIN, startProcess, tempDir } from './processes.js';
 
 const TOKEN = 'ab'.repeat(32);
 
@@ -132,8 +132,7 @@ describe('the built-in simulator with foxbell-server --host 0.0.0.0', () => {
   afterAll(() => foreign?.remove());
 
   it('listens on loopback only, push port and control API alike', async () => {
-    const dir = await import('./processes.js').then((m) => m.tempDir());
-    const server = await startProcess(['--host', '0.0.0.0', '--admin-key', ADMIN, '--data', dir]);
+    const server = await startProcess(['--host', '0.0.0.0', '--admin-key', ADMIN, '--data', await tempDir()]);
     const controlUrl = /APNs simulator control API on (http:\/\/\S+)/.exec(server.stdout())?.[1] as string;
     expect(controlUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const controlPort = Number(new URL(controlUrl).port);
