@@ -157,10 +157,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerRateLimitHeaders(app, ctx);
   registerBodyParsers(app);
   registerErrorHandling(app);
-  if (logRequest) {
-    const log = logRequest;
-    app.addHook('onResponse', async (request, reply) => log(request, reply));
-  }
+  if (logRequest) app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
 
   sendRoutes(app, ctx);
   notificationRoutes(app, ctx);

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { isLocalHost, isLoopbackAddress } from '../http/local-only.js';
+import { isLocalHost, isLocalRequest } from '../http/local-only.js';
 import type { ApnsSimulator } from './simulator.js';
 
 const pushTokenParams = z.object({ pushToken: z.string().regex(/^[0-9a-fA-F]{64}$/) });
@@ -44,9 +44,7 @@ export function buildSimulatorControl(simulator: ApnsSimulator): FastifyInstance
   app.addHook('onRequest', (request, _reply, done) => {
     const { origin } = request.headers;
     const local =
-      isLoopbackAddress(request.socket.remoteAddress) &&
-      isLocalHost(request.headers.host, request.socket.localPort) &&
-      (origin === undefined || isLocalOrigin(origin, request.socket.localPort));
+      isLocalRequest(request) && (origin === undefined || isLocalOrigin(origin, request.socket.localPort));
     if (!local) return done(new ControlError(403, 'the control API answers this machine only'));
     const type = request.headers['content-type'];
     if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type)) {

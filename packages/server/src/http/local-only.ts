@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 const LOCAL_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Whether a peer address is this machine: all of 127.0.0.0/8 and ::1, in IPv4 or IPv4-mapped form. */
-export function isLoopbackAddress(address: string | undefined): boolean {
+function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;
   const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
   return v4.startsWith('127.') || address === '::1';

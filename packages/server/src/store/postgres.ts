@@ -426,10 +426,9 @@ class PostgresStore implements Store {
     return (
       await this.#read(
         `SELECT * FROM (
-           SELECT t.*, revoked_at IS NOT NULL OR coalesce(expires_at <= $2, false) AS retired,
-             row_number() OVER (PARTITION BY revoked_at IS NOT NULL OR coalesce(expires_at <= $2, false)
-                                ORDER BY created_at DESC, seq DESC) AS newest
-           FROM tokens t WHERE account_id = $1) listed
+           SELECT *, row_number() OVER (PARTITION BY retired ORDER BY created_at DESC, seq DESC) AS newest
+           FROM (SELECT t.*, revoked_at IS NOT NULL OR coalesce(expires_at <= $2, false) AS retired
+                 FROM tokens t WHERE account_id = $1) classified) listed
          WHERE NOT retired OR newest <= $3 ORDER BY created_at, seq`,
         [accountId, now, RETIRED_LISTED],
       )

@@ -407,12 +407,10 @@ class SqliteStore implements Store {
   async listTokens(accountId: string, now: number) {
     return this.#all(
       `SELECT * FROM (
-         SELECT t.*, t.rowid AS r, revoked_at IS NOT NULL OR coalesce(expires_at <= ?, 0) AS retired,
-           row_number() OVER (PARTITION BY revoked_at IS NOT NULL OR coalesce(expires_at <= ?, 0)
-                              ORDER BY created_at DESC, rowid DESC) AS newest
-         FROM tokens t WHERE account_id = ?)
+         SELECT *, row_number() OVER (PARTITION BY retired ORDER BY created_at DESC, r DESC) AS newest
+         FROM (SELECT t.*, t.rowid AS r, revoked_at IS NOT NULL OR coalesce(expires_at <= ?, 0) AS retired
+               FROM tokens t WHERE account_id = ?))
        WHERE NOT retired OR newest <= ? ORDER BY created_at, r`,
-      now,
       now,
       accountId,
       RETIRED_LISTED,

@@ -4,7 +4,6 @@ import type { ApnsSimulator, ReceivedPush } from '../../apns/simulator.js';
 import { isoTime } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { Device, Store } from '../../store/store.js';
-import { sendApiError } from '../error-handler.js';
 import { isLocalRequest } from '../local-only.js';
 
 /** What the device page needs from the process: the dev account and the simulator inside. */
@@ -42,9 +41,12 @@ export function devPageRoutes(app: FastifyInstance, store: Store, deps: DevPageD
   // registered here, whatever spelling of the URL the router matched (percent-encoded, absolute
   // form), and for no other route.
   void app.register(async (scope) => {
-    scope.addHook('onRequest', (request, reply, done) => {
-      if (isLocalRequest(request)) return done();
-      sendApiError(reply, request, new ApiError('forbidden', 'the device page answers this machine only'));
+    scope.addHook('onRequest', (request, _reply, done) => {
+      done(
+        isLocalRequest(request)
+          ? undefined
+          : new ApiError('forbidden', 'the device page answers this machine only'),
+      );
     });
     devPage(scope, store, deps);
   });

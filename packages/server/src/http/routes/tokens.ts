@@ -20,11 +20,12 @@ const newToken = z.strictObject({
   default_target: textField(1, 64).optional(),
   expires_at: z
     .string()
-    .refine(
-      (text) => parseTimestamp(text) !== undefined,
-      'must be a real moment, written YYYY-MM-DDTHH:MM:SS.mmmZ',
-    )
-    .transform((text) => parseTimestamp(text) as number)
+    .transform((text, ctx) => {
+      const ms = parseTimestamp(text);
+      if (ms !== undefined) return ms;
+      ctx.addIssue({ code: 'custom', message: 'must be a real moment, written YYYY-MM-DDTHH:MM:SS.mmmZ' });
+      return z.NEVER;
+    })
     .optional(),
 });
 
