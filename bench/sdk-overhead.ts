@@ -54,7 +54,7 @@ async function raw(): Promise<void> {
 
 // ky alone, configured and called as the SDK calls it (ky builds the request, a fetch of ours
 // sends it with the body's bytes): shows how much of the overhead is ky's own per-request work.
-const kyClient = ky.create({ prefixUrl: baseUrl, retry: 0, throwHttpErrors: false, timeout: false });
+const kyClient = ky.create({ prefix: baseUrl, retry: 0, throwHttpErrors: false, timeout: false });
 async function kyOnly(): Promise<void> {
   const { body, ...init } = sendInit();
   const response = await kyClient('v1/notifications', {

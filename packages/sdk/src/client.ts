@@ -156,7 +156,7 @@ export class Foxbell {
     }
     this.#transport = {
       ky: ky.create({
-        prefixUrl: this.baseUrl,
+        prefix: this.baseUrl,
         retry: 0,
         throwHttpErrors: false,
         timeout: false,

@@ -17,7 +17,16 @@ import {
   ValidationError,
 } from '../src/index.js';
 import { SDK_VERSION } from '../src/internal/version.js';
-import { accepted, BASE_URL, client, errorReply, serve, TOKEN, useMockService } from './helpers.js';
+import {
+  accepted,
+  BASE_URL,
+  client,
+  errorReply,
+  fakeClockClient,
+  serve,
+  TOKEN,
+  useMockService,
+} from './helpers.js';
 
 useMockService();
 
@@ -270,7 +279,7 @@ describe('waitFor', () => {
       at('accepted'),
       at('sent_to_push'),
     );
-    const waiting = client().waitFor('ntf_abc123');
+    const waiting = fakeClockClient().waitFor('ntf_abc123');
     await vi.advanceTimersByTimeAsync(3500);
     await expect(waiting).resolves.toMatchObject({ status: 'sent_to_push' });
     expect(requests.slice(1).map((request, i) => request.at - (requests[i]?.at ?? 0))).toEqual([
@@ -303,7 +312,7 @@ describe('waitFor', () => {
   it('throws TimeoutError with the last record when time runs out', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     serve('get', '/v1/notifications/ntf_abc123/status', at('sent_to_push'));
-    const waiting = client()
+    const waiting = fakeClockClient()
       .waitFor('ntf_abc123', { until: 'opened', timeoutMs: 10_000 })
       .catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(10_000);

@@ -1,4 +1,4 @@
-import { HttpResponse, http } from 'msw';
+import { getResponse, HttpResponse, http, type RequestHandler } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { Foxbell, type FoxbellOptions } from '../src/index.js';
@@ -19,7 +19,7 @@ export const server = setupServer();
 
 /** Starts msw for the file; any request without a handler fails the test. */
 export function useMockService(): void {
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
   afterEach(() => server.resetHandlers());
   afterAll(() => server.close());
 }
@@ -74,3 +74,30 @@ export function errorReply(status: number, code: string, headers: Record<string,
 export function client(options: FoxbellOptions = {}): Foxbell {
   return new Foxbell({ token: TOKEN, baseUrl: BASE_URL, random: () => 0, ...options });
 }
+
+/**
+ * A client whose fetch answers from the same msw handlers in-process, for tests on a fake clock.
+ * msw 3 intercepts below Node's HTTP client, so a real fetch also runs Node's own connection
+ * timers, and a fake clock advanced by the test drives those too (a second request then waits
+ * out a keep-alive timer of fake seconds). Here only the SDK's own waits and timeouts run on it.
+ */
+export function fakeClockClient(options: FoxbellOptions = {}): Foxbell {
+  return client({ fetch: handlerFetch, ...options });
+}
+
+export const handlerFetch: typeof fetch = (input, init) => {
+  const request = new Request(input, init);
+  const { signal } = request;
+  return new Promise<Response>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    getResponse(server.listHandlers() as RequestHandler[], request).then((response) => {
+      signal.removeEventListener('abort', onAbort);
+      if (!response) reject(new Error(`No handler for ${request.method} ${request.url}`));
+      // HttpResponse.error() stands for a network failure, which fetch reports as a TypeError.
+      else if (response.type === 'error') reject(new TypeError('fetch failed'));
+      else resolve(response);
+    }, reject);
+  });
+};

@@ -10,7 +10,7 @@ import {
   ServerError,
   TimeoutError,
 } from '../src/index.js';
-import { accepted, client, errorReply, type Reply, serve, useMockService } from './helpers.js';
+import { accepted, errorReply, fakeClockClient, type Reply, serve, useMockService } from './helpers.js';
 
 useMockService();
 
@@ -40,7 +40,7 @@ const gaps = (requests: { at: number }[]) =>
 describe('what is retried', () => {
   it('retries 503 three times with waits of 1, 2 and 4 s, then throws the last error with every attempt', async () => {
     const requests = serve('post', '/v1/notifications', unavailable);
-    const { error } = await settle(client().send({ message: 'hi' }));
+    const { error } = await settle(fakeClockClient().send({ message: 'hi' }));
     expect(requests).toHaveLength(4);
     expect(gaps(requests)).toEqual([1000, 2000, 4000]);
     expect(error).toBeInstanceOf(ServerError);
@@ -62,7 +62,7 @@ describe('what is retried', () => {
       errorReply(500, 'internal_error'),
       accepted,
     );
-    const { value } = await settle(client().send({ message: 'hi' }));
+    const { value } = await settle(fakeClockClient().send({ message: 'hi' }));
     expect(value).toMatchObject({ id: 'ntf_abc123', status: 'accepted', request_id: 'req_ok1' });
     expect(gaps(requests)).toEqual([1000, 2000]);
   });
@@ -70,7 +70,7 @@ describe('what is retried', () => {
   it("treats a gateway's 429 without error.code as rate_limited and retries it", async () => {
     const gateway: Reply = () => HttpResponse.json({ message: 'Too Many Requests' }, { status: 429 });
     const requests = serve('post', '/v1/notifications', gateway);
-    const { error } = await settle(client().send({ message: 'hi' }));
+    const { error } = await settle(fakeClockClient().send({ message: 'hi' }));
     expect(requests).toHaveLength(4);
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error).toMatchObject({ status: 429, code: 'rate_limited', message: 'Too Many Requests' });
@@ -79,20 +79,20 @@ describe('what is retried', () => {
   it("treats a proxy's 502 page as service_unavailable and retries it", async () => {
     const proxy: Reply = () => new HttpResponse('<html>Bad Gateway</html>', { status: 502 });
     const requests = serve('post', '/v1/notifications', proxy, proxy, accepted);
-    const { value } = await settle(client().send({ message: 'hi' }));
+    const { value } = await settle(fakeClockClient().send({ message: 'hi' }));
     expect(value?.id).toBe('ntf_abc123');
     expect(requests).toHaveLength(3);
   });
 
   it('reports the code a proxy 504 stands for', async () => {
     serve('post', '/v1/notifications', () => new HttpResponse(null, { status: 504 }));
-    const { error } = await settle(client({ maxRetries: 0 }).send({ message: 'hi' }));
+    const { error } = await settle(fakeClockClient({ maxRetries: 0 }).send({ message: 'hi' }));
     expect(error).toMatchObject({ name: 'ServerError', status: 504, code: 'service_unavailable' });
   });
 
   it('retries a failure with no HTTP status and throws ConnectionError', async () => {
     const requests = serve('post', '/v1/notifications', networkFailure);
-    const { error } = await settle(client().send({ message: 'hi' }));
+    const { error } = await settle(fakeClockClient().send({ message: 'hi' }));
     expect(requests).toHaveLength(4);
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).attempts).toEqual(Array(4).fill({ failure: 'network' }));
@@ -113,7 +113,7 @@ describe('what is retried', () => {
     [429, 'link_locked'],
   ])('never retries %i %s', async (status, code) => {
     const requests = serve('post', '/v1/notifications', errorReply(status, code, { 'retry-after': '1' }));
-    const { error } = await settle(client().send({ message: 'hi' }));
+    const { error } = await settle(fakeClockClient().send({ message: 'hi' }));
     expect(requests).toHaveLength(1);
     expect(error).toMatchObject({ status, code });
   });
@@ -124,7 +124,7 @@ describe('what is retried', () => {
       '/v1/notifications',
       errorReply(429, 'quota_exceeded', { 'x-ratelimit-reset': '1798761600' }),
     );
-    const { error } = await settle(client().send({ message: 'hi' }));
+    const { error } = await settle(fakeClockClient().send({ message: 'hi' }));
     expect(requests).toHaveLength(1);
     expect(error).toBeInstanceOf(QuotaExceededError);
     expect((error as QuotaExceededError).resetAt?.toISOString()).toBe('2027-01-01T00:00:00.000Z');
@@ -139,7 +139,7 @@ describe('how long it waits', () => {
       errorReply(429, 'rate_limited', { 'retry-after': '7' }),
       accepted,
     );
-    const sending = client({ random: () => 0.99 }).send({ message: 'hi' });
+    const sending = fakeClockClient({ random: () => 0.99 }).send({ message: 'hi' });
     await vi.advanceTimersByTimeAsync(6999);
     expect(requests).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
@@ -154,7 +154,7 @@ describe('how long it waits', () => {
       errorReply(503, 'service_unavailable', { 'retry-after': '60' }),
       accepted,
     );
-    await settle(client().send({ message: 'hi' }));
+    await settle(fakeClockClient().send({ message: 'hi' }));
     expect(gaps(sixty)).toEqual([60_000]);
 
     const requests = serve(
@@ -162,7 +162,7 @@ describe('how long it waits', () => {
       '/v1/notifications',
       errorReply(503, 'service_unavailable', { 'retry-after': '61' }),
     );
-    const { error } = await settle(client().send({ message: 'hi' }));
+    const { error } = await settle(fakeClockClient().send({ message: 'hi' }));
     expect(requests).toHaveLength(1);
     expect(error).toMatchObject({ status: 503, retryAfter: 61 });
   });
@@ -175,14 +175,14 @@ describe('how long it waits', () => {
         '/v1/notifications',
         errorReply(503, 'service_unavailable', { 'retry-after': retryAfter }),
       );
-      await settle(client().send({ message: 'hi' }));
+      await settle(fakeClockClient().send({ message: 'hi' }));
       expect(gaps(requests)).toEqual([1000, 2000, 4000]);
     },
   );
 
   it('adds a little jitter to the backoff waits', async () => {
     const requests = serve('post', '/v1/notifications', unavailable);
-    await settle(client({ random: () => 0.5 }).send({ message: 'hi' }));
+    await settle(fakeClockClient({ random: () => 0.5 }).send({ message: 'hi' }));
     expect(gaps(requests)).toEqual([1125, 2125, 4125]);
   });
 
@@ -195,7 +195,7 @@ describe('how long it waits', () => {
       unavailable,
       accepted,
     );
-    await settle(client({ onRetry: (info) => seen.push(info) }).send({ message: 'hi' }));
+    await settle(fakeClockClient({ onRetry: (info) => seen.push(info) }).send({ message: 'hi' }));
     expect(seen).toEqual([
       {
         attempt: 1,
@@ -218,14 +218,14 @@ describe('how long it waits', () => {
 
   it('makes fewer retries with maxRetries, and refuses more than 3', async () => {
     const requests = serve('post', '/v1/notifications', unavailable);
-    await settle(client({ maxRetries: 1 }).send({ message: 'hi' }));
+    await settle(fakeClockClient({ maxRetries: 1 }).send({ message: 'hi' }));
     expect(requests).toHaveLength(2);
-    expect(() => client({ maxRetries: 4 })).toThrow(/maxRetries/);
+    expect(() => fakeClockClient({ maxRetries: 4 })).toThrow(/maxRetries/);
   });
 
   it('starts no retry that would end past the overall deadline', async () => {
     const requests = serve('post', '/v1/notifications', unavailable);
-    const { error } = await settle(client().send({ message: 'hi' }, { deadlineMs: 2500 }));
+    const { error } = await settle(fakeClockClient().send({ message: 'hi' }, { deadlineMs: 2500 }));
     // 1 s fits in 2.5 s; the next 2 s wait would end at 3 s.
     expect(gaps(requests)).toEqual([1000]);
     expect(error).toBeInstanceOf(ServerError);
@@ -241,7 +241,7 @@ describe('what every retry sends', () => {
       scene_params: { color: 'green' },
       level: 2,
     } as const;
-    await settle(client().send(fields, { idempotencyKey: 'deploy-42' }));
+    await settle(fakeClockClient().send(fields, { idempotencyKey: 'deploy-42' }));
     expect(requests).toHaveLength(4);
     const first = requests[0];
     for (const request of requests) {
@@ -254,14 +254,14 @@ describe('what every retry sends', () => {
 
   it('generates one key per send when none is given, and keeps it across retries', async () => {
     const requests = serve('post', '/v1/notifications', unavailable, accepted);
-    const { value } = await settle(client().send({ message: 'hi' }));
+    const { value } = await settle(fakeClockClient().send({ message: 'hi' }));
     const key = requests[0]?.headers['idempotency-key'];
     expect(key).toMatch(/^[0-9a-f-]{36}$/);
     expect(requests[1]?.headers['idempotency-key']).toBe(key);
     expect(value?.idempotency_key).toBe(key);
 
     const next = serve('post', '/v1/notifications', accepted);
-    await settle(client().send({ message: 'hi' }));
+    await settle(fakeClockClient().send({ message: 'hi' }));
     expect(next[0]?.headers['idempotency-key']).not.toBe(key);
   });
 });
@@ -269,7 +269,7 @@ describe('what every retry sends', () => {
 describe('timeouts and cancelling', () => {
   it('times out an attempt whose answer never comes after 30 s, and retries it', async () => {
     const requests = serve('post', '/v1/notifications', () => new Promise<Response>(() => {}), accepted);
-    const sending = client().send({ message: 'hi' });
+    const sending = fakeClockClient().send({ message: 'hi' });
     await vi.advanceTimersByTimeAsync(29_999);
     expect(requests).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1 + 1000);
@@ -288,7 +288,7 @@ describe('timeouts and cancelling', () => {
         { status: 202, headers: { 'content-type': 'application/json' } },
       );
     const requests = serve('post', '/v1/notifications', stalled);
-    const { error } = await settle(client({ maxRetries: 1 }).send({ message: 'hi' }));
+    const { error } = await settle(fakeClockClient({ maxRetries: 1 }).send({ message: 'hi' }));
     expect(requests).toHaveLength(2);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as TimeoutError).attempts).toEqual([{ failure: 'timeout' }, { failure: 'timeout' }]);
@@ -297,7 +297,7 @@ describe('timeouts and cancelling', () => {
   it('stops at once when the signal fires during a wait', async () => {
     const requests = serve('post', '/v1/notifications', unavailable);
     const controller = new AbortController();
-    const sending = client().send({ message: 'hi' }, { signal: controller.signal });
+    const sending = fakeClockClient().send({ message: 'hi' }, { signal: controller.signal });
     const outcome = sending.catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(500);
     controller.abort();
@@ -310,7 +310,9 @@ describe('timeouts and cancelling', () => {
 
   it('sends nothing when the signal has already fired', async () => {
     const requests = serve('post', '/v1/notifications', accepted);
-    const { error } = await settle(client().send({ message: 'hi' }, { signal: AbortSignal.abort() }));
+    const { error } = await settle(
+      fakeClockClient().send({ message: 'hi' }, { signal: AbortSignal.abort() }),
+    );
     expect(error).toBeInstanceOf(AbortError);
     expect(requests).toHaveLength(0);
   });
@@ -318,7 +320,7 @@ describe('timeouts and cancelling', () => {
   it('cancels a request in flight', async () => {
     serve('post', '/v1/notifications', () => new Promise<Response>(() => {}));
     const controller = new AbortController();
-    const outcome = client()
+    const outcome = fakeClockClient()
       .send({ message: 'hi' }, { signal: controller.signal })
       .catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(100);
@@ -333,14 +335,14 @@ describe('reads are retried by the same policy', () => {
     const requests = serve('get', '/v1/notifications/ntf_abc123/status', unavailable, () =>
       HttpResponse.json(record),
     );
-    const { value } = await settle(client().status('ntf_abc123'));
+    const { value } = await settle(fakeClockClient().status('ntf_abc123'));
     expect(value).toEqual(record);
     expect(gaps(requests)).toEqual([1000]);
   });
 
   it('does not retry a 400 on a read either', async () => {
     const requests = serve('get', '/v1/scenes', errorReply(400, 'invalid_request'));
-    const { error } = await settle(client().scenes());
+    const { error } = await settle(fakeClockClient().scenes());
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(requests).toHaveLength(1);
   });

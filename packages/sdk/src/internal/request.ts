@@ -1,4 +1,4 @@
-import type { KyInstance } from 'ky';
+import { isNetworkError, type KyInstance } from 'ky';
 import {
   AbortError,
   ApiError,
@@ -131,7 +131,10 @@ async function attempt(
     });
     const text = await readText(response, signal);
     return { status: response.status, headers: response.headers, text };
-  } catch (cause) {
+  } catch (thrown) {
+    // ky wraps fetch's own failure in a NetworkError that holds the Request, and with it the
+    // Authorization header: only what fetch threw becomes our error's cause.
+    const cause = isNetworkError(thrown) ? thrown.cause : thrown;
     if (request.signal?.aborted) return { error: new AbortError({ cause }) };
     if (timeout.signal.aborted) {
       return { error: new TimeoutError(`No complete answer within ${transport.timeoutMs} ms`, { cause }) };
