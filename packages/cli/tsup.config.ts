@@ -1,4 +1,72 @@
+import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
+
+/**
+ * Two modules the bundled parser imports cost every run more than the rest of it (CPU profile of
+ * `notify --version` on Node 26): string-width, which yargs' help layout has in two versions,
+ * builds an `Intl.Segmenter` and compiles Unicode-property regular expressions as it loads
+ * (25 ms), and node:assert (5 ms) loads for two equality checks that never fail. Each import of
+ * them gets a stand-in: string-width's loads the real module on its first call (esbuild bundles
+ * a module reached by `require` to run when first required), and assert's compares with
+ * `Object.is` as node:assert does, loading node:assert only to throw its error.
+ */
+const standIns: Plugin = {
+  name: 'stand-ins',
+  setup(build) {
+    build.onResolve({ filter: /^string-width$/ }, async (args) => {
+      if (args.namespace === 'stand-in') return undefined;
+      const real = await build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir || dirname(args.importer),
+        namespace: 'stand-in',
+      });
+      if (real.errors.length > 0) return { errors: real.errors };
+      return { path: real.path, namespace: 'stand-in', pluginData: 'string-width' };
+    });
+    build.onResolve({ filter: /^assert$/ }, () => ({
+      path: 'assert',
+      namespace: 'stand-in',
+      pluginData: 'assert',
+    }));
+    // yargs looks for the app's package.json from the folder above its own node_modules; bundled
+    // into dist/ it has none, so it would search up from the user's working directory (reading
+    // whatever package.json it meets) on every run. Point it at this package instead.
+    build.onLoad({ filter: /yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const search = "__dirname.substring(0, __dirname.lastIndexOf('node_modules'))";
+      if (!source.includes(search))
+        return { errors: [{ text: `yargs' ESM shim changed: ${search} not found` }] };
+      return {
+        contents: source.replace(search, "fileURLToPath(new URL('..', import.meta.url))"),
+        loader: 'js',
+      };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'stand-in' }, (args) =>
+      args.pluginData === 'assert'
+        ? {
+            contents: `const assert = () => process.getBuiltinModule('node:assert');
+export function strictEqual(actual, expected, message) {
+  if (!Object.is(actual, expected)) assert().strictEqual(actual, expected, message);
+}
+export function notStrictEqual(actual, expected, message) {
+  if (Object.is(actual, expected)) assert().notStrictEqual(actual, expected, message);
+}`,
+            loader: 'js',
+          }
+        : {
+            contents: `let width;
+export default function stringWidth(text, options) {
+  width ??= require(${JSON.stringify(args.path)}).default;
+  return width(text, options);
+}`,
+            resolveDir: dirname(args.path),
+            loader: 'js',
+          },
+    );
+  },
+};
 
 export default defineConfig({
   // Each command is its own chunk, loaded only when that command runs: `notify --version` and
@@ -9,6 +77,7 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node22',
+  esbuildPlugins: [standIns],
   // The parser is bundled into main.js: linking yargs' ~40 ESM files cost each start ~30 ms
   // (measured by `pnpm bench cli-start`), one file costs almost nothing. Its English messages
   // are its own defaults, so its locale files are not needed.

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, NOTIFY_BIN, notify, type Service, startService, using } from './helpers.js';
+import { createAccount, NOTIFY_BIN, notify, type Service, startService, tempDir, using } from './helpers.js';
 
 let service: Service;
 beforeAll(async () => {
@@ -79,6 +80,18 @@ describe('help, version and completion', () => {
   it('prints the version of the package', async () => {
     const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
     expect(await notify(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it("never reads a package.json of the folder it runs in: that one's is not its version", async () => {
+    // A FIFO blocks whoever opens it for reading: a run that read it would never end.
+    const folder = await tempDir();
+    await promisify(execFile)('mkfifo', [join(folder, 'package.json')]);
+    const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(await notify(['--version'], { cwd: folder })).toEqual({
+      code: 0,
+      stdout: `${version}\n`,
+      stderr: '',
+    });
   });
 
   it('has help with examples for every command', async () => {

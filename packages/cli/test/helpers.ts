@@ -145,6 +145,8 @@ export interface NotifyOptions {
   env?: Record<string, string | undefined>;
   /** Written to stdin, then closed; without it stdin is an empty pipe. */
   input?: string;
+  /** The working folder; the test runner's without it. */
+  cwd?: string;
 }
 
 /** Runs the built `notify` as a separate process, as a terminal or CI step would. */
@@ -160,7 +162,10 @@ export async function notify(args: string[], options: NotifyOptions = {}): Promi
     const child = execFile(
       process.execPath,
       [NOTIFY_BIN, ...args],
-      { env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)) },
+      {
+        env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)),
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd, timeout: 10_000 }),
+      },
       (error, stdout, stderr) => {
         resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
       },
