@@ -1,2 +1,5 @@
 #!/usr/bin/env node
-import '../dist/apns-sim.js';
+import { requireNodeFloor } from './node-floor.js';
+
+requireNodeFloor('foxbell-apns-sim');
+await import('../dist/apns-sim.js');

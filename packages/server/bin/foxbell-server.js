@@ -1,2 +1,5 @@
 #!/usr/bin/env node
-import '../dist/server.js';
+import { requireNodeFloor } from './node-floor.js';
+
+requireNodeFloor('foxbell-server');
+await import('../dist/server.js');

@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import serverPackage from '../package.json' with { type: 'json' };
 import { send } from './helpers.js';
-import { ADMIN, runToExit, startProcess, tempDir } from './processes.js';
+import { ADMIN, APNS_SIM_BIN, BIN, runToExit, startProcess, tempDir } from './processes.js';
 
 async function accountWithToken(url: string) {
   const account = await send(url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
@@ -269,4 +271,45 @@ describe('foxbell-server, delivering', () => {
     expect(code).toBe(1);
     expect(stderr).toContain(`another foxbell-server is serving sends from ${data}`);
   });
+});
+
+describe('on a Node.js older than the one package.json names', () => {
+  const floor = Number(/^>=(\d+)$/.exec(serverPackage.engines.node)?.[1]);
+  const message = (command: string, version: string) =>
+    `${command} needs Node.js ${floor} or newer; this is Node.js ${version}.\n` +
+    'Install a current one (for example `npm i -g --prefix ~/.node node`, then put ~/.node/bin first on PATH).\n';
+  // This Node.js, told it is an older one before the command's first line runs.
+  const pretending = (version: string) => [
+    '--import',
+    `data:text/javascript,Object.defineProperty(process.versions,'node',{value:'${version}'})`,
+  ];
+
+  it.each([
+    ['foxbell-server', BIN],
+    ['foxbell-apns-sim', APNS_SIM_BIN],
+  ])('%s says which Node.js it needs and exits 1, without loading the server', async (command, bin) => {
+    const version = `${floor - 1}.9.0`;
+    expect(await runToExit([], {}, { nodeArgs: pretending(version), bin })).toEqual({
+      code: 1,
+      stderr: message(command, version),
+    });
+  });
+
+  // CI names Node 22 (FOXBELL_EXTRA_NODES), which has no stable node:sqlite.
+  const olderNodes = (process.env.FOXBELL_EXTRA_NODES ?? '')
+    .split(':')
+    .filter((node) => node !== '')
+    .map((node) => ({
+      node,
+      version: execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim(),
+    }))
+    .filter(({ version }) => Number(version.split('.')[0]) < floor);
+  for (const { node, version } of olderNodes) {
+    it(`foxbell-server on Node.js ${version} says so too`, async () => {
+      expect(await runToExit(['--dev'], {}, { node })).toEqual({
+        code: 1,
+        stderr: message('foxbell-server', version),
+      });
+    });
+  }
 });

@@ -12,6 +12,7 @@ import { send } from './helpers.js';
 /** foxbell-server as real processes, killed after each test. */
 
 export const BIN = fileURLToPath(new URL('../bin/foxbell-server.js', import.meta.url));
+export const APNS_SIM_BIN = fileURLToPath(new URL('../bin/foxbell-apns-sim.js', import.meta.url));
 export const ADMIN = 'process-test-admin-key';
 
 export interface Running {
@@ -83,8 +84,16 @@ export async function startProcess(
 }
 
 /** Runs `foxbell-server` with settings it must refuse, and returns its exit code and standard error. */
-export async function runToExit(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], {
+export async function runToExit(
+  args: string[],
+  env: Record<string, string> = {},
+  {
+    node = process.execPath,
+    nodeArgs = [],
+    bin = BIN,
+  }: { node?: string; nodeArgs?: string[]; bin?: string } = {},
+) {
+  const child = spawn(node, [...nodeArgs, bin, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

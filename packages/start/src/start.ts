@@ -6,6 +6,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { requireNodeFloor } from '@foxbell/server/node-floor';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const BUILT = ['sdk', 'cli', 'server'];
@@ -80,6 +81,8 @@ function saveProfile(url: string, token: string, env: NodeJS.ProcessEnv): boolea
 let server: ChildProcess | undefined;
 
 async function main(): Promise<void> {
+  // Before the build: the build tools need a current Node.js as well.
+  requireNodeFloor('pnpm start');
   ensureBuilt();
   const env: NodeJS.ProcessEnv = { ...process.env, FOXBELL_PORT: process.env.FOXBELL_PORT ?? '8787' };
   const dataDir = path.resolve(root, env.FOXBELL_DATA ?? '.foxbell');
