@@ -8,8 +8,9 @@ import {
   IGNORED_BODY_FIELDS,
   isPlainObject,
   LIMITS,
-  type NotificationStatus,
   PATH_TOKEN_PATTERN,
+  type ProgressStatus,
+  progressOf,
   type SendFields,
   type StatusRecord,
   sendResponseSchema,
@@ -75,8 +76,8 @@ export interface SendResult {
   idempotency_key: string;
 }
 
-/** `waitFor` stops at the first status at least this far; `opened` and `cleared` are equally far. */
-export type WaitTarget = Exclude<NotificationStatus, 'dropped'>;
+/** `waitFor` stops at the first status at least this far along (`STATUS_PROGRESSION`). */
+export type WaitTarget = ProgressStatus;
 
 export interface WaitOptions extends Omit<RequestOptions, 'deadlineMs'> {
   /** Default `sent_to_push`. A `dropped` notification always ends the wait. */
@@ -99,7 +100,6 @@ export interface PreparedSend {
   body: string;
 }
 
-const PROGRESS: Readonly<Record<string, number>> = { accepted: 0, sent_to_push: 1, opened: 2, cleared: 2 };
 const MAX_POLL_INTERVAL_MS = 5_000;
 const SEND_PATH = 'v1/notifications';
 /**
@@ -246,8 +246,7 @@ export class Foxbell {
     for (;;) {
       const record = await this.status(id, { signal: options.signal, deadlineMs: deadline - Date.now() });
       options.onUpdate?.(record);
-      if (record.status === 'dropped' || (PROGRESS[record.status] ?? -1) >= (PROGRESS[until] ?? 0))
-        return record;
+      if (record.status === 'dropped' || progressOf(record.status) >= progressOf(until)) return record;
       const left = deadline - Date.now();
       if (left <= 0) {
         throw Object.assign(new TimeoutError(`Still ${record.status} after waiting for ${until}`), {

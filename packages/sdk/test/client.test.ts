@@ -309,6 +309,14 @@ describe('waitFor', () => {
     });
   });
 
+  it('keeps waiting past opened for cleared: cleared comes after opened', async () => {
+    const requests = serve('get', '/v1/notifications/ntf_abc123/status', at('opened'), at('cleared'));
+    await expect(client().waitFor('ntf_abc123', { until: 'cleared', intervalMs: 1 })).resolves.toMatchObject({
+      status: 'cleared',
+    });
+    expect(requests).toHaveLength(2);
+  });
+
   it('throws TimeoutError with the last record when time runs out', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     serve('get', '/v1/notifications/ntf_abc123/status', at('sent_to_push'));

@@ -3,9 +3,27 @@ import * as z from 'zod/mini';
 export const PLATFORMS = ['ios', 'watchos', 'visionos'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
-/** Notification `status`, in the order of progress (`dropped` stands apart). */
-export const NOTIFICATION_STATUSES = ['accepted', 'sent_to_push', 'opened', 'cleared', 'dropped'] as const;
+/**
+ * The statuses a notification moves through, in order. `status` is the furthest one observed, so
+ * it only ever moves to a later one: `cleared` after `opened` stays `cleared`.
+ */
+export const STATUS_PROGRESSION = ['accepted', 'sent_to_push', 'opened', 'cleared'] as const;
+/** Every notification `status`: the progression, and `dropped`, which stands apart and is final. */
+export const NOTIFICATION_STATUSES = [...STATUS_PROGRESSION, 'dropped'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+export type ProgressStatus = (typeof STATUS_PROGRESSION)[number];
+
+/** What a person's device reports having done with a notification; each is a status as well. */
+export const HANDLED_ACTIONS = ['opened', 'cleared'] as const satisfies readonly ProgressStatus[];
+export type HandledAction = (typeof HANDLED_ACTIONS)[number];
+
+/**
+ * How far along a status is: its place in the progression, or -1 for `dropped` and for a status
+ * this version does not know (a newer server may add one).
+ */
+export function progressOf(status: string): number {
+  return (STATUS_PROGRESSION as readonly string[]).indexOf(status);
+}
 
 export const DROP_REASONS = ['token_revoked', 'token_expired', 'expired', 'no_matching_device'] as const;
 export type DropReason = (typeof DROP_REASONS)[number];

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { NotificationStatus } from '@foxbell/sdk/contract';
+import type { HandledAction } from '@foxbell/sdk/contract';
 import DataLoader from 'dataloader';
 import pg from 'pg';
 import { utcMonth } from '../clock.js';
@@ -19,7 +19,7 @@ import {
   routeInputOf,
   tokenOf,
 } from './rows.js';
-import { STATUS_RANK } from './status.js';
+import { statusAfter } from './status.js';
 import {
   type ClaimedDestination,
   type Credential,
@@ -758,7 +758,7 @@ class PostgresStore implements Store {
     accountId: string;
     notificationId: string;
     deviceId: string;
-    action: 'opened' | 'cleared';
+    action: HandledAction;
     now: number;
   }) {
     return this.#transaction(async (db): Promise<'recorded' | 'no_notification' | 'no_device'> => {
@@ -776,13 +776,9 @@ class PostgresStore implements Store {
         'INSERT INTO handled_events (notification_id, device_id, platform, action, at) VALUES ($1, $2, $3, $4, $5)',
         [event.notificationId, event.deviceId, device.platform, event.action, event.now],
       );
-      const current = notification.status as NotificationStatus;
-      if (current !== 'dropped' && STATUS_RANK[event.action] > STATUS_RANK[current]) {
-        await db.rows('UPDATE notifications SET status = $1 WHERE id = $2', [
-          event.action,
-          event.notificationId,
-        ]);
-      }
+      const status = statusAfter(String(notification.status), event.action);
+      if (status)
+        await db.rows('UPDATE notifications SET status = $1 WHERE id = $2', [status, event.notificationId]);
       return 'recorded';
     });
   }

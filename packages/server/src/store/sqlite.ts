@@ -1,6 +1,6 @@
 import { closeSync, fdatasync, fsyncSync, openSync } from 'node:fs';
 import path from 'node:path';
-import type { NotificationStatus } from '@foxbell/sdk/contract';
+import type { HandledAction } from '@foxbell/sdk/contract';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
 import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/limits.js';
@@ -28,7 +28,7 @@ import {
   sqliteStorageCode,
 } from './sqlite-database.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
-import { STATUS_RANK } from './status.js';
+import { statusAfter } from './status.js';
 import {
   type ClaimedDestination,
   type Credential,
@@ -729,7 +729,7 @@ class SqliteStore implements Store {
     accountId: string;
     notificationId: string;
     deviceId: string;
-    action: 'opened' | 'cleared';
+    action: HandledAction;
     now: number;
   }) {
     return this.#write((): 'recorded' | 'no_notification' | 'no_device' => {
@@ -753,10 +753,8 @@ class SqliteStore implements Store {
         event.action,
         event.now,
       );
-      const current = notification.status as NotificationStatus;
-      if (current !== 'dropped' && STATUS_RANK[event.action] > STATUS_RANK[current]) {
-        this.#run('UPDATE notifications SET status = ? WHERE id = ?', event.action, event.notificationId);
-      }
+      const status = statusAfter(String(notification.status), event.action);
+      if (status) this.#run('UPDATE notifications SET status = ? WHERE id = ?', status, event.notificationId);
       return 'recorded';
     });
   }

@@ -1,13 +1,9 @@
-import type { NotificationStatus } from '@foxbell/sdk/contract';
+import { type HandledAction, progressOf } from '@foxbell/sdk/contract';
 
 /**
- * How far each notification status is along. `status` is the furthest state observed, so a
- * change only ever moves it forward; `dropped` stands apart and is final.
+ * The status a notification takes when one of its devices reports `action`, or undefined when it
+ * keeps its own: `status` is the furthest state observed, and `dropped` is final.
  */
-export const STATUS_RANK: Readonly<Record<NotificationStatus, number>> = {
-  accepted: 0,
-  sent_to_push: 1,
-  opened: 2,
-  cleared: 3,
-  dropped: 4,
-};
+export function statusAfter(current: string, action: HandledAction): HandledAction | undefined {
+  return current !== 'dropped' && progressOf(action) > progressOf(current) ? action : undefined;
+}

@@ -1,6 +1,7 @@
 import type {
   DestinationState,
   DropReason,
+  HandledAction,
   Notification,
   NotificationStatus,
   Platform,
@@ -89,7 +90,7 @@ export interface DestinationRecord {
 export interface HandledEvent {
   deviceId: string;
   platform: Platform;
-  action: 'opened' | 'cleared';
+  action: HandledAction;
   at: number;
 }
 
@@ -227,7 +228,7 @@ export interface Store {
     accountId: string;
     notificationId: string;
     deviceId: string;
-    action: 'opened' | 'cleared';
+    action: HandledAction;
     now: number;
   }): Promise<'recorded' | 'no_notification' | 'no_device'>;
   inbox(

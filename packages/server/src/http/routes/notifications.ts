@@ -1,3 +1,4 @@
+import { HANDLED_ACTIONS } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../errors.js';
@@ -9,7 +10,7 @@ const notFound = () => new ApiError('not_found', 'no such notification', { field
 
 const eventBody = z.strictObject({
   device_id: z.string(),
-  action: z.enum(['opened', 'cleared']),
+  action: z.enum(HANDLED_ACTIONS),
 });
 
 export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void {
