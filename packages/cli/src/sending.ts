@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Foxbell, PreparedSend, SendFields, SendResult, StatusRecord } from '@foxbell/sdk';
+import {
+  type Foxbell,
+  type PreparedSend,
+  type SendFields,
+  type SendResult,
+  type StatusRecord,
+  TimeoutError,
+} from '@foxbell/sdk';
 import type { Context } from './context.js';
 import { DROP_HINTS, deliveryLine, devicesReached } from './delivery-view.js';
 import { CliError, EXIT, type ExitCode, usageError } from './exit-codes.js';
@@ -95,8 +102,8 @@ export async function follow(
     }
     return record;
   } catch (error) {
-    const record = (error as { record?: StatusRecord }).record;
-    if ((error as Error).name !== 'TimeoutError' || !record) throw error;
+    if (!(error instanceof TimeoutError) || !error.record) throw error;
+    const { record } = error;
     throw new CliError('wait_timeout', `Still ${record.status} after waiting ${seconds} s`, {
       exitCode: EXIT.notDelivered,
       hint: `Wait longer (--wait N) or check later: notify status ${id}`,

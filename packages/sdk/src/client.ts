@@ -249,9 +249,7 @@ export class Foxbell {
       if (record.status === 'dropped' || progressOf(record.status) >= progressOf(until)) return record;
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw Object.assign(new TimeoutError(`Still ${record.status} after waiting for ${until}`), {
-          record,
-        });
+        throw new TimeoutError(`Still ${record.status} after waiting for ${until}`, { record });
       }
       await sleep(Math.min(interval, left), options.signal);
       interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS);

@@ -1,4 +1,4 @@
-import { type ErrorCode, errorBodySchema } from './contract/index.js';
+import { ERROR_CODES, type ErrorCode, errorBodySchema, type StatusRecord } from './contract/index.js';
 import { parseJson } from './internal/json.js';
 
 /** One try of a request, as the error that ends the call reports it. */
@@ -20,17 +20,25 @@ const KINDS = Symbol.for('foxbell.error.kinds');
 
 type Branded = { [KINDS]?: readonly string[] };
 
+/** What every error takes besides its message: what caused it, and the tries made before it. */
+export interface ErrorOptions {
+  cause?: unknown;
+  /** Every try made before this error ended the call, oldest first; none for a `ValidationError`. */
+  attempts?: readonly Attempt[];
+}
+
 export class FoxbellError extends Error {
   static readonly kind: string = 'FoxbellError';
   /** The spec's error code, or for failures without a response `connection_error`, `timeout`, `aborted`. */
   readonly code: string;
   /** Every try made before this error ended the call, oldest first. */
-  attempts: readonly Attempt[] = [];
+  readonly attempts: readonly Attempt[];
   declare readonly [KINDS]: readonly string[];
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: string, message: string, options: ErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    this.attempts = options.attempts ?? [];
     const kinds: string[] = [];
     for (let type: unknown = new.target; typeof type === 'function' && type !== Error; ) {
       if (Object.hasOwn(type, 'kind')) kinds.push((type as typeof FoxbellError).kind);
@@ -69,23 +77,26 @@ export class ValidationError extends FoxbellError {
 /** No HTTP status: the connection failed or broke. */
 export class ConnectionError extends FoxbellError {
   static override readonly kind: string = 'ConnectionError';
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: ErrorOptions) {
     super('connection_error', message, options);
   }
 }
 
-/** An attempt got no complete answer within the timeout, or a wait ran past its deadline. */
+/** An attempt got no complete answer within the timeout, or `waitFor` ran out of time. */
 export class TimeoutError extends FoxbellError {
   static override readonly kind: string = 'TimeoutError';
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** From `waitFor`: the last status record it saw. */
+  readonly record: StatusRecord | undefined;
+  constructor(message: string, options: ErrorOptions & { record?: StatusRecord } = {}) {
     super('timeout', message, options);
+    this.record = options.record;
   }
 }
 
 /** The caller's `AbortSignal` fired. */
 export class AbortError extends FoxbellError {
   static override readonly kind: string = 'AbortError';
-  constructor(options?: { cause?: unknown }) {
+  constructor(options?: ErrorOptions) {
     super('aborted', 'The request was aborted', options);
   }
 }
@@ -99,6 +110,7 @@ export interface ApiErrorInit {
   requestId?: string | undefined;
   retryAfter?: number | undefined;
   headers: Record<string, string>;
+  attempts?: readonly Attempt[];
 }
 
 /** The service answered with an error status. */
@@ -114,7 +126,7 @@ export class ApiError extends FoxbellError {
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(init: ApiErrorInit) {
-    super(init.code, init.message);
+    super(init.code, init.message, init.attempts === undefined ? {} : { attempts: init.attempts });
     this.status = init.status;
     this.field = init.field;
     this.details = init.details;
@@ -170,50 +182,53 @@ export function parseRetryAfter(value: string | null | undefined): number | unde
   return Number(value);
 }
 
-/** The code a body without `error.code` stands for (the spec's Errors, rule 2). */
+/** The code a body without `error.code` stands for (the spec's Errors, rule 2, for 429 and 5xx). */
 function assumedCode(status: number): string {
-  if (status === 429) return 'rate_limited';
-  if (status >= 500) return 'service_unavailable';
-  return ASSUMED_BY_STATUS[status] ?? 'unknown_error';
+  return ASSUMED_CODES.get(status >= 500 ? 503 : status) ?? 'unknown_error';
 }
 
-const ASSUMED_BY_STATUS: Readonly<Record<number, ErrorCode>> = {
-  400: 'invalid_request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
+/** For each status, the code of `ERROR_CODES` marked as what an answer of it means without a code. */
+const ASSUMED_CODES = new Map<number, ErrorCode>(
+  Object.entries(ERROR_CODES)
+    .filter(([, entry]) => 'standsForStatus' in entry)
+    .map(([code, entry]) => [entry.status, code as ErrorCode]),
+);
+
+type ErrorClass = new (init: ApiErrorInit) => ApiError;
+type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]['status'];
+
+/**
+ * The class of each status of `ERROR_CODES`. Typed over them: a status added to the table does
+ * not compile until it has a class here. 429 and 5xx are decided by code and range below.
+ */
+const CLASS_BY_STATUS: Readonly<Record<Exclude<ErrorStatus, 429 | 500 | 503>, ErrorClass>> = {
+  400: InvalidRequestError,
+  401: AuthenticationError,
+  403: PermissionError,
+  404: NotFoundError,
+  409: ConflictError,
+  410: ApiError,
+  413: InvalidRequestError,
+  415: InvalidRequestError,
+  422: InvalidRequestError,
 };
 
-function classFor(status: number, code: string): new (init: ApiErrorInit) => ApiError {
+function classFor(status: number, code: string): ErrorClass {
   if (status === 429) {
     if (code === 'quota_exceeded') return QuotaExceededError;
     if (code === 'rate_limited') return RateLimitError;
     return ApiError;
   }
   if (status >= 500) return ServerError;
-  switch (status) {
-    case 400:
-    case 413:
-    case 415:
-    case 422:
-      return InvalidRequestError;
-    case 401:
-      return AuthenticationError;
-    case 403:
-      return PermissionError;
-    case 404:
-      return NotFoundError;
-    case 409:
-      return ConflictError;
-    default:
-      return ApiError;
-  }
+  return (CLASS_BY_STATUS as Readonly<Record<number, ErrorClass>>)[status] ?? ApiError;
 }
 
-/** The one factory that turns an error response into an error value. */
-export function apiErrorFrom(status: number, headers: Record<string, string>, bodyText: string): ApiError {
+/** What an error response says, read once: its class is chosen when the call ends. */
+export function apiErrorInit(
+  status: number,
+  headers: Record<string, string>,
+  bodyText: string,
+): ApiErrorInit {
   const json = parseJson(bodyText);
   const parsed = errorBodySchema.safeParse(json);
   const body = parsed.success ? parsed.data : undefined;
@@ -223,8 +238,7 @@ export function apiErrorFrom(status: number, headers: Record<string, string>, bo
   const message =
     body?.error.message ??
     (typeof gatewayMessage === 'string' ? gatewayMessage : `The service answered ${status} (${code})`);
-  const ErrorClass = classFor(status, code);
-  return new ErrorClass({
+  return {
     status,
     code,
     message,
@@ -233,5 +247,11 @@ export function apiErrorFrom(status: number, headers: Record<string, string>, bo
     requestId: body?.request_id ?? headers['x-request-id'],
     retryAfter: parseRetryAfter(headers['retry-after']),
     headers,
-  });
+  };
+}
+
+/** The one factory that turns an error response into an error value. */
+export function apiErrorFrom(init: ApiErrorInit): ApiError {
+  const ErrorClass = classFor(init.status, init.code);
+  return new ErrorClass(init);
 }

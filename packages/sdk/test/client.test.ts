@@ -263,6 +263,27 @@ describe('reads', () => {
   });
 });
 
+describe('an error answer whose body names no code (a proxy or a gateway page)', () => {
+  it.each([
+    [400, 'invalid_request', InvalidRequestError],
+    [401, 'unauthorized', AuthenticationError],
+    [403, 'forbidden', PermissionError],
+    [404, 'not_found', NotFoundError],
+    [409, 'unknown_error', ConflictError],
+    [410, 'unknown_error', ApiError],
+    [413, 'payload_too_large', InvalidRequestError],
+    [415, 'unsupported_media_type', InvalidRequestError],
+    [422, 'unknown_error', InvalidRequestError],
+  ] as const)('%i stands for %s, a %o', async (status, code, ErrorClass) => {
+    serve('get', '/v1/scenes', () => new HttpResponse('<html>proxy page</html>', { status }));
+    const error = await client()
+      .scenes()
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ErrorClass);
+    expect(error).toMatchObject({ status, code, message: `The service answered ${status} (${code})` });
+  });
+});
+
 describe('waitFor', () => {
   const at =
     (status: string, extra: object = {}) =>

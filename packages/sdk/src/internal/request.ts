@@ -1,11 +1,10 @@
 import { isNetworkError, type KyInstance } from 'ky';
 import {
   AbortError,
-  ApiError,
   type Attempt,
   apiErrorFrom,
+  apiErrorInit,
   ConnectionError,
-  type FoxbellError,
   TimeoutError,
 } from '../errors.js';
 import { decideRetry, type RetryReason } from '../retry.js';
@@ -50,6 +49,9 @@ export interface HttpResponse {
   text: string;
 }
 
+/** How an attempt that got no answer ended. */
+type Failure = { failure: 'network' | 'timeout' | 'aborted'; message: string; cause: unknown };
+
 /**
  * Sends a request under the spec's retry policy and returns the first success; throws the error
  * that ended the call, carrying every attempt. ky only sends (no retries, no thrown HTTP errors,
@@ -60,25 +62,36 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
   for (let retriesDone = 0; ; retriesDone++) {
     const result = await attempt(transport, request);
     if ('status' in result && result.status < 400) return result;
-    const error =
+    const answer =
       'status' in result
-        ? apiErrorFrom(result.status, Object.fromEntries(result.headers), result.text)
-        : result.error;
-    const record = attemptOf(error);
+        ? apiErrorInit(result.status, Object.fromEntries(result.headers), result.text)
+        : undefined;
+    // An aborted attempt is recorded as the network failure it looks like to the service.
+    const record: Attempt = answer
+      ? {
+          status: answer.status,
+          code: answer.code,
+          ...(answer.requestId === undefined ? {} : { requestId: answer.requestId }),
+        }
+      : { failure: (result as Failure).failure === 'timeout' ? 'timeout' : 'network' };
     attempts.push(record);
-    error.attempts = attempts;
-    if (error instanceof AbortError) throw error;
+    const ended = () =>
+      answer ? apiErrorFrom({ ...answer, attempts }) : failureError(result as Failure, attempts);
+    if (!answer && (result as Failure).failure === 'aborted') throw ended();
 
-    const retryAfter = error instanceof ApiError ? error.retryAfter : undefined;
     const decision = decideRetry(
-      { retriesDone, ...record, ...(retryAfter === undefined ? {} : { retryAfter }) },
+      {
+        retriesDone,
+        ...record,
+        ...(answer?.retryAfter === undefined ? {} : { retryAfter: answer.retryAfter }),
+      },
       {
         maxRetries: transport.maxRetries,
         random: transport.random(),
         ...(request.deadline === undefined ? {} : { remainingMs: request.deadline - Date.now() }),
       },
     );
-    if (!decision.retry) throw error;
+    if (!decision.retry) throw ended();
     transport.onRetry?.({
       attempt: retriesDone + 1,
       waitMs: decision.waitMs,
@@ -88,26 +101,21 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
     });
     try {
       await sleep(decision.waitMs, request.signal);
-    } catch (aborted) {
-      (aborted as FoxbellError).attempts = attempts;
-      throw aborted;
+    } catch {
+      throw new AbortError({ cause: request.signal?.reason, attempts });
     }
   }
 }
 
-function attemptOf(error: FoxbellError): Attempt {
-  if (error instanceof TimeoutError) return { failure: 'timeout' };
-  if (error instanceof ConnectionError || error instanceof AbortError) return { failure: 'network' };
-  const { status, code, requestId } = error as ApiError;
-  return { status, code, ...(requestId === undefined ? {} : { requestId }) };
+function failureError({ failure, message, cause }: Failure, attempts: readonly Attempt[]) {
+  if (failure === 'aborted') return new AbortError({ cause, attempts });
+  if (failure === 'timeout') return new TimeoutError(message, { cause, attempts });
+  return new ConnectionError(message, { cause, attempts });
 }
 
 /** One try: the timeout covers the headers and the whole body. */
-async function attempt(
-  transport: Transport,
-  request: HttpRequest,
-): Promise<HttpResponse | { error: FoxbellError }> {
-  if (request.signal?.aborted) return { error: new AbortError({ cause: request.signal.reason }) };
+async function attempt(transport: Transport, request: HttpRequest): Promise<HttpResponse | Failure> {
+  if (request.signal?.aborted) return { failure: 'aborted', message: '', cause: request.signal.reason };
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), transport.timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal;
@@ -135,11 +143,11 @@ async function attempt(
     // ky wraps fetch's own failure in a NetworkError that holds the Request, and with it the
     // Authorization header: only what fetch threw becomes our error's cause.
     const cause = isNetworkError(thrown) ? thrown.cause : thrown;
-    if (request.signal?.aborted) return { error: new AbortError({ cause }) };
+    if (request.signal?.aborted) return { failure: 'aborted', message: '', cause };
     if (timeout.signal.aborted) {
-      return { error: new TimeoutError(`No complete answer within ${transport.timeoutMs} ms`, { cause }) };
+      return { failure: 'timeout', message: `No complete answer within ${transport.timeoutMs} ms`, cause };
     }
-    return { error: new ConnectionError(connectionMessage(cause), { cause }) };
+    return { failure: 'network', message: connectionMessage(cause), cause };
   } finally {
     clearTimeout(timer);
   }
