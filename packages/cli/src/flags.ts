@@ -1,3 +1,4 @@
+import type { SendFieldName } from '@foxbell/sdk/contract';
 import type { Argv, Options } from 'yargs';
 
 /**
@@ -25,54 +26,58 @@ export const GLOBAL_FLAGS = {
   },
 } as const satisfies Record<string, Options>;
 
-/** Send flags that carry one text field each, by flag name: the field they set. */
-export const TEXT_FIELD_FLAGS = {
-  title: 'title',
-  subtitle: 'subtitle',
-  scene: 'scene',
-  'bell-color': 'bell_color',
-  url: 'url',
-  'url-title': 'url_title',
-  image: 'image',
-  level: 'level',
-  group: 'group',
-  tag: 'tag',
-  sound: 'sound',
-  target: 'target',
-} as const;
+/** How a send field reaches `notify`: a flag of its own (its text, or its text read as an integer), or another way. */
+type FieldInput = { from: 'text' | 'integer'; flag: string; help: string } | { from: 'arguments' | 'params' };
 
-/** Send flags whose text is read as an integer. */
-export const INTEGER_FIELD_FLAGS = { 'scene-version': 'scene_version', ttl: 'ttl' } as const;
+/**
+ * Every send field of the contract and how the command line gives it. Typed over the contract's
+ * field names (a type-only import: nothing of the SDK loads here), so a field added there does not
+ * compile until it has its way in here.
+ */
+const FIELD_INPUTS = {
+  message: { from: 'arguments' },
+  title: { from: 'text', flag: 'title', help: 'Bold first line (at most 250 bytes)' },
+  subtitle: { from: 'text', flag: 'subtitle', help: 'Second line (at most 250 bytes)' },
+  scene: {
+    from: 'text',
+    flag: 'scene',
+    help: 'The animation: notice, rocket, fireworks, garage, campfire… (see `notify scenes`)',
+  },
+  scene_version: { from: 'integer', flag: 'scene-version', help: 'Pin a version of the scene' },
+  scene_params: { from: 'params' },
+  bell_color: { from: 'text', flag: 'bell-color', help: 'gold, red, blue, green or #RRGGBB' },
+  url: { from: 'text', flag: 'url', help: 'An https link offered as a button' },
+  url_title: { from: 'text', flag: 'url-title', help: 'Title of the link button (with --url)' },
+  image: { from: 'text', flag: 'image', help: 'An https image to attach' },
+  level: { from: 'text', flag: 'level', help: 'passive, active, time-sensitive, or -2 to 2' },
+  group: { from: 'text', flag: 'group', help: 'Thread related notifications together' },
+  tag: { from: 'text', flag: 'tag', help: 'A later send with the same tag replaces this one' },
+  sound: { from: 'text', flag: 'sound', help: 'default or none' },
+  ttl: { from: 'integer', flag: 'ttl', help: 'Seconds delivery may take at most (1 to 2592000)' },
+  target: { from: 'text', flag: 'target', help: 'auto, iphone, watch, vision, or a device name' },
+} as const satisfies { [Field in SendFieldName]-?: FieldInput };
 
-const FIELD_HELP: Record<keyof typeof TEXT_FIELD_FLAGS | keyof typeof INTEGER_FIELD_FLAGS, string> = {
-  title: 'Bold first line (at most 250 bytes)',
-  subtitle: 'Second line (at most 250 bytes)',
-  scene: 'The animation: notice, rocket, fireworks, garage, campfire… (see `notify scenes`)',
-  'scene-version': 'Pin a version of the scene',
-  'bell-color': 'gold, red, blue, green or #RRGGBB',
-  url: 'An https link offered as a button',
-  'url-title': 'Title of the link button (with --url)',
-  image: 'An https image to attach',
-  level: 'passive, active, time-sensitive, or -2 to 2',
-  group: 'Thread related notifications together',
-  tag: 'A later send with the same tag replaces this one',
-  sound: 'default or none',
-  ttl: 'Seconds delivery may take at most (1 to 2592000)',
-  target: 'auto, iphone, watch, vision, or a device name',
-};
+type FieldFlag = { field: SendFieldName; flag: string; help: string };
+
+/** The send fields with a flag of their own, in the contract's order; `integer` ones are read as integers. */
+export const FIELD_FLAGS: readonly (FieldFlag & { integer: boolean })[] = Object.entries(
+  FIELD_INPUTS,
+).flatMap(([field, input]: [string, FieldInput]) =>
+  'flag' in input
+    ? [
+        {
+          field: field as SendFieldName,
+          flag: input.flag,
+          help: input.help,
+          integer: input.from === 'integer',
+        },
+      ]
+    : [],
+);
 
 export const SEND_FLAGS = {
   ...Object.fromEntries(
-    Object.keys(TEXT_FIELD_FLAGS).map((flag) => [
-      flag,
-      { type: 'string', describe: FIELD_HELP[flag as keyof typeof FIELD_HELP], group: 'Notification:' },
-    ]),
-  ),
-  ...Object.fromEntries(
-    Object.keys(INTEGER_FIELD_FLAGS).map((flag) => [
-      flag,
-      { type: 'string', describe: FIELD_HELP[flag as keyof typeof FIELD_HELP], group: 'Notification:' },
-    ]),
+    FIELD_FLAGS.map(({ flag, help }) => [flag, { type: 'string', describe: help, group: 'Notification:' }]),
   ),
   param: {
     type: 'string',

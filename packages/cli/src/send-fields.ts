@@ -9,7 +9,7 @@ import {
   sceneCatalog,
 } from '@foxbell/sdk/contract';
 import { usageError } from './exit-codes.js';
-import { INTEGER_FIELD_FLAGS, type SendArgs, TEXT_FIELD_FLAGS } from './flags.js';
+import { FIELD_FLAGS, type SendArgs } from './flags.js';
 
 /**
  * The send fields the flags give. Only flags that were given become fields: the service's
@@ -22,13 +22,9 @@ export async function fieldsFromFlags(
   chosen: Pick<SendFields, 'scene' | 'scene_version'> = {},
 ): Promise<Partial<SendFields>> {
   const fields: Record<string, unknown> = {};
-  for (const [flag, field] of Object.entries(TEXT_FIELD_FLAGS)) {
+  for (const { field, flag, integer } of FIELD_FLAGS) {
     const value = single(args, flag);
-    if (value !== undefined) fields[field] = value;
-  }
-  for (const [flag, field] of Object.entries(INTEGER_FIELD_FLAGS)) {
-    const value = single(args, flag);
-    if (value !== undefined) fields[field] = integerOrText(value);
+    if (value !== undefined) fields[field] = integer ? integerOrText(value) : value;
   }
   const params = parseParams(args.param ?? []);
   if (params.size > 0) {
