@@ -175,6 +175,21 @@ describe('devices', () => {
     expectError(await server.request('POST', '/v1/devices', { token: account.key, json }), 400, code, field);
   });
 
+  it.each([
+    ['a\u0007b', 'name must not contain control characters other than tab and newline'],
+    ['\ud800x', 'name must be valid Unicode (it has a lone surrogate)'],
+    ['é'.repeat(33), 'name must be 1 to 64 bytes'],
+  ])('refuses the device name %j by the text rule of sends: %s', async (name, message) => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const reply = await server.request('POST', '/v1/devices', {
+      token: account.key,
+      json: { name, platform: 'ios', push_token: 'a'.repeat(64) },
+    });
+    expectError(reply, 400, 'invalid_field', 'name');
+    expect(reply.body.error.message).toBe(message);
+  });
+
   it('answers 403 forbidden to a token whose device_names scope is off', async () => {
     const server = await startServer();
     const account = await createAccount(server);

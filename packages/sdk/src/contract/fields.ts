@@ -142,17 +142,23 @@ const noProblem = (problemOf: (value: string) => string | undefined) =>
     if (problem) ctx.issues.push({ code: 'custom', message: problem, input: value });
   });
 
-const text = (maxBytes: number, minBytes = 0) =>
-  z.string().check(
-    noProblem(textProblem),
-    refine<string>(
-      (value) => {
-        const bytes = utf8Length(value);
-        return bytes >= minBytes && bytes <= maxBytes;
-      },
-      minBytes > 0 ? `must be ${minBytes} to ${maxBytes} bytes` : `must be at most ${maxBytes} bytes`,
-    ),
-  );
+/**
+ * The interface's rule for a text field, as checks any zod string schema takes (the server's
+ * management bodies use them too): no control characters but tab and newline, then the size in
+ * UTF-8 bytes.
+ */
+export const textChecks = (maxBytes: number, minBytes = 0) => [
+  noProblem(textProblem),
+  refine<string>(
+    (value) => {
+      const bytes = utf8Length(value);
+      return bytes >= minBytes && bytes <= maxBytes;
+    },
+    minBytes > 0 ? `must be ${minBytes} to ${maxBytes} bytes` : `must be at most ${maxBytes} bytes`,
+  ),
+];
+
+const text = (maxBytes: number, minBytes = 0) => z.string().check(...textChecks(maxBytes, minBytes));
 
 const httpsUrl = z.string().check(
   refine<string>((value) => utf8Length(value) <= LIMITS.urlBytes, `must be at most ${LIMITS.urlBytes} bytes`),

@@ -27,6 +27,7 @@ export {
   type SendValidation,
   sameValue,
   TARGET_KEYWORDS,
+  textChecks,
   textProblem,
   urlProblem,
   utf8Length,

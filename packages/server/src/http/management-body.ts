@@ -1,19 +1,12 @@
-import { textProblem, utf8Length } from '@foxbell/sdk/contract';
+import { textChecks } from '@foxbell/sdk/contract';
 import type { FastifyRequest } from 'fastify';
 import * as z from 'zod';
 import { ApiError, valueOrThrow } from '../errors.js';
 import { parseJsonObject } from '../send/json-body.js';
 import type { RawBody } from './context.js';
 
-/** Text of `min` to `max` UTF-8 bytes with no control characters but tab and newline. */
-export const textField = (min: number, max: number) =>
-  z.string().superRefine((value, ctx) => {
-    const problem = textProblem(value);
-    const bytes = utf8Length(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    else if (bytes < min || bytes > max)
-      ctx.addIssue({ code: 'custom', message: `must be ${min} to ${max} bytes` });
-  });
+/** Text of `min` to `max` UTF-8 bytes: the interface's text rule, the contract's checks. */
+export const textField = (min: number, max: number) => z.string().check(...textChecks(max, min));
 
 /**
  * The JSON body of a management route, checked as strictly as a send: JSON only, one object,
