@@ -14,6 +14,7 @@ export {
   LEVEL_INPUTS,
   LEVEL_PUSH_PRIORITY,
   type Level,
+  type LevelInput,
   LIMITS,
   levelOf,
   MESSAGE_ALIASES,
