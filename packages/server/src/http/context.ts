@@ -80,7 +80,7 @@ declare module 'fastify' {
 export type { Credential };
 
 /** The account of a route that takes only account keys (auth has already made sure of it). */
-export function accountOf(caller: Caller | undefined): Account {
+export function callerAccount(caller: Caller | undefined): Account {
   if (caller?.kind !== 'account') throw new Error('account route reached without an account key');
   return caller.account;
 }

@@ -12,7 +12,7 @@ const URL_FIELDS = ['url', 'url_title', 'image'] as const;
  * sources merged, every field rule of the contract, then what this token may send (its scene
  * allowlist, applied to the scene actually played, and its URL permission).
  */
-export function prepareSend(sources: SendSources, token: SendToken): PreparedNotification {
+export function notificationFromRequest(sources: SendSources, token: SendToken): PreparedNotification {
   const merged = mergeSources(sources);
   if (!merged.ok) throw ApiError.fromField(merged.error);
   const notification = valueOrThrow(validateSend(merged.fields, { unknownScenes: 'reject' }));

@@ -8,7 +8,7 @@ import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/lim
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
 import { nextDeliveryAt, REPLACED_BY_NEWER } from './queries.js';
 import {
-  accountOf,
+  accountFromRow,
   claimedAtRouting,
   claimedFrom,
   deviceOf,
@@ -324,7 +324,7 @@ class PostgresStore implements Store {
     );
     const found = new Map<string, Credential>();
     for (const row of rows) {
-      const account = accountOf(row.account as Row);
+      const account = accountFromRow(row.account as Row);
       const hash = row.hash as string;
       if (row.kind === 'send') found.set(hash, { kind: 'send', token: tokenOf(row.token as Row), account });
       else if (row.kind === 'account') found.set(hash, { kind: 'account', account });
@@ -341,7 +341,7 @@ class PostgresStore implements Store {
         [account.id, account.name, account.keyHash, account.now],
       ),
     );
-    return accountOf(row as Row);
+    return accountFromRow(row as Row);
   }
 
   async rotateAccountKey(

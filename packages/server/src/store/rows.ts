@@ -19,7 +19,7 @@ export type Row = Record<string, unknown>;
 export const bool = (value: unknown) => value === 1 || value === true;
 export const maybeNumber = (value: unknown) => (value == null ? null : Number(value));
 
-export function accountOf(row: Row): Account {
+export function accountFromRow(row: Row): Account {
   return {
     id: row.id as string,
     name: (row.name as string | null) ?? null,
@@ -30,8 +30,8 @@ export function accountOf(row: Row): Account {
 }
 
 /** The account of a token row joined with its account's columns as `a_<column>`. */
-export function joinedAccountOf(row: Row): Account {
-  return accountOf({
+export function joinedAccountFromRow(row: Row): Account {
+  return accountFromRow({
     id: row.a_id,
     name: row.a_name,
     key_generation: row.a_key_generation,

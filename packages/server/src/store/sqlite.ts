@@ -7,11 +7,11 @@ import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/lim
 import { makeDataDirPrivate } from './data-dir.js';
 import { nextDeliveryAt, REPLACED_BY_NEWER } from './queries.js';
 import {
-  accountOf,
+  accountFromRow,
   claimedAtRouting,
   claimedFrom,
   deviceOf,
-  joinedAccountOf,
+  joinedAccountFromRow,
   maybeNumber,
   notificationOf,
   type QueuedNotification,
@@ -301,15 +301,15 @@ class SqliteStore implements Store {
       secretHash,
     );
     if (token) {
-      return { kind: 'send', token: tokenOf(token), account: joinedAccountOf(token) };
+      return { kind: 'send', token: tokenOf(token), account: joinedAccountFromRow(token) };
     }
     const account = this.#get('SELECT * FROM accounts WHERE key_hash = ?', secretHash);
-    if (account) return { kind: 'account', account: accountOf(account) };
+    if (account) return { kind: 'account', account: accountFromRow(account) };
     const retired = this.#get(
       'SELECT a.* FROM retired_account_keys r JOIN accounts a ON a.id = r.account_id WHERE r.key_hash = ?',
       secretHash,
     );
-    return retired && { kind: 'retired_account_key', account: accountOf(retired) };
+    return retired && { kind: 'retired_account_key', account: accountFromRow(retired) };
   }
 
   async createAccount(account: { id: string; name: string | null; keyHash: string; now: number }) {
@@ -322,7 +322,7 @@ class SqliteStore implements Store {
         account.now,
       ),
     );
-    return accountOf(this.#get('SELECT * FROM accounts WHERE id = ?', account.id) as Row);
+    return accountFromRow(this.#get('SELECT * FROM accounts WHERE id = ?', account.id) as Row);
   }
 
   async rotateAccountKey(

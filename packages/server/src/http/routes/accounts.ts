@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../errors.js';
 import { hashSecret } from '../../secrets.js';
-import { type AppContext, accountOf } from '../context.js';
+import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 
 const newAccount = z.strictObject({ name: textField(1, 250).optional() });
@@ -29,7 +29,7 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/v1/account/key',
     { config: { credentials: ['account'], managementWrite: true } },
     async (request, reply) => {
-      const account = accountOf(request.caller);
+      const account = callerAccount(request.caller);
       const body = readBody(request, keyRotation);
       const key = ctx.ids.secret('acct');
       const result = await ctx.store.rotateAccountKey(account.id, {
@@ -51,7 +51,7 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/v1/account',
     { config: { credentials: ['account'], managementWrite: true } },
     async (request, reply) => {
-      await ctx.store.deleteAccount(accountOf(request.caller).id, ctx.clock.now());
+      await ctx.store.deleteAccount(callerAccount(request.caller).id, ctx.clock.now());
       return reply.code(204).send();
     },
   );

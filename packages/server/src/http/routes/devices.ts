@@ -2,7 +2,7 @@ import { PLATFORMS } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../errors.js';
-import { type AppContext, accountOf } from '../context.js';
+import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { deviceView } from '../views.js';
 
@@ -40,7 +40,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/v1/devices',
     { config: { credentials: ['account'], managementWrite: true } },
     async (request, reply) => {
-      const account = accountOf(request.caller);
+      const account = callerAccount(request.caller);
       const body = readBody(request, newDevice);
       const created = await ctx.store.createDevice(
         {
@@ -74,7 +74,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/v1/devices/:id',
     { config: { credentials: ['account'], managementWrite: true } },
     async (request) => {
-      const account = accountOf(request.caller);
+      const account = callerAccount(request.caller);
       const body = readBody(request, deviceChange);
       const updated = await ctx.store.updateDevice(account.id, request.params.id, {
         ...(body.name === undefined ? {} : { name: body.name }),
@@ -89,7 +89,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/v1/devices/:id',
     { config: { credentials: ['account'], managementWrite: true } },
     async (request, reply) => {
-      const account = accountOf(request.caller);
+      const account = callerAccount(request.caller);
       if (!(await ctx.store.removeDevice(account.id, request.params.id, ctx.clock.now()))) throw noDevice();
       return reply.code(204).send();
     },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { NOTIFICATION_RETENTION_MS } from '../../retention.js';
-import { type AppContext, accountOf } from '../context.js';
+import { type AppContext, callerAccount } from '../context.js';
 import { inboxItemView } from '../views.js';
 
 interface Cursor {
@@ -30,7 +30,7 @@ export function inboxRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/v1/inbox',
     { config: { credentials: ['account'] } },
     async (request) => {
-      const account = accountOf(request.caller);
+      const account = callerAccount(request.caller);
       const now = ctx.clock.now();
       const since = now - NOTIFICATION_RETENTION_MS;
       const { cursor: cursorText, limit: limitText, ...unknown } = request.query;

@@ -3,7 +3,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, valueOrThrow } from '../../errors.js';
 import { parseJsonObject } from '../../send/json-body.js';
-import { prepareSend } from '../../send/prepare.js';
+import { notificationFromRequest } from '../../send/prepare.js';
 import type { SendSources } from '../../send/sources.js';
 import { parseUrlEncoded } from '../../send/url-encoded.js';
 import { decodeUtf8 } from '../../send/utf8.js';
@@ -180,7 +180,7 @@ async function store(
     });
   }
   const key = idempotencyKeyOf(request);
-  const notification = prepareSend(readSources(), caller.token);
+  const notification = notificationFromRequest(readSources(), caller.token);
   const outcome = await ctx.store.acceptSend({
     id: ctx.ids.id('ntf'),
     requestId: request.id,

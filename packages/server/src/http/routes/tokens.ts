@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../errors.js';
 import { hashSecret } from '../../secrets.js';
-import { type AppContext, accountOf } from '../context.js';
+import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { tokenView } from '../views.js';
 
@@ -34,7 +34,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/v1/tokens',
     { config: { credentials: ['account'], managementWrite: true } },
     async (request, reply) => {
-      const account = accountOf(request.caller);
+      const account = callerAccount(request.caller);
       const body = readBody(request, newToken);
       const now = ctx.clock.now();
       const expiresAt = body.expires_at ?? null;
@@ -73,7 +73,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
   );
 
   app.get('/v1/tokens', { config: { credentials: ['account'] } }, async (request) => {
-    const tokens = await ctx.store.listTokens(accountOf(request.caller).id, ctx.clock.now());
+    const tokens = await ctx.store.listTokens(callerAccount(request.caller).id, ctx.clock.now());
     return { tokens: tokens.map(tokenView) };
   });
 
@@ -81,7 +81,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/v1/tokens/:id',
     { config: { credentials: ['account'], managementWrite: true } },
     async (request, reply) => {
-      const account = accountOf(request.caller);
+      const account = callerAccount(request.caller);
       if (!(await ctx.store.revokeToken(account.id, request.params.id, ctx.clock.now()))) {
         throw new ApiError('not_found', 'no such token', { field: 'id' });
       }
