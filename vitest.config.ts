@@ -26,6 +26,7 @@ export default defineConfig({
             'test/secrets.test.ts',
             'test/sdk-runtimes.test.ts',
             'test/sdk-browser.test.ts',
+            'test/config.test.ts',
           ],
           globalSetup: ['./test/postgres-setup.ts'],
         },

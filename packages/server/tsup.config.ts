@@ -1,10 +1,18 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', server: 'src/server.ts', 'apns-sim': 'src/apns-sim.ts' },
+  entry: {
+    index: 'src/index.ts',
+    server: 'src/server.ts',
+    'apns-sim': 'src/apns-sim.ts',
+    'dev-start': 'src/dev-start.ts',
+  },
   format: 'esm',
   // tsup's declaration build sets `baseUrl`, which TypeScript 6 deprecates.
-  dts: { entry: { index: 'src/index.ts' }, compilerOptions: { ignoreDeprecations: '6.0' } },
+  dts: {
+    entry: { index: 'src/index.ts', 'dev-start': 'src/dev-start.ts' },
+    compilerOptions: { ignoreDeprecations: '6.0' },
+  },
   clean: true,
   sourcemap: true,
   target: 'node24',

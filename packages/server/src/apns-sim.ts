@@ -1,78 +1,102 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { DEFAULT_HISTORY } from './apns/push-history.js';
 import { ApnsSimulator, type SimulatorKey } from './apns/simulator.js';
 import { buildSimulatorControl } from './apns/simulator-control.js';
+import { readSettings, type Setting, usageOf } from './settings.js';
 
-const USAGE = `Usage: foxbell-apns-sim [options]
+/** Every setting of `foxbell-apns-sim`, once. */
+const APNS_SIM_SETTINGS = {
+  port: {
+    flag: 'port',
+    argument: 'N',
+    type: 'integer',
+    min: 0,
+    max: 65_535,
+    default: 0,
+    help: 'the HTTP/2 port for pushes; 0 picks a free one',
+  },
+  host: {
+    flag: 'host',
+    argument: 'HOST',
+    type: 'text',
+    default: '127.0.0.1',
+    help: 'address the HTTP/2 port listens on',
+  },
+  controlPort: {
+    flag: 'control-port',
+    argument: 'N',
+    type: 'integer',
+    min: 0,
+    max: 65_535,
+    default: 0,
+    help: "the control API's port (HTTP/1.1 JSON), always on 127.0.0.1",
+  },
+  history: {
+    flag: 'history',
+    argument: 'N',
+    type: 'integer',
+    min: 1,
+    max: 999_999_999,
+    default: DEFAULT_HISTORY.total,
+    help: `pushes remembered in all, ${DEFAULT_HISTORY.perDevice} per push token`,
+  },
+  cleartext: { flag: 'cleartext', type: 'switch', help: 'h2c instead of TLS' },
+  caOut: {
+    flag: 'ca-out',
+    argument: 'FILE',
+    type: 'text',
+    help: 'write the certificate clients must trust to FILE (for --apns-ca)',
+  },
+  keyFile: {
+    flag: 'key-file',
+    argument: 'F',
+    type: 'text',
+    help: 'a .p8 key whose tokens to accept (more via POST /v1/keys)',
+  },
+  keyId: { flag: 'key-id', argument: 'ID', type: 'text', help: 'its key id' },
+  teamId: { flag: 'team-id', argument: 'ID', type: 'text', help: 'its team id' },
+  strictTokens: {
+    flag: 'strict-tokens',
+    type: 'switch',
+    help: 'only push tokens registered through PUT /v1/tokens/{token} are known',
+  },
+} as const satisfies Record<string, Setting>;
 
-  --port N            the HTTP/2 port for pushes; 0 picks a free one (default 0)
-  --host HOST         address the HTTP/2 port listens on (default 127.0.0.1)
-  --control-port N    the control API's port (HTTP/1.1 JSON; default 0), always on 127.0.0.1
-  --history N         pushes remembered in all (default 10000; 100 per push token)
-  --cleartext         h2c instead of TLS
-  --ca-out FILE       write the certificate clients must trust to FILE (for --apns-ca)
-  --key-file F        a .p8 key whose tokens to accept (more via POST /v1/keys)
-  --key-id ID         its key id
-  --team-id ID        its team id
-  --strict-tokens     only push tokens registered through PUT /v1/tokens/{token} are known
-  --help              print this and exit
-`;
+const USAGE = usageOf('Usage: foxbell-apns-sim [options]', APNS_SIM_SETTINGS);
 
 /** The APNs simulator as a process of its own; see docs/apns-simulator.md. */
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      port: { type: 'string', default: '0' },
-      host: { type: 'string', default: '127.0.0.1' },
-      'control-port': { type: 'string', default: '0' },
-      cleartext: { type: 'boolean' },
-      'ca-out': { type: 'string' },
-      'key-file': { type: 'string' },
-      'key-id': { type: 'string' },
-      'team-id': { type: 'string' },
-      'strict-tokens': { type: 'boolean' },
-      history: { type: 'string', default: String(DEFAULT_HISTORY.total) },
-      help: { type: 'boolean' },
-    },
-  });
-  if (values.help) {
+  const read = readSettings(APNS_SIM_SETTINGS, process.argv.slice(2), {});
+  if (read.ok === 'help') {
     process.stdout.write(USAGE);
     return;
   }
-  const port = (flag: 'port' | 'control-port') => {
-    const value = Number(values[flag]);
-    if (!/^\d+$/.test(values[flag]) || value > 65_535) throw new Error(`--${flag} must be a port number`);
-    return value;
-  };
-  const history = () => {
-    if (!/^[1-9]\d{0,8}$/.test(values.history)) throw new Error('--history must be a whole number from 1');
-    return Number(values.history);
-  };
+  const problems = read.problems;
+  if (
+    read.ok &&
+    read.values.keyFile !== undefined &&
+    (read.values.keyId === undefined || read.values.teamId === undefined)
+  ) {
+    problems.push('--key-file needs --key-id and --team-id');
+  }
+  if (!read.ok || problems.length > 0) throw new Error(problems.join('\n'));
+  const values = read.values;
   const keys: SimulatorKey[] = [];
-  if (values['key-file'] !== undefined) {
-    if (values['key-id'] === undefined || values['team-id'] === undefined) {
-      throw new Error('--key-file needs --key-id and --team-id');
-    }
-    keys.push({
-      keyId: values['key-id'],
-      teamId: values['team-id'],
-      keyPem: await readFile(values['key-file'], 'utf8'),
-    });
+  if (values.keyFile !== undefined && values.keyId !== undefined && values.teamId !== undefined) {
+    keys.push({ keyId: values.keyId, teamId: values.teamId, keyPem: await readFile(values.keyFile, 'utf8') });
   }
   const simulator = await ApnsSimulator.start({
-    port: port('port'),
+    port: values.port,
     host: values.host,
-    cleartext: values.cleartext ?? false,
-    strictTokens: values['strict-tokens'] ?? false,
+    cleartext: values.cleartext,
+    strictTokens: values.strictTokens,
     keys,
-    history: { perDevice: DEFAULT_HISTORY.perDevice, total: history() },
+    history: { perDevice: DEFAULT_HISTORY.perDevice, total: values.history },
   });
-  if (values['ca-out'] !== undefined && simulator.ca !== undefined)
-    await writeFile(values['ca-out'], simulator.ca);
+  if (values.caOut !== undefined && simulator.ca !== undefined) await writeFile(values.caOut, simulator.ca);
   const control = buildSimulatorControl(simulator);
   // The control API reads every push and scripts answers: this machine only, whatever --host says.
-  const controlUrl = await control.listen({ port: port('control-port'), host: '127.0.0.1' });
+  const controlUrl = await control.listen({ port: values.controlPort, host: '127.0.0.1' });
   const stop = async () => {
     await control.close();
     await simulator.close();

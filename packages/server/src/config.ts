@@ -1,9 +1,10 @@
-import { parseArgs } from 'node:util';
-import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL } from './apns/client.js';
+import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL } from './apns/endpoints.js';
 import type { ApnsTopics } from './apns/push-request.js';
+import { DEFAULT_LEASE_MS } from './delivery/attempts.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
+import { readSettings, type Setting, type SettingValues, settingName, usageOf } from './settings.js';
 import type { DatabaseConfig } from './store/open.js';
-import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './store/postgres.js';
+import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './store/postgres-options.js';
 
 /** Where pushes go: the simulator inside the process, or an APNs endpoint with a `.p8` key. */
 export type ApnsConfig =
@@ -40,47 +41,240 @@ export interface ServerConfig {
 
 const DEFAULT_TOPIC = 'app.foxbell.Foxbell';
 
-export const USAGE = `Usage: foxbell-server [worker] [options]
+/** Every setting of `foxbell-server`, once: its flag, variable, default, check and help. */
+export const SERVER_SETTINGS = {
+  port: {
+    flag: 'port',
+    variable: 'FOXBELL_PORT',
+    argument: 'N',
+    type: 'integer',
+    min: 0,
+    max: 65_535,
+    default: 8787,
+    help: 'port to listen on; 0 picks a free one',
+  },
+  host: {
+    flag: 'host',
+    variable: 'FOXBELL_HOST',
+    argument: 'HOST',
+    type: 'text',
+    default: '127.0.0.1',
+    help: 'address to listen on',
+  },
+  data: {
+    flag: 'data',
+    variable: 'FOXBELL_DATA',
+    argument: 'DIR',
+    type: 'text',
+    default: './.foxbell',
+    help: 'directory of the embedded SQLite database',
+  },
+  database: {
+    flag: 'database',
+    variable: 'FOXBELL_DATABASE_URL',
+    argument: 'URL',
+    type: 'text',
+    help: 'a postgres:// URL: PostgreSQL instead of SQLite, shared by any number of API and worker processes',
+    // Not echoed back: the URL may hold a password.
+    check: (url: string) =>
+      /^postgres(ql)?:\/\//.test(url) ? undefined : 'must be a postgres:// or postgresql:// URL',
+  },
+  databaseSchema: {
+    flag: 'database-schema',
+    variable: 'FOXBELL_DATABASE_SCHEMA',
+    argument: 'S',
+    type: 'text',
+    defaultText: "the connection's search_path, normally public",
+    help: 'the schema for the tables, made when missing',
+    check: (schema: string) =>
+      SCHEMA_NAME.test(schema) ? undefined : `must be lowercase letters, digits and _, not "${schema}"`,
+  },
+  databasePool: {
+    flag: 'database-pool',
+    variable: 'FOXBELL_DATABASE_POOL',
+    argument: 'N',
+    type: 'integer',
+    min: 1,
+    max: 1000,
+    default: DEFAULT_POOL_SIZE,
+    help: 'connections this process opens at most',
+  },
+  adminKey: {
+    flag: 'admin-key',
+    variable: 'FOXBELL_ADMIN_KEY',
+    argument: 'KEY',
+    type: 'text',
+    help: "the operator's key for admin routes",
+    check: (key: string) => (key.length >= 16 ? undefined : 'must be at least 16 characters'),
+  },
+  dev: {
+    flag: 'dev',
+    variable: 'FOXBELL_DEV',
+    type: 'switch',
+    help: 'seed a dev account, devices and token on first start',
+  },
+  ratePerToken: {
+    flag: 'rate-per-token',
+    variable: 'FOXBELL_RATE_PER_TOKEN',
+    argument: 'N',
+    type: 'integer',
+    min: 1,
+    max: 1e9,
+    default: DEFAULT_LIMITS.perTokenPerMinute,
+    help: 'sends per token per minute',
+  },
+  ratePerAccount: {
+    flag: 'rate-per-account',
+    variable: 'FOXBELL_RATE_PER_ACCOUNT',
+    argument: 'N',
+    type: 'integer',
+    min: 1,
+    max: 1e9,
+    default: DEFAULT_LIMITS.perAccountPerMinute,
+    help: 'sends per account per minute',
+  },
+  monthlyQuota: {
+    flag: 'monthly-quota',
+    variable: 'FOXBELL_MONTHLY_QUOTA',
+    argument: 'N',
+    type: 'integer',
+    min: 1,
+    max: 1e12,
+    default: DEFAULT_LIMITS.perAccountPerMonth,
+    help: 'sends per account per UTC month',
+  },
+  sendsInFlight: {
+    flag: 'sends-in-flight',
+    variable: 'FOXBELL_SENDS_IN_FLIGHT',
+    argument: 'N',
+    type: 'integer',
+    min: 1,
+    max: 1e6,
+    default: DEFAULT_LIMITS.sendsInFlight,
+    help: 'sends stored at once; past it, 503 at once',
+  },
+  logLevel: {
+    flag: 'log-level',
+    variable: 'FOXBELL_LOG_LEVEL',
+    argument: 'LEVEL',
+    type: 'choice',
+    choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    default: 'info',
+    help: 'what the log records',
+  },
+  workers: {
+    flag: 'workers',
+    variable: 'FOXBELL_WORKERS',
+    argument: 'N',
+    type: 'integer',
+    min: 0,
+    max: 10_000,
+    default: 64,
+    help: 'pushes in flight at once',
+  },
+  noWorkers: {
+    flag: 'no-workers',
+    type: 'switch',
+    help: 'serve the API only; run `foxbell-server worker` to deliver (or FOXBELL_WORKERS=0)',
+  },
+  leaseSeconds: {
+    flag: 'lease-seconds',
+    variable: 'FOXBELL_LEASE_SECONDS',
+    argument: 'N',
+    type: 'integer',
+    min: 1,
+    max: 3600,
+    default: DEFAULT_LEASE_MS / 1000,
+    help: 'how long a push may take before another worker takes it over, should this one have died; longer than APNs ever takes to answer',
+  },
+  apns: {
+    flag: 'apns',
+    variable: 'FOXBELL_APNS',
+    argument: 'MODE',
+    type: 'choice',
+    choices: ['sim', 'production', 'sandbox'],
+    defaultText: 'sim',
+    help: 'sim (the built-in simulator), production or sandbox',
+  },
+  apnsUrl: {
+    flag: 'apns-url',
+    variable: 'FOXBELL_APNS_URL',
+    argument: 'URL',
+    type: 'text',
+    help: 'an APNs endpoint of your own, e.g. a standalone simulator',
+    check: (url: string) =>
+      /^https?:\/\/[^/]+\/?$/.test(url) ? undefined : `must be an http:// or https:// origin, not "${url}"`,
+  },
+  apnsCa: {
+    flag: 'apns-ca',
+    variable: 'FOXBELL_APNS_CA',
+    argument: 'FILE',
+    type: 'text',
+    help: 'PEM certificates to trust for --apns-url',
+  },
+  apnsKeyFile: {
+    flag: 'apns-key-file',
+    variable: 'FOXBELL_APNS_KEY_FILE',
+    argument: 'F',
+    type: 'text',
+    help: 'the .p8 key of token-based authentication',
+  },
+  apnsKeyId: {
+    flag: 'apns-key-id',
+    variable: 'FOXBELL_APNS_KEY_ID',
+    argument: 'ID',
+    type: 'text',
+    help: 'its key id',
+  },
+  apnsTeamId: {
+    flag: 'apns-team-id',
+    variable: 'FOXBELL_APNS_TEAM_ID',
+    argument: 'ID',
+    type: 'text',
+    help: 'the team id',
+  },
+  apnsTopic: {
+    flag: 'apns-topic',
+    variable: 'FOXBELL_APNS_TOPIC',
+    argument: 'BUNDLE',
+    type: 'text',
+    default: DEFAULT_TOPIC,
+    help: "the iPhone app's bundle id",
+  },
+  apnsTopicWatch: {
+    flag: 'apns-topic-watch',
+    variable: 'FOXBELL_APNS_TOPIC_WATCH',
+    argument: 'B',
+    type: 'text',
+    defaultText: 'BUNDLE.watchkitapp',
+    help: "the watch app's",
+  },
+  apnsTopicVision: {
+    flag: 'apns-topic-vision',
+    variable: 'FOXBELL_APNS_TOPIC_VISION',
+    argument: 'B',
+    type: 'text',
+    defaultText: 'BUNDLE',
+    help: "the visionOS app's",
+  },
+  apnsSimControlPort: {
+    flag: 'apns-sim-control-port',
+    variable: 'FOXBELL_APNS_SIM_CONTROL_PORT',
+    argument: 'N',
+    type: 'integer',
+    min: 0,
+    max: 65_535,
+    default: 0,
+    help: "the simulator's control API; 0 is any free port",
+  },
+} as const satisfies Record<string, Setting>;
 
-  worker                deliver only (no API), sharing the database with a server; any number may run
+export const USAGE = usageOf(
+  `Usage: foxbell-server [worker] [options]
 
-  --port N              port to listen on; 0 picks a free one        (FOXBELL_PORT, default 8787)
-  --host HOST           address to listen on                          (FOXBELL_HOST, default 127.0.0.1)
-  --data DIR            directory of the embedded SQLite database     (FOXBELL_DATA, default ./.foxbell)
-  --database URL        a postgres:// URL: PostgreSQL instead of SQLite, shared by any number of
-                        API and worker processes                      (FOXBELL_DATABASE_URL)
-  --database-schema S   the schema for the tables, made when missing  (FOXBELL_DATABASE_SCHEMA, default:
-                        the connection's search_path, normally public)
-  --database-pool N     connections this process opens at most        (FOXBELL_DATABASE_POOL, default ${DEFAULT_POOL_SIZE})
-  --admin-key KEY       the operator's key for admin routes           (FOXBELL_ADMIN_KEY)
-  --dev                 seed a dev account, devices and token on first start (FOXBELL_DEV=1)
-  --rate-per-token N    sends per token per minute                    (FOXBELL_RATE_PER_TOKEN, default 30)
-  --rate-per-account N  sends per account per minute                  (FOXBELL_RATE_PER_ACCOUNT, default 60)
-  --monthly-quota N     sends per account per UTC month               (FOXBELL_MONTHLY_QUOTA, default 10000)
-  --sends-in-flight N   sends stored at once; past it, 503 at once    (FOXBELL_SENDS_IN_FLIGHT, default 1000)
-  --log-level LEVEL     fatal, error, warn, info, debug, trace or silent (FOXBELL_LOG_LEVEL, default info)
-  --workers N           pushes in flight at once                      (FOXBELL_WORKERS, default 64)
-  --no-workers          serve the API only; run \`foxbell-server worker\` to deliver (FOXBELL_WORKERS=0)
-  --lease-seconds N     how long a push may take before another worker takes it over, should this
-                        one have died; longer than APNs ever takes to answer (FOXBELL_LEASE_SECONDS, default 60)
-
-  --apns MODE           sim (the built-in simulator), production, sandbox (FOXBELL_APNS, default sim)
-  --apns-url URL        an APNs endpoint of your own, e.g. a standalone simulator (FOXBELL_APNS_URL)
-  --apns-ca FILE        PEM certificates to trust for --apns-url       (FOXBELL_APNS_CA)
-  --apns-key-file F     the .p8 key of token-based authentication      (FOXBELL_APNS_KEY_FILE)
-  --apns-key-id ID      its key id                                     (FOXBELL_APNS_KEY_ID)
-  --apns-team-id ID     the team id                                    (FOXBELL_APNS_TEAM_ID)
-  --apns-topic BUNDLE   the iPhone app's bundle id                     (FOXBELL_APNS_TOPIC, default ${DEFAULT_TOPIC})
-  --apns-topic-watch B  the watch app's                 (FOXBELL_APNS_TOPIC_WATCH, default BUNDLE.watchkitapp)
-  --apns-topic-vision B the visionOS app's              (FOXBELL_APNS_TOPIC_VISION, default BUNDLE)
-  --apns-sim-control-port N  the simulator's control API (FOXBELL_APNS_SIM_CONTROL_PORT, default 0: any free port)
-  --help                print this and exit
-`;
-
-const APNS_MODES = ['sim', 'production', 'sandbox'];
-const DEFAULT_WORKERS = 64;
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  worker                deliver only (no API), sharing the database with a server; any number may run`,
+  SERVER_SETTINGS,
+);
 
 export type ConfigResult =
   | { ok: true; config: ServerConfig }
@@ -92,198 +286,74 @@ export type ConfigResult =
  * Every bad setting is listed, not only the first, so one restart fixes them all.
  */
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        data: { type: 'string' },
-        database: { type: 'string' },
-        'database-schema': { type: 'string' },
-        'database-pool': { type: 'string' },
-        'admin-key': { type: 'string' },
-        dev: { type: 'boolean' },
-        'rate-per-token': { type: 'string' },
-        'rate-per-account': { type: 'string' },
-        'monthly-quota': { type: 'string' },
-        'sends-in-flight': { type: 'string' },
-        'log-level': { type: 'string' },
-        workers: { type: 'string' },
-        'no-workers': { type: 'boolean' },
-        'lease-seconds': { type: 'string' },
-        apns: { type: 'string' },
-        'apns-url': { type: 'string' },
-        'apns-ca': { type: 'string' },
-        'apns-key-file': { type: 'string' },
-        'apns-key-id': { type: 'string' },
-        'apns-team-id': { type: 'string' },
-        'apns-topic': { type: 'string' },
-        'apns-topic-watch': { type: 'string' },
-        'apns-topic-vision': { type: 'string' },
-        'apns-sim-control-port': { type: 'string' },
-        help: { type: 'boolean' },
-      },
-    }));
-  } catch (error) {
-    return { ok: false, problems: [(error as Error).message] };
-  }
-  if (values.help) return { ok: 'help' };
-
-  const problems: string[] = [];
-  const [command = 'serve', ...extra] = positionals;
+  const read = readSettings(SERVER_SETTINGS, argv, env, { positionals: true });
+  if (read.ok !== true) return read;
+  const { values, problems } = read;
+  const [command = 'serve', ...extra] = read.positionals;
   if (command !== 'serve' && command !== 'worker')
     problems.push(`unknown command "${command}"; the only one is "worker"`);
   if (extra.length > 0) problems.push(`unexpected arguments: ${extra.join(' ')}`);
-  const setting = (flag: string, variable: string): string | undefined =>
-    (values[flag] as string | undefined) ?? (env[variable] === '' ? undefined : env[variable]);
-  const integer = (flag: string, variable: string, fallback: number, min: number, max: number): number => {
-    const text = setting(flag, variable);
-    if (text === undefined) return fallback;
-    const value = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
-    if (!(value >= min && value <= max)) {
-      problems.push(`--${flag} (${variable}) must be an integer from ${min} to ${max}, not "${text}"`);
-    }
-    return value;
-  };
-
-  const port = integer('port', 'FOXBELL_PORT', 8787, 0, 65_535);
-  const host = setting('host', 'FOXBELL_HOST') ?? '127.0.0.1';
-  const dataDir = setting('data', 'FOXBELL_DATA') ?? './.foxbell';
-  const database = readDatabaseConfig(dataDir, setting, integer, problems);
-  const adminKey = setting('admin-key', 'FOXBELL_ADMIN_KEY');
-  if (adminKey !== undefined && adminKey.length < 16) {
-    problems.push('--admin-key (FOXBELL_ADMIN_KEY) must be at least 16 characters');
+  if (values.database === undefined && values.databaseSchema !== undefined) {
+    problems.push(`${settingName(SERVER_SETTINGS.databaseSchema)} needs --database`);
   }
-  const devText = env.FOXBELL_DEV;
-  const dev = values.dev === true || devText === '1' || devText === 'true';
-  const limits: ServiceLimits = {
-    ...DEFAULT_LIMITS,
-    perTokenPerMinute: integer(
-      'rate-per-token',
-      'FOXBELL_RATE_PER_TOKEN',
-      DEFAULT_LIMITS.perTokenPerMinute,
-      1,
-      1e9,
-    ),
-    perAccountPerMinute: integer(
-      'rate-per-account',
-      'FOXBELL_RATE_PER_ACCOUNT',
-      DEFAULT_LIMITS.perAccountPerMinute,
-      1,
-      1e9,
-    ),
-    perAccountPerMonth: integer(
-      'monthly-quota',
-      'FOXBELL_MONTHLY_QUOTA',
-      DEFAULT_LIMITS.perAccountPerMonth,
-      1,
-      1e12,
-    ),
-    sendsInFlight: integer(
-      'sends-in-flight',
-      'FOXBELL_SENDS_IN_FLIGHT',
-      DEFAULT_LIMITS.sendsInFlight,
-      1,
-      1e6,
-    ),
-  };
-  const logLevel = setting('log-level', 'FOXBELL_LOG_LEVEL') ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) {
-    problems.push(
-      `--log-level (FOXBELL_LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`,
-    );
-  }
-  const workers =
-    values['no-workers'] === true ? 0 : integer('workers', 'FOXBELL_WORKERS', DEFAULT_WORKERS, 0, 10_000);
+  const workers = values.noWorkers ? 0 : values.workers;
   if (command === 'worker' && workers === 0) problems.push('a worker needs --workers of at least 1');
-  const leaseMs = integer('lease-seconds', 'FOXBELL_LEASE_SECONDS', 60, 1, 3600) * 1000;
-  const apns = readApnsConfig(setting, integer, problems);
+  const apns = apnsConfigOf(values, problems);
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
     config: {
       command: command as ServerConfig['command'],
-      port,
-      host,
-      dataDir,
-      database,
-      adminKey,
-      dev,
-      limits,
-      logLevel,
+      port: values.port,
+      host: values.host,
+      dataDir: values.data,
+      database:
+        values.database === undefined
+          ? { kind: 'sqlite', dataDir: values.data }
+          : {
+              kind: 'postgres',
+              url: values.database,
+              schema: values.databaseSchema,
+              poolSize: values.databasePool,
+            },
+      adminKey: values.adminKey,
+      dev: values.dev,
+      limits: {
+        ...DEFAULT_LIMITS,
+        perTokenPerMinute: values.ratePerToken,
+        perAccountPerMinute: values.ratePerAccount,
+        perAccountPerMonth: values.monthlyQuota,
+        sendsInFlight: values.sendsInFlight,
+      },
+      logLevel: values.logLevel,
       workers,
-      leaseMs,
+      leaseMs: values.leaseSeconds * 1000,
       apns,
     },
   };
 }
 
-function readDatabaseConfig(
-  dataDir: string,
-  setting: (flag: string, variable: string) => string | undefined,
-  integer: (flag: string, variable: string, fallback: number, min: number, max: number) => number,
-  problems: string[],
-): DatabaseConfig {
-  const url = setting('database', 'FOXBELL_DATABASE_URL');
-  const schema = setting('database-schema', 'FOXBELL_DATABASE_SCHEMA');
-  const poolSize = integer('database-pool', 'FOXBELL_DATABASE_POOL', DEFAULT_POOL_SIZE, 1, 1000);
-  if (url === undefined) {
-    if (schema !== undefined) problems.push('--database-schema (FOXBELL_DATABASE_SCHEMA) needs --database');
-    return { kind: 'sqlite', dataDir };
-  }
-  // Not echoed back: the URL may hold a password.
-  if (!/^postgres(ql)?:\/\//.test(url)) {
-    problems.push('--database (FOXBELL_DATABASE_URL) must be a postgres:// or postgresql:// URL');
-  }
-  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
-    problems.push(
-      `--database-schema (FOXBELL_DATABASE_SCHEMA) must be lowercase letters, digits and _, not "${schema}"`,
-    );
-  }
-  return { kind: 'postgres', url, schema, poolSize };
-}
-
-function readApnsConfig(
-  setting: (flag: string, variable: string) => string | undefined,
-  integer: (flag: string, variable: string, fallback: number, min: number, max: number) => number,
-  problems: string[],
-): ApnsConfig {
-  const topic = setting('apns-topic', 'FOXBELL_APNS_TOPIC') ?? DEFAULT_TOPIC;
+function apnsConfigOf(values: SettingValues<typeof SERVER_SETTINGS>, problems: string[]): ApnsConfig {
   const topics: ApnsTopics = {
-    ios: topic,
-    watchos: setting('apns-topic-watch', 'FOXBELL_APNS_TOPIC_WATCH') ?? `${topic}.watchkitapp`,
-    visionos: setting('apns-topic-vision', 'FOXBELL_APNS_TOPIC_VISION') ?? topic,
+    ios: values.apnsTopic,
+    watchos: values.apnsTopicWatch ?? `${values.apnsTopic}.watchkitapp`,
+    visionos: values.apnsTopicVision ?? values.apnsTopic,
   };
-  const url = setting('apns-url', 'FOXBELL_APNS_URL');
-  const mode = setting('apns', 'FOXBELL_APNS') ?? (url === undefined ? 'sim' : undefined);
-  if (mode !== undefined && !APNS_MODES.includes(mode)) {
-    problems.push(`--apns (FOXBELL_APNS) must be one of ${APNS_MODES.join(', ')}, not "${mode}"`);
-  }
-  if (mode !== undefined && url !== undefined) problems.push('give --apns or --apns-url, not both');
-  if (mode === 'sim' || (mode === undefined && url === undefined)) {
-    const controlPort = integer('apns-sim-control-port', 'FOXBELL_APNS_SIM_CONTROL_PORT', 0, 0, 65_535);
-    return { kind: 'sim', controlPort, topics };
-  }
-  if (url !== undefined && !/^https?:\/\/[^/]+\/?$/.test(url)) {
-    problems.push(`--apns-url (FOXBELL_APNS_URL) must be an http:// or https:// origin, not "${url}"`);
-  }
-  const required = (flag: string, variable: string): string => {
-    const value = setting(flag, variable);
-    if (value === undefined) problems.push(`--${flag} (${variable}) is required to push to APNs`);
+  const url = values.apnsUrl;
+  const mode = values.apns ?? (url === undefined ? 'sim' : undefined);
+  if (values.apns !== undefined && url !== undefined) problems.push('give --apns or --apns-url, not both');
+  if (mode === 'sim') return { kind: 'sim', controlPort: values.apnsSimControlPort, topics };
+  const required = (setting: { flag: string; variable: string }, value: string | undefined): string => {
+    if (value === undefined) problems.push(`${settingName(setting)} is required to push to APNs`);
     return value ?? '';
   };
   return {
     kind: 'remote',
     url: url ?? (mode === 'sandbox' ? APNS_SANDBOX_URL : APNS_PRODUCTION_URL),
-    caFile: setting('apns-ca', 'FOXBELL_APNS_CA'),
-    keyFile: required('apns-key-file', 'FOXBELL_APNS_KEY_FILE'),
-    keyId: required('apns-key-id', 'FOXBELL_APNS_KEY_ID'),
-    teamId: required('apns-team-id', 'FOXBELL_APNS_TEAM_ID'),
+    caFile: values.apnsCa,
+    keyFile: required(SERVER_SETTINGS.apnsKeyFile, values.apnsKeyFile),
+    keyId: required(SERVER_SETTINGS.apnsKeyId, values.apnsKeyId),
+    teamId: required(SERVER_SETTINGS.apnsTeamId, values.apnsTeamId),
     topics,
   };
 }

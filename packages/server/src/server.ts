@@ -1,11 +1,10 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { openPushService, type PushService } from './apns/connect.js';
 import { buildApp } from './app.js';
 import { type Clock, DAY_MS, MINUTE_MS, systemClock } from './clock.js';
 import { readConfig, type ServerConfig, USAGE } from './config.js';
 import { type DeliveryLog, DeliveryWorker } from './delivery/worker.js';
 import { seedDevAccount } from './dev-seed.js';
+import { devSessionFile, readDevSession, writeDevSession } from './dev-session.js';
 import { randomBase62, randomIds } from './ids.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS, NOTIFICATION_RETENTION_MS } from './retention.js';
 import { DataDirUnsafeError } from './store/data-dir.js';
@@ -38,7 +37,7 @@ async function main(): Promise<void> {
   const adminKey = config.adminKey ?? (config.dev ? `fox_admin_${randomBase62(32)}` : undefined);
   const store = await openStore(config.database, 'api');
   let delivery: Delivery | undefined;
-  const devFile = path.join(config.dataDir, 'dev.json');
+  const devFile = devSessionFile(config.dataDir);
   const app = buildApp({
     store,
     clock,
@@ -52,10 +51,8 @@ async function main(): Promise<void> {
           devPage: {
             session: async () => {
               const accountId = await store.getSetting('dev_account');
-              const saved = await readDevFile(devFile);
-              return accountId && saved.account_key
-                ? { accountId, accountKey: saved.account_key }
-                : undefined;
+              const saved = await readDevSession(config.dataDir);
+              return accountId && saved ? { accountId, accountKey: saved.accountKey } : undefined;
             },
             simulator: () => delivery?.push.simulator,
           },
@@ -112,16 +109,7 @@ async function main(): Promise<void> {
 
   async function announceDev(url: string, admin: string | undefined) {
     const seeded = await seedDevAccount(store, randomIds, clock);
-    if (seeded) {
-      await writeFile(
-        devFile,
-        `${JSON.stringify({ token: seeded.token, account_key: seeded.accountKey }, null, 2)}\n`,
-        {
-          mode: 0o600,
-        },
-      );
-      await chmod(devFile, 0o600);
-    }
+    if (seeded) await writeDevSession(config.dataDir, seeded);
     process.stdout.write(
       [
         'Foxbell dev mode',
@@ -138,9 +126,6 @@ async function main(): Promise<void> {
 }
 
 /** The dev account's secrets, as `--dev` saved them on its first start. */
-async function readDevFile(file: string): Promise<{ token?: string; account_key?: string }> {
-  return JSON.parse(await readFile(file, 'utf8').catch(() => '{}'));
-}
 
 interface Delivery {
   worker: DeliveryWorker;

@@ -3,7 +3,7 @@
 // as notify's default profile, sends a welcome notification on the first start, and says what to
 // try. Run by `tsx` from the repository root, so it needs no build of its own.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { requireNodeFloor } from '@foxbell/server/node-floor';
@@ -84,18 +84,26 @@ async function main(): Promise<void> {
   // Before the build: the build tools need a current Node.js as well.
   requireNodeFloor('pnpm start');
   ensureBuilt();
-  const env: NodeJS.ProcessEnv = { ...process.env, FOXBELL_PORT: process.env.FOXBELL_PORT ?? '8787' };
-  const dataDir = path.resolve(root, env.FOXBELL_DATA ?? '.foxbell');
+  // Built just now when it was not: so imported only after.
+  const { SERVER_SETTINGS, devSessionFile, readDevSession } = await import('@foxbell/server/dev-start');
+  // The server's own defaults: a fixed port, so the device page keeps its address between starts.
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    FOXBELL_PORT: process.env.FOXBELL_PORT ?? String(SERVER_SETTINGS.port.default),
+  };
+  const dataDir = path.resolve(root, env.FOXBELL_DATA ?? SERVER_SETTINGS.data.default);
   env.FOXBELL_DATA = dataDir;
-  const devFile = path.join(dataDir, 'dev.json');
-  const firstStart = !existsSync(devFile);
+  const devFile = devSessionFile(dataDir);
+  const firstStart = (await readDevSession(dataDir)) === undefined;
 
   const { child, url } = await startServer(env);
   server = child;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
   child.on('exit', (code) => process.exit(process.exitCode ?? code ?? 1));
 
-  const { token } = JSON.parse(readFileSync(devFile, 'utf8')) as { token: string };
+  const session = await readDevSession(dataDir);
+  if (!session) throw new Error(`foxbell-server --dev saved no session in ${devFile}`);
+  const { token } = session;
   const saved = saveProfile(url, token, env);
   let welcome: string | undefined;
   if (firstStart) {

@@ -3,9 +3,6 @@ import type { Clock } from '../clock.js';
 import { type ProviderKey, ProviderTokenSource } from './provider-token.js';
 import type { PushRequest } from './push-request.js';
 
-export const APNS_PRODUCTION_URL = 'https://api.push.apple.com';
-export const APNS_SANDBOX_URL = 'https://api.sandbox.push.apple.com';
-
 export interface ApnsClientOptions {
   /** `https://…` (Apple, or the simulator with `ca`), or `http://…` for the simulator's cleartext h2c. */
   url: string;

@@ -2,6 +2,12 @@ import type { PushResult } from '../apns/client.js';
 import { type ApnsVerdict, judgeApnsAnswer, NO_ANSWER_VERDICT } from '../apns/responses.js';
 import type { AttemptEnd, ClaimedDestination } from '../store/store.js';
 
+/**
+ * How long a worker holds a destination it is pushing before another may take it over, should
+ * the first have died: longer than APNs ever takes to answer. `--lease-seconds` changes it.
+ */
+export const DEFAULT_LEASE_MS = 60_000;
+
 /** At most this many attempts per device (spec, Limits). */
 export const MAX_ATTEMPTS = 5;
 

@@ -4,7 +4,7 @@ import { type ApnsTopics, type PushRequest, pushRequestFor } from '../apns/push-
 import type { Clock } from '../clock.js';
 import { randomBase62 } from '../ids.js';
 import type { ClaimedDestination, FinishedAttempt, Store } from '../store/store.js';
-import { endOfAttempt, MAX_ATTEMPTS } from './attempts.js';
+import { DEFAULT_LEASE_MS, endOfAttempt, MAX_ATTEMPTS } from './attempts.js';
 import { routeNotification } from './routing.js';
 
 /** What the worker pushes through: the APNs client, or anything that answers like it. */
@@ -61,7 +61,7 @@ export class DeliveryWorker {
 
   constructor(options: DeliveryWorkerOptions) {
     this.#options = {
-      leaseMs: 60_000,
+      leaseMs: DEFAULT_LEASE_MS,
       pollMs: 250,
       credentialPauseMs: 60_000,
       newApnsId: randomUUID,

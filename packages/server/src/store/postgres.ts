@@ -5,6 +5,7 @@ import pg from 'pg';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
 import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/limits.js';
+import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './postgres-options.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
 import { nextDeliveryAt, REPLACED_BY_NEWER } from './queries.js';
 import {
@@ -45,8 +46,6 @@ export interface PostgresStoreOptions {
   poolSize?: number | undefined;
 }
 
-export const DEFAULT_POOL_SIZE = 10;
-
 /** The database could not be reached or refused the connection. The message names no password. */
 export class DatabaseUnreachableError extends Error {
   constructor(where: string, cause: unknown) {
@@ -54,9 +53,6 @@ export class DatabaseUnreachableError extends Error {
     this.name = 'DatabaseUnreachableError';
   }
 }
-
-/** What `--database-schema` accepts: a name that needs no quoting. */
-export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
  * The store for several processes on one PostgreSQL: any number of API processes and workers
