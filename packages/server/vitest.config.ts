@@ -1,10 +1,12 @@
 import { defineProject } from 'vitest/config';
 
+// The suite's folders say how each file runs: test/stores/ on each store (here on SQLite, and
+// again on PostgreSQL as the root config's `server-postgres`), test/postgres/ on PostgreSQL only,
+// and every other folder once.
 export default defineProject({
   test: {
     name: 'server',
     include: ['test/**/*.test.ts'],
-    // Those run on PostgreSQL only: the `server-postgres` project of the root config.
-    exclude: ['test/**/*.postgres.test.ts'],
+    exclude: ['test/postgres/**'],
   },
 });

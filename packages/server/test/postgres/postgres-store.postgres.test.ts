@@ -1,0 +1,84 @@
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DatabaseUnreachableError, openPostgresStore } from '../../src/store/postgres.js';
+import type { Store } from '../../src/store/store.js';
+import { runToExit } from '../processes.js';
+import { newTestSchema, TEST_DATABASE_URL } from '../test-database.js';
+
+const opened: Store[] = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+});
+
+describe('the PostgreSQL store', () => {
+  it('migrates a new schema once when several processes start on it at the same moment', async () => {
+    const schema = newTestSchema();
+    opened.push(
+      ...(await Promise.all(
+        Array.from({ length: 4 }, () => openPostgresStore({ url: TEST_DATABASE_URL, schema, poolSize: 2 })),
+      )),
+    );
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT version FROM ${schema}.foxbell_migrations ORDER BY version`,
+      );
+      expect(rows).toEqual([{ version: 1 }]);
+      const tables = await client.query(
+        'SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1',
+        [schema],
+      );
+      expect(tables.rows[0].n).toBe(13);
+    } finally {
+      await client.end();
+    }
+    // Opened again, it finds nothing to do.
+    opened.push(await openPostgresStore({ url: TEST_DATABASE_URL, schema }));
+  });
+
+  it('says where it could not connect, without the password', async () => {
+    const attempt = openPostgresStore({ url: 'postgres://fox:s3cret@127.0.0.1:1/foxbell', schema: 'x' });
+    await expect(attempt).rejects.toBeInstanceOf(DatabaseUnreachableError);
+    await expect(attempt).rejects.toThrow(/^cannot reach PostgreSQL at 127\.0\.0\.1:1\/foxbell: /);
+    await expect(attempt).rejects.not.toThrow(/s3cret/);
+  });
+
+  it('refuses a schema name that would need quoting', async () => {
+    await expect(openPostgresStore({ url: TEST_DATABASE_URL, schema: 'Public; DROP' })).rejects.toThrow(
+      'the database schema must be lowercase letters, digits and _, not "Public; DROP"',
+    );
+  });
+});
+
+describe('foxbell-server --database', () => {
+  it('exits 1 with where it could not connect when the database does not answer, naming no password', async () => {
+    const { code, stderr } = await runToExit([
+      '--port',
+      '0',
+      '--database',
+      'postgres://fox:s3cret@127.0.0.1:1/db',
+    ]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^foxbell-server: cannot reach PostgreSQL at 127\.0\.0\.1:1\/db: /);
+    expect(stderr).not.toContain('s3cret');
+  });
+
+  it('refuses a URL that is not postgres://, and a schema without a database, without echoing the URL', async () => {
+    const { code, stderr } = await runToExit([
+      '--database',
+      'mysql://fox:s3cret@host/db',
+      '--database-schema',
+      'Bad',
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--database (FOXBELL_DATABASE_URL) must be a postgres:// or postgresql:// URL');
+    expect(stderr).toContain(
+      '--database-schema (FOXBELL_DATABASE_SCHEMA) must be lowercase letters, digits and _, not "Bad"',
+    );
+    expect(stderr).not.toContain('s3cret');
+    const alone = await runToExit(['--database-schema', 'fox']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--database-schema (FOXBELL_DATABASE_SCHEMA) needs --database');
+  });
+});

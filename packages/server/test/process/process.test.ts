@@ -1,0 +1,315 @@
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import serverPackage from '../../package.json' with { type: 'json' };
+import { send } from '../helpers.js';
+import { ADMIN, APNS_SIM_BIN, BIN, runToExit, startProcess, tempDir } from '../processes.js';
+
+async function accountWithToken(url: string) {
+  const account = await send(url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
+  const token = await send(url, 'POST', '/v1/tokens', { token: account.body.key, json: {} });
+  return { key: account.body.key as string, token: token.body.token as string };
+}
+
+describe('foxbell-server, the process', () => {
+  it('prints "listening on http://HOST:PORT" on stdout once it takes requests, on a free port', async () => {
+    const server = await startProcess(['--data', await tempDir(), '--admin-key', ADMIN]);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const reply = await send(server.url, 'GET', '/v1/scenes', { token: ADMIN });
+    expect(reply.status).toBe(200);
+  });
+
+  it('makes its data directory private (0700, every file 0600), whatever modes an older start left', async () => {
+    const data = path.join(await tempDir(), 'data');
+    const modes = async () => {
+      const entries: Record<string, string> = { '.': ((await stat(data)).mode & 0o777).toString(8) };
+      for (const name of await readdir(data)) {
+        entries[name] = ((await stat(path.join(data, name))).mode & 0o777).toString(8);
+      }
+      return entries;
+    };
+    // As an older release left it: a directory others may read, and its files too.
+    await mkdir(data, { mode: 0o755 });
+    await chmod(data, 0o755);
+    const first = await startProcess(['--data', data, '--admin-key', ADMIN, '--dev', '--log-level', 'warn']);
+    first.child.kill('SIGTERM');
+    await first.exited;
+    await chmod(data, 0o755);
+    for (const name of await readdir(data)) await chmod(path.join(data, name), 0o644);
+    await writeFile(path.join(data, 'notes.txt'), 'left by the operator', { mode: 0o666 });
+
+    const second = await startProcess(['--data', data, '--admin-key', ADMIN, '--dev', '--log-level', 'warn']);
+    const found = await modes();
+    expect(Object.keys(found)).toEqual(
+      expect.arrayContaining([
+        '.',
+        'api.lock',
+        'dev.json',
+        'foxbell.db',
+        'foxbell.db-shm',
+        'foxbell.db-wal',
+        'notes.txt',
+      ]),
+    );
+    for (const [name, mode] of Object.entries(found)) expect(mode, name).toBe(name === '.' ? '700' : '600');
+    second.child.kill('SIGTERM');
+    await second.exited;
+  });
+
+  it('loses nothing it answered 202 for when killed with SIGKILL', async () => {
+    const data = await tempDir();
+    const first = await startProcess(['--data', data, '--admin-key', ADMIN, '--log-level', 'warn']);
+    const { token } = await accountWithToken(first.url);
+    const replies = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        send(first.url, 'POST', '/v1/notifications', { token, json: { message: `n${i}` } }),
+      ),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual(Array(25).fill(202));
+    first.child.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+
+    const second = await startProcess(['--data', data, '--admin-key', ADMIN, '--log-level', 'warn']);
+    for (const reply of replies) {
+      const status = await send(second.url, 'GET', `/v1/notifications/${reply.body.id}/status`, { token });
+      expect(status.status).toBe(200);
+      expect(status.body.id).toBe(reply.body.id);
+    }
+  });
+
+  it('stops on SIGTERM after finishing the requests in flight, and exits 0', async () => {
+    const server = await startProcess([
+      '--data',
+      await tempDir(),
+      '--admin-key',
+      ADMIN,
+      '--log-level',
+      'warn',
+    ]);
+    const { token } = await accountWithToken(server.url);
+    const inFlight = send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'last' } });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    server.child.kill('SIGTERM');
+    expect((await inFlight).status).toBe(202);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('lists every bad setting and exits 2', async () => {
+    const { code, stderr } = await runToExit(['--port', 'eighty', '--log-level', 'loud'], {
+      FOXBELL_RATE_PER_TOKEN: '0',
+    });
+    expect(code).toBe(2);
+    expect(stderr).toContain('--port (FOXBELL_PORT) must be an integer from 0 to 65535, not "eighty"');
+    expect(stderr).toContain('--log-level (FOXBELL_LOG_LEVEL)');
+    expect(stderr).toContain('--rate-per-token (FOXBELL_RATE_PER_TOKEN)');
+  });
+
+  it('takes --lease-seconds, --sends-in-flight and --database-pool at their bounds, and refuses one past them', async () => {
+    const refused = await runToExit(
+      ['--lease-seconds', '0', '--sends-in-flight', '0', '--database-pool', '1001'],
+      {},
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      '--lease-seconds (FOXBELL_LEASE_SECONDS) must be an integer from 1 to 3600, not "0"',
+    );
+    expect(refused.stderr).toContain(
+      '--sends-in-flight (FOXBELL_SENDS_IN_FLIGHT) must be an integer from 1 to 1000000, not "0"',
+    );
+    expect(refused.stderr).toContain(
+      '--database-pool (FOXBELL_DATABASE_POOL) must be an integer from 1 to 1000, not "1001"',
+    );
+    const above = await runToExit(['--lease-seconds', '3601', '--sends-in-flight', '1000001']);
+    expect(above.code).toBe(2);
+    expect(above.stderr).toContain('must be an integer from 1 to 3600, not "3601"');
+    expect(above.stderr).toContain('must be an integer from 1 to 1000000, not "1000001"');
+    for (const bounds of [
+      ['--lease-seconds', '1', '--sends-in-flight', '1', '--database-pool', '1'],
+      ['--lease-seconds', '3600', '--sends-in-flight', '1000000', '--database-pool', '1000'],
+    ]) {
+      const server = await startProcess(['--data', await tempDir(), '--log-level', 'warn', ...bounds]);
+      expect((await send(server.url, 'GET', '/v1/scenes')).status).toBe(401);
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  }, 30_000);
+
+  it('takes settings from FOXBELL_* variables, a flag winning over its variable', async () => {
+    const server = await startProcess(['--data', await tempDir(), '--admin-key', ADMIN], {
+      FOXBELL_ADMIN_KEY: 'a-different-admin-key',
+      FOXBELL_MONTHLY_QUOTA: '7',
+    });
+    const { token } = await accountWithToken(server.url);
+    const reply = await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'hi' } });
+    expect(reply.headers.get('x-ratelimit-limit')).toBe('7');
+  });
+
+  it('never writes a token to its log, the URL-token path included', async () => {
+    const server = await startProcess([
+      '--data',
+      await tempDir(),
+      '--admin-key',
+      ADMIN,
+      '--log-level',
+      'info',
+    ]);
+    const { key, token } = await accountWithToken(server.url);
+    await send(server.url, 'GET', `/v1/send/${token}?message=hi`);
+    await send(server.url, 'GET', `/v1/send/${token}x?message=hi`);
+    await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'hi' } });
+    server.child.kill('SIGTERM');
+    await server.exited;
+    const log = server.stderr();
+    expect(log).toContain('"path":"/v1/send/<redacted>"');
+    expect(log).not.toContain('message=hi');
+    for (const secret of [token, key, ADMIN, token.slice(9)]) expect(log).not.toContain(secret);
+  });
+
+  it('seeds a dev account with three devices and a token on the first --dev start, and reuses it after', async () => {
+    const data = await tempDir();
+    const first = await startProcess(['--data', data, '--dev', '--log-level', 'warn']);
+    const token = /send token: +(fox_send_[A-Za-z0-9]{32})/.exec(first.stdout())?.[1];
+    expect(token).toBeDefined();
+    const devices = await send(first.url, 'GET', '/v1/devices', { token: token as string });
+    expect(devices.body.devices).toEqual([
+      { name: 'iPhone', platform: 'ios' },
+      { name: 'Apple Watch', platform: 'watchos' },
+      { name: 'Vision Pro', platform: 'visionos' },
+    ]);
+    first.child.kill('SIGTERM');
+    await first.exited;
+    const second = await startProcess(['--data', data, '--dev', '--log-level', 'warn']);
+    // The token is shown once, by the start that made it.
+    expect(second.stdout()).toContain(`send token:  in ${path.join(data, 'dev.json')}`);
+    expect(second.stdout()).not.toContain(token);
+    const again = await send(second.url, 'GET', '/v1/devices', { token: token as string });
+    expect(again.body.devices).toHaveLength(3);
+    const saved = JSON.parse(await readFile(path.join(data, 'dev.json'), 'utf8'));
+    expect(saved.token).toBe(token);
+  });
+});
+
+/** Polls a notification's status until it leaves `accepted` (delivery runs on real time here). */
+async function deliveredStatus(url: string, token: string, id: string) {
+  for (let i = 0; i < 100; i++) {
+    const reply = await send(url, 'GET', `/v1/notifications/${id}/status`, { token });
+    if (reply.body.status !== 'accepted') return reply.body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('still accepted after 5 s');
+}
+
+async function addDevice(url: string, key: string, pushToken: string) {
+  const reply = await send(url, 'POST', '/v1/devices', {
+    token: key,
+    json: { name: 'Phone', platform: 'ios', push_token: pushToken },
+  });
+  expect(reply.status, reply.text).toBe(201);
+}
+
+describe('foxbell-server, delivering', () => {
+  it('delivers through its own workers to the built-in simulator, whose control API it prints', async () => {
+    const server = await startProcess([
+      '--data',
+      await tempDir(),
+      '--admin-key',
+      ADMIN,
+      '--log-level',
+      'warn',
+    ]);
+    const control = /APNs simulator control API on (http:\/\/\S+)/.exec(server.stdout())?.[1];
+    expect(control).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const { key, token } = await accountWithToken(server.url);
+    await addDevice(server.url, key, 'e'.repeat(64));
+    const sent = await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'hi' } });
+    const record = await deliveredStatus(server.url, token, sent.body.id);
+    expect([record.status, record.destinations[0].state, record.destinations[0].push_status]).toEqual([
+      'sent_to_push',
+      'accepted',
+      200,
+    ]);
+    const pushes = await send(control as string, 'GET', `/v1/pushes?push_token=${'e'.repeat(64)}`, {});
+    expect(
+      pushes.body.pushes.map(
+        (push: { payload: { aps: { alert: { body: string } } } }) => push.payload.aps.alert.body,
+      ),
+    ).toEqual(['hi']);
+  });
+
+  it('serves the API with --no-workers while `foxbell-server worker` delivers from the same data', async () => {
+    const data = await tempDir();
+    const api = await startProcess([
+      '--data',
+      data,
+      '--admin-key',
+      ADMIN,
+      '--no-workers',
+      '--log-level',
+      'warn',
+    ]);
+    expect(api.stdout()).not.toContain('simulator');
+    const { key, token } = await accountWithToken(api.url);
+    await addDevice(api.url, key, 'f'.repeat(64));
+    const sent = await send(api.url, 'POST', '/v1/notifications', { token, json: { message: 'via worker' } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(
+      (await send(api.url, 'GET', `/v1/notifications/${sent.body.id}/status`, { token })).body.status,
+    ).toBe('accepted');
+    const worker = await startProcess(['worker', '--data', data], {}, /worker (wrk_\w+) delivering from/);
+    expect(worker.url).toMatch(/^wrk_/);
+    const record = await deliveredStatus(api.url, token, sent.body.id);
+    expect(record.status).toBe('sent_to_push');
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('refuses to serve sends from data another server is serving', async () => {
+    const data = await tempDir();
+    await startProcess(['--data', data, '--admin-key', ADMIN, '--log-level', 'warn']);
+    const { code, stderr } = await runToExit(['--port', '0', '--data', data]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`another foxbell-server is serving sends from ${data}`);
+  });
+});
+
+describe('on a Node.js older than the one package.json names', () => {
+  const floor = Number(/^>=(\d+)$/.exec(serverPackage.engines.node)?.[1]);
+  const message = (command: string, version: string) =>
+    `${command} needs Node.js ${floor} or newer; this is Node.js ${version}.\n` +
+    'Install a current one (for example `npm i -g --prefix ~/.node node`, then put ~/.node/bin first on PATH).\n';
+  // This Node.js, told it is an older one before the command's first line runs.
+  const pretending = (version: string) => [
+    '--import',
+    `data:text/javascript,Object.defineProperty(process.versions,'node',{value:'${version}'})`,
+  ];
+
+  it.each([
+    ['foxbell-server', BIN],
+    ['foxbell-apns-sim', APNS_SIM_BIN],
+  ])('%s says which Node.js it needs and exits 1, without loading the server', async (command, bin) => {
+    const version = `${floor - 1}.9.0`;
+    expect(await runToExit([], {}, { nodeArgs: pretending(version), bin })).toEqual({
+      code: 1,
+      stderr: message(command, version),
+    });
+  });
+
+  // CI names Node 22 (FOXBELL_EXTRA_NODES), which has no stable node:sqlite.
+  const olderNodes = (process.env.FOXBELL_EXTRA_NODES ?? '')
+    .split(':')
+    .filter((node) => node !== '')
+    .map((node) => ({
+      node,
+      version: execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim(),
+    }))
+    .filter(({ version }) => Number(version.split('.')[0]) < floor);
+  for (const { node, version } of olderNodes) {
+    it(`foxbell-server on Node.js ${version} says so too`, async () => {
+      expect(await runToExit(['--dev'], {}, { node })).toEqual({
+        code: 1,
+        stderr: message('foxbell-server', version),
+      });
+    });
+  }
+});

@@ -1,0 +1,125 @@
+import { copyFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hashSecret } from '../../src/secrets.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-schema.js';
+import type { Store } from '../../src/store/store.js';
+import { tempDir } from '../processes.js';
+import { STORED_NOTIFICATION, T0 } from '../store-fixtures.js';
+
+const open: Store[] = [];
+afterEach(async () => {
+  for (const store of open.splice(0)) await store.close();
+});
+
+const PAYLOAD = JSON.stringify(STORED_NOTIFICATION);
+
+describe('SQLite migrations', () => {
+  it('turns the routing queue into the unrouted notifications: queued ones stay queued, nothing else is routed again', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'foxbell.db');
+    // A database as the release before this migration left it.
+    const before = new DatabaseSync(file);
+    before.exec('PRAGMA journal_mode = WAL');
+    for (const sql of SQLITE_MIGRATIONS.slice(0, -1)) before.exec(sql);
+    before.exec(`PRAGMA user_version = ${SQLITE_MIGRATIONS.length - 1}`);
+    before.exec(`
+      INSERT INTO accounts (id, name, key_hash, key_generation, created_at) VALUES ('acct_1', NULL, 'h', 1, ${T0});
+      INSERT INTO tokens (id, account_id, secret_hash, name, kind, own_status, device_names, allow_urls, created_at)
+        VALUES ('tok_1', 'acct_1', 's', 'CI', 'standard', 1, 0, 1, ${T0});
+    `);
+    const insert = before.prepare(
+      `INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status, reason,
+         created_at, expires_at, routed_at)
+       VALUES (?, 'acct_1', 'tok_1', 'req_1', 'CI', ?, ?, ?, ?, ?, ?)`,
+    );
+    insert.run('ntf_queued', PAYLOAD, 'accepted', null, T0 + 2, T0 + 3_600_000, null);
+    insert.run('ntf_routed', PAYLOAD, 'sent_to_push', null, T0, T0 + 3_600_000, T0 + 5);
+    // Revoked before it was routed: taken off the queue, never routed.
+    insert.run('ntf_revoked', PAYLOAD, 'dropped', 'token_revoked', T0 + 1, T0 + 3_600_000, null);
+    before
+      .prepare('INSERT INTO route_queue (notification_id, available_at) VALUES (?, ?)')
+      .run('ntf_queued', T0 + 2);
+    before.close();
+
+    const store = openSqliteStore({ dataDir: dir });
+    open.push(store);
+    expect(await store.nextDeliveryAt()).toBe(T0 + 2);
+    const routed: string[] = [];
+    const outcome = await store.routeQueued({
+      now: T0 + 10,
+      limit: 100,
+      decide: (input) => {
+        routed.push(input.notification.id);
+        return { kind: 'drop', reason: 'no_matching_device' };
+      },
+    });
+    expect(outcome).toEqual({ routed: 1, claimed: [] });
+    expect(routed).toEqual(['ntf_queued']);
+    expect(await store.nextDeliveryAt()).toBeUndefined();
+    expect((await store.getNotification('ntf_revoked'))?.status).toBe('dropped');
+
+    const after = new DatabaseSync(file, { readOnly: true });
+    try {
+      expect(
+        after
+          .prepare("SELECT name FROM sqlite_master WHERE name IN ('route_queue', 'notifications_token_time')")
+          .all(),
+      ).toEqual([]);
+      expect(after.prepare('SELECT id, routed_at FROM notifications ORDER BY id').all()).toEqual([
+        { id: 'ntf_queued', routed_at: T0 + 10 },
+        { id: 'ntf_revoked', routed_at: T0 + 1 },
+        { id: 'ntf_routed', routed_at: T0 + 5 },
+      ]);
+    } finally {
+      after.close();
+    }
+  });
+
+  it('opens a database written by release 0.1.0 (better-sqlite3): its accounts, tokens, devices and notifications are all there', async () => {
+    // Written by `foxbell-server` 0.1.0 on 2026-11-24: an account, an iPhone, a token named CI, and
+    // one notification sent with an idempotency key and delivered to the simulator.
+    const dir = await tempDir();
+    await copyFile(new URL('../fixtures/foxbell-0.1.0.db', import.meta.url), path.join(dir, 'foxbell.db'));
+    const store = openSqliteStore({ dataDir: dir });
+    open.push(store);
+    const credential = await store.findCredential(hashSecret(FIXTURE.token));
+    expect(credential?.kind).toBe('send');
+    const account = await store.findCredential(hashSecret(FIXTURE.accountKey));
+    expect(account?.kind === 'account' && account.account.name).toBe('Fixture');
+    const stored = await store.getNotification(FIXTURE.id);
+    expect(stored).toMatchObject({
+      senderName: 'CI',
+      status: 'sent_to_push',
+      notification: { message: 'Build passed', title: 'CI', scene: 'rocket' },
+      destinations: [{ platform: 'ios', state: 'accepted', pushStatus: 200 }],
+    });
+    const devices = await store.listDevices(stored?.accountId as string, { activeOnly: true });
+    expect(devices.map((device) => [device.name, device.platform])).toEqual([["Ana's iPhone", 'ios']]);
+    // It takes new sends, and remembers the old one's idempotency key.
+    if (credential?.kind !== 'send') throw new Error('no token');
+    const now = (stored?.createdAt as number) + 60_000;
+    const send = (key: string) =>
+      store.acceptSend({
+        id: `ntf_${key}`,
+        requestId: `req_${key}`,
+        account: credential.account,
+        token: credential.token,
+        notification: { ...STORED_NOTIFICATION, target: 'auto' },
+        idempotency: undefined,
+        now,
+        limits: { perTokenPerMinute: 30, perAccountPerMinute: 60, perAccountPerMonth: 10_000 },
+      });
+    expect((await send('new')).kind).toBe('accepted');
+    expect((await store.getNotification('ntf_new'))?.status).toBe('accepted');
+  });
+});
+
+/** The secrets behind the fixture's hashes (a test database's, never a real one's). */
+const FIXTURE = {
+  accountKey: 'fox_acct_U0l4qvC7dnYItht5qb4mcmy61719k7nN',
+  token: 'fox_send_bJdHlf6kqqEKPq3GzCB4Wi6AKW682NUs',
+  id: 'ntf_0Vbvxh8Ex6P6XGI3ktsDMS',
+};

@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ADMIN_KEY,
+  createAccount,
+  createToken,
+  expectError,
+  FOREIGN_TOKEN,
+  startServer,
+} from '../helpers.js';
+
+const send = { message: 'hi' };
+
+describe('authentication', () => {
+  it.each([
+    ['no Authorization header', undefined],
+    ['a token of the wrong shape', 'fox_send_short'],
+    ['a well-formed token this service never issued', FOREIGN_TOKEN],
+    ['a token with a wrong prefix', `fox_sand_${'a'.repeat(32)}`],
+  ])('answers 401 unauthorized for %s', async (_name, token) => {
+    const server = await startServer();
+    const reply = await server.request('POST', '/v1/notifications', {
+      json: send,
+      ...(token === undefined ? {} : { token }),
+    });
+    expectError(reply, 401, 'unauthorized');
+    // The token is not known, so no rate-limit headers.
+    expect(reply.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('answers 401 unauthorized for an Authorization header that is not Bearer', async () => {
+    const server = await startServer();
+    const { token } = await createAccount(server);
+    const reply = await server.request('POST', '/v1/notifications', {
+      json: send,
+      headers: { authorization: `Basic ${token}` },
+    });
+    expectError(reply, 401, 'unauthorized');
+  });
+
+  it('answers 401 token_revoked after the token is deleted', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const tokens = await server.request('GET', '/v1/tokens', { token: account.key });
+    const [{ id }] = tokens.body.tokens;
+    expect((await server.request('DELETE', `/v1/tokens/${id}`, { token: account.key })).status).toBe(204);
+    expectError(
+      await server.request('POST', '/v1/notifications', { token: account.token, json: send }),
+      401,
+      'token_revoked',
+    );
+    expectError(await server.request('GET', '/v1/scenes', { token: account.token }), 401, 'token_revoked');
+  });
+
+  it('answers 401 token_expired from the expiry instant on', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const expiresAt = new Date(server.clock.now() + 60_000).toISOString();
+    const token = await createToken(server, account.key, { expires_at: expiresAt });
+    server.clock.advance(59_999);
+    expect((await server.request('POST', '/v1/notifications', { token, json: send })).status).toBe(202);
+    server.clock.advance(1);
+    expectError(
+      await server.request('POST', '/v1/notifications', { token, json: send }),
+      401,
+      'token_expired',
+    );
+  });
+
+  it('answers 401 account_deleted for the key and tokens of a deleted account', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    expect((await server.request('DELETE', '/v1/account', { token: account.key })).status).toBe(204);
+    expectError(
+      await server.request('POST', '/v1/notifications', { token: account.token, json: send }),
+      401,
+      'account_deleted',
+    );
+    expectError(await server.request('GET', '/v1/devices', { token: account.key }), 401, 'account_deleted');
+  });
+
+  it('answers 401 key_rotated for an account key replaced by a rotation', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const rotated = await server.request('POST', '/v1/account/key', { token: account.key, json: {} });
+    expect(rotated.status).toBe(201);
+    expectError(await server.request('GET', '/v1/tokens', { token: account.key }), 401, 'key_rotated');
+    expect((await server.request('GET', '/v1/tokens', { token: rotated.body.key })).status).toBe(200);
+  });
+
+  describe('a valid credential on a route it does not belong to is 403 forbidden', () => {
+    it.each([
+      ['an account key', 'send', 'POST', '/v1/notifications'],
+      ['the admin key', 'send', 'POST', '/v1/notifications'],
+      ['a send token', 'management', 'GET', '/v1/tokens'],
+      ['a send token', 'management', 'POST', '/v1/devices'],
+      ['a send token', 'admin', 'POST', '/v1/accounts'],
+      ['an account key', 'admin', 'POST', '/v1/admin/pause'],
+      ['the admin key', 'management', 'GET', '/v1/devices'],
+    ])('%s on a %s route (%s %s)', async (who, _kind, method, path) => {
+      const server = await startServer();
+      const account = await createAccount(server);
+      const token =
+        who === 'an account key' ? account.key : who === 'the admin key' ? ADMIN_KEY : account.token;
+      const json = method === 'GET' ? {} : { json: {} };
+      expectError(await server.request(method, path, { token, ...json }), 403, 'forbidden');
+    });
+  });
+
+  it('lets any valid credential read the scene catalog', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    for (const token of [account.token, account.key, ADMIN_KEY]) {
+      expect((await server.request('GET', '/v1/scenes', { token })).status).toBe(200);
+    }
+    expectError(await server.request('GET', '/v1/scenes'), 401, 'unauthorized');
+  });
+});
+
+describe('token options', () => {
+  it('refuses a scene outside the allowlist with 403 scene_not_allowed, the default notice included', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const token = await createToken(server, account.key, { scenes: ['rocket'] });
+    expect(
+      (await server.request('POST', '/v1/notifications', { token, json: { ...send, scene: 'rocket' } }))
+        .status,
+    ).toBe(202);
+    expectError(
+      await server.request('POST', '/v1/notifications', { token, json: { ...send, scene: 'campfire' } }),
+      403,
+      'scene_not_allowed',
+      'scene',
+    );
+    expectError(
+      await server.request('POST', '/v1/notifications', { token, json: send }),
+      403,
+      'scene_not_allowed',
+      'scene',
+    );
+  });
+
+  it('refuses url, url_title and image from a token without URL permission with 422 urls_not_allowed', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const agent = await createToken(server, account.key, { kind: 'agent' });
+    const post = (json: object) =>
+      server.request('POST', '/v1/notifications', { token: agent, json: { ...send, ...json } });
+    expectError(await post({ url: 'https://example.com' }), 422, 'urls_not_allowed', 'url');
+    expectError(await post({ image: 'https://example.com/a.png' }), 422, 'urls_not_allowed', 'image');
+    expect((await post({})).status).toBe(202);
+    const allowedAgent = await createToken(server, account.key, { kind: 'agent', allow_urls: true });
+    const reply = await server.request('POST', '/v1/notifications', {
+      token: allowedAgent,
+      json: { ...send, url: 'https://example.com' },
+    });
+    expect(reply.status).toBe(202);
+  });
+
+  it("applies the token's default target when a send names none", async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const token = await createToken(server, account.key, { default_target: 'watch' });
+    const plain = await server.request('POST', '/v1/notifications', { token, json: send });
+    const named = await server.request('POST', '/v1/notifications', {
+      token,
+      json: { ...send, target: 'iphone' },
+    });
+    expect((await server.store.getNotification(plain.body.id))?.notification.target).toBe('watch');
+    expect((await server.store.getNotification(named.body.id))?.notification.target).toBe('iphone');
+  });
+
+  it('shows each notification with the name of its sender', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const token = await createToken(server, account.key, { name: 'Nightly build' });
+    const reply = await server.request('POST', '/v1/notifications', { token, json: send });
+    const inbox = await server.request('GET', '/v1/inbox', { token: account.key });
+    expect(inbox.body.items[0]).toMatchObject({ id: reply.body.id, sender: 'Nightly build', message: 'hi' });
+  });
+});
+
+describe('response headers', () => {
+  it('marks every answer no-store and nosniff: accepted, refused, read, and not found', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const sent = await server.request('POST', '/v1/notifications', { token: account.token, json: send });
+    const replies = [
+      sent,
+      await server.request('POST', '/v1/notifications', { json: send }),
+      await server.request('GET', `/v1/notifications/${sent.body.id}/status`, { token: account.token }),
+      await server.request('GET', '/v1/devices', { token: account.key }),
+      await server.request('GET', '/v1/nothing'),
+    ];
+    expect(replies.map((reply) => reply.status)).toEqual([202, 401, 200, 200, 404]);
+    for (const reply of replies) {
+      expect(reply.headers.get('cache-control'), reply.text).toBe('no-store');
+      expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    }
+  });
+});

@@ -1,0 +1,227 @@
+import { ERROR_CODES, statusOf } from '@foxbell/sdk/contract';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Account, createAccount, startServer, type TestServer } from '../helpers.js';
+
+/**
+ * Property-based tests of both send endpoints: whatever arrives, the answer is `202` or one of
+ * the spec's errors with its body and request id, never a 500 and never a hang. `FOXBELL_LONG=1`
+ * runs many more cases (see docs/reliability.md).
+ */
+const RUNS = process.env.FOXBELL_LONG === '1' ? 3000 : 150;
+/** Each case is one or two requests; the long variant needs minutes. */
+const TIMEOUT_MS = RUNS * 40 + 10_000;
+const NO_LIMITS = { perTokenPerMinute: 1e9, perAccountPerMinute: 1e9, perAccountPerMonth: 1e12 };
+
+// One server for the file: the properties run many requests, each on its own.
+let server: TestServer;
+let account: Account;
+let closeServer: () => Promise<void>;
+beforeAll(async () => {
+  server = await startServer({ limits: NO_LIMITS });
+  account = await createAccount(server, { allow_urls: true });
+  // startServer's servers are closed after each test; this one lives for the file.
+  closeServer = server.close;
+  server.close = async () => {};
+});
+afterAll(() => closeServer());
+
+interface Raw {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: Uint8Array | string;
+}
+
+/** Sends a request as given and checks the answer against the spec; returns its status. */
+async function check(raw: Raw): Promise<number> {
+  const response = await fetch(`${server.url}${raw.path}`, {
+    method: raw.method,
+    headers: raw.headers,
+    ...(raw.body === undefined || raw.method === 'GET' ? {} : { body: raw.body as BodyInit }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  const requestId = response.headers.get('x-request-id');
+  expect(requestId, text).toMatch(/^req_/);
+  expect(response.status, text).not.toBeGreaterThanOrEqual(500);
+  const body = JSON.parse(text);
+  if (response.status === 202) {
+    expect(body).toMatchObject({
+      id: expect.stringMatching(/^ntf_/),
+      status: 'accepted',
+      request_id: requestId,
+    });
+  } else {
+    expect(Object.keys(ERROR_CODES), text).toContain(body.error?.code);
+    expect(response.status, text).toBe(statusOf(body.error.code));
+    expect(typeof body.error.message).toBe('string');
+    expect(body.request_id).toBe(requestId);
+  }
+  return response.status;
+}
+
+const FIELDS = [
+  'message',
+  'body',
+  'text',
+  'title',
+  'subtitle',
+  'scene',
+  'scene_params',
+  'scene_version',
+  'bell_color',
+  'url',
+  'url_title',
+  'image',
+  'level',
+  'group',
+  'tag',
+  'sound',
+  'ttl',
+  'target',
+  'version',
+  'type',
+  'attachments',
+];
+
+/** Strings that probe the rules: control characters, lone surrogates, long runs, odd numbers. */
+const nasty = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\u001b[31m',
+    '\ud800',
+    '\uffff',
+    '🦊'.repeat(50),
+    '-0',
+    '1e400',
+    '9007199254740993',
+    'NaN',
+    'https://user:pw@1.2.3.4:99999/x',
+    'https://xn--80ak6aa92e.com/',
+    'rocket',
+    'time-sensitive',
+    '2',
+  ),
+  fc.integer({ min: 1, max: 17_000 }).map((n) => 'x'.repeat(n)),
+);
+const value = fc.oneof(
+  nasty,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.jsonValue({ maxDepth: 3 }),
+);
+const sendBody = fc.dictionary(fc.oneof(fc.constantFrom(...FIELDS), fc.string({ maxLength: 8 })), value, {
+  maxKeys: 8,
+});
+
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/x-www-form-urlencoded',
+  'text/plain',
+  'text/plain; charset=latin1',
+  'application/xml',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-16',
+  '',
+);
+
+/** Bodies: valid JSON of random fields, raw bytes (invalid UTF-8 included), deep nesting, repeats. */
+const body = fc.oneof(
+  sendBody.map((fields) => JSON.stringify({ message: 'hi', ...fields })),
+  sendBody.map((fields) => JSON.stringify(fields)),
+  fc.uint8Array({ maxLength: 300 }),
+  fc.integer({ min: 1, max: 5000 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`),
+  fc
+    .integer({ min: 1, max: 300 })
+    .map((depth) => `{"message":"x","scene_params":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`),
+  fc
+    .tuple(fc.constantFrom(...FIELDS), fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 }))
+    .map(
+      ([field, a, b]) => `{"message":"x","${field}":${JSON.stringify(a)},"${field}":${JSON.stringify(b)}}`,
+    ),
+  fc.integer({ min: 16_000, max: 16_800 }).map((size) => JSON.stringify({ message: 'm'.repeat(size) })),
+  // Numbers JSON.stringify never writes.
+  fc
+    .tuple(
+      fc.constantFrom('ttl', 'level', 'scene_version', 'message'),
+      fc.constantFrom('1e400', '-1e400', '99999999999999999999999', '-0', '0.1e-999', '1E2'),
+    )
+    .map(([field, number]) => `{"message":"x","${field}":${number}}`),
+  fc.string({ maxLength: 200 }),
+);
+
+/** Header values fetch can send: visible ASCII and spaces. */
+const headerValue = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 60,
+});
+
+describe('the send endpoints under arbitrary input', () => {
+  it(
+    'POST /v1/notifications answers every body, type and header with 202 or a spec error',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(body, contentType, fc.option(headerValue), async (payload, type, key) => {
+          const headers: Record<string, string> = { authorization: `Bearer ${account.token}` };
+          if (type !== '') headers['content-type'] = type;
+          if (key !== null) headers['idempotency-key'] = key;
+          await check({ method: 'POST', path: '/v1/notifications', headers, body: payload });
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'GET and POST /v1/send/<TOKEN> answer every query, header and body with 202 or a spec error',
+    async () => {
+      const pair = fc.tuple(
+        fc.oneof(
+          fc.constantFrom(...FIELDS, 'param.color', 'param.countdown', 'param[color]', 'msg'),
+          fc.string({ maxLength: 6 }),
+        ),
+        fc.oneof(nasty, fc.integer().map(String)),
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom('GET', 'POST'),
+          fc.array(pair, { maxLength: 6 }),
+          fc.option(fc.tuple(fc.constantFrom('x-title', 'x-level', 'x-priority'), headerValue)),
+          fc.option(fc.tuple(body, contentType)),
+          async (method, query, header, sent) => {
+            const search = new URLSearchParams(query).toString();
+            const headers: Record<string, string> = {};
+            if (header) headers[header[0]] = header[1];
+            if (sent && sent[1] !== '') headers['content-type'] = sent[1];
+            await check({
+              method,
+              path: `/v1/send/${account.token}${search ? `?${search}` : ''}`,
+              headers,
+              ...(sent ? { body: sent[0] } : {}),
+            });
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT_MS,
+  );
+
+  it('answers percent-encoding that is not UTF-8, and paths at the 16 KB limit, without a 500', async () => {
+    const statuses = await Promise.all([
+      check({ method: 'GET', path: `/v1/send/${account.token}?message=%FF%FE`, headers: {} }),
+      check({ method: 'GET', path: `/v1/send/${account.token}?message=%E2%82`, headers: {} }),
+      check({ method: 'GET', path: `/v1/send/${account.token}?message=${'a'.repeat(16_500)}`, headers: {} }),
+      check({ method: 'GET', path: `/v1/send/${account.token}?message=hi&message=hi`, headers: {} }),
+    ]);
+    expect(statuses).toEqual([400, 400, 413, 202]);
+  });
+});

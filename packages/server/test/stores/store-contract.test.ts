@@ -1,0 +1,497 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { routeNotification } from '../../src/delivery/routing.js';
+import {
+  type ClaimedDestination,
+  RETIRED_LISTED,
+  type Store,
+  type StoredNotification,
+} from '../../src/store/store.js';
+import { accountWithDevices, addToken, LIMITS, newSend, T0 } from '../store-fixtures.js';
+import { openSharedStores, TEST_STORE } from '../test-database.js';
+
+/**
+ * The Store contract, run on SQLite and on PostgreSQL (the `server` and `server-postgres`
+ * projects). "Processes" are several stores on one database: on PostgreSQL each has its own
+ * connections, as separate processes would; SQLite serves sends from one process, so there they
+ * are one store.
+ */
+
+const opened: Store[][] = [];
+afterEach(async () => {
+  for (const stores of opened.splice(0)) for (const store of new Set(stores)) await store.close();
+});
+
+async function stores(count: number): Promise<Store[]> {
+  const shared = await openSharedStores(count);
+  opened.push(shared);
+  return shared;
+}
+
+/** Routes what is queued without leasing it: every destination waits as `pending`. Returns how many were routed. */
+const route = async (store: Store, now: number) =>
+  (await store.routeQueued({ now, limit: 200, decide: (input) => routeNotification(input, now, randomUUID) }))
+    .routed;
+
+const claim = (store: Store, owner: string, now: number, limit = 100, leaseMs = 60_000) =>
+  store.claimDestinations({ owner, now, leaseMs, limit, maxAttempts: 5 });
+
+const keyOf = (d: ClaimedDestination) => `${d.notificationId}/${d.deviceId}`;
+
+const statesOf = (n: StoredNotification | undefined) => n?.destinations.map((d) => d.state);
+
+describe(`Store contract on ${TEST_STORE}`, () => {
+  it('admits concurrent retries of one idempotency key once, from every process', async () => {
+    const [a, b, c] = await stores(3);
+    const { account, token } = await accountWithDevices(a as Store);
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        ([a, b, c][i % 3] as Store).acceptSend(newSend(account, token, T0, { key: 'deploy-42' })),
+      ),
+    );
+    const accepted = outcomes.filter((o) => o.kind === 'accepted');
+    expect(accepted).toHaveLength(1);
+    const first = accepted[0] as { id: string; requestId: string };
+    expect(outcomes.filter((o) => o.kind === 'replayed')).toHaveLength(29);
+    for (const outcome of outcomes) {
+      expect(outcome).toMatchObject({ id: first.id, requestId: first.requestId });
+    }
+    expect(await a?.monthlyCount(account.id, T0)).toBe(1);
+    const conflict = await (b as Store).acceptSend(
+      newSend(account, token, T0, { key: 'deploy-42', fingerprint: 'other' }),
+    );
+    expect(conflict).toEqual({ kind: 'idempotency_conflict', monthlyCount: 1 });
+  });
+
+  it('admits exactly the token limit of concurrent sends, across processes, and says when room returns', async () => {
+    const [a, b] = await stores(2);
+    const { account, token } = await accountWithDevices(a as Store);
+    const limits = { ...LIMITS, perTokenPerMinute: 7 };
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        ([a, b][i % 2] as Store).acceptSend(newSend(account, token, T0 + 500, { limits })),
+      ),
+    );
+    expect(outcomes.filter((o) => o.kind === 'accepted')).toHaveLength(7);
+    const limited = outcomes.filter((o) => o.kind === 'rate_limited');
+    expect(limited).toHaveLength(13);
+    for (const o of limited)
+      expect(o).toEqual({ kind: 'rate_limited', scope: 'token', retryAfterSeconds: 60, monthlyCount: 7 });
+    // The second they were sent in leaves the window a minute later.
+    expect((await (a as Store).acceptSend(newSend(account, token, T0 + 59_999, { limits }))).kind).toBe(
+      'rate_limited',
+    );
+    expect((await (b as Store).acceptSend(newSend(account, token, T0 + 60_000, { limits }))).kind).toBe(
+      'accepted',
+    );
+  });
+
+  it('never admits past the monthly quota under concurrency, and counts a new month from zero', async () => {
+    const [a, b] = await stores(2);
+    const { account, token } = await accountWithDevices(a as Store);
+    const limits = { perTokenPerMinute: 1000, perAccountPerMinute: 1000, perAccountPerMonth: 5 };
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        ([a, b][i % 2] as Store).acceptSend(newSend(account, token, T0, { limits })),
+      ),
+    );
+    expect(outcomes.filter((o) => o.kind === 'accepted')).toHaveLength(5);
+    expect(outcomes.filter((o) => o.kind === 'quota_exceeded')).toEqual(
+      Array(7).fill({ kind: 'quota_exceeded', monthlyCount: 5 }),
+    );
+    const december = Date.parse('2026-12-01T00:00:00.000Z');
+    expect(await (a as Store).acceptSend(newSend(account, token, december, { limits }))).toMatchObject({
+      kind: 'accepted',
+      monthlyCount: 1,
+    });
+  });
+
+  it('leases each due destination to one worker at a time, however many claim at once', async () => {
+    const [a, b, c] = await stores(3);
+    const { account, token } = await accountWithDevices(a as Store, ['ios', 'watchos', 'visionos']);
+    const limits = { ...LIMITS, perTokenPerMinute: 100, perAccountPerMinute: 100 };
+    for (let i = 0; i < 40; i += 1) await (a as Store).acceptSend(newSend(account, token, T0, { limits }));
+    // Two routers at once: each notification is routed once.
+    const routed = await Promise.all([route(b as Store, T0), route(c as Store, T0)]);
+    expect((routed[0] as number) + (routed[1] as number)).toBe(40);
+    const claims = await Promise.all(
+      ['w1', 'w2', 'w3', 'w1b', 'w2b', 'w3b'].map((owner, i) =>
+        claim([a, b, c][i % 3] as Store, owner, T0, 25),
+      ),
+    );
+    const all = claims.flat().map(keyOf);
+    expect(all).toHaveLength(120);
+    expect(new Set(all).size).toBe(120);
+    expect(claims.flat().every((d) => d.attempt === 1)).toBe(true);
+    expect(await claim(a as Store, 'late', T0)).toEqual([]);
+  });
+
+  it('leases what it routes up to the room given, as a first attempt, and leaves the rest pending for a claim', async () => {
+    const [a, b] = await stores(2);
+    const { account, token, devices } = await accountWithDevices(a as Store, ['ios', 'watchos', 'visionos']);
+    const sent: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      sent.push(((await (a as Store).acceptSend(newSend(account, token, T0 + i))) as { id: string }).id);
+    }
+    const [first, second, third] = sent as [string, string, string];
+    const { routed, claimed } = await (b as Store).routeQueued({
+      now: T0 + 2,
+      limit: 200,
+      decide: (input) => routeNotification(input, T0 + 2, randomUUID),
+      lease: { owner: 'w', leaseMs: 30_000, limit: 4 },
+    });
+    // Routing may stop once the room is full: the third send need not be routed yet.
+    expect(routed === 2 || routed === 3).toBe(true);
+    expect(claimed.map((d) => [d.notificationId, d.platform, d.attempt])).toEqual([
+      [first, 'ios', 1],
+      [first, 'watchos', 1],
+      [first, 'visionos', 1],
+      [second, 'ios', 1],
+    ]);
+    const [iphone] = devices;
+    expect(claimed[0]).toEqual({
+      notificationId: first,
+      deviceId: iphone?.id,
+      platform: 'ios',
+      pushToken: iphone?.pushToken,
+      pushTokenSince: iphone?.createdAt,
+      apnsId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      attempt: 1,
+      senderName: 'CI',
+      notification: expect.objectContaining({ message: 'Build passed', target: 'auto' }),
+      createdAt: T0,
+      expiresAt: T0 + 3_600_000,
+    });
+    expect(statesOf(await (a as Store).getNotification(first))).toEqual(['sending', 'sending', 'sending']);
+    expect(statesOf(await (a as Store).getNotification(second))).toEqual(['sending', 'pending', 'pending']);
+
+    // What waits is claimed as usual: the second send's rest, and the third's if it was routed.
+    const thirdRouted = routed === 3;
+    expect((await claim(a as Store, 'v', T0 + 2)).map((d) => [d.notificationId, d.platform])).toEqual([
+      [second, 'watchos'],
+      [second, 'visionos'],
+      ...(thirdRouted ? ['ios', 'watchos', 'visionos'].map((platform) => [third, platform]) : []),
+    ]);
+    expect(await route(a as Store, T0 + 2)).toBe(thirdRouted ? 0 : 1);
+    expect(statesOf(await (a as Store).getNotification(third))).toEqual(
+      Array(3).fill(thirdRouted ? 'sending' : 'pending'),
+    );
+
+    // A destination leased by routing ends, and is taken over, like a claimed one.
+    await (a as Store).finishAttempts(
+      [
+        {
+          notificationId: first,
+          deviceId: iphone?.id as string,
+          owner: 'w',
+          end: { kind: 'accepted', pushStatus: 200 },
+        },
+      ],
+      T0 + 3,
+    );
+    expect((await (a as Store).getNotification(first))?.status).toBe('sent_to_push');
+    const takenOver = await claim(a as Store, 'x', T0 + 2 + 30_000);
+    const leasedAgain = takenOver.filter((d) => d.attempt === 2);
+    expect(leasedAgain.map((d) => [d.notificationId, d.platform, d.apnsId])).toEqual(
+      claimed.slice(1).map((d) => [d.notificationId, d.platform, d.apnsId]),
+    );
+  });
+
+  it('routes each notification once and leases each destination once when workers route and claim at once', async () => {
+    const [a, b, c] = await stores(3);
+    const { account, token } = await accountWithDevices(a as Store, ['ios', 'watchos', 'visionos']);
+    const limits = { ...LIMITS, perTokenPerMinute: 100, perAccountPerMinute: 100 };
+    for (let i = 0; i < 40; i += 1) await (a as Store).acceptSend(newSend(account, token, T0, { limits }));
+    const leased: string[] = [];
+    // Each worker routes into its room and claims what waits, until nothing is left.
+    await Promise.all(
+      [a, b, c].map(async (store, i) => {
+        for (let pass = 0; pass < 20; pass += 1) {
+          const due = await claim(store as Store, `w${i}`, T0, 7);
+          const { claimed } = await (store as Store).routeQueued({
+            now: T0,
+            limit: 200,
+            decide: (input) => routeNotification(input, T0, randomUUID),
+            lease: { owner: `w${i}`, leaseMs: 60_000, limit: 7 },
+          });
+          expect(claimed.length).toBeLessThanOrEqual(7);
+          leased.push(...[...due, ...claimed].map(keyOf));
+        }
+      }),
+    );
+    expect(leased).toHaveLength(120);
+    expect(new Set(leased).size).toBe(120);
+    expect(await route(a as Store, T0)).toBe(0);
+    expect(await claim(a as Store, 'late', T0)).toEqual([]);
+  });
+
+  it('supersedes a destination it leased when a newer send of its tag is routed in the same call', async () => {
+    const [a] = await stores(1);
+    const store = a as Store;
+    const { account, token, devices } = await accountWithDevices(store, ['ios', 'watchos']);
+    const older = (await store.acceptSend(newSend(account, token, T0, { tag: 'build' }))) as { id: string };
+    const newer = (await store.acceptSend(newSend(account, token, T0 + 1, { tag: 'build' }))) as {
+      id: string;
+    };
+    const { claimed } = await store.routeQueued({
+      now: T0 + 1,
+      limit: 200,
+      decide: (input) => routeNotification(input, T0 + 1, randomUUID),
+      lease: { owner: 'w', leaseMs: 60_000, limit: 10 },
+    });
+    expect(claimed.map((d) => [d.notificationId, d.deviceId, d.attempt])).toEqual([
+      [newer.id, devices[0]?.id, 1],
+      [newer.id, devices[1]?.id, 1],
+    ]);
+    expect(statesOf(await store.getNotification(older.id))).toEqual(['superseded', 'superseded']);
+    expect(statesOf(await store.getNotification(newer.id))).toEqual(['sending', 'sending']);
+    // The superseded ones were never attempted: nothing of theirs is left for a worker.
+    expect(await claim(store, 'x', T0 + 1 + 60_000)).toHaveLength(2);
+  });
+
+  it('supersedes a tagged destination that comes round again after a newer send of its tag was routed to the device', async () => {
+    const [a, b] = await stores(2);
+    const { account, token, devices } = await accountWithDevices(a as Store, ['ios']);
+    const older = (await (a as Store).acceptSend(newSend(account, token, T0, { tag: 'build' }))) as {
+      id: string;
+    };
+    await route(a as Store, T0);
+    const [inFlight] = await claim(a as Store, 'w', T0, 10, 30_000);
+    expect(inFlight?.notificationId).toBe(older.id);
+    // Routed while the older one is out: that one is not waiting, so it is not superseded yet.
+    const newer = (await (b as Store).acceptSend(newSend(account, token, T0 + 1, { tag: 'build' }))) as {
+      id: string;
+    };
+    await route(b as Store, T0 + 1);
+    expect(statesOf(await (a as Store).getNotification(older.id))).toEqual(['sending']);
+
+    // Its worker died; when its lease runs out it is superseded, not pushed over the newer one.
+    const claimed = await claim(b as Store, 'v', T0 + 30_000);
+    expect(claimed.map((d) => [d.notificationId, d.deviceId])).toEqual([[newer.id, devices[0]?.id]]);
+    expect(statesOf(await (a as Store).getNotification(older.id))).toEqual(['superseded']);
+
+    // The same after a retry wait.
+    const again = (await (a as Store).acceptSend(newSend(account, token, T0 + 2, { tag: 'deploy' }))) as {
+      id: string;
+    };
+    await route(a as Store, T0 + 30_000);
+    const [retried] = await claim(a as Store, 'v', T0 + 30_000);
+    await (a as Store).acceptSend(newSend(account, token, T0 + 3, { tag: 'deploy' }));
+    await route(a as Store, T0 + 30_000);
+    await (a as Store).finishAttempts(
+      [
+        {
+          notificationId: again.id,
+          deviceId: retried?.deviceId as string,
+          owner: 'v',
+          end: { kind: 'retry', pushStatus: 503, nextAttemptAt: T0 + 32_000 },
+        },
+      ],
+      T0 + 30_001,
+    );
+    expect(statesOf(await (a as Store).getNotification(again.id))).toEqual(['pending']);
+    expect((await claim(a as Store, 'v', T0 + 32_000)).map((d) => d.notificationId)).not.toContain(again.id);
+    expect(statesOf(await (a as Store).getNotification(again.id))).toEqual(['superseded']);
+  });
+
+  it('hands a dead worker’s lease to another after it runs out, and ignores the dead worker’s late answer', async () => {
+    const [a, b] = await stores(2);
+    const { account, token } = await accountWithDevices(a as Store, ['ios']);
+    const sent = await (a as Store).acceptSend(newSend(account, token, T0));
+    await route(a as Store, T0);
+    const [first] = await claim(a as Store, 'dead', T0, 10, 30_000);
+    expect(first?.attempt).toBe(1);
+    expect(await claim(b as Store, 'alive', T0 + 29_999, 10, 30_000)).toEqual([]);
+    const [again] = await claim(b as Store, 'alive', T0 + 30_000, 10, 30_000);
+    expect(again && keyOf(again)).toBe(first && keyOf(first));
+    expect(again?.attempt).toBe(2);
+    expect(again?.apnsId).toBe(first?.apnsId);
+
+    const ids = {
+      notificationId: (first as ClaimedDestination).notificationId,
+      deviceId: (first as ClaimedDestination).deviceId,
+    };
+    await (a as Store).finishAttempts(
+      [{ ...ids, owner: 'dead', end: { kind: 'accepted', pushStatus: 200 } }],
+      T0 + 30_001,
+    );
+    const notificationId = (sent as { id: string }).id;
+    expect(statesOf(await (b as Store).getNotification(notificationId))).toEqual(['sending']);
+    await (b as Store).finishAttempts(
+      [{ ...ids, owner: 'alive', end: { kind: 'accepted', pushStatus: 200 } }],
+      T0 + 30_002,
+    );
+    const done = await (a as Store).getNotification(notificationId);
+    expect(done?.status).toBe('sent_to_push');
+    expect(done?.destinations).toEqual([
+      { deviceId: ids.deviceId, platform: 'ios', state: 'accepted', pushStatus: 200, updatedAt: T0 + 30_002 },
+    ]);
+  });
+
+  it('fails a destination whose every lease ran out, and drops the notification as expired when ttl stopped the rest', async () => {
+    const [a] = await stores(1);
+    const store = a as Store;
+    const { account, token } = await accountWithDevices(store, ['ios', 'watchos']);
+    const sent = (await store.acceptSend(newSend(account, token, T0, { ttl: 600 }))) as { id: string };
+    await route(store, T0);
+    let now = T0;
+    // The watch's destination is pushed and never answered, five times over.
+    const [iphone, watch] = await claim(store, 'w', now, 2, 1000);
+    await store.finishAttempts(
+      [
+        {
+          notificationId: sent.id,
+          deviceId: (iphone as ClaimedDestination).deviceId,
+          owner: 'w',
+          end: { kind: 'retry', pushStatus: 503, nextAttemptAt: T0 + 10_000_000 },
+        },
+      ],
+      now,
+    );
+    for (let attempt = 2; attempt <= 5; attempt += 1) {
+      now += 1000;
+      const [again] = await claim(store, 'w', now, 1, 1000);
+      expect(again && [keyOf(again), again.attempt]).toEqual([keyOf(watch as ClaimedDestination), attempt]);
+    }
+    now += 1000;
+    expect(await claim(store, 'w', now, 1, 1000)).toEqual([]);
+    expect(statesOf(await store.getNotification(sent.id))).toEqual(['pending', 'failed_permanent']);
+    expect(await store.nextDeliveryAt()).toBe(T0 + 600_000);
+    await claim(store, 'w', T0 + 600_000);
+    const expired = await store.getNotification(sent.id);
+    expect(statesOf(expired)).toEqual(['expired', 'failed_permanent']);
+    expect([expired?.status, expired?.reason]).toEqual(['dropped', 'expired']);
+    expect(await store.nextDeliveryAt()).toBeUndefined();
+  });
+
+  it('supersedes a waiting tagged destination with a newer send routed by another process, and never the other way', async () => {
+    const [a, b] = await stores(2);
+    const { account, token, devices } = await accountWithDevices(a as Store, ['ios']);
+    const older = (await (a as Store).acceptSend(newSend(account, token, T0, { tag: 'build' }))) as {
+      id: string;
+    };
+    const newer = (await (b as Store).acceptSend(newSend(account, token, T0 + 1, { tag: 'build' }))) as {
+      id: string;
+    };
+    // Routed in both orders at once by two workers: whichever goes first, the newer one wins.
+    await Promise.all([route(a as Store, T0 + 2), route(b as Store, T0 + 2)]);
+    expect(statesOf(await (a as Store).getNotification(older.id))).toEqual(['superseded']);
+    expect(statesOf(await (a as Store).getNotification(newer.id))).toEqual(['pending']);
+    const claimed = await claim(b as Store, 'w', T0 + 2);
+    expect(claimed.map((d) => [d.notificationId, d.deviceId])).toEqual([[newer.id, devices[0]?.id]]);
+  });
+
+  it('drops what a revoked token queued but not yet routed, and stops nothing already routed', async () => {
+    const [a, b] = await stores(2);
+    const { account, token } = await accountWithDevices(a as Store, ['ios']);
+    const routed = (await (a as Store).acceptSend(newSend(account, token, T0))) as { id: string };
+    await route(b as Store, T0);
+    const queued = (await (a as Store).acceptSend(newSend(account, token, T0 + 1))) as { id: string };
+    expect(await (b as Store).revokeToken(account.id, token.id, T0 + 2)).toBe(true);
+    expect(await (b as Store).revokeToken(account.id, token.id, T0 + 3)).toBe(true);
+    expect(await (b as Store).revokeToken(account.id, 'tok_none', T0 + 3)).toBe(false);
+    expect(await route(b as Store, T0 + 4)).toBe(0);
+    const dropped = await (a as Store).getNotification(queued.id);
+    expect([dropped?.status, dropped?.reason, dropped?.destinations]).toEqual([
+      'dropped',
+      'token_revoked',
+      [],
+    ]);
+    expect(statesOf(await (a as Store).getNotification(routed.id))).toEqual(['pending']);
+  });
+
+  it('skips what waits for a device APNs called unregistered, and takes the device out of lists', async () => {
+    const [a, b] = await stores(2);
+    const { account, token, devices } = await accountWithDevices(a as Store, ['ios']);
+    const first = (await (a as Store).acceptSend(newSend(account, token, T0))) as { id: string };
+    const second = (await (a as Store).acceptSend(newSend(account, token, T0 + 1))) as { id: string };
+    await route(a as Store, T0 + 1);
+    const [pushed] = await claim(b as Store, 'w', T0 + 1, 1);
+    expect(pushed?.notificationId).toBe(first.id);
+    await (b as Store).finishAttempts(
+      [
+        {
+          notificationId: first.id,
+          deviceId: pushed?.deviceId as string,
+          owner: 'w',
+          end: { kind: 'failed_permanent', pushStatus: 410, deactivateDevice: true },
+        },
+      ],
+      T0 + 5,
+    );
+    expect(statesOf(await (a as Store).getNotification(first.id))).toEqual(['failed_permanent']);
+    expect(statesOf(await (a as Store).getNotification(second.id))).toEqual(['skipped']);
+    expect(await (a as Store).listDevices(account.id, { activeOnly: true })).toEqual([]);
+    expect(
+      (await (a as Store).listDevices(account.id, { activeOnly: false })).map((d) => [d.id, d.active]),
+    ).toEqual([[devices[0]?.id, false]]);
+  });
+
+  it('purges by age, and keeps the rest', async () => {
+    const [a] = await stores(1);
+    const store = a as Store;
+    const { account, token } = await accountWithDevices(store, ['ios']);
+    const old = (await store.acceptSend(newSend(account, token, T0, { key: 'k1' }))) as { id: string };
+    const recent = (await store.acceptSend(newSend(account, token, T0 + 120_000, { key: 'k2' }))) as {
+      id: string;
+    };
+    expect(
+      await store.purge({
+        notificationsBefore: T0 + 1,
+        keysBefore: T0 + 1,
+        windowsBefore: T0 + 60_000,
+        credentialsBefore: T0 + 1,
+      }),
+    ).toEqual({ notifications: 1, keys: 1, windows: 2, tokens: 0, devices: 0 });
+    expect(await store.getNotification(old.id)).toBeUndefined();
+    expect((await store.getNotification(recent.id))?.status).toBe('accepted');
+    // The key went with its notification: the same key is a new send now.
+    expect((await store.acceptSend(newSend(account, token, T0 + 130_000, { key: 'k1' }))).kind).toBe(
+      'accepted',
+    );
+  });
+
+  it('purges tokens revoked or expired, and devices removed, before the cutoff; lists show the newest retired only', async () => {
+    const [a] = await stores(1);
+    const store = a as Store;
+    const { account, token } = await accountWithDevices(store, ['ios', 'watchos']);
+    const makeToken = (name: string, expiresAt: number | null) =>
+      addToken(store, account.id, { name, id: `tok_${name}`, secretHash: `hash_${name}`, expiresAt });
+    await makeToken('expired-long-ago', T0 + 10);
+    await makeToken('expires-later', T0 + 10_000);
+    await makeToken('revoked-long-ago', null);
+    await makeToken('revoked-lately', null);
+    await store.revokeToken(account.id, 'tok_revoked-long-ago', T0 + 10);
+    await store.revokeToken(account.id, 'tok_revoked-lately', T0 + 5_000);
+    const devices = await store.listDevices(account.id, { activeOnly: true });
+    await store.removeDevice(account.id, devices[0]?.id as string, T0 + 10);
+    await store.removeDevice(account.id, devices[1]?.id as string, T0 + 5_000);
+
+    const purged = await store.purge({
+      notificationsBefore: 0,
+      keysBefore: 0,
+      windowsBefore: 0,
+      credentialsBefore: T0 + 1_000,
+    });
+    expect([purged.tokens, purged.devices]).toEqual([2, 1]);
+    expect((await store.listTokens(account.id, T0 + 2_000)).map((t) => t.name).sort()).toEqual(
+      [token.name, 'expires-later', 'revoked-lately'].sort(),
+    );
+    expect(await store.findCredential('hash_revoked-long-ago')).toBeUndefined();
+    expect((await store.findCredential('hash_revoked-lately'))?.kind).toBe('send');
+    expect((await store.listDevices(account.id, { activeOnly: false })).map((d) => d.id)).toEqual([
+      devices[1]?.id,
+    ]);
+
+    // However many were retired, a list shows the live ones and the newest RETIRED_LISTED others.
+    for (let i = 0; i < RETIRED_LISTED + 5; i += 1) {
+      await makeToken(`retired-${i}`, null);
+      await store.revokeToken(account.id, `tok_retired-${i}`, T0 + 6_000 + i);
+    }
+    const listed = await store.listTokens(account.id, T0 + 2_000);
+    const live = listed.filter((t) => t.revokedAt === null);
+    expect(live.map((t) => t.name).sort()).toEqual([token.name, 'expires-later'].sort());
+    expect(listed.length - live.length).toBe(RETIRED_LISTED);
+    expect(listed.map((t) => t.name)).not.toContain('retired-0');
+  });
+});

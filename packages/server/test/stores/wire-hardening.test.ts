@@ -1,0 +1,222 @@
+import net from 'node:net';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ADMIN_KEY, createAccount, startServer, type TestServer } from '../helpers.js';
+
+const closing: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close();
+});
+
+/** A server logging at the default level (info) into `lines`. */
+async function serverWithLog(): Promise<{ server: TestServer; lines: string[] }> {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const server = await startServer({ logger: { level: 'info', stream } });
+  return { server, lines };
+}
+
+interface RawAnswer {
+  status: number;
+  head: string;
+  headers: Map<string, string>;
+  body: string;
+}
+
+/** Sends `bytes` as they are and reads the one answer (the request asks to close after it). */
+function exchange(url: string, bytes: string | Buffer): Promise<RawAnswer> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const at = text.indexOf('\r\n\r\n');
+      const head = text.slice(0, at);
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = new Map(
+        lines.map((line) => {
+          const colon = line.indexOf(':');
+          return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()] as const;
+        }),
+      );
+      let body = text.slice(at + 4);
+      if (headers.get('transfer-encoding') === 'chunked') {
+        body = body.replace(/^[0-9a-f]+\r\n/, '').replace(/\r\n0\r\n\r\n$/, '');
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), head, headers, body });
+    });
+    // Not half-closed: every request asks for `Connection: close`, so the server ends it.
+    socket.write(bytes);
+  });
+}
+
+/** Asserts the spec's error body with `X-Request-Id` equal to its `request_id`. */
+function expectSpecError(answer: RawAnswer, status: number, code: string) {
+  const requestId = answer.headers.get('x-request-id');
+  expect(requestId, answer.head).toMatch(/^req_\w+$/);
+  const body = JSON.parse(answer.body);
+  expect([answer.status, body.error?.code, body.request_id]).toEqual([status, code, requestId]);
+}
+
+describe('credentials in odd URLs never reach a log line or an answer', () => {
+  it('hides a send token in every spelling of the URL-token path, accepted or refused', async () => {
+    const { server, lines } = await serverWithLog();
+    const account = await createAccount(server);
+    const token = account.token;
+    const secret = token.slice('fox_send_'.length);
+    const encodedFirst = `%${token.charCodeAt(0).toString(16)}${token.slice(1)}`;
+    const cases: [string, number][] = [
+      [`http://x/v1/send/${token}?message=hi`, 202],
+      [`/v1/%73end/${token}?message=hi`, 202],
+      [`/v1/send/${encodedFirst}?message=hi`, 202],
+      [`//v1/send/${token}`, 404],
+      [`/v1/send//${token}`, 404],
+      [`/v1/Send/${token}`, 404],
+      [`/v1/send%2F${token}`, 404],
+      [`/v1/send/${token}%ZZ`, 400],
+      [`/v1/send/${token.slice(0, -1)}`, 401],
+      [`/v1/notifications/${account.key}/status`, 401],
+      [`/v1/send/${encodeURIComponent(ADMIN_KEY)}?message=hi`, 403],
+    ];
+    for (const [target, status] of cases) {
+      const answer = await exchange(
+        server.url,
+        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+      );
+      expect(answer.status, target).toBe(status);
+      expect(answer.headers.get('x-request-id'), target).toMatch(/^req_\w+$/);
+      for (const hidden of [secret, account.key.slice(9), ADMIN_KEY, token.slice(0, -1)]) {
+        expect(answer.body, target).not.toContain(hidden);
+      }
+    }
+    const log = lines.join('');
+    expect(log.match(/"msg":"request"/g)).toHaveLength(cases.length + 5);
+    for (const hidden of [secret, secret.slice(0, 20), account.key.slice(9), ADMIN_KEY, encodedFirst]) {
+      expect(log).not.toContain(hidden);
+    }
+    expect(log).toContain('"path":"/v1/send/<redacted>"');
+  });
+
+  it('logs no query string, so the text of a URL-token send stays out of the log', async () => {
+    const { server, lines } = await serverWithLog();
+    const account = await createAccount(server);
+    const sent = await server.request(
+      'GET',
+      `/v1/send/${account.token}?message=${encodeURIComponent('Door code is 4711')}&title=Garage`,
+    );
+    expect(sent.status).toBe(202);
+    const missing = await server.request('GET', '/v1/nowhere?message=Another%20secret');
+    expect(missing.status).toBe(404);
+    const log = lines.join('');
+    for (const text of ['4711', 'Door', 'Garage', 'message=', 'Another']) expect(log).not.toContain(text);
+    expect(log).toContain('"path":"/v1/nowhere"');
+  });
+});
+
+describe('every answer carries X-Request-Id and the spec error body', () => {
+  it('a path that is not valid percent-encoding: 400 invalid_request, not the parser’s words', async () => {
+    const { server } = await serverWithLog();
+    const answer = await exchange(
+      server.url,
+      'PUT /v1/notifications/%ff/status HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
+    );
+    expectSpecError(answer, 400, 'invalid_request');
+    expect(JSON.parse(answer.body).error.message).toBe('the request could not be read');
+  });
+
+  it('a request without Host: 400 invalid_request', async () => {
+    const { server } = await serverWithLog();
+    const answer = await exchange(server.url, 'GET /v1/scenes HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expectSpecError(answer, 400, 'invalid_request');
+  });
+
+  it('an Expect other than 100-continue is ignored, as RFC 9110 allows, and the request answered', async () => {
+    const { server } = await serverWithLog();
+    const account = await createAccount(server);
+    for (const expectation of ['bogus', 'x-foo=1']) {
+      const answer = await exchange(
+        server.url,
+        `GET /v1/scenes HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${account.token}\r\nExpect: ${expectation}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(answer.status, expectation).toBe(200);
+      expect(answer.headers.get('x-request-id')).toMatch(/^req_\w+$/);
+    }
+    const unknownRoute = await exchange(
+      server.url,
+      'GET /nowhere HTTP/1.1\r\nHost: localhost\r\nExpect: bogus\r\nConnection: close\r\n\r\n',
+    );
+    expectSpecError(unknownRoute, 404, 'not_found');
+  });
+});
+
+describe('the 16 KB limit counts every header as sent', () => {
+  it('refuses 3,900 empty headers and a 4 KB body (past Node’s count of 2,000) with 413', async () => {
+    const { server } = await serverWithLog();
+    const account = await createAccount(server);
+    const body = JSON.stringify({ message: 'x'.repeat(4000) });
+    const headers = 'x:\r\n'.repeat(3900);
+    const head =
+      `POST /v1/notifications HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${account.token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n${headers}\r\n`;
+    expect(head.length).toBeLessThan(16_384);
+    expect(head.length + body.length).toBeGreaterThan(16_384);
+    expectSpecError(await exchange(server.url, head + body), 413, 'payload_too_large');
+    // The same request with the headers it needs only is accepted.
+    const small = head.replace(headers, '');
+    expect((await exchange(server.url, small + body)).status).toBe(202);
+  });
+});
+
+describe('a field given twice in headers, and a body where none is read', () => {
+  it('X-Title or X-Level twice with different values is 400 conflicting_field; twice with one value is one', async () => {
+    const { server } = await serverWithLog();
+    const account = await createAccount(server);
+    const send = (headers: string) =>
+      exchange(
+        server.url,
+        `POST /v1/send/${account.token}?message=hi HTTP/1.1\r\nHost: localhost\r\n${headers}Connection: close\r\n\r\n`,
+      );
+    for (const [headers, field] of [
+      ['X-Title: Deploy\r\nX-Title: Rollback\r\n', 'title'],
+      ['X-Level: passive\r\nx-level: active\r\n', 'level'],
+      ['Idempotency-Key: a\r\nIdempotency-Key: b\r\n', 'Idempotency-Key'],
+    ] as const) {
+      const answer = await send(headers);
+      expectSpecError(answer, 400, 'conflicting_field');
+      expect(JSON.parse(answer.body).error.field).toBe(field);
+    }
+    const same = await send('X-Title: Deploy\r\nX-Title: Deploy\r\n');
+    expect(same.status).toBe(202);
+    const stored = await server.store.getNotification(JSON.parse(same.body).id);
+    expect(stored?.notification.title).toBe('Deploy');
+  });
+
+  it('a GET with a body is refused with 400 invalid_request, never silently ignored', async () => {
+    const { server } = await serverWithLog();
+    const account = await createAccount(server);
+    for (const framing of ['Content-Length: 16\r\n', 'Transfer-Encoding: chunked\r\n']) {
+      const body = framing.startsWith('Content-Length')
+        ? '{"title":"Lost"}'
+        : '10\r\n{"title":"Lost"}\r\n0\r\n\r\n';
+      const answer = await exchange(
+        server.url,
+        `GET /v1/send/${account.token}?message=hi HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${framing}Connection: close\r\n\r\n${body}`,
+      );
+      expectSpecError(answer, 400, 'invalid_request');
+    }
+    // Without a body the same GET sends.
+    const plain = await exchange(
+      server.url,
+      `GET /v1/send/${account.token}?message=hi HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+    );
+    expect(plain.status).toBe(202);
+  });
+});
