@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROUNDS = 30;
-const notifyBin = fileURLToPath(new URL('../packages/cli/bin.js', import.meta.url));
+const notifyBin = fileURLToPath(new URL('../packages/cli/bin.cjs', import.meta.url));
 
 function timeOf(args: string[]): number {
   const started = process.hrtime.bigint();

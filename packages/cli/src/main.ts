@@ -164,14 +164,19 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
-try {
-  await parser(normalizeWaitFlag(hideBin(process.argv))).parseAsync();
-  if (outcome) process.exitCode = await outcome;
-} catch (error) {
-  // Handlers report their own failures: what arrives here is the parser's.
-  new Output({ json: false, quiet: false }, streams).error([
-    (error as Error).message,
-    'Run `notify --help` for usage.',
-  ]);
-  process.exitCode = EXIT.usage;
+// No top-level await: the build turns this module into CommonJS (see tsup.config.ts).
+async function main(): Promise<void> {
+  try {
+    await parser(normalizeWaitFlag(hideBin(process.argv))).parseAsync();
+    if (outcome) process.exitCode = await outcome;
+  } catch (error) {
+    // Handlers report their own failures: what arrives here is the parser's.
+    new Output({ json: false, quiet: false }, streams).error([
+      (error as Error).message,
+      'Run `notify --help` for usage.',
+    ]);
+    process.exitCode = EXIT.usage;
+  }
 }
+
+void main();

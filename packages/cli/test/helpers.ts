@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 
 /** The built `notify`, as users run it. */
-export const NOTIFY_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin.js');
+export const NOTIFY_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin.cjs');
 const SERVER_BIN = join(
   dirname(createRequire(import.meta.url).resolve('@foxbell/server/package.json')),
   'bin',

@@ -69,7 +69,7 @@ function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url
 function saveProfile(url: string, token: string, env: NodeJS.ProcessEnv): boolean {
   const login = spawnSync(
     process.execPath,
-    [path.join(root, 'packages/cli/bin.js'), 'login', '--base-url', url, '--quiet'],
+    [path.join(root, 'packages/cli/bin.cjs'), 'login', '--base-url', url, '--quiet'],
     { cwd: root, env, input: `${token}\n`, encoding: 'utf8' },
   );
   if (login.status !== 0)

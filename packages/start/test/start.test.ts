@@ -8,7 +8,7 @@ import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-const notifyBin = path.join(root, 'packages/cli/bin.js');
+const notifyBin = path.join(root, 'packages/cli/bin.cjs');
 const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
 /** Where the browser test leaves its screenshot. */
 const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url));
