@@ -4,7 +4,7 @@ import DataLoader from 'dataloader';
 import pg from 'pg';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
-import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/limits.js';
+import { admit, countInWindow, type SecondCount, windowStart } from './admission.js';
 import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './postgres-options.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
 import { nextDeliveryAt, REPLACED_BY_NEWER } from './queries.js';
@@ -627,41 +627,35 @@ class PostgresStore implements Store {
 
     const accepted: NewSend[] = [];
     const outcomes = sends.map((send): SendOutcome => {
-      const { now, limits } = send;
+      const { now } = send;
       const monthKey = `${send.account.id} ${utcMonth(now)}`;
       const monthlyCount = monthly.get(monthKey) ?? 0;
-      if (send.idempotency) {
-        const earlier = keys.get(`${send.token.id} ${send.idempotency.key}`);
-        if (earlier && earlier.createdAt > now - IDEMPOTENCY_KEY_LIFETIME_MS) {
-          return earlier.fingerprint === send.idempotency.fingerprint
-            ? { kind: 'replayed', id: earlier.id, requestId: earlier.requestId, monthlyCount }
-            : { kind: 'idempotency_conflict', monthlyCount };
-        }
-      }
+      const keyOf = (key: string) => `${send.token.id} ${key}`;
       const tokenScope = `token:${send.token.id}`;
       const accountScope = `account:${send.account.id}`;
-      const admission = admitSend(
-        {
-          tokenWindow: windows.get(tokenScope) ?? [],
-          accountWindow: windows.get(accountScope) ?? [],
-          monthlyCount,
-        },
-        limits,
-        now,
-      );
-      if (!admission.ok) return refusalOf(admission, monthlyCount);
-      // What the later sends of this batch must see.
-      const second = Math.floor(now / 1000);
-      for (const scope of [tokenScope, accountScope]) {
+      const windowOf = (scope: string) => {
         const window = windows.get(scope) ?? [];
-        const bucket = window.find((b) => b.second === second);
-        if (bucket) bucket.count += 1;
-        else window.push({ second, count: 1 });
         windows.set(scope, window);
-      }
-      monthly.set(monthKey, monthlyCount + 1);
+        return window;
+      };
+      const outcome = admit(send, {
+        monthlyCount,
+        earlier: () => {
+          const earlier = send.idempotency && keys.get(keyOf(send.idempotency.key));
+          return earlier && earlier.createdAt > now - IDEMPOTENCY_KEY_LIFETIME_MS ? earlier : undefined;
+        },
+        recent: () => ({
+          tokenWindow: windowOf(tokenScope),
+          accountWindow: windowOf(accountScope),
+          monthlyCount,
+        }),
+      });
+      if (outcome.kind !== 'accepted') return outcome;
+      // What the later sends of this batch must see.
+      for (const scope of [tokenScope, accountScope]) countInWindow(windowOf(scope), now);
+      monthly.set(monthKey, outcome.monthlyCount);
       if (send.idempotency) {
-        keys.set(`${send.token.id} ${send.idempotency.key}`, {
+        keys.set(keyOf(send.idempotency.key), {
           fingerprint: send.idempotency.fingerprint,
           id: send.id,
           requestId: send.requestId,
@@ -669,7 +663,7 @@ class PostgresStore implements Store {
         });
       }
       accepted.push(send);
-      return { kind: 'accepted', id: send.id, requestId: send.requestId, monthlyCount: monthlyCount + 1 };
+      return outcome;
     });
     if (accepted.length > 0) await this.#storeAccepted(db, accepted);
     return outcomes;

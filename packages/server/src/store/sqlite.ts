@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { HandledAction } from '@foxbell/sdk/contract';
 import { utcMonth } from '../clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../retention.js';
-import { admitSend, refusalOf, type SecondCount, windowStart } from '../send/limits.js';
+import { admit, countInWindow, type SecondCount, windowStart } from './admission.js';
 import { makeDataDirPrivate } from './data-dir.js';
 import { nextDeliveryAt, REPLACED_BY_NEWER } from './queries.js';
 import {
@@ -576,38 +576,37 @@ class SqliteStore implements Store {
   }
 
   #admitAndStore(send: NewSend, counts: BatchCounts): SendOutcome {
-    const { now, limits } = send;
+    const { now } = send;
     const month = utcMonth(now);
-    const monthlyCount = this.#monthlyCountOf(send.account.id, month);
-
-    if (send.idempotency) {
-      const earlier = this.#get(
-        'SELECT * FROM idempotency_keys WHERE token_id = ? AND key = ? AND created_at > ?',
-        send.token.id,
-        send.idempotency.key,
-        now - IDEMPOTENCY_KEY_LIFETIME_MS,
-      );
-      if (earlier) {
-        return earlier.fingerprint === send.idempotency.fingerprint
-          ? {
-              kind: 'replayed',
-              id: earlier.notification_id as string,
-              requestId: earlier.request_id as string,
-              monthlyCount,
-            }
-          : { kind: 'idempotency_conflict', monthlyCount };
-      }
-    }
-
-    const windowOf = (scope: string) => this.#windowOf(scope, now);
     const tokenScope = `token:${send.token.id}`;
     const accountScope = `account:${send.account.id}`;
-    const admission = admitSend(
-      { tokenWindow: windowOf(tokenScope), accountWindow: windowOf(accountScope), monthlyCount },
-      limits,
-      now,
-    );
-    if (!admission.ok) return refusalOf(admission, monthlyCount);
+    const monthlyCount = this.#monthlyCountOf(send.account.id, month);
+    const outcome = admit(send, {
+      monthlyCount,
+      earlier: () => {
+        const row = send.idempotency
+          ? this.#get(
+              'SELECT * FROM idempotency_keys WHERE token_id = ? AND key = ? AND created_at > ?',
+              send.token.id,
+              send.idempotency.key,
+              now - IDEMPOTENCY_KEY_LIFETIME_MS,
+            )
+          : undefined;
+        return (
+          row && {
+            fingerprint: row.fingerprint as string,
+            id: row.notification_id as string,
+            requestId: row.request_id as string,
+          }
+        );
+      },
+      recent: () => ({
+        tokenWindow: this.#windowOf(tokenScope, now),
+        accountWindow: this.#windowOf(accountScope, now),
+        monthlyCount,
+      }),
+    });
+    if (outcome.kind !== 'accepted') return outcome;
 
     this.#run(
       `INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
@@ -643,14 +642,9 @@ class SqliteStore implements Store {
     counts.month(send.account.id, month);
     // Counted for the batch's one write of them (#writeCounts); now the copies this process
     // reads from (see #windows).
-    for (const scope of [tokenScope, accountScope]) {
-      const window = this.#windowOf(scope, now);
-      const last = window.at(-1);
-      if (last?.second === second) last.count += 1;
-      else window.push({ second, count: 1 });
-    }
-    this.#monthly.set(send.account.id, { month, count: monthlyCount + 1 });
-    return { kind: 'accepted', id: send.id, requestId: send.requestId, monthlyCount: monthlyCount + 1 };
+    for (const scope of [tokenScope, accountScope]) countInWindow(this.#windowOf(scope, now), now);
+    this.#monthly.set(send.account.id, { month, count: outcome.monthlyCount });
+    return outcome;
   }
 
   /**

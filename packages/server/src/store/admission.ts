@@ -1,5 +1,9 @@
 import { MINUTE_MS } from '../clock.js';
-import type { RateLimits, SendOutcome } from '../store/store.js';
+import type { NewSend, RateLimits, SendOutcome } from './store.js';
+
+// Whether a send is admitted, decided the same way by both stores: the Idempotency-Key first (a
+// replay is answered whatever the limits), then the month, then the minute windows. Pure: each
+// store reads what it needs the way it reads best and hands it over as a `SenderView`.
 
 /** Accepted sends of one token or account in one whole second (epoch seconds). */
 export interface SecondCount {
@@ -33,7 +37,7 @@ export function windowStart(now: number): number {
  * soon as enough seconds have left the window, and `Retry-After` says when that is, in whole
  * seconds from 1 to 60 (spec-decisions 22). The month is checked first: waiting would not help.
  */
-export function admitSend(recent: RecentSends, limits: RateLimits, now: number): Admission {
+function admitSend(recent: RecentSends, limits: RateLimits, now: number): Admission {
   if (recent.monthlyCount >= limits.perAccountPerMonth) return { ok: false, kind: 'quota_exceeded' };
   let limited: Admission = { ok: true };
   for (const [scope, window, limit] of [
@@ -68,8 +72,41 @@ function secondsUntilRoom(window: SecondCount[], limit: number, now: number): nu
   return 60;
 }
 
+/** What admission reads about a send's sender, as the store has it, this batch's sends included. */
+export interface SenderView {
+  /** The token's earlier send with the same Idempotency-Key, within the key's lifetime. */
+  earlier: () => { fingerprint: string; id: string; requestId: string } | undefined;
+  /** Read only when the key does not decide: a replay reads no window. */
+  recent: () => RecentSends;
+  monthlyCount: number;
+}
+
+/** The outcome of one send; `accepted` means the store must now store it and count it. */
+export function admit(send: NewSend, view: SenderView): SendOutcome {
+  const { monthlyCount } = view;
+  if (send.idempotency) {
+    const earlier = view.earlier();
+    if (earlier) {
+      return earlier.fingerprint === send.idempotency.fingerprint
+        ? { kind: 'replayed', id: earlier.id, requestId: earlier.requestId, monthlyCount }
+        : { kind: 'idempotency_conflict', monthlyCount };
+    }
+  }
+  const admission = admitSend(view.recent(), send.limits, send.now);
+  if (!admission.ok) return refusalOf(admission, monthlyCount);
+  return { kind: 'accepted', id: send.id, requestId: send.requestId, monthlyCount: monthlyCount + 1 };
+}
+
+/** One more send in its second of a window, which the batch's later sends must see. */
+export function countInWindow(window: SecondCount[], now: number): void {
+  const second = Math.floor(now / 1000);
+  const bucket = window.findLast((b) => b.second === second);
+  if (bucket) bucket.count += 1;
+  else window.push({ second, count: 1 });
+}
+
 /** The outcome of a send `admitSend` refused, with the month's count as it stands. */
-export function refusalOf(admission: Exclude<Admission, { ok: true }>, monthlyCount: number): SendOutcome {
+function refusalOf(admission: Exclude<Admission, { ok: true }>, monthlyCount: number): SendOutcome {
   return admission.kind === 'quota_exceeded'
     ? { kind: 'quota_exceeded', monthlyCount }
     : {
