@@ -154,12 +154,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   registerRequestSize(app);
   registerAuth(app, ctx);
-  registerRateLimitHeaders(app, ctx);
   registerBodyParsers(app);
   registerErrorHandling(app);
   if (logRequest) app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
 
-  sendRoutes(app, ctx);
+  app.register(async (scope) => {
+    registerRateLimitHeaders(scope, ctx);
+    sendRoutes(scope, ctx);
+  });
   notificationRoutes(app, ctx);
   sceneRoutes(app);
   deviceRoutes(app, ctx);

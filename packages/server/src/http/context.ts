@@ -70,8 +70,6 @@ declare module 'fastify' {
     credentials?: readonly CredentialKind[];
     /** The send token is the last path segment (`/v1/send/<TOKEN>`), not the Authorization header. */
     tokenInPath?: boolean;
-    /** A send route: answers carry the X-RateLimit-* headers once the token is known. */
-    send?: boolean;
     /** Changes an account's devices, tokens, key or existence: counted by ManagementWriteLimit. */
     managementWrite?: boolean;
   }

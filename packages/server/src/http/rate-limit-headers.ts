@@ -5,14 +5,14 @@ import type { AppContext } from './context.js';
 /**
  * `X-RateLimit-Limit`, `-Remaining` and `-Reset` on every answer of a send route once the token
  * is known, errors included: the monthly quota, what is left of it, and the epoch second the UTC
- * month ends.
+ * month ends. Registered in the send routes' own scope, so no other route runs it.
  */
 export function registerRateLimitHeaders(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('monthlyCount', undefined);
   // The callback form: a send that was stored knows its count, and then nothing is awaited.
   app.addHook('onSend', (request, reply, payload, done) => {
     const { caller } = request;
-    if (!request.routeOptions.config.send || caller?.kind !== 'send') return done(null, payload);
+    if (caller?.kind !== 'send') return done(null, payload);
     const now = ctx.clock.now();
     const setHeaders = (used: number) => {
       const limit = ctx.limits.perAccountPerMonth;

@@ -109,7 +109,7 @@ function urlTokenSources(request: FastifyRequest, body: RawBody | undefined): Se
 }
 
 export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/v1/notifications', { config: { credentials: ['send'], send: true } }, async (request, reply) => {
+  app.post('/v1/notifications', { config: { credentials: ['send'] } }, async (request, reply) => {
     const body = request.body as RawBody | undefined;
     if (body !== undefined && body.type !== 'json') {
       throw new ApiError('unsupported_media_type', 'this endpoint takes application/json only');
@@ -123,7 +123,7 @@ export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.route({
     method: ['GET', 'POST'],
     url: '/v1/send/:token',
-    config: { credentials: ['send'], tokenInPath: true, send: true },
+    config: { credentials: ['send'], tokenInPath: true },
     handler: async (request, reply) => {
       // Fastify reads no body of a GET, and proxies may drop one: rather than ignore it, say so.
       if (request.method === 'GET' && hasBody(request)) {
