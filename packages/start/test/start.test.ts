@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,7 @@ interface Started {
 }
 
 const running: ChildProcess[] = [];
+const homes: string[] = [];
 afterEach(async () => {
   for (const child of running.splice(0)) {
     if (child.exitCode !== null || child.signalCode !== null) continue;
@@ -28,7 +29,16 @@ afterEach(async () => {
     process.kill(-(child.pid as number), 'SIGTERM');
     await exited;
   }
+  // Once nothing runs in them any more.
+  for (const home of homes.splice(0)) await rm(home, { recursive: true, force: true });
 });
+
+/** A folder of the test's own (the data, notify's profile), removed after the test. */
+async function tempHome(): Promise<string> {
+  const home = await mkdtemp(path.join(tmpdir(), 'foxbell-start-'));
+  homes.push(home);
+  return home;
+}
 
 /** `pnpm start`, as a newcomer runs it, in a folder of its own; resolves once it has said what to try. */
 async function pnpmStart(home: string): Promise<Started> {
@@ -91,7 +101,7 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined>): Pr
 
 describe('pnpm start', () => {
   it('starts the service with a dev account, saves notify’s profile and sends a welcome, once', async () => {
-    const home = await mkdtemp(path.join(tmpdir(), 'foxbell-start-'));
+    const home = await tempHome();
     const first = await pnpmStart(home);
     expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const out = first.output();
@@ -134,7 +144,7 @@ describe('pnpm start', () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
     }
-    const home = await mkdtemp(path.join(tmpdir(), 'foxbell-start-'));
+    const home = await tempHome();
     const { url } = await pnpmStart(home);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     try {
