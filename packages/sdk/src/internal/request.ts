@@ -5,6 +5,7 @@ import {
   apiErrorFrom,
   apiErrorInit,
   ConnectionError,
+  type FoxbellError,
   TimeoutError,
 } from '../errors.js';
 import { decideRetry, type RetryReason } from '../retry.js';
@@ -62,28 +63,15 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
   for (let retriesDone = 0; ; retriesDone++) {
     const result = await attempt(transport, request);
     if ('status' in result && result.status < 400) return result;
-    const answer =
-      'status' in result
-        ? apiErrorInit(result.status, Object.fromEntries(result.headers), result.text)
-        : undefined;
-    // An aborted attempt is recorded as the network failure it looks like to the service.
-    const record: Attempt = answer
-      ? {
-          status: answer.status,
-          code: answer.code,
-          ...(answer.requestId === undefined ? {} : { requestId: answer.requestId }),
-        }
-      : { failure: (result as Failure).failure === 'timeout' ? 'timeout' : 'network' };
-    attempts.push(record);
-    const ended = () =>
-      answer ? apiErrorFrom({ ...answer, attempts }) : failureError(result as Failure, attempts);
-    if (!answer && (result as Failure).failure === 'aborted') throw ended();
+    const failed = failedAttempt(result);
+    attempts.push(failed.record);
+    if ('failure' in result && result.failure === 'aborted') throw failed.endWith(attempts);
 
     const decision = decideRetry(
       {
         retriesDone,
-        ...record,
-        ...(answer?.retryAfter === undefined ? {} : { retryAfter: answer.retryAfter }),
+        ...failed.record,
+        ...(failed.retryAfter === undefined ? {} : { retryAfter: failed.retryAfter }),
       },
       {
         maxRetries: transport.maxRetries,
@@ -91,13 +79,13 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
         ...(request.deadline === undefined ? {} : { remainingMs: request.deadline - Date.now() }),
       },
     );
-    if (!decision.retry) throw ended();
+    if (!decision.retry) throw failed.endWith(attempts);
     transport.onRetry?.({
       attempt: retriesDone + 1,
       waitMs: decision.waitMs,
       reason: decision.reason,
       // An answered attempt's record is its status, code and request id; a failure has none of them.
-      ...(record.failure ? {} : record),
+      ...(failed.record.failure ? {} : failed.record),
     });
     try {
       await sleep(decision.waitMs, request.signal);
@@ -107,10 +95,37 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
   }
 }
 
-function failureError({ failure, message, cause }: Failure, attempts: readonly Attempt[]) {
-  if (failure === 'aborted') return new AbortError({ cause, attempts });
-  if (failure === 'timeout') return new TimeoutError(message, { cause, attempts });
-  return new ConnectionError(message, { cause, attempts });
+/**
+ * What an attempt that did not succeed was: its record in `attempts`, the `Retry-After` it
+ * carried, and the error it ends the call with. An aborted attempt is recorded as the network
+ * failure it looks like to the service.
+ */
+function failedAttempt(result: HttpResponse | Failure): {
+  record: Attempt;
+  retryAfter?: number | undefined;
+  endWith: (attempts: readonly Attempt[]) => FoxbellError;
+} {
+  if ('status' in result) {
+    const answer = apiErrorInit(result.status, Object.fromEntries(result.headers), result.text);
+    return {
+      record: {
+        status: answer.status,
+        code: answer.code,
+        ...(answer.requestId === undefined ? {} : { requestId: answer.requestId }),
+      },
+      retryAfter: answer.retryAfter,
+      endWith: (attempts) => apiErrorFrom({ ...answer, attempts }),
+    };
+  }
+  const { failure, message, cause } = result;
+  return {
+    record: { failure: failure === 'timeout' ? 'timeout' : 'network' },
+    endWith: (attempts) => {
+      if (failure === 'aborted') return new AbortError({ cause, attempts });
+      if (failure === 'timeout') return new TimeoutError(message, { cause, attempts });
+      return new ConnectionError(message, { cause, attempts });
+    },
+  };
 }
 
 /** One try: the timeout covers the headers and the whole body. */

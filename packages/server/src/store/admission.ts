@@ -11,17 +11,19 @@ export interface SecondCount {
   count: number;
 }
 
-/** What the store read about a sender's recent sends, for admitting one more. */
-export interface RecentSends {
-  /** The token's sends per second over the last minute. */
+/** The sender's sends per second over the last minute, for admitting one more. */
+export interface SenderWindows {
   tokenWindow: SecondCount[];
-  /** The account's sends per second over the last minute. */
   accountWindow: SecondCount[];
+}
+
+/** What the store read about a sender's recent sends. */
+interface RecentSends extends SenderWindows {
   /** Accepted sends of the account this UTC month. */
   monthlyCount: number;
 }
 
-export type Admission =
+type Admission =
   | { ok: true }
   | { ok: false; kind: 'quota_exceeded' }
   | { ok: false; kind: 'rate_limited'; scope: 'token' | 'account'; retryAfterSeconds: number };
@@ -77,7 +79,8 @@ export interface SenderView {
   /** The token's earlier send with the same Idempotency-Key, within the key's lifetime. */
   earlier: () => { fingerprint: string; id: string; requestId: string } | undefined;
   /** Read only when the key does not decide: a replay reads no window. */
-  recent: () => RecentSends;
+  windows: () => SenderWindows;
+  /** Accepted sends of the account this UTC month. */
   monthlyCount: number;
 }
 
@@ -92,7 +95,7 @@ export function admit(send: NewSend, view: SenderView): SendOutcome {
         : { kind: 'idempotency_conflict', monthlyCount };
     }
   }
-  const admission = admitSend(view.recent(), send.limits, send.now);
+  const admission = admitSend({ ...view.windows(), monthlyCount }, send.limits, send.now);
   if (!admission.ok) return refusalOf(admission, monthlyCount);
   return { kind: 'accepted', id: send.id, requestId: send.requestId, monthlyCount: monthlyCount + 1 };
 }

@@ -644,11 +644,7 @@ class PostgresStore implements Store {
           const earlier = send.idempotency && keys.get(keyOf(send.idempotency.key));
           return earlier && earlier.createdAt > now - IDEMPOTENCY_KEY_LIFETIME_MS ? earlier : undefined;
         },
-        recent: () => ({
-          tokenWindow: windowOf(tokenScope),
-          accountWindow: windowOf(accountScope),
-          monthlyCount,
-        }),
+        windows: () => ({ tokenWindow: windowOf(tokenScope), accountWindow: windowOf(accountScope) }),
       });
       if (outcome.kind !== 'accepted') return outcome;
       // What the later sends of this batch must see.

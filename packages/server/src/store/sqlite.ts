@@ -600,10 +600,9 @@ class SqliteStore implements Store {
           }
         );
       },
-      recent: () => ({
+      windows: () => ({
         tokenWindow: this.#windowOf(tokenScope, now),
         accountWindow: this.#windowOf(accountScope, now),
-        monthlyCount,
       }),
     });
     if (outcome.kind !== 'accepted') return outcome;

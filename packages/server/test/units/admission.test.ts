@@ -29,13 +29,12 @@ function view(
   } = {},
 ) {
   const reads: string[] = [];
-  const monthlyCount = parts.month ?? 0;
   const senderView: SenderView = {
-    monthlyCount,
+    monthlyCount: parts.month ?? 0,
     earlier: parts.earlier ?? (() => undefined),
-    recent: () => {
+    windows: () => {
       reads.push('windows');
-      return { tokenWindow: parts.token ?? [], accountWindow: parts.account ?? [], monthlyCount };
+      return { tokenWindow: parts.token ?? [], accountWindow: parts.account ?? [] };
     },
   };
   return { senderView, reads };
