@@ -178,7 +178,7 @@ describe('devices', () => {
   it.each([
     ['a\u0007b', 'name must not contain control characters other than tab and newline'],
     ['\ud800x', 'name must be valid Unicode (it has a lone surrogate)'],
-    ['é'.repeat(33), 'name must be 1 to 64 bytes'],
+    [`${'é'.repeat(32)}e`, 'name must be 1 to 64 bytes'],
   ])('refuses the device name %j by the text rule of sends: %s', async (name, message) => {
     const server = await startServer();
     const account = await createAccount(server);
@@ -188,6 +188,18 @@ describe('devices', () => {
     });
     expectError(reply, 400, 'invalid_field', 'name');
     expect(reply.body.error.message).toBe(message);
+  });
+
+  it('takes a device name of exactly 64 bytes, with a tab and a newline in it', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const name = `${'é'.repeat(31)}\t\n`;
+    const reply = await server.request('POST', '/v1/devices', {
+      token: account.key,
+      json: { name, platform: 'ios', push_token: 'b'.repeat(64) },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    expect(reply.body.name).toBe(name);
   });
 
   it('answers 403 forbidden to a token whose device_names scope is off', async () => {
