@@ -4,7 +4,7 @@ import { DEFAULT_LEASE_MS } from './delivery/attempts.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
 import { readSettings, type Setting, type SettingValues, settingName, usageOf } from './settings.js';
 import type { DatabaseConfig } from './store/open.js';
-import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './store/postgres-options.js';
+import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './store/postgres/options.js';
 
 /** Where pushes go: the simulator inside the process, or an APNs endpoint with a `.p8` key. */
 export type ApnsConfig =

@@ -19,6 +19,10 @@ export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker.js
 export { DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
 export { type IdSource, randomIds } from './ids.js';
 export { type DatabaseConfig, openStore } from './store/open.js';
-export { DatabaseUnreachableError, openPostgresStore, type PostgresStoreOptions } from './store/postgres.js';
-export { DataDirInUseError, openSqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
+export {
+  DatabaseUnreachableError,
+  openPostgresStore,
+  type PostgresStoreOptions,
+} from './store/postgres/open.js';
+export { DataDirInUseError, openSqliteStore, type SqliteStoreOptions } from './store/sqlite/open.js';
 export type { ClaimedDestination, Store } from './store/store.js';

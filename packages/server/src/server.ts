@@ -9,8 +9,8 @@ import { randomBase62, randomIds } from './ids.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS, NOTIFICATION_RETENTION_MS } from './retention.js';
 import { DataDirUnsafeError } from './store/data-dir.js';
 import { describeDatabase, openStore } from './store/open.js';
-import { DatabaseUnreachableError } from './store/postgres.js';
-import { DataDirInUseError } from './store/sqlite.js';
+import { DatabaseUnreachableError } from './store/postgres/open.js';
+import { DataDirInUseError } from './store/sqlite/open.js';
 import type { Store } from './store/store.js';
 
 /** How long a graceful stop waits for requests in flight before it closes anyway. */

@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
-import { openPostgresStore } from '../src/store/postgres.js';
-import { openSqliteStore } from '../src/store/sqlite.js';
+import { openPostgresStore } from '../src/store/postgres/open.js';
+import { openSqliteStore } from '../src/store/sqlite/open.js';
 import type { Store } from '../src/store/store.js';
 
 /** The store the suite runs on: its `server-postgres` project sets `FOXBELL_TEST_STORE=postgres`. */

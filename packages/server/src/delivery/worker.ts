@@ -4,6 +4,7 @@ import { type ApnsTopics, type PushRequest, pushRequestFor } from '../apns/push-
 import type { Clock } from '../clock.js';
 import { randomBase62 } from '../ids.js';
 import type { ClaimedDestination, FinishedAttempt, Store } from '../store/store.js';
+import { TurnBatcher } from '../turn-batcher.js';
 import { DEFAULT_LEASE_MS, endOfAttempt, MAX_ATTEMPTS } from './attempts.js';
 import { routeNotification } from './routing.js';
 
@@ -49,9 +50,8 @@ export class DeliveryWorker {
   #inFlight = 0;
   /** Resolved when the last push in flight is answered. */
   #whenNoneInFlight: (() => void)[] = [];
-  #finished: FinishedAttempt[] = [];
-  #flushing: Promise<void> | undefined;
-  #flushScheduled = false;
+  /** The answers read in one turn of the loop, recorded in one transaction, one at a time. */
+  readonly #recorder: TurnBatcher<FinishedAttempt, undefined>;
   #running = false;
   #loop: Promise<void> | undefined;
   #wake: ((reason: 'queued' | 'finished' | 'stop') => void) | undefined;
@@ -68,6 +68,14 @@ export class DeliveryWorker {
       ...options,
       log: options.log,
     };
+    this.#recorder = new TurnBatcher(async (attempts) => {
+      try {
+        await this.#options.store.finishAttempts([...attempts], this.#options.clock.now());
+      } catch (error) {
+        this.#options.log?.error('recording attempts failed', { error: String(error) });
+      }
+      return attempts.map(() => undefined);
+    });
   }
 
   /** Starts the background loop. */
@@ -93,10 +101,10 @@ export class DeliveryWorker {
 
   /** Resolves once no push is in flight and every finished one is recorded. */
   async idle(): Promise<void> {
-    while (this.#inFlight > 0 || this.#flushing || this.#finished.length > 0) {
+    do {
       if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#whenNoneInFlight.push(resolve));
-      await this.#flush();
-    }
+      await this.#recorder.idle();
+    } while (this.#inFlight > 0);
   }
 
   /**
@@ -124,8 +132,9 @@ export class DeliveryWorker {
         }),
       );
       this.#claimed.clear();
-      this.#finished = [];
       await this.#options.store.finishAttempts(released, now);
+      // Answers read before the release are still being recorded: nothing is written after stop.
+      await this.#recorder.idle();
     }
   }
 
@@ -219,38 +228,11 @@ export class DeliveryWorker {
         pausedForMs: this.#options.credentialPauseMs,
       });
     }
-    this.#finished.push({
+    void this.#recorder.add({
       notificationId: destination.notificationId,
       deviceId: destination.deviceId,
       owner: this.owner,
       end,
     });
-    // setImmediate, not a microtask: the answers read in this turn of the loop share a transaction.
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      setImmediate(() => {
-        this.#flushScheduled = false;
-        void this.#flush();
-      });
-    }
-  }
-
-  /** Records every finished attempt so far in one transaction. */
-  async #flush(): Promise<void> {
-    if (this.#flushing) return this.#flushing;
-    if (this.#finished.length === 0) return;
-    const batch = this.#finished;
-    this.#finished = [];
-    this.#flushing = this.#options.store
-      .finishAttempts(batch, this.#options.clock.now())
-      .catch((error: unknown) =>
-        this.#options.log?.error('recording attempts failed', { error: String(error) }),
-      )
-      .finally(() => {
-        this.#flushing = undefined;
-        // Answers that arrived while this batch was being written have no flush of their own.
-        if (this.#finished.length > 0) void this.#flush();
-      });
-    return this.#flushing;
   }
 }

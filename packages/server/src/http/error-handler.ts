@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorBody } from '../errors.js';
 import type { IdSource } from '../ids.js';
-import { sqliteStorageCode } from '../store/sqlite-database.js';
+import { sqliteStorageCode } from '../store/sqlite/database.js';
 import { tooLarge } from './request-size.js';
 
 /** Fastify's own refusals, in the interface's words. */

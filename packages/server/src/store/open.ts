@@ -1,5 +1,5 @@
-import { openPostgresStore } from './postgres.js';
-import { openSqliteStore } from './sqlite.js';
+import { openPostgresStore } from './postgres/open.js';
+import { openSqliteStore } from './sqlite/open.js';
 import type { Store } from './store.js';
 
 /** Where the server keeps its data: the embedded SQLite file, or a PostgreSQL shared by processes. */

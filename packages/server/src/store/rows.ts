@@ -5,6 +5,7 @@ import type {
   DestinationRecord,
   Device,
   HandledEvent,
+  InboxPage,
   RouteInput,
   SendToken,
   StoredNotification,
@@ -194,5 +195,19 @@ export function claimedAtRouting(
     notification: queued.notification,
     createdAt,
     expiresAt,
+  };
+}
+
+/** A page of an inbox from its rows, read one past the limit: a row past it says more follow. */
+export function inboxPageOf(
+  rows: Row[],
+  limit: number,
+  recordOf: (row: Row) => StoredNotification,
+): InboxPage {
+  const items = rows.slice(0, limit).map(recordOf);
+  const last = items.at(-1);
+  return {
+    items,
+    next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
   };
 }

@@ -287,3 +287,26 @@ export interface Store {
   }): Promise<{ notifications: number; keys: number; windows: number; tokens: number; devices: number }>;
   close(): Promise<void>;
 }
+
+/* The store's concerns: each database implements each in a module of its own (store/sqlite/,
+   store/postgres/), and the store is their union. */
+export type CredentialsPart = Pick<
+  Store,
+  | 'findCredential'
+  | 'createAccount'
+  | 'rotateAccountKey'
+  | 'deleteAccount'
+  | 'createToken'
+  | 'listTokens'
+  | 'revokeToken'
+>;
+export type DevicesPart = Pick<Store, 'createDevice' | 'listDevices' | 'updateDevice' | 'removeDevice'>;
+export interface SendsPart extends Pick<Store, 'acceptSend' | 'monthlyCount'> {
+  /** Resolves once every send handed over is admitted (or refused) and on disk. */
+  drained(): Promise<void>;
+}
+export type RecordsPart = Pick<Store, 'getNotification' | 'recordEvent' | 'inbox'>;
+export type RoutingPart = Pick<Store, 'routeQueued'>;
+export type LeasesPart = Pick<Store, 'claimDestinations' | 'finishAttempts' | 'nextDeliveryAt'>;
+export type SettingsPart = Pick<Store, 'getPause' | 'setPause' | 'getSetting' | 'setSetting'>;
+export type RetentionPart = Pick<Store, 'purge'>;

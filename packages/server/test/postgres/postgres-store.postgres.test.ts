@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatabaseUnreachableError, openPostgresStore } from '../../src/store/postgres.js';
+import { DatabaseUnreachableError, openPostgresStore } from '../../src/store/postgres/open.js';
 import type { Store } from '../../src/store/store.js';
 import { runToExit } from '../processes.js';
 import { newTestSchema, TEST_DATABASE_URL } from '../test-database.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/store/sqlite.js';
+import { openSqliteStore } from '../../src/store/sqlite/open.js';
 import type { NewSend, RateLimits, Store } from '../../src/store/store.js';
 import { tempDir } from '../processes.js';
 import { accountWithDevices, LIMITS, newSend, T0 } from '../store-fixtures.js';

@@ -140,8 +140,8 @@ describe(`Store contract on ${TEST_STORE}`, () => {
       decide: (input) => routeNotification(input, T0 + 2, randomUUID),
       lease: { owner: 'w', leaseMs: 30_000, limit: 4 },
     });
-    // Routing may stop once the room is full: the third send need not be routed yet.
-    expect(routed === 2 || routed === 3).toBe(true);
+    // Routing reads as many queued sends as the room holds (each fills at least one place): all three.
+    expect(routed).toBe(3);
     expect(claimed.map((d) => [d.notificationId, d.platform, d.attempt])).toEqual([
       [first, 'ios', 1],
       [first, 'watchos', 1],
@@ -195,6 +195,48 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     expect(leasedAgain.map((d) => [d.notificationId, d.platform, d.apnsId])).toEqual(
       claimed.slice(1).map((d) => [d.notificationId, d.platform, d.apnsId]),
     );
+  });
+
+  it('leases in queue order whatever the tag: the oldest send is pushed first', async () => {
+    const [a] = await stores(1);
+    const store = a as Store;
+    const { account, token, devices } = await accountWithDevices(store, ['ios', 'watchos']);
+    const [phone, watch] = devices.map((device) => device.id);
+    const sends = [
+      newSend(account, token, T0, { tag: 'deploy' }),
+      newSend(account, token, T0 + 1),
+      newSend(account, token, T0 + 2, { tag: 'build' }),
+      newSend(account, token, T0 + 3),
+    ];
+    const [tagged, untagged, laterTagged, laterUntagged] = sends.map((send) => send.id);
+    for (const send of sends) await store.acceptSend(send);
+    const routeLeasing = async (limit: number) => {
+      const { routed, claimed } = await store.routeQueued({
+        now: T0 + 3,
+        limit: 200,
+        decide: (input) => routeNotification(input, T0 + 3, randomUUID),
+        lease: { owner: 'w', leaseMs: 60_000, limit },
+      });
+      return { routed, claimed: claimed.map((d) => [d.notificationId, d.deviceId]) };
+    };
+    // Room for two reads two sends; the older, tagged one takes both places.
+    expect(await routeLeasing(2)).toEqual({
+      routed: 2,
+      claimed: [
+        [tagged, phone],
+        [tagged, watch],
+      ],
+    });
+    expect(statesOf(await store.getNotification(untagged as string))).toEqual(['pending', 'pending']);
+    expect(await routeLeasing(3)).toEqual({
+      routed: 2,
+      claimed: [
+        [laterTagged, phone],
+        [laterTagged, watch],
+        [laterUntagged, phone],
+      ],
+    });
+    expect(statesOf(await store.getNotification(laterUntagged as string))).toEqual(['sending', 'pending']);
   });
 
   it('routes each notification once and leases each destination once when workers route and claim at once', async () => {

@@ -1,0 +1,138 @@
+import pg from 'pg';
+import type { Store } from '../store.js';
+import { lockKey, PostgresConnection } from './connection.js';
+import { postgresCredentials } from './credentials.js';
+import { postgresDevices } from './devices.js';
+import { postgresLeases } from './leases.js';
+import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './options.js';
+import { postgresRecords } from './records.js';
+import { postgresPurge } from './retention.js';
+import { postgresRouting } from './routing.js';
+import { POSTGRES_MIGRATIONS } from './schema.js';
+import { postgresSends } from './sends.js';
+import { postgresSettings } from './settings.js';
+
+export interface PostgresStoreOptions {
+  /** A `postgres://` URL (libpq's form; `?options=` and `?sslmode=` are understood). */
+  url: string;
+  /** The schema holding the tables, made when missing; default: the connection's own search_path. */
+  schema?: string | undefined;
+  /** Connections this process opens at most. */
+  poolSize?: number | undefined;
+}
+
+/** The database could not be reached or refused the connection. The message names no password. */
+export class DatabaseUnreachableError extends Error {
+  constructor(where: string, cause: unknown) {
+    super(`cannot reach PostgreSQL at ${where}: ${(cause as Error).message}`, { cause });
+    this.name = 'DatabaseUnreachableError';
+  }
+}
+
+/**
+ * The store for several processes on one PostgreSQL: any number of API processes and workers
+ * share it. Whatever must hold across processes is decided inside the database, never in a
+ * process's memory: a send is admitted under a per-account transaction lock (so concurrent
+ * retries of one idempotency key make one notification, and no rate window or quota admits one
+ * too many), workers lease destinations with `FOR UPDATE SKIP LOCKED`, and credentials are read
+ * on every request (a revoked token stops at once, everywhere).
+ *
+ * Every write is a transaction committed with the server's `synchronous_commit` (on by default):
+ * a `202` is on disk.
+ */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const schema = options.schema;
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    throw new Error(`the database schema must be lowercase letters, digits and _, not "${schema}"`);
+  }
+  const config: pg.PoolConfig = {
+    connectionString: options.url,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    // A connection that cannot be had in this time is an outage, not a queue to wait in.
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    application_name: 'foxbell-server',
+  };
+  if (schema !== undefined) config.options = `-c search_path=${schema}`;
+  const pool = new pg.Pool(config);
+  // An idle connection that breaks (the database restarted) is dropped from the pool and
+  // replaced on the next query; without a listener the error would end the process.
+  pool.on('error', () => {});
+  try {
+    await migrate(pool, schema);
+  } catch (error) {
+    await pool.end();
+    const code = (error as { code?: string }).code;
+    if (code !== undefined && /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|28|3D)/.test(code)) {
+      throw new DatabaseUnreachableError(whereOf(options.url), error);
+    }
+    throw error;
+  }
+  return assemble(new PostgresConnection(pool));
+}
+
+/** The store from its parts, one per concern, all on one pool. */
+function assemble(db: PostgresConnection): Store {
+  const sends = postgresSends(db);
+  return {
+    ...postgresCredentials(db),
+    ...postgresDevices(db),
+    acceptSend: sends.acceptSend,
+    monthlyCount: sends.monthlyCount,
+    ...postgresRecords(db),
+    ...postgresRouting(db),
+    ...postgresLeases(db),
+    ...postgresSettings(db),
+    ...postgresPurge(db),
+    async close() {
+      // Sends already handed to the store are admitted (or refused) before the connections close.
+      await sends.drained();
+      await db.close();
+    },
+  };
+}
+
+/** host:port/database of a URL, without its user or password. */
+function whereOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'the given --database URL';
+  }
+}
+
+async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
+  const client = await pool.connect();
+  const key = lockKey(`foxbell:migrate:${schema ?? ''}`);
+  try {
+    // Session-level: held across the migrations' own transactions, and released by the server if
+    // this process dies while holding it.
+    await client.query('SELECT pg_advisory_lock($1)', [key]);
+    if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS foxbell_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)',
+    );
+    const { rows } = await client.query(
+      'SELECT coalesce(max(version), 0) AS applied FROM foxbell_migrations',
+    );
+    const applied = Number(rows[0].applied);
+    for (const [index, sql] of POSTGRES_MIGRATIONS.entries()) {
+      if (index < applied) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query('INSERT INTO foxbell_migrations (version, applied_at) VALUES ($1, now())', [
+          index + 1,
+        ]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => {});
+    client.release();
+  }
+}

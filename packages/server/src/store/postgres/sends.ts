@@ -1,0 +1,183 @@
+import { utcMonth } from '../../clock.js';
+import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../../retention.js';
+import { TurnBatcher } from '../../turn-batcher.js';
+import { admit, countInWindow, type SecondCount, windowStart } from '../admission.js';
+import type { Row } from '../rows.js';
+import type { NewSend, SendOutcome, SendsPart } from '../store.js';
+import type { PostgresConnection, Session } from './connection.js';
+
+/** Sends admitted in one transaction at most, and such transactions running at once. */
+const MAX_BATCH = 256;
+const MAX_BATCHES_IN_FLIGHT = 4;
+
+/**
+ * Admission and storage of sends. Sends that arrive together are admitted in one transaction, as
+ * on SQLite: one lock round trip, one read, one write and one commit for the batch rather than for
+ * each send. A few batches run at once; while they all do, new sends wait and make the next batch
+ * bigger.
+ */
+export function postgresSends(db: PostgresConnection): SendsPart {
+  const batcher = new TurnBatcher<NewSend, SendOutcome>(
+    (sends) =>
+      db.transaction(
+        (session) => admitBatch(session, sends),
+        sends.map((send) => `account:${send.account.id}`),
+      ),
+    { maxBatch: MAX_BATCH, maxInFlight: MAX_BATCHES_IN_FLIGHT },
+  );
+  return {
+    acceptSend: (send) => batcher.add(send),
+    async monthlyCount(accountId, now) {
+      const [row] = await db.read('SELECT count FROM monthly_usage WHERE account_id = $1 AND month = $2', [
+        accountId,
+        utcMonth(now),
+      ]);
+      return Number(row?.count ?? 0);
+    },
+    drained: () => batcher.idle(),
+  };
+}
+
+/**
+ * Admits and stores a batch, in order, under the locks of all its accounts: one account's sends
+ * are admitted one at a time, in whichever process, since its token windows, account window,
+ * month's count and tokens' idempotency keys are all the account's.
+ */
+async function admitBatch(db: Session, sends: readonly NewSend[]): Promise<SendOutcome[]> {
+  // Read after the locks, so it sees every send admitted before these.
+  const recent = (await db.row(
+    `SELECT
+       (SELECT json_agg(json_build_array(account_id, month, count)) FROM monthly_usage
+         WHERE account_id = ANY($1) AND month = ANY($2)) AS monthly,
+       (SELECT json_agg(json_build_array(scope, second, count)) FROM send_windows
+         WHERE scope = ANY($3) AND second >= $4) AS windows,
+       (SELECT json_agg(json_build_array(token_id, key, fingerprint, notification_id, request_id, created_at))
+         FROM idempotency_keys WHERE (token_id, key) IN (SELECT * FROM unnest($5::text[], $6::text[]))) AS keys`,
+    [
+      [...new Set(sends.map((send) => send.account.id))],
+      [...new Set(sends.map((send) => utcMonth(send.now)))],
+      [...new Set(sends.flatMap((send) => [`token:${send.token.id}`, `account:${send.account.id}`]))],
+      Math.min(...sends.map((send) => windowStart(send.now))),
+      sends.filter((send) => send.idempotency).map((send) => send.token.id),
+      sends.flatMap((send) => (send.idempotency ? [send.idempotency.key] : [])),
+    ],
+  )) as Row;
+
+  const monthly = new Map<string, number>();
+  for (const [account, month, count] of (recent.monthly ?? []) as [string, string, number][]) {
+    monthly.set(`${account} ${month}`, Number(count));
+  }
+  const windows = new Map<string, SecondCount[]>();
+  for (const [scope, second, count] of (recent.windows ?? []) as [string, number, number][]) {
+    windows.set(scope, [...(windows.get(scope) ?? []), { second: Number(second), count: Number(count) }]);
+  }
+  const keys = new Map<string, { fingerprint: string; id: string; requestId: string; createdAt: number }>();
+  for (const [token, key, fingerprint, id, requestId, createdAt] of (recent.keys ?? []) as string[][]) {
+    keys.set(`${token} ${key}`, {
+      fingerprint: fingerprint as string,
+      id: id as string,
+      requestId: requestId as string,
+      createdAt: Number(createdAt),
+    });
+  }
+
+  const accepted: NewSend[] = [];
+  const outcomes = sends.map((send): SendOutcome => {
+    const { now } = send;
+    const monthKey = `${send.account.id} ${utcMonth(now)}`;
+    const monthlyCount = monthly.get(monthKey) ?? 0;
+    const keyOf = (key: string) => `${send.token.id} ${key}`;
+    const tokenScope = `token:${send.token.id}`;
+    const accountScope = `account:${send.account.id}`;
+    const windowOf = (scope: string) => {
+      const window = windows.get(scope) ?? [];
+      windows.set(scope, window);
+      return window;
+    };
+    const outcome = admit(send, {
+      monthlyCount,
+      earlier: () => {
+        const earlier = send.idempotency && keys.get(keyOf(send.idempotency.key));
+        return earlier && earlier.createdAt > now - IDEMPOTENCY_KEY_LIFETIME_MS ? earlier : undefined;
+      },
+      windows: () => ({ tokenWindow: windowOf(tokenScope), accountWindow: windowOf(accountScope) }),
+    });
+    if (outcome.kind !== 'accepted') return outcome;
+    // What the later sends of this batch must see.
+    for (const scope of [tokenScope, accountScope]) countInWindow(windowOf(scope), now);
+    monthly.set(monthKey, outcome.monthlyCount);
+    if (send.idempotency) {
+      keys.set(keyOf(send.idempotency.key), {
+        fingerprint: send.idempotency.fingerprint,
+        id: send.id,
+        requestId: send.requestId,
+        createdAt: now,
+      });
+    }
+    accepted.push(send);
+    return outcome;
+  });
+  if (accepted.length > 0) await storeAccepted(db, accepted);
+  return outcomes;
+}
+
+/** Everything the accepted sends of a batch write, in one statement. */
+async function storeAccepted(db: Session, sends: NewSend[]): Promise<void> {
+  const add = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+  const windows = new Map<string, number>();
+  const months = new Map<string, number>();
+  for (const send of sends) {
+    const second = Math.floor(send.now / 1000);
+    add(windows, `token:${send.token.id} ${second}`);
+    add(windows, `account:${send.account.id} ${second}`);
+    add(months, `${send.account.id} ${utcMonth(send.now)}`);
+  }
+  const split = (counts: Map<string, number>) => {
+    const pairs = [...counts.keys()].map((key) => key.split(' ') as [string, string]);
+    return [pairs.map(([a]) => a), pairs.map(([, b]) => b), [...counts.values()]];
+  };
+  const keyed = sends.filter((send) => send.idempotency);
+  await db.rows(
+    `WITH notification AS (
+       INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
+         created_at, expires_at)
+       SELECT id, account_id, token_id, request_id, sender_name, payload, 'accepted', created_at, expires_at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
+         AS s(id, account_id, token_id, request_id, sender_name, payload, created_at, expires_at)
+     ), queued AS (
+       INSERT INTO route_queue (notification_id, available_at) SELECT * FROM unnest($1::text[], $7::bigint[])
+     ), windows AS (
+       INSERT INTO send_windows (scope, second, count)
+       SELECT * FROM unnest($9::text[], $10::bigint[], $11::int[])
+       ON CONFLICT (scope, second) DO UPDATE SET count = send_windows.count + excluded.count
+     ), monthly AS (
+       INSERT INTO monthly_usage (account_id, month, count)
+       SELECT * FROM unnest($12::text[], $13::text[], $14::bigint[])
+       ON CONFLICT (account_id, month) DO UPDATE SET count = monthly_usage.count + excluded.count
+     ), idempotency AS (
+       INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
+       SELECT * FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::bigint[])
+       ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+         notification_id = excluded.notification_id, request_id = excluded.request_id,
+         created_at = excluded.created_at
+     ) SELECT 1`,
+    [
+      sends.map((send) => send.id),
+      sends.map((send) => send.account.id),
+      sends.map((send) => send.token.id),
+      sends.map((send) => send.requestId),
+      sends.map((send) => send.token.name),
+      sends.map((send) => JSON.stringify(send.notification)),
+      sends.map((send) => send.now),
+      sends.map((send) => send.now + send.notification.ttl * 1000),
+      ...split(windows),
+      ...split(months),
+      keyed.map((send) => send.token.id),
+      keyed.map((send) => send.idempotency?.key),
+      keyed.map((send) => send.idempotency?.fingerprint),
+      keyed.map((send) => send.id),
+      keyed.map((send) => send.requestId),
+      keyed.map((send) => send.now),
+    ],
+  );
+}

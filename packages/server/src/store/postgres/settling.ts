@@ -1,0 +1,48 @@
+import type { Session } from './connection.js';
+
+/** Deactivates devices and skips what still waits for them (see skipWaiting), then settles. */
+export async function deactivateDevices(db: Session, deviceIds: string[], now: number): Promise<void> {
+  await settle(db, await skipWaiting(db, deviceIds, now));
+}
+
+/**
+ * The devices leave lists and `auto` (removed, or APNs said the push token is gone), and what
+ * still waits for them is skipped. Returns the notifications whose destinations it skipped.
+ */
+export async function skipWaiting(db: Session, deviceIds: string[], now: number): Promise<string[]> {
+  if (deviceIds.length === 0) return [];
+  await db.rows('UPDATE devices SET active = false, removed_at = $1 WHERE id = ANY($2) AND active', [
+    now,
+    deviceIds,
+  ]);
+  const rows = await db.rows(
+    `UPDATE destinations SET state = 'skipped', updated_at = $1 WHERE device_id = ANY($2) AND state = 'pending'
+     RETURNING notification_id`,
+    [now, deviceIds],
+  );
+  return rows.map((row) => row.notification_id as string);
+}
+
+/** Locks notification rows in id order, so two transactions never wait for each other's. */
+export async function lockNotifications(db: Session, ids: string[]): Promise<void> {
+  await db.rows('SELECT 1 FROM notifications WHERE id = ANY($1) ORDER BY id FOR UPDATE', [[...new Set(ids)]]);
+}
+
+/**
+ * A notification none of whose devices has it or may still get it, and whose deadline stopped
+ * at least one of them, is dropped as `expired`: ttl ran out first. The notification's lock is
+ * taken first and the check is a later statement, so of two workers ending its last two
+ * destinations at once, the second sees the first's change.
+ */
+export async function settle(db: Session, notificationIds: string[]): Promise<void> {
+  if (notificationIds.length === 0) return;
+  await lockNotifications(db, notificationIds);
+  await db.rows(
+    `UPDATE notifications n SET status = 'dropped', reason = 'expired'
+     WHERE n.id = ANY($1) AND n.status = 'accepted'
+       AND NOT EXISTS (SELECT 1 FROM destinations WHERE notification_id = n.id
+                       AND state IN ('pending', 'sending', 'accepted'))
+       AND EXISTS (SELECT 1 FROM destinations WHERE notification_id = n.id AND state = 'expired')`,
+    [[...new Set(notificationIds)]],
+  );
+}

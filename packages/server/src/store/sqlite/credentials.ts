@@ -1,0 +1,175 @@
+import { accountFromRow, joinedAccountFromRow, type Row, tokenOf } from '../rows.js';
+import { type Credential, type CredentialsPart, RETIRED_LISTED, type SendToken } from '../store.js';
+import { int, type SqliteConnection } from './connection.js';
+
+/** A flood of distinct valid secrets cannot grow the copy of credentials without end. */
+const MAX_CREDENTIALS_KEPT = 10_000;
+
+/**
+ * Accounts, their keys and their send tokens. Every request reads its credential, so this keeps a
+ * copy of the ones found: only the one `api` store writes these tables (workers never do), so the
+ * copy cannot go stale, and every write that changes a credential clears it.
+ */
+export function sqliteCredentials(db: SqliteConnection): CredentialsPart {
+  const kept = new Map<string, Credential>();
+
+  const lookUp = (secretHash: string): Credential | undefined => {
+    // One query for the common case, a send token: the token row and its account together.
+    const token = db.get(
+      `SELECT t.*, a.id AS a_id, a.name AS a_name, a.key_generation AS a_key_generation,
+         a.created_at AS a_created_at, a.deleted_at AS a_deleted_at
+       FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.secret_hash = ?`,
+      secretHash,
+    );
+    if (token) {
+      return { kind: 'send', token: tokenOf(token), account: joinedAccountFromRow(token) };
+    }
+    const account = db.get('SELECT * FROM accounts WHERE key_hash = ?', secretHash);
+    if (account) return { kind: 'account', account: accountFromRow(account) };
+    const retired = db.get(
+      'SELECT a.* FROM retired_account_keys r JOIN accounts a ON a.id = r.account_id WHERE r.key_hash = ?',
+      secretHash,
+    );
+    return retired && { kind: 'retired_account_key', account: accountFromRow(retired) };
+  };
+
+  return {
+    async findCredential(secretHash) {
+      const copy = kept.get(secretHash);
+      if (copy) return copy;
+      const found = lookUp(secretHash);
+      if (kept.size >= MAX_CREDENTIALS_KEPT) kept.clear();
+      if (found) kept.set(secretHash, found);
+      return found;
+    },
+
+    async createAccount(account) {
+      await db.write(() =>
+        db.run(
+          'INSERT INTO accounts (id, name, key_hash, key_generation, created_at) VALUES (?, ?, ?, 1, ?)',
+          account.id,
+          account.name,
+          account.keyHash,
+          account.now,
+        ),
+      );
+      return accountFromRow(db.get('SELECT * FROM accounts WHERE id = ?', account.id) as Row);
+    },
+
+    async rotateAccountKey(accountId, change) {
+      kept.clear();
+      return db.write(() => {
+        const row = db.get('SELECT key_hash, key_generation FROM accounts WHERE id = ?', accountId) as Row;
+        const generation = Number(row.key_generation);
+        if (change.expectedGeneration !== undefined && change.expectedGeneration !== generation) {
+          return { ok: false, generation } as const;
+        }
+        db.run(
+          'INSERT INTO retired_account_keys (key_hash, account_id, retired_at) VALUES (?, ?, ?)',
+          row.key_hash,
+          accountId,
+          change.now,
+        );
+        db.run(
+          'UPDATE accounts SET key_hash = ?, key_generation = ? WHERE id = ?',
+          change.keyHash,
+          generation + 1,
+          accountId,
+        );
+        return { ok: true, generation: generation + 1 } as const;
+      });
+    },
+
+    async deleteAccount(accountId, now) {
+      kept.clear();
+      await db.write(() => {
+        db.run('UPDATE accounts SET deleted_at = ? WHERE id = ?', now, accountId);
+        db.run(
+          'UPDATE devices SET active = 0, removed_at = ? WHERE account_id = ? AND active = 1',
+          now,
+          accountId,
+        );
+        db.run(
+          `UPDATE destinations SET state = 'skipped', updated_at = ?
+           WHERE state = 'pending' AND notification_id IN (SELECT id FROM notifications WHERE account_id = ?)`,
+          now,
+          accountId,
+        );
+        db.run(
+          `UPDATE notifications INDEXED BY notifications_queued SET routed_at = ?
+           WHERE routed_at IS NULL AND account_id = ?`,
+          now,
+          accountId,
+        );
+      });
+    },
+
+    async createToken(token, secretHash, maxTokens) {
+      return db.write((): SendToken | 'limit_reached' => {
+        const live = db.get(
+          'SELECT count(*) AS n FROM tokens WHERE account_id = ? AND revoked_at IS NULL',
+          token.accountId,
+        ) as Row;
+        if (Number(live.n) >= maxTokens) return 'limit_reached';
+        db.run(
+          `INSERT INTO tokens (id, account_id, secret_hash, name, kind, own_status, device_names, scenes,
+             allow_urls, default_target, expires_at, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          token.id,
+          token.accountId,
+          secretHash,
+          token.name,
+          token.kind,
+          int(token.ownStatus),
+          int(token.deviceNames),
+          token.scenes === null ? null : JSON.stringify(token.scenes),
+          int(token.allowUrls),
+          token.defaultTarget,
+          token.expiresAt,
+          token.createdAt,
+        );
+        return { ...token, revokedAt: null };
+      });
+    },
+
+    async listTokens(accountId, now) {
+      return db
+        .all(
+          `SELECT * FROM (
+             SELECT *, row_number() OVER (PARTITION BY retired ORDER BY created_at DESC, r DESC) AS newest
+             FROM (SELECT t.*, t.rowid AS r, revoked_at IS NOT NULL OR coalesce(expires_at <= ?, 0) AS retired
+                   FROM tokens t WHERE account_id = ?))
+           WHERE NOT retired OR newest <= ? ORDER BY created_at, r`,
+          now,
+          accountId,
+          RETIRED_LISTED,
+        )
+        .map(tokenOf);
+    },
+
+    async revokeToken(accountId, tokenId, now) {
+      kept.clear();
+      return db.write(() => {
+        const changed = db.run(
+          'UPDATE tokens SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL',
+          now,
+          tokenId,
+          accountId,
+        );
+        if (changed === 0) {
+          return (
+            db.get('SELECT 1 FROM tokens WHERE id = ? AND account_id = ?', tokenId, accountId) !== undefined
+          );
+        }
+        db.run(
+          `UPDATE notifications INDEXED BY notifications_queued
+           SET status = 'dropped', reason = 'token_revoked', routed_at = ?
+           WHERE routed_at IS NULL AND token_id = ? AND status = 'accepted'`,
+          now,
+          tokenId,
+        );
+        return true;
+      });
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { deviceOf, type Row } from '../rows.js';
+import { type Device, type DevicesPart, RETIRED_LISTED } from '../store.js';
+import { int, type SqliteConnection } from './connection.js';
+import { deactivateDevice } from './settling.js';
+
+/** The devices sends may reach (and a send token may list), oldest first. */
+export function activeDevices(db: SqliteConnection, accountId: string): Device[] {
+  return db
+    .all('SELECT * FROM devices WHERE account_id = ? AND active = 1 ORDER BY created_at, rowid', accountId)
+    .map(deviceOf);
+}
+
+export function sqliteDevices(db: SqliteConnection): DevicesPart {
+  const activeDevice = (accountId: string, deviceId: string) =>
+    db.get('SELECT * FROM devices WHERE id = ? AND account_id = ? AND active = 1', deviceId, accountId);
+
+  return {
+    async createDevice(device, maxDevices) {
+      return db.write((): Device | 'limit_reached' | 'device_exists' => {
+        const holders = db.all(
+          'SELECT id, account_id FROM devices WHERE push_token = ? AND active = 1',
+          device.pushToken,
+        );
+        if (holders.some((holder) => holder.account_id === device.accountId)) return 'device_exists';
+        const active = db.get(
+          'SELECT count(*) AS n FROM devices WHERE account_id = ? AND active = 1',
+          device.accountId,
+        ) as Row;
+        if (Number(active.n) >= maxDevices) return 'limit_reached';
+        for (const holder of holders) deactivateDevice(db, holder.id as string, device.now);
+        db.run(
+          `INSERT INTO devices (id, account_id, name, platform, push_token, in_auto, active, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, 1, ?)`,
+          device.id,
+          device.accountId,
+          device.name,
+          device.platform,
+          device.pushToken,
+          int(device.inAuto),
+          device.now,
+        );
+        return deviceOf(db.get('SELECT * FROM devices WHERE id = ?', device.id) as Row);
+      });
+    },
+
+    async listDevices(accountId, options) {
+      if (options.activeOnly) return activeDevices(db, accountId);
+      return db
+        .all(
+          `SELECT * FROM (
+             SELECT d.*, d.rowid AS r,
+               row_number() OVER (PARTITION BY active ORDER BY created_at DESC, rowid DESC) AS newest
+             FROM devices d WHERE account_id = ?)
+           WHERE active = 1 OR newest <= ? ORDER BY created_at, r`,
+          accountId,
+          RETIRED_LISTED,
+        )
+        .map(deviceOf);
+    },
+
+    async updateDevice(accountId, deviceId, change) {
+      return db.write(() => {
+        const row = activeDevice(accountId, deviceId);
+        if (!row) return undefined;
+        const device = deviceOf(row);
+        const name = change.name ?? device.name;
+        const inAuto = change.inAuto ?? device.inAuto;
+        db.run('UPDATE devices SET name = ?, in_auto = ? WHERE id = ?', name, int(inAuto), deviceId);
+        return { ...device, name, inAuto };
+      });
+    },
+
+    async removeDevice(accountId, deviceId, now) {
+      return db.write(() => {
+        if (!activeDevice(accountId, deviceId)) return false;
+        deactivateDevice(db, deviceId, now);
+        return true;
+      });
+    },
+  };
+}

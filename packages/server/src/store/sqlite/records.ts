@@ -1,0 +1,81 @@
+import { inboxPageOf, notificationOf, type Row } from '../rows.js';
+import { statusAfter } from '../status.js';
+import type { RecordsPart, StoredNotification } from '../store.js';
+import type { SqliteConnection } from './connection.js';
+
+/**
+ * Status records: a notification with its destinations and handled events. Each is read in one
+ * transaction, so as of one moment: a worker in another process may commit between two statements.
+ */
+export function sqliteRecords(db: SqliteConnection): RecordsPart {
+  const recordOf = (row: Row): StoredNotification => {
+    const id = row.id as string;
+    return notificationOf(
+      row,
+      db.all('SELECT * FROM destinations WHERE notification_id = ? ORDER BY rowid', id),
+      db.all('SELECT * FROM handled_events WHERE notification_id = ? ORDER BY rowid', id),
+    );
+  };
+
+  return {
+    async getNotification(id) {
+      return db.transaction(() => {
+        const row = db.get('SELECT * FROM notifications WHERE id = ?', id);
+        return row && recordOf(row);
+      });
+    },
+
+    async recordEvent(event) {
+      return db.write((): 'recorded' | 'no_notification' | 'no_device' => {
+        const notification = db.get(
+          'SELECT status FROM notifications WHERE id = ? AND account_id = ?',
+          event.notificationId,
+          event.accountId,
+        );
+        if (!notification) return 'no_notification';
+        const device = db.get(
+          'SELECT platform FROM devices WHERE id = ? AND account_id = ?',
+          event.deviceId,
+          event.accountId,
+        );
+        if (!device) return 'no_device';
+        db.run(
+          'INSERT INTO handled_events (notification_id, device_id, platform, action, at) VALUES (?, ?, ?, ?, ?)',
+          event.notificationId,
+          event.deviceId,
+          device.platform,
+          event.action,
+          event.now,
+        );
+        const status = statusAfter(String(notification.status), event.action);
+        if (status) db.run('UPDATE notifications SET status = ? WHERE id = ?', status, event.notificationId);
+        return 'recorded';
+      });
+    },
+
+    async inbox(accountId, page) {
+      return db.transaction(() => inboxPage(accountId, page));
+    },
+  };
+
+  function inboxPage(accountId: string, page: Parameters<RecordsPart['inbox']>[1]) {
+    const rows = page.after
+      ? db.all(
+          `SELECT * FROM notifications WHERE account_id = ? AND created_at >= ? AND (created_at, id) < (?, ?)
+             ORDER BY created_at DESC, id DESC LIMIT ?`,
+          accountId,
+          page.since,
+          page.after.createdAt,
+          page.after.id,
+          page.limit + 1,
+        )
+      : db.all(
+          `SELECT * FROM notifications WHERE account_id = ? AND created_at >= ?
+             ORDER BY created_at DESC, id DESC LIMIT ?`,
+          accountId,
+          page.since,
+          page.limit + 1,
+        );
+    return inboxPageOf(rows, page.limit, recordOf);
+  }
+}

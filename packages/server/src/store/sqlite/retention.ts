@@ -1,0 +1,22 @@
+import type { RetentionPart } from '../store.js';
+import type { SqliteConnection } from './connection.js';
+
+export function sqlitePurge(db: SqliteConnection): RetentionPart {
+  return {
+    purge: (cutoffs) =>
+      db.write(() => ({
+        notifications: db.run('DELETE FROM notifications WHERE created_at < ?', cutoffs.notificationsBefore),
+        tokens: db.run(
+          'DELETE FROM tokens WHERE revoked_at < ? OR expires_at < ?',
+          cutoffs.credentialsBefore,
+          cutoffs.credentialsBefore,
+        ),
+        devices: db.run('DELETE FROM devices WHERE active = 0 AND removed_at < ?', cutoffs.credentialsBefore),
+        keys: db.run('DELETE FROM idempotency_keys WHERE created_at < ?', cutoffs.keysBefore),
+        windows: db.run(
+          'DELETE FROM send_windows WHERE second < ?',
+          Math.floor(cutoffs.windowsBefore / 1000),
+        ),
+      })),
+  };
+}

@@ -1,0 +1,219 @@
+import { utcMonth } from '../../clock.js';
+import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../../retention.js';
+import { TurnBatcher } from '../../turn-batcher.js';
+import { admit, countInWindow, type SecondCount, windowStart } from '../admission.js';
+import type { NewSend, SendOutcome, SendsPart } from '../store.js';
+import type { SqliteConnection } from './connection.js';
+
+/** What a batch's sends add to the rate windows and the monthly counts, summed per row. */
+class BatchCounts {
+  readonly windows = new Map<string, { scope: string; second: number; count: number }>();
+  readonly months = new Map<string, { accountId: string; month: string; count: number }>();
+
+  window(scope: string, second: number): void {
+    const key = `${scope} ${second}`;
+    const entry = this.windows.get(key);
+    if (entry) entry.count += 1;
+    else this.windows.set(key, { scope, second, count: 1 });
+  }
+
+  month(accountId: string, month: string): void {
+    const key = `${accountId} ${month}`;
+    const entry = this.months.get(key);
+    if (entry) entry.count += 1;
+    else this.months.set(key, { accountId, month, count: 1 });
+  }
+}
+
+/**
+ * Admission and storage of sends. Sends arriving together share one transaction and one fsync;
+ * while an fsync runs the next batch waits for it to end (committed now, it would wait for the
+ * next fsync anyway, and one commit for all that arrive meanwhile costs less than one per turn).
+ *
+ * Every send reads its rate windows and its account's monthly count, so this keeps copies of them:
+ * only the one `api` store writes these tables, so the copies cannot go stale. A batch that fails
+ * drops them whole, as its counts were rolled back.
+ */
+export function sqliteSends(db: SqliteConnection): SendsPart {
+  const windows = new Map<string, SecondCount[]>();
+  const monthly = new Map<string, { month: string; count: number }>();
+  const forget = () => {
+    windows.clear();
+    monthly.clear();
+  };
+
+  /** The sends per second of a scope in the minute before `now`, read from the table once. */
+  const windowOf = (scope: string, now: number): SecondCount[] => {
+    const since = windowStart(now);
+    let window = windows.get(scope);
+    if (!window) {
+      window = db
+        .all(
+          'SELECT second, count FROM send_windows WHERE scope = ? AND second >= ? ORDER BY second',
+          scope,
+          since,
+        )
+        .map((row) => ({ second: Number(row.second), count: Number(row.count) }));
+      windows.set(scope, window);
+    }
+    while (window.length > 0 && (window[0] as SecondCount).second < since) window.shift();
+    return window;
+  };
+
+  const monthlyCountOf = (accountId: string, month: string): number => {
+    const copy = monthly.get(accountId);
+    if (copy?.month === month) return copy.count;
+    const row = db.get(
+      'SELECT count FROM monthly_usage WHERE account_id = ? AND month = ?',
+      accountId,
+      month,
+    );
+    const count = Number(row?.count ?? 0);
+    monthly.set(accountId, { month, count });
+    return count;
+  };
+
+  const admitAndStore = (send: NewSend, counts: BatchCounts): SendOutcome => {
+    const { now } = send;
+    const month = utcMonth(now);
+    const tokenScope = `token:${send.token.id}`;
+    const accountScope = `account:${send.account.id}`;
+    const outcome = admit(send, {
+      monthlyCount: monthlyCountOf(send.account.id, month),
+      earlier: () => {
+        const row = send.idempotency
+          ? db.get(
+              'SELECT * FROM idempotency_keys WHERE token_id = ? AND key = ? AND created_at > ?',
+              send.token.id,
+              send.idempotency.key,
+              now - IDEMPOTENCY_KEY_LIFETIME_MS,
+            )
+          : undefined;
+        return (
+          row && {
+            fingerprint: row.fingerprint as string,
+            id: row.notification_id as string,
+            requestId: row.request_id as string,
+          }
+        );
+      },
+      windows: () => ({ tokenWindow: windowOf(tokenScope, now), accountWindow: windowOf(accountScope, now) }),
+    });
+    if (outcome.kind !== 'accepted') return outcome;
+
+    db.run(
+      `INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
+         created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'accepted', ?, ?)`,
+      send.id,
+      send.account.id,
+      send.token.id,
+      send.requestId,
+      send.token.name,
+      JSON.stringify(send.notification),
+      now,
+      now + send.notification.ttl * 1000,
+    );
+    if (send.idempotency) {
+      db.run(
+        `INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+           notification_id = excluded.notification_id, request_id = excluded.request_id,
+           created_at = excluded.created_at`,
+        send.token.id,
+        send.idempotency.key,
+        send.idempotency.fingerprint,
+        send.id,
+        send.requestId,
+        now,
+      );
+    }
+    const second = Math.floor(now / 1000);
+    counts.window(tokenScope, second);
+    counts.window(accountScope, second);
+    counts.month(send.account.id, month);
+    // Counted for the batch's one write of them (writeCounts); now the copies read from.
+    for (const scope of [tokenScope, accountScope]) countInWindow(windowOf(scope, now), now);
+    monthly.set(send.account.id, { month, count: outcome.monthlyCount });
+    return outcome;
+  };
+
+  /**
+   * The batch's sends counted into the rate windows and the monthly counts: one upsert per
+   * second and scope, and per account and month, however many sends the batch holds.
+   */
+  const writeCounts = (counts: BatchCounts): void => {
+    for (const { scope, second, count } of counts.windows.values()) {
+      db.run(
+        `INSERT INTO send_windows (scope, second, count) VALUES (?, ?, ?)
+         ON CONFLICT (scope, second) DO UPDATE SET count = count + excluded.count`,
+        scope,
+        second,
+        count,
+      );
+    }
+    for (const { accountId, month, count } of counts.months.values()) {
+      db.run(
+        `INSERT INTO monthly_usage (account_id, month, count) VALUES (?, ?, ?)
+         ON CONFLICT (account_id, month) DO UPDATE SET count = count + excluded.count`,
+        accountId,
+        month,
+        count,
+      );
+    }
+  };
+
+  /**
+   * A batch in one transaction. `isolated` puts each send in a savepoint of its own (a nested
+   * transaction): one send that fails is rolled back alone, and the others still commit.
+   */
+  const commitBatch = (sends: readonly NewSend[], isolated: boolean): (SendOutcome | Error)[] =>
+    db.transaction(() => {
+      const counts = new BatchCounts();
+      const results = sends.map((send) => {
+        if (!isolated) return admitAndStore(send, counts);
+        try {
+          return db.transaction(() => admitAndStore(send, counts));
+        } catch (error) {
+          return error instanceof Error ? error : new Error(String(error));
+        }
+      });
+      writeCounts(counts);
+      return results;
+    });
+
+  const batcher = new TurnBatcher<NewSend, SendOutcome>(
+    async (sends) => {
+      let results: (SendOutcome | Error)[];
+      try {
+        // A send fails only on a fault (a full disk, a broken file), so the batch first runs
+        // without a savepoint per send, which costs two statements each. If one fails, the
+        // whole batch rolls back and runs again with them, so that it fails alone.
+        try {
+          results = commitBatch(sends, false);
+        } catch {
+          forget();
+          results = commitBatch(sends, true);
+        }
+      } catch (error) {
+        forget();
+        throw error;
+      }
+      await db.synced();
+      return results;
+    },
+    { ready: () => !db.syncing },
+  );
+  // The sends that waited for an fsync commit at the next turn, whatever else is waiting: a
+  // stream of other writes, each starting the next fsync, must not hold them back.
+  db.afterSync(() => batcher.release());
+
+  return {
+    acceptSend: (send) => batcher.add(send),
+    async monthlyCount(accountId, now) {
+      return monthlyCountOf(accountId, utcMonth(now));
+    },
+    drained: () => batcher.idle(),
+  };
+}
