@@ -1,0 +1,82 @@
+import { Readable, Writable } from 'node:stream';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type CliIo, runCli } from '../src/cli.js';
+import { CLI_VERSION } from '../src/version.js';
+import { createAccount, pushesTo, type Service, startService, tempDir } from './helpers.js';
+
+/** `notify` run in this process, on streams of its own: what it wrote, and its exit code. */
+async function inProcess(argv: string[], options: { env?: Record<string, string>; input?: string } = {}) {
+  const written = { stdout: '', stderr: '' };
+  const stream = (name: 'stdout' | 'stderr') =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        written[name] += String(chunk);
+        done();
+      },
+    }) as unknown as NodeJS.WriteStream;
+  const home = await tempDir();
+  const io: CliIo = {
+    stdout: stream('stdout'),
+    stderr: stream('stderr'),
+    env: { HOME: home, NOTIFY_CONFIG: `${home}/config.json`, ...options.env },
+    stdin: Readable.from(
+      options.input === undefined ? [] : [Buffer.from(options.input)],
+    ) as unknown as NodeJS.ReadStream,
+  };
+  const code = await runCli(argv, io);
+  return { code, ...written };
+}
+
+let service: Service;
+beforeAll(async () => {
+  service = await startService(['--rate-per-token', '1000', '--rate-per-account', '1000']);
+});
+
+describe('runCli, in-process', () => {
+  it('sends, and writes its result only to the streams it was given', async () => {
+    const account = await createAccount(service);
+    const env = { NOTIFY_BASE_URL: service.url, NOTIFY_TOKEN: account.token };
+    const run = await inProcess(['send', 'Deploy finished', '--scene', 'rocket', '--json'], { env });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({ id: expect.stringMatching(/^ntf_/), status: 'accepted' });
+    await expect.poll(async () => (await pushesTo(service, account.pushTokens[0])).length).toBe(1);
+  });
+
+  it('reads the message from the stdin it was given', async () => {
+    const account = await createAccount(service);
+    const env = { NOTIFY_BASE_URL: service.url, NOTIFY_TOKEN: account.token };
+    const run = await inProcess(['send', '-', '--quiet'], { env, input: 'from a pipe\n' });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    await expect
+      .poll(async () => (await pushesTo(service, account.pushTokens[0]))[0])
+      .toMatchObject({ aps: { alert: { body: 'from a pipe' } } });
+  });
+
+  it('runs side by side with another run: each has its own arguments, settings and exit code', async () => {
+    const account = await createAccount(service);
+    const [sent, refused] = await Promise.all([
+      inProcess(['send', 'first', '--quiet'], {
+        env: { NOTIFY_BASE_URL: service.url, NOTIFY_TOKEN: account.token },
+      }),
+      inProcess(['send', 'second', '--json'], {
+        env: { NOTIFY_BASE_URL: service.url, NOTIFY_TOKEN: 'fb_live_wrong' },
+      }),
+    ]);
+    expect([sent.code, sent.stdout]).toEqual([0, expect.stringMatching(/^ntf_\w+\n$/)]);
+    expect(refused.code).toBe(3);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'unauthorized' } });
+  });
+
+  it('prints the version and the help to its stdout, and a usage mistake to its stderr with 2', async () => {
+    expect(await inProcess(['--version'])).toEqual({ code: 0, stdout: `${CLI_VERSION}\n`, stderr: '' });
+    const help = await inProcess(['send', '--help']);
+    expect([help.code, help.stderr]).toEqual([0, '']);
+    expect(help.stdout).toContain('notify send [message..]');
+    expect(await inProcess(['sned'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: Did you mean send?\n  Run `notify --help` for usage.\n',
+    });
+  });
+});
