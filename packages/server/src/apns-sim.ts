@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { DEFAULT_HISTORY } from './apns/push-history.js';
 import { ApnsSimulator, type SimulatorKey } from './apns/simulator.js';
 import { buildSimulatorControl } from './apns/simulator-control.js';
-import { readSettings, type Setting, usageOf } from './settings.js';
+import { readSettings, type Setting, type SettingValues, usageOf } from './settings.js';
 
 /** Every setting of `foxbell-apns-sim`, once. */
 const APNS_SIM_SETTINGS = {
@@ -64,6 +64,20 @@ const APNS_SIM_SETTINGS = {
 
 const USAGE = usageOf('Usage: foxbell-apns-sim [options]', APNS_SIM_SETTINGS);
 
+/** The provider key to accept, when --key-file names one; a problem when its ids are missing. */
+function simulatorKeyOf(
+  values: SettingValues<typeof APNS_SIM_SETTINGS>,
+  problems: string[],
+): { keyFile: string; keyId: string; teamId: string } | undefined {
+  const { keyFile, keyId, teamId } = values;
+  if (keyFile === undefined) return undefined;
+  if (keyId === undefined || teamId === undefined) {
+    problems.push('--key-file needs --key-id and --team-id');
+    return undefined;
+  }
+  return { keyFile, keyId, teamId };
+}
+
 /** The APNs simulator as a process of its own; see docs/apns-simulator.md. */
 async function main(): Promise<void> {
   const read = readSettings(APNS_SIM_SETTINGS, process.argv.slice(2), {});
@@ -71,20 +85,11 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const problems = read.problems;
-  if (
-    read.ok &&
-    read.values.keyFile !== undefined &&
-    (read.values.keyId === undefined || read.values.teamId === undefined)
-  ) {
-    problems.push('--key-file needs --key-id and --team-id');
-  }
-  if (!read.ok || problems.length > 0) throw new Error(problems.join('\n'));
-  const values = read.values;
-  const keys: SimulatorKey[] = [];
-  if (values.keyFile !== undefined && values.keyId !== undefined && values.teamId !== undefined) {
-    keys.push({ keyId: values.keyId, teamId: values.teamId, keyPem: await readFile(values.keyFile, 'utf8') });
-  }
+  if (!read.ok) throw new Error(read.problems.join('\n'));
+  const { values, problems } = read;
+  const key = simulatorKeyOf(values, problems);
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+  const keys: SimulatorKey[] = key ? [{ ...key, keyPem: await readFile(key.keyFile, 'utf8') }] : [];
   const simulator = await ApnsSimulator.start({
     port: values.port,
     host: values.host,

@@ -343,17 +343,19 @@ function apnsConfigOf(values: SettingValues<typeof SERVER_SETTINGS>, problems: s
   const mode = values.apns ?? (url === undefined ? 'sim' : undefined);
   if (values.apns !== undefined && url !== undefined) problems.push('give --apns or --apns-url, not both');
   if (mode === 'sim') return { kind: 'sim', controlPort: values.apnsSimControlPort, topics };
-  const required = (setting: { flag: string; variable: string }, value: string | undefined): string => {
-    if (value === undefined) problems.push(`${settingName(setting)} is required to push to APNs`);
+  const required = (name: 'apnsKeyFile' | 'apnsKeyId' | 'apnsTeamId'): string => {
+    const value = values[name];
+    if (value === undefined)
+      problems.push(`${settingName(SERVER_SETTINGS[name])} is required to push to APNs`);
     return value ?? '';
   };
   return {
     kind: 'remote',
     url: url ?? (mode === 'sandbox' ? APNS_SANDBOX_URL : APNS_PRODUCTION_URL),
     caFile: values.apnsCa,
-    keyFile: required(SERVER_SETTINGS.apnsKeyFile, values.apnsKeyFile),
-    keyId: required(SERVER_SETTINGS.apnsKeyId, values.apnsKeyId),
-    teamId: required(SERVER_SETTINGS.apnsTeamId, values.apnsTeamId),
+    keyFile: required('apnsKeyFile'),
+    keyId: required('apnsKeyId'),
+    teamId: required('apnsTeamId'),
     topics,
   };
 }

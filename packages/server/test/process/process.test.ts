@@ -273,6 +273,20 @@ describe('foxbell-server, delivering', () => {
   });
 });
 
+describe('foxbell-apns-sim settings', () => {
+  it('lists every bad setting at once, with the usage, and exits 2', async () => {
+    const { code, stderr } = await runToExit(
+      ['--key-file', '/nonexistent.p8', '--port', 'x'],
+      {},
+      { bin: APNS_SIM_BIN },
+    );
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /^foxbell-apns-sim: --port must be .*\n--key-file needs --key-id and --team-id\n\nUsage: foxbell-apns-sim/,
+    );
+  });
+});
+
 describe('on a Node.js older than the one package.json names', () => {
   const floor = Number(/^>=(\d+)$/.exec(serverPackage.engines.node)?.[1]);
   const message = (command: string, version: string) =>
