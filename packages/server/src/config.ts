@@ -185,7 +185,7 @@ export const SERVER_SETTINGS = {
     min: 1,
     max: 3600,
     default: DEFAULT_LEASE_MS / 1000,
-    help: 'how long a push may take before another worker takes it over, should this one have died; longer than APNs ever takes to answer',
+    help: 'how long a lease on a push in flight lasts between renewals (every third of it): how soon another worker takes the push over if this one dies',
   },
   apns: {
     flag: 'apns',

@@ -3,10 +3,12 @@ import { type ApnsVerdict, judgeApnsAnswer, NO_ANSWER_VERDICT } from '../apns/re
 import type { AttemptEnd, ClaimedDestination } from '../store/store.js';
 
 /**
- * How long a worker holds a destination it is pushing before another may take it over, should
- * the first have died: longer than APNs ever takes to answer. `--lease-seconds` changes it.
+ * How long a lease on a destination being pushed lasts between renewals. Its worker renews it every
+ * third of this while the push is out, so this is not a bound on how long APNs may take: it is how
+ * soon another worker takes the push over when its worker died or is stuck. `--lease-seconds`
+ * changes it.
  */
-export const DEFAULT_LEASE_MS = 60_000;
+export const DEFAULT_LEASE_MS = 6_000;
 
 /** At most this many attempts per device (spec, Limits). */
 export const MAX_ATTEMPTS = 5;

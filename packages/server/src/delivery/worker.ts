@@ -25,7 +25,10 @@ export interface DeliveryWorkerOptions {
   clock: Clock;
   /** Pushes in flight at most. */
   concurrency: number;
-  /** How long a claimed destination stays this worker's; after that another worker may take it. */
+  /**
+   * How long a lease lasts between renewals: the worker extends the leases of its pushes in flight
+   * every third of it, so a worker that died (or is stuck) loses them within this time.
+   */
   leaseMs?: number;
   /** How often to look for due work when nothing wakes the worker sooner. */
   pollMs?: number;
@@ -56,8 +59,12 @@ export class DeliveryWorker {
   #loop: Promise<void> | undefined;
   #wake: ((reason: 'queued' | 'finished' | 'stop') => void) | undefined;
   #pausedUntil = 0;
-  /** Destinations being pushed, for releasing them if a stop runs out of time. */
+  /** Destinations being pushed, for renewing their leases, and releasing them if a stop runs out of time. */
   readonly #claimed = new Set<ClaimedDestination>();
+  /** When (by the clock) the leases in flight were last extended, or none were held. */
+  #renewedAt = Number.NEGATIVE_INFINITY;
+  #renewing: Promise<void> | undefined;
+  #renewTimer: NodeJS.Timeout | undefined;
 
   constructor(options: DeliveryWorkerOptions) {
     this.#options = {
@@ -83,6 +90,9 @@ export class DeliveryWorker {
     if (this.#running) return;
     this.#running = true;
     this.#loop = this.#run();
+    // Apart from the loop, which waits for a whole stop's grace while pushes are still out.
+    this.#renewTimer = setInterval(() => void this.#renewIfDue(), this.#options.leaseMs / 6);
+    this.#renewTimer.unref();
   }
 
   /** Something was queued: look now rather than at the next poll. */
@@ -121,6 +131,8 @@ export class DeliveryWorker {
     });
     const outcome = await Promise.race([this.idle().then(() => 'done' as const), timedOut]);
     clearTimeout(timer);
+    clearInterval(this.#renewTimer);
+    await this.#renewing;
     if (outcome === 'timeout') {
       const now = this.#options.clock.now();
       const released = [...this.#claimed].map(
@@ -175,6 +187,8 @@ export class DeliveryWorker {
     const { store, clock, concurrency, leaseMs, newApnsId } = this.#options;
     const now = clock.now();
     const room = () => concurrency - this.#inFlight;
+    // Before claiming: a lease of this worker's that ran out for want of a renewal would be claimed again.
+    await this.#renewIfDue();
     if (room() <= 0 || now < this.#pausedUntil) return 0;
     const due = await store.claimDestinations({
       owner: this.owner,
@@ -193,6 +207,37 @@ export class DeliveryWorker {
     });
     for (const destination of claimed) this.#push(destination);
     return due.length + routed;
+  }
+
+  /**
+   * Extends the leases of the pushes in flight, once a third of a lease has passed since the last
+   * time: a slow push keeps its lease however long it takes, and is never pushed twice for it.
+   */
+  #renewIfDue(): Promise<void> {
+    if (this.#renewing) return this.#renewing;
+    const { store, clock, leaseMs } = this.#options;
+    const now = clock.now();
+    // With nothing in flight, every lease taken from now on is fresh.
+    if (this.#claimed.size === 0) this.#renewedAt = now;
+    if (now - this.#renewedAt < leaseMs / 3) return Promise.resolve();
+    this.#renewedAt = now;
+    this.#renewing = store
+      .renewLeases({
+        owner: this.owner,
+        until: now + leaseMs,
+        destinations: [...this.#claimed].map(({ notificationId, deviceId }) => ({
+          notificationId,
+          deviceId,
+        })),
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => this.#options.log?.error('renewing leases failed', { error: String(error) }),
+      )
+      .finally(() => {
+        this.#renewing = undefined;
+      });
+    return this.#renewing;
   }
 
   #push(destination: ClaimedDestination): void {

@@ -153,6 +153,12 @@ export type AttemptEnd =
   /** Not attempted after all (shutdown, or a connection that never sent it): back to `pending`, uncounted. */
   | { kind: 'released' };
 
+/** A destination by its key. */
+export interface LeasedKey {
+  notificationId: string;
+  deviceId: string;
+}
+
 export interface FinishedAttempt {
   notificationId: string;
   deviceId: string;
@@ -265,6 +271,12 @@ export interface Store {
   }): Promise<ClaimedDestination[]>;
   /** Records the end of attempts, in one transaction. */
   finishAttempts(attempts: FinishedAttempt[], now: number): Promise<void>;
+  /**
+   * Extends the leases `owner` still holds on these destinations (pushes it has in flight) until
+   * `until`; those another worker took over, or that ended, are left alone. Returns how many it
+   * extended.
+   */
+  renewLeases(lease: { owner: string; until: number; destinations: LeasedKey[] }): Promise<number>;
   /** The earliest time delivery has something to do, or undefined when nothing waits. */
   nextDeliveryAt(): Promise<number | undefined>;
 
@@ -307,6 +319,9 @@ export interface SendsPart extends Pick<Store, 'acceptSend' | 'monthlyCount'> {
 }
 export type RecordsPart = Pick<Store, 'getNotification' | 'recordEvent' | 'inbox'>;
 export type RoutingPart = Pick<Store, 'routeQueued'>;
-export type LeasesPart = Pick<Store, 'claimDestinations' | 'finishAttempts' | 'nextDeliveryAt'>;
+export type LeasesPart = Pick<
+  Store,
+  'claimDestinations' | 'finishAttempts' | 'renewLeases' | 'nextDeliveryAt'
+>;
 export type SettingsPart = Pick<Store, 'getPause' | 'setPause' | 'getSetting' | 'setSetting'>;
 export type RetentionPart = Pick<Store, 'purge'>;

@@ -44,7 +44,7 @@ describe("foxbell-server's settings, one table", () => {
         limits: DEFAULT_LIMITS,
         logLevel: 'info',
         workers: 64,
-        leaseMs: 60_000,
+        leaseMs: 6_000,
         apns: { kind: 'sim', controlPort: 0 },
       },
     });

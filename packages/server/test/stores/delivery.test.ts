@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { PushResult } from '../../src/apns/client.js';
 import type { PushRequest } from '../../src/apns/push-request.js';
 import { type DeliveryServer, startDeliveryServer, TOPICS } from '../delivery-helpers.js';
 import { type Account, createAccount, createToken } from '../helpers.js';
@@ -660,6 +661,39 @@ describe('workers sharing a store', () => {
         .map((push) => push.apns_id)
         .sort(),
     ).toEqual(pushed.map((request) => request.headers['apns-id']).sort());
+  });
+
+  it('keeps a slow push its own while its worker lives: the lease is renewed, never taken over', async () => {
+    const server = await startDeliveryServer();
+    const account = await createAccount(server);
+    const answers: ((result: PushResult) => void)[] = [];
+    const slow = server.addWorker({
+      push: () => new Promise((resolve) => answers.push(resolve)),
+      renewToken() {},
+    });
+    const reply = await server.request('POST', '/v1/notifications', {
+      token: account.token,
+      json: { message: 'm', target: 'iphone' },
+    });
+    const pass = slow.tick();
+    await vi.waitFor(() => expect(answers).toHaveLength(1));
+    // A minute of the default lease's 6 s: the slow worker renews as it goes (each of its passes
+    // renews once a third of the lease has passed), and the other worker finds nothing to take.
+    for (let second = 0; second < 60; second += 3) {
+      server.clock.advance(3_000);
+      // A pass of the slow worker; its tick resolves only once its push is answered.
+      void slow.tick();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      await server.worker.tick();
+    }
+    expect(server.sim.received()).toEqual([]);
+    (answers[0] as (result: PushResult) => void)({ kind: 'answered', status: 200, apnsId: 'x' });
+    await pass;
+    const record = await statusOf(server, account.token, reply.body.id);
+    expect([record.status, record.destinations.map((d: { state: string }) => d.state)]).toEqual([
+      'sent_to_push',
+      ['accepted'],
+    ]);
   });
 
   it('hands pushes still in flight back at once when a stop runs out of time, uncounted', async () => {

@@ -2,13 +2,16 @@ import { ERROR_CODES, statusOf } from '@foxbell/sdk/contract';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Account, createAccount, startServer, type TestServer } from '../helpers.js';
+import { TEST_STORE } from '../test-database.js';
 
 /**
  * Property-based tests of both send endpoints: whatever arrives, the answer is `202` or one of
  * the spec's errors with its body and request id, never a 500 and never a hang. `FOXBELL_LONG=1`
  * runs many more cases (see docs/reliability.md).
  */
-const RUNS = process.env.FOXBELL_LONG === '1' ? 3000 : 150;
+const LONG = process.env.FOXBELL_LONG === '1';
+/** Cases per endpoint: each one or two requests, so the long run makes over 100,000 requests. */
+const RUNS = LONG ? 50_000 : 150;
 /** Each case is one or two requests; the long variant needs minutes. */
 const TIMEOUT_MS = RUNS * 40 + 10_000;
 const NO_LIMITS = { perTokenPerMinute: 1e9, perAccountPerMinute: 1e9, perAccountPerMonth: 1e12 };
@@ -26,6 +29,23 @@ beforeAll(async () => {
 });
 afterAll(() => closeServer());
 
+/** Requests made, and the resident memory of this process (which runs the server) before the first, in MB. */
+let requests = 0;
+let rssBefore = 0;
+const rssMb = () => process.memoryUsage().rss / 2 ** 20;
+beforeAll(() => {
+  rssBefore = rssMb();
+});
+afterAll(() => {
+  const growth = rssMb() - rssBefore;
+  console.info(
+    `fuzz on ${TEST_STORE}: ${requests} requests to both send endpoints, every answer 202 or a spec error ` +
+      `with its request id, none 5xx; RSS ${Math.round(rssBefore)} → ${Math.round(rssBefore + growth)} MB`,
+  );
+  // Bounded: what is sent is stored, not kept in memory.
+  if (LONG) expect(growth).toBeLessThan(256);
+});
+
 interface Raw {
   method: string;
   path: string;
@@ -35,6 +55,7 @@ interface Raw {
 
 /** Sends a request as given and checks the answer against the spec; returns its status. */
 async function check(raw: Raw): Promise<number> {
+  requests += 1;
   const response = await fetch(`${server.url}${raw.path}`, {
     method: raw.method,
     headers: raw.headers,

@@ -370,6 +370,39 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     ]);
   });
 
+  it('renews the leases its owner still holds: a renewed one is not taken over when its first term ends', async () => {
+    const [a, b] = await stores(2);
+    const { account, token, devices } = await accountWithDevices(a as Store, ['ios', 'watchos']);
+    const sent = newSend(account, token, T0);
+    await (a as Store).acceptSend(sent);
+    await route(a as Store, T0);
+    const held = await claim(a as Store, 'w1', T0, 100, 6_000);
+    expect(held).toHaveLength(2);
+    const keys = held.map(({ notificationId, deviceId }) => ({ notificationId, deviceId }));
+    // Another owner cannot renew them; the owner renews both, twice, as its pushes stay out.
+    expect(await (b as Store).renewLeases({ owner: 'w2', until: T0 + 60_000, destinations: keys })).toBe(0);
+    expect(await (b as Store).renewLeases({ owner: 'w1', until: T0 + 8_000, destinations: keys })).toBe(2);
+    expect(await (a as Store).renewLeases({ owner: 'w1', until: T0 + 10_000, destinations: keys })).toBe(2);
+    expect(await claim(b as Store, 'w2', T0 + 9_999, 100, 6_000)).toEqual([]);
+    // The phone's push ends; the watch's stops being renewed, and is taken over when its term ends.
+    await (a as Store).finishAttempts(
+      [
+        {
+          notificationId: sent.id,
+          deviceId: devices[0]?.id as string,
+          owner: 'w1',
+          end: { kind: 'accepted', pushStatus: 200 },
+        },
+      ],
+      T0 + 9_000,
+    );
+    expect(await (a as Store).renewLeases({ owner: 'w1', until: T0 + 12_000, destinations: keys })).toBe(1);
+    expect(await claim(b as Store, 'w2', T0 + 11_999, 100, 6_000)).toEqual([]);
+    expect(
+      (await claim(b as Store, 'w2', T0 + 12_000, 100, 6_000)).map((d) => [d.deviceId, d.attempt]),
+    ).toEqual([[devices[1]?.id, 2]]);
+  });
+
   it('fails a destination whose every lease ran out, and drops the notification as expired when ttl stopped the rest', async () => {
     const [a] = await stores(1);
     const store = a as Store;

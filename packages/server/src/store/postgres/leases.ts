@@ -120,6 +120,19 @@ export function postgresLeases(db: PostgresConnection): LeasesPart {
       });
     },
 
+    async renewLeases({ owner, until, destinations }) {
+      if (destinations.length === 0) return 0;
+      return db.transaction((session) =>
+        session.count(
+          `UPDATE destinations d SET lease_until = $4
+         FROM unnest($1::text[], $2::text[]) AS k(notification_id, device_id)
+         WHERE d.notification_id = k.notification_id AND d.device_id = k.device_id
+           AND d.state = 'sending' AND d.lease_owner = $3`,
+          [destinations.map((d) => d.notificationId), destinations.map((d) => d.deviceId), owner, until],
+        ),
+      );
+    },
+
     async nextDeliveryAt() {
       const [row] = await db.read(nextDeliveryAt('SELECT min(available_at) AS at FROM route_queue'));
       return maybeNumber(row?.at) ?? undefined;

@@ -9,7 +9,7 @@ const QUEUED_SINCE =
   'SELECT min(created_at) AS at FROM notifications INDEXED BY notifications_queued WHERE routed_at IS NULL';
 
 /** Destinations leased to workers, and the ends of their attempts. */
-export function sqliteLeases(db: SqliteConnection): LeasesPart {
+export function sqliteLeases(db: SqliteConnection, leasing: (owner: string) => void): LeasesPart {
   /**
    * The accepted ends of a batch, nearly all of it, in two statements rather than two per push:
    * the destinations whose lease is still the finisher's, then their notifications.
@@ -38,6 +38,7 @@ export function sqliteLeases(db: SqliteConnection): LeasesPart {
 
   return {
     async claimDestinations({ owner, now, leaseMs, limit, maxAttempts }) {
+      leasing(owner);
       return db.transaction((): ClaimedDestination[] => {
         const ended = new Set<string>();
         // A lease that ran out belongs to a worker that died mid-push: that attempt counted.
@@ -156,6 +157,19 @@ export function sqliteLeases(db: SqliteConnection): LeasesPart {
           }
         }
       });
+    },
+
+    async renewLeases({ owner, until, destinations }) {
+      if (destinations.length === 0) return 0;
+      return db.run(
+        `UPDATE destinations SET lease_until = ?
+         FROM json_each(?) AS k
+         WHERE destinations.notification_id = k.value ->> 0 AND destinations.device_id = k.value ->> 1
+           AND destinations.state = 'sending' AND destinations.lease_owner = ?`,
+        until,
+        JSON.stringify(destinations.map((d) => [d.notificationId, d.deviceId])),
+        owner,
+      );
     },
 
     async nextDeliveryAt() {

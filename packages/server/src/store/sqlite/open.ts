@@ -4,8 +4,10 @@ import { makeDataDirPrivate } from '../data-dir.js';
 import type { Store } from '../store.js';
 import { SqliteConnection } from './connection.js';
 import { sqliteCredentials } from './credentials.js';
-import { DatabaseSync, inTransaction, pragmaValue, sqliteStorageCode } from './database.js';
+import { DatabaseSync, inTransaction, pragmaValue } from './database.js';
 import { sqliteDevices } from './devices.js';
+import { holdFileLock } from './file-lock.js';
+import { LeaseOwners } from './lease-owners.js';
 import { sqliteLeases } from './leases.js';
 import { sqliteRecords } from './records.js';
 import { sqlitePurge } from './retention.js';
@@ -39,7 +41,11 @@ export class DataDirInUseError extends Error {
  */
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   if (options.dataDir === ':memory:') {
-    return assemble(new SqliteConnection(prepare(new DatabaseSync(':memory:')), undefined), undefined);
+    return assemble(
+      new SqliteConnection(prepare(new DatabaseSync(':memory:')), undefined),
+      undefined,
+      undefined,
+    );
   }
   makeDataDirPrivate(options.dataDir);
   const apiLock = (options.role ?? 'api') === 'api' ? lockApi(options.dataDir) : undefined;
@@ -49,46 +55,46 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   makeDataDirPrivate(options.dataDir);
   // The new files' directory entries, and everything the migrations wrote.
   for (const fd of [openSync(options.dataDir, 'r'), wal]) fsyncSync(fd);
-  return assemble(new SqliteConnection(db, wal), apiLock);
+  const connection = new SqliteConnection(db, wal);
+  const owners = new LeaseOwners(options.dataDir);
+  // The one `api` process knows at start which lease holders died with an earlier one.
+  if (apiLock) owners.releaseGone(connection);
+  return assemble(connection, apiLock, owners);
 }
 
 /** The store from its parts, one per concern, all on one connection. */
-function assemble(db: SqliteConnection, apiLock: DatabaseSync | undefined): Store {
+function assemble(
+  db: SqliteConnection,
+  apiLock: DatabaseSync | undefined,
+  owners: LeaseOwners | undefined,
+): Store {
   const sends = sqliteSends(db);
+  const leasing = (owner: string) => owners?.hold(owner);
   return {
     ...sqliteCredentials(db),
     ...sqliteDevices(db),
     acceptSend: sends.acceptSend,
     monthlyCount: sends.monthlyCount,
     ...sqliteRecords(db),
-    ...sqliteRouting(db),
-    ...sqliteLeases(db),
+    ...sqliteRouting(db, leasing),
+    ...sqliteLeases(db, leasing),
     ...sqliteSettings(db),
     ...sqlitePurge(db),
     async close() {
       // Sends handed over but not yet committed (waiting for an fsync to end) are committed first.
       await sends.drained();
       await db.close();
+      owners?.close();
       apiLock?.close();
     },
   };
 }
 
-/**
- * Holds an exclusive lock on `api.lock` for the life of the store. The operating system drops it
- * when the process ends, however it ends, so a crash never leaves a stale lock behind.
- */
+/** Holds `api.lock` for the life of the store (see holdFileLock): one `api` store per data directory. */
 function lockApi(dataDir: string): DatabaseSync {
-  const lock = new DatabaseSync(path.join(dataDir, 'api.lock'), { timeout: 0 });
-  try {
-    lock.exec('PRAGMA locking_mode = EXCLUSIVE');
-    lock.exec('CREATE TABLE IF NOT EXISTS held (at INTEGER); DELETE FROM held;');
-    return lock;
-  } catch (error) {
-    lock.close();
-    if (sqliteStorageCode(error) === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir);
-    throw error;
-  }
+  const lock = holdFileLock(path.join(dataDir, 'api.lock'));
+  if (!lock) throw new DataDirInUseError(dataDir);
+  return lock;
 }
 
 function prepare(db: DatabaseSync): DatabaseSync {

@@ -4,7 +4,8 @@ import type { Device, RoutingPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 import { activeDevices } from './devices.js';
 
-export function sqliteRouting(db: SqliteConnection): RoutingPart {
+/** `leasing` is told of a lease's owner before it takes its first. */
+export function sqliteRouting(db: SqliteConnection, leasing: (owner: string) => void): RoutingPart {
   const insert = (
     d: PlacedDestination,
     lease: { owner: string; leaseMs: number } | undefined,
@@ -34,6 +35,7 @@ export function sqliteRouting(db: SqliteConnection): RoutingPart {
 
   return {
     async routeQueued({ now, limit, decide, lease }) {
+      if (lease) leasing(lease.owner);
       return db.transaction(() => {
         const plan = new RoutePlan(lease?.limit ?? 0);
         const devicesOf = new Map<string, Device[]>();
