@@ -12,20 +12,26 @@ export class DataDirUnsafeError extends Error {
 }
 
 /**
- * Makes the data directory readable by this user only, whatever it was before: the directory
- * 0700 and every file in it 0600. Called before the database is opened (a directory an older
+ * Makes the data directory readable by this user only, whatever it was before: the directory and
+ * those in it 0700, and every file 0600. Called before the database is opened (a directory an older
  * release left 0755) and again after (the files SQLite has just made with the umask's mode); the
  * directory's own mode already keeps other users out of the files in between.
  */
 export function makeDataDirPrivate(dataDir: string): void {
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    chmodSync(dataDir, 0o700);
-    for (const name of readdirSync(dataDir)) {
-      const file = path.join(dataDir, name);
-      if (lstatSync(file).isFile()) chmodSync(file, 0o600);
-    }
+    makePrivate(dataDir);
   } catch (error) {
     throw new DataDirUnsafeError(dataDir, error);
+  }
+}
+
+function makePrivate(dir: string): void {
+  chmodSync(dir, 0o700);
+  for (const name of readdirSync(dir)) {
+    const entry = path.join(dir, name);
+    const stats = lstatSync(entry);
+    if (stats.isFile()) chmodSync(entry, 0o600);
+    else if (stats.isDirectory()) makePrivate(entry);
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routeNotification } from '../../src/delivery/routing.js';
@@ -80,6 +80,11 @@ describe('SQLite lease owners', () => {
       'sending',
       'accepted',
     ]);
-    expect(existsSync(path.join(dir, 'owners', 'wrk_gone.lock'))).toBe(false);
+    expect(readdirSync(path.join(dir, 'owners')).sort()).toEqual([
+      'wrk_alive.lock',
+      'wrk_alive.lock-journal',
+      'wrk_new.lock',
+      'wrk_new.lock-journal',
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { SqliteConnection } from './connection.js';
 import type { DatabaseSync } from './database.js';
@@ -24,9 +24,12 @@ export class LeaseOwners {
   /** Marks `owner` as this process's, before it takes its first lease. */
   hold(owner: string): void {
     if (this.#held.has(owner) || !OWNER.test(owner)) return;
-    const lock = holdFileLock(this.#fileOf(owner));
+    const file = this.#fileOf(owner);
+    const lock = holdFileLock(file);
     // Held elsewhere: a worker id is random, so this cannot happen but by a copy of the id.
-    if (lock) this.#held.set(owner, lock);
+    if (!lock) return;
+    chmodSync(file, 0o600);
+    this.#held.set(owner, lock);
   }
 
   /**
@@ -56,7 +59,7 @@ export class LeaseOwners {
         owner,
       );
       lock.close();
-      rmSync(file, { force: true });
+      removeLockFile(file);
     }
     return released;
   }
@@ -65,7 +68,7 @@ export class LeaseOwners {
   close(): void {
     for (const [owner, lock] of this.#held) {
       lock.close();
-      rmSync(this.#fileOf(owner), { force: true });
+      removeLockFile(this.#fileOf(owner));
     }
     this.#held.clear();
   }
@@ -73,4 +76,10 @@ export class LeaseOwners {
   #fileOf(owner: string): string {
     return path.join(this.#dir, `${owner}.lock`);
   }
+}
+
+/** A lock file and the journal SQLite keeps beside it while the lock is held. */
+function removeLockFile(file: string): void {
+  rmSync(file, { force: true });
+  rmSync(`${file}-journal`, { force: true });
 }
