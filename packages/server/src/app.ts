@@ -23,12 +23,15 @@ import { accountRoutes } from './http/routes/accounts.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { type DevPageDeps, devPageRoutes } from './http/routes/dev-page.js';
 import { deviceRoutes } from './http/routes/devices.js';
+import { type HealthDeps, healthRoutes } from './http/routes/health.js';
 import { inboxRoutes } from './http/routes/inbox.js';
 import { notificationRoutes } from './http/routes/notifications.js';
 import { sceneRoutes } from './http/routes/scenes.js';
 import { sendRoutes } from './http/routes/send.js';
 import { tokenRoutes } from './http/routes/tokens.js';
+import { registerSendMetrics } from './http/send-metrics.js';
 import { type IdSource, randomIds } from './ids.js';
+import type { Metrics } from './metrics.js';
 import type { Store } from './store/store.js';
 
 export interface AppDeps {
@@ -45,6 +48,12 @@ export interface AppDeps {
   devPage?: DevPageDeps;
   /** How long a client may take; see DEFAULT_TIMEOUTS. */
   timeouts?: Partial<Timeouts>;
+  /** What `/readyz` reports of the process; left out, a process that never stops, without delivery. */
+  health?: HealthDeps;
+  /** Counts sends when the process serves metrics (`--metrics`). */
+  metrics?: Metrics;
+  /** Serve HTTPS with this certificate and key (PEM); `app.server.setSecureContext` replaces them. */
+  tls?: { cert: Buffer; key: Buffer };
 }
 
 export interface Timeouts {
@@ -81,6 +90,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     adminKey: deps.adminKey,
     onQueued: deps.onQueued ?? (() => {}),
     inFlight: { sends: 0 },
+    metrics: deps.metrics,
   };
   const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
   // One line per request at info: its method, path (no query, no credential), status and time.
@@ -98,15 +108,19 @@ export function buildApp(deps: AppDeps): FastifyInstance {
             'request',
           )
       : undefined;
+  const serverOptions = {
+    // A request without Host is refused by our own hook, in the spec's error body with its
+    // request id; Node's own refusal is a bare 400.
+    requireHostHeader: false,
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    connectionsCheckingInterval: Math.min(1000, timeouts.headersMs / 2),
+  };
   const app = Fastify({
-    http: {
-      // A request without Host is refused by our own hook, in the spec's error body with its
-      // request id; Node's own refusal is a bare 400.
-      requireHostHeader: false,
-      headersTimeout: timeouts.headersMs,
-      requestTimeout: timeouts.requestMs,
-      connectionsCheckingInterval: Math.min(1000, timeouts.headersMs / 2),
-    },
+    // Fastify gives Node's server `http` or `https`, not both: the same options go in either.
+    ...(deps.tls
+      ? { https: { ...serverOptions, cert: deps.tls.cert, key: deps.tls.key } }
+      : { http: serverOptions }),
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     logger: deps.logger ?? false,
@@ -160,6 +174,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   app.register(async (scope) => {
     registerRateLimitHeaders(scope, ctx);
+    if (deps.metrics) registerSendMetrics(scope, deps.metrics);
     sendRoutes(scope, ctx);
   });
   notificationRoutes(app, ctx);
@@ -169,6 +184,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   accountRoutes(app, ctx);
   inboxRoutes(app, ctx);
   adminRoutes(app, ctx);
+  healthRoutes(app, deps.store, deps.health ?? { stopping: () => false });
   if (deps.devPage) devPageRoutes(app, deps.store, deps.devPage);
   return app;
 }

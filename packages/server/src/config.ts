@@ -34,9 +34,27 @@ export interface ServerConfig {
   logLevel: string;
   /** Pushes in flight at once in this process; 0 runs the API only. */
   workers: number;
-  /** How long a worker holds a destination it is pushing before another worker may take it over. */
+  /** How long a lease on a push in flight lasts between its worker's renewals. */
   leaseMs: number;
   apns: ApnsConfig;
+  /** Where to serve Prometheus metrics; undefined serves none. */
+  metrics: ListenAddress | undefined;
+  /** HTTPS on the API's port: PEM files, read at start and again on SIGHUP. */
+  tls: { certFile: string; keyFile: string } | undefined;
+}
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** `HOST:PORT` (`[::1]:9100` for IPv6; port 0 picks a free one), or why it is not one. */
+export function listenAddressOf(text: string): ListenAddress | string {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[3]);
+  if (!match || port > 65_535)
+    return 'must be HOST:PORT, such as 127.0.0.1:9464 ([::1]:9464 for IPv6; port 0 picks one)';
+  return { host: (match[1] ?? match[2]) as string, port };
 }
 
 const DEFAULT_TOPIC = 'app.foxbell.Foxbell';
@@ -187,6 +205,31 @@ export const SERVER_SETTINGS = {
     default: DEFAULT_LEASE_MS / 1000,
     help: 'how long a lease on a push in flight lasts between renewals (every third of it): how soon another worker takes the push over if this one dies',
   },
+  tlsCert: {
+    flag: 'tls-cert',
+    variable: 'FOXBELL_TLS_CERT',
+    argument: 'FILE',
+    type: 'text',
+    help: 'serve HTTPS with this PEM certificate chain (with --tls-key); read again on SIGHUP',
+  },
+  tlsKey: {
+    flag: 'tls-key',
+    variable: 'FOXBELL_TLS_KEY',
+    argument: 'FILE',
+    type: 'text',
+    help: 'its PEM private key',
+  },
+  metrics: {
+    flag: 'metrics',
+    variable: 'FOXBELL_METRICS',
+    argument: 'HOST:PORT',
+    type: 'text',
+    check: (value) => {
+      const address = listenAddressOf(value);
+      return typeof address === 'string' ? address : undefined;
+    },
+    help: 'serve Prometheus metrics at http://HOST:PORT/metrics, apart from the API (off when unset)',
+  },
   apns: {
     flag: 'apns',
     variable: 'FOXBELL_APNS',
@@ -272,7 +315,8 @@ export const SERVER_SETTINGS = {
 export const USAGE = usageOf(
   `Usage: foxbell-server [worker] [options]
 
-  worker                deliver only (no API), sharing the database with a server; any number may run`,
+  worker                deliver only (no API), sharing the database with a server; any number may run
+  admin …               manage accounts, tokens, devices and the pause of a running server: admin --help`,
   SERVER_SETTINGS,
 );
 
@@ -291,7 +335,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
   const { values, problems } = read;
   const [command = 'serve', ...extra] = read.positionals;
   if (command !== 'serve' && command !== 'worker')
-    problems.push(`unknown command "${command}"; the only one is "worker"`);
+    problems.push(`unknown command "${command}"; the commands are "worker" and "admin"`);
   if (extra.length > 0) problems.push(`unexpected arguments: ${extra.join(' ')}`);
   if (values.database === undefined && values.databaseSchema !== undefined) {
     problems.push(`${settingName(SERVER_SETTINGS.databaseSchema)} needs --database`);
@@ -299,6 +343,11 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
   const workers = values.noWorkers ? 0 : values.workers;
   if (command === 'worker' && workers === 0) problems.push('a worker needs --workers of at least 1');
   const apns = apnsConfigOf(values, problems);
+  if ((values.tlsCert === undefined) !== (values.tlsKey === undefined)) {
+    problems.push(
+      `${settingName(SERVER_SETTINGS.tlsCert)} and ${settingName(SERVER_SETTINGS.tlsKey)} go together`,
+    );
+  }
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
@@ -329,6 +378,11 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       workers,
       leaseMs: values.leaseSeconds * 1000,
       apns,
+      metrics: values.metrics === undefined ? undefined : (listenAddressOf(values.metrics) as ListenAddress),
+      tls:
+        values.tlsCert === undefined || values.tlsKey === undefined
+          ? undefined
+          : { certFile: values.tlsCert, keyFile: values.tlsKey },
     },
   };
 }

@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { createSecureContext, type Server as TlsServer } from 'node:tls';
 import { openPushService, type PushService } from './apns/connect.js';
 import { buildApp } from './app.js';
 import { type Clock, DAY_MS, MINUTE_MS, systemClock } from './clock.js';
@@ -6,6 +9,7 @@ import { type DeliveryLog, DeliveryWorker } from './delivery/worker.js';
 import { seedDevAccount } from './dev-seed.js';
 import { devSessionFile, readDevSession, writeDevSession } from './dev-session.js';
 import { randomBase62, randomIds } from './ids.js';
+import { Metrics, serveMetrics } from './metrics.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS, NOTIFICATION_RETENTION_MS } from './retention.js';
 import { DataDirUnsafeError } from './store/data-dir.js';
 import { describeDatabase, openStore } from './store/open.js';
@@ -20,6 +24,16 @@ const DELIVERY_GRACE_MS = 5_000;
 const PURGE_INTERVAL_MS = DAY_MS / 24;
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'admin') {
+    // A client of a running server: none of the server loads.
+    const { runAdmin } = await import('./admin/run.js');
+    process.exitCode = await runAdmin(process.argv.slice(3), {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: process.env,
+    });
+    return;
+  }
   const read = readConfig(process.argv.slice(2), process.env);
   if (read.ok === 'help') {
     process.stdout.write(USAGE);
@@ -37,8 +51,13 @@ async function main(): Promise<void> {
   const adminKey = config.adminKey ?? (config.dev ? `fox_admin_${randomBase62(32)}` : undefined);
   const store = await openStore(config.database, 'api');
   let delivery: Delivery | undefined;
+  let stopping = false;
+  const metrics = config.metrics && new Metrics(store, clock);
+  let metricsServer: Server | undefined;
   const devFile = devSessionFile(config.dataDir);
+  const tls = config.tls && (await readTls(config.tls));
   const app = buildApp({
+    ...(tls ? { tls } : {}),
     store,
     clock,
     ids: randomIds,
@@ -46,6 +65,11 @@ async function main(): Promise<void> {
     limits: config.limits,
     logger: { level: config.logLevel, stream: process.stderr },
     onQueued: () => delivery?.worker.poke(),
+    health: {
+      stopping: () => stopping,
+      ...(config.workers > 0 ? { credentialRefused: () => delivery?.worker.credentialRefused ?? false } : {}),
+    },
+    ...(metrics ? { metrics } : {}),
     ...(config.dev
       ? {
           devPage: {
@@ -59,7 +83,7 @@ async function main(): Promise<void> {
         }
       : {}),
   });
-  delivery = await startDelivery(config, store, clock, {
+  delivery = await startDelivery(config, store, clock, metrics, {
     error: (message, details) => app.log.error(details ?? {}, message),
   });
 
@@ -80,12 +104,12 @@ async function main(): Promise<void> {
   );
   purgeTimer.unref();
 
-  let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'stopping: no new requests; waiting for those in flight');
     clearInterval(purgeTimer);
+    metricsServer?.close();
     const grace = setTimeout(() => {
       app.log.warn('requests still in flight after the grace period; closing anyway');
       process.exit(1);
@@ -98,9 +122,24 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  const files = config.tls;
+  if (files) {
+    // A renewed certificate is taken without a restart: connections made from now on get it.
+    process.on('SIGHUP', () => {
+      readTls(files).then(
+        (renewed) => {
+          (app.server as unknown as TlsServer).setSecureContext(renewed);
+          app.log.info({ cert: files.certFile }, 'certificate and key read again');
+        },
+        (error: unknown) =>
+          app.log.error({ err: error }, 'reading the certificate or key failed; the ones in use stay'),
+      );
+    });
+  }
 
   const address = await app.listen({ port: config.port, host: config.host });
   const baseUrl = address.replace('[::1]', 'localhost');
+  metricsServer = await announceMetrics(metrics, config);
   if (config.dev) await announceDev(baseUrl, adminKey);
   if (delivery?.push.controlUrl) {
     process.stdout.write(`foxbell-server APNs simulator control API on ${delivery.push.controlUrl}\n`);
@@ -125,7 +164,32 @@ async function main(): Promise<void> {
   }
 }
 
-/** The dev account's secrets, as `--dev` saved them on its first start. */
+/** The certificate chain and key files, read and checked as a pair (a mismatch throws here). */
+async function readTls(files: { certFile: string; keyFile: string }): Promise<{ cert: Buffer; key: Buffer }> {
+  try {
+    const [cert, key] = await Promise.all([readFile(files.certFile), readFile(files.keyFile)]);
+    createSecureContext({ cert, key });
+    return { cert, key };
+  } catch (error) {
+    throw new TlsFilesError(files, error);
+  }
+}
+
+/** The certificate or key cannot be read, or they are not a pair. */
+class TlsFilesError extends Error {
+  constructor(files: { certFile: string; keyFile: string }, cause: unknown) {
+    const why = (cause as NodeJS.ErrnoException).code ?? (cause as Error).message;
+    super(`cannot use --tls-cert ${files.certFile} with --tls-key ${files.keyFile}: ${why}`, { cause });
+  }
+}
+
+/** Serves the metrics apart from the API when `--metrics` asks, and says where. */
+async function announceMetrics(metrics: Metrics | undefined, config: ServerConfig) {
+  if (!metrics || !config.metrics) return undefined;
+  const { url, server } = await serveMetrics(metrics, config.metrics);
+  process.stdout.write(`foxbell-server metrics on ${url}\n`);
+  return server;
+}
 
 interface Delivery {
   worker: DeliveryWorker;
@@ -139,6 +203,7 @@ async function startDelivery(
   config: ServerConfig,
   store: Store,
   clock: Clock,
+  metrics: Metrics | undefined,
   log: DeliveryLog,
 ): Promise<Delivery | undefined> {
   if (config.workers === 0) return undefined;
@@ -151,6 +216,7 @@ async function startDelivery(
     concurrency: config.workers,
     leaseMs: config.leaseMs,
     log,
+    ...(metrics ? { metrics } : {}),
   });
   worker.start();
   return {
@@ -172,11 +238,14 @@ async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
         `${JSON.stringify({ level: 'error', time: clock.now(), msg: message, ...details })}\n`,
       ),
   };
-  const delivery = (await startDelivery(config, store, clock, log)) as Delivery;
+  const metrics = config.metrics && new Metrics(store, clock);
+  const delivery = (await startDelivery(config, store, clock, metrics, log)) as Delivery;
   let stopping = false;
+  let metricsServer: Server | undefined;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    metricsServer?.close();
     const grace = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + DELIVERY_GRACE_MS);
     grace.unref();
     await delivery.stop();
@@ -185,6 +254,7 @@ async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
+  metricsServer = await announceMetrics(metrics, config);
   process.stdout.write(
     `foxbell-server worker ${delivery.worker.owner} delivering from ${describeDatabase(config.database)}\n`,
   );
@@ -194,6 +264,7 @@ main().catch((error: unknown) => {
   if (
     error instanceof DataDirInUseError ||
     error instanceof DataDirUnsafeError ||
+    error instanceof TlsFilesError ||
     error instanceof DatabaseUnreachableError
   ) {
     process.stderr.write(`foxbell-server: ${error.message}\n`);

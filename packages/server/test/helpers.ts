@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { afterAll, afterEach, expect } from 'vitest';
 import { type AppDeps, buildApp } from '../src/app.js';
 import type { Clock } from '../src/clock.js';
+import type { Metrics } from '../src/metrics.js';
 import type { Store } from '../src/store/store.js';
 import { openTestStore } from './test-database.js';
 
@@ -44,6 +45,8 @@ export interface TestServer {
   url: string;
   clock: ManualClock;
   store: Store;
+  /** The app's metrics, when the test asked for them. */
+  metrics: Metrics | undefined;
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
   close(): Promise<void>;
 }
@@ -80,16 +83,22 @@ export async function startServer(
     logger?: AppDeps['logger'];
     /** Stands between the app and the store, e.g. to make some calls fail. */
     wrapStore?: (store: Store) => Store;
+    health?: AppDeps['health'];
+    /** Metrics of the app, made on its store and clock. */
+    metrics?: (store: Store, clock: ManualClock) => Metrics;
   } = {},
 ): Promise<TestServer> {
   const clock = new ManualClock();
   const opened = await openTestStore();
   const store = options.wrapStore ? options.wrapStore(opened) : opened;
+  const metrics = options.metrics?.(store, clock);
   const app = buildApp({
     store,
     clock,
     adminKey: ADMIN_KEY,
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.health ? { health: options.health } : {}),
+    ...(metrics ? { metrics } : {}),
     logger: options.logger ?? { level: 'debug', stream: logSink },
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -97,6 +106,7 @@ export async function startServer(
     url,
     clock,
     store,
+    metrics,
     request: (method, path, requestOptions = {}) => send(url, method, path, requestOptions),
     close: async () => {
       await app.close();

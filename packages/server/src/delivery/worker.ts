@@ -36,6 +36,13 @@ export interface DeliveryWorkerOptions {
   credentialPauseMs?: number;
   newApnsId?: () => string;
   log?: DeliveryLog;
+  /** Told of each push's answer, when the process serves metrics. */
+  metrics?: PushMetrics;
+}
+
+export interface PushMetrics {
+  /** A push's answer (its HTTP status, or undefined when none came) after `seconds`. */
+  pushed(platform: string, status: number | undefined, seconds: number): void;
 }
 
 const ROUTE_BATCH = 200;
@@ -48,7 +55,10 @@ const ROUTE_BATCH = 200;
  */
 export class DeliveryWorker {
   readonly owner = `wrk_${randomBase62(12)}`;
-  readonly #options: Required<Omit<DeliveryWorkerOptions, 'log'>> & { log: DeliveryLog | undefined };
+  readonly #options: Required<Omit<DeliveryWorkerOptions, 'log' | 'metrics'>> & {
+    log: DeliveryLog | undefined;
+    metrics: PushMetrics | undefined;
+  };
   /** Pushes sent and not yet answered. */
   #inFlight = 0;
   /** Resolved when the last push in flight is answered. */
@@ -74,6 +84,7 @@ export class DeliveryWorker {
       newApnsId: randomUUID,
       ...options,
       log: options.log,
+      metrics: options.metrics,
     };
     this.#recorder = new TurnBatcher(async (attempts) => {
       try {
@@ -243,13 +254,24 @@ export class DeliveryWorker {
   #push(destination: ClaimedDestination): void {
     this.#claimed.add(destination);
     this.#inFlight += 1;
+    const sent = performance.now();
     this.#options.sender.push(pushRequestFor(destination, this.#options.topics)).then(
-      (result) => this.#answered(destination, result),
-      (error: unknown) => this.#answered(destination, { kind: 'no_answer', error: String(error) }),
+      (result) => this.#answered(destination, result, sent),
+      (error: unknown) => this.#answered(destination, { kind: 'no_answer', error: String(error) }, sent),
     );
   }
 
-  #answered(destination: ClaimedDestination, result: PushResult): void {
+  /** Whether APNs refused the credential lately: pushes wait (see credentialPauseMs). */
+  get credentialRefused(): boolean {
+    return this.#options.clock.now() < this.#pausedUntil;
+  }
+
+  #answered(destination: ClaimedDestination, result: PushResult, sent: number): void {
+    this.#options.metrics?.pushed(
+      destination.platform,
+      result.kind === 'answered' ? result.status : undefined,
+      (performance.now() - sent) / 1000,
+    );
     try {
       // Not claimed any more: a stop that ran out of time released it.
       if (this.#claimed.delete(destination)) this.#record(destination, result);

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { IdSource } from '../ids.js';
+import type { Metrics } from '../metrics.js';
 import type { Account, Credential, RateLimits, SendToken, Store } from '../store/store.js';
 import type { ManagementWriteLimit } from './management-rate.js';
 
@@ -40,6 +41,8 @@ export interface AppContext {
   /** Sends being stored now (see `ServiceLimits.sendsInFlight`). */
   inFlight: { sends: number };
   managementWrites: ManagementWriteLimit;
+  /** This process's metrics, when it serves them. */
+  metrics: Metrics | undefined;
 }
 
 /** Which credentials a route takes (management-api: Credentials). */
@@ -64,6 +67,8 @@ declare module 'fastify' {
     headBytes: number;
     /** The account's accepted sends this month, once a send route knows it (for X-RateLimit-*). */
     monthlyCount: number | undefined;
+    /** The error code the request was refused with, once it was (for metrics). */
+    errorCode: string | undefined;
   }
   interface FastifyContextConfig {
     /** The credentials the route accepts; a route without it needs none. */

@@ -38,6 +38,7 @@ export function setBaseHeaders(reply: FastifyReply, request: FastifyRequest): vo
 export function sendApiError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
   // Also for refusals made before the onRequest hooks ran (a path that does not parse).
   setBaseHeaders(reply, request);
+  request.errorCode = error.code;
   reply.headers(error.headers);
   // The rest of an oversized body is not wanted: close the connection rather than read it.
   if (error.status === 413) reply.header('connection', 'close');
@@ -53,6 +54,7 @@ export function sendApiError(reply: FastifyReply, request: FastifyRequest, error
  * the body.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
+  app.decorateRequest('errorCode', undefined);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = error instanceof ApiError ? error : fromFastify(error);
     if (known) return sendApiError(reply, request, known);

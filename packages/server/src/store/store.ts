@@ -297,6 +297,14 @@ export interface Store {
     windowsBefore: number;
     credentialsBefore: number;
   }): Promise<{ notifications: number; keys: number; windows: number; tokens: number; devices: number }>;
+  /**
+   * Whether the database answers with every migration of this release applied; throws when it
+   * does not answer. Reads only.
+   */
+  schemaCurrent(): Promise<boolean>;
+  /** What waits and what was delivered, for metrics: one query for the queue, one for the destinations. */
+  queueStats(): Promise<{ depth: number; oldestCreatedAt: number | undefined }>;
+  destinationCounts(): Promise<Partial<Record<DestinationState, number>>>;
   close(): Promise<void>;
 }
 
@@ -325,3 +333,4 @@ export type LeasesPart = Pick<
 >;
 export type SettingsPart = Pick<Store, 'getPause' | 'setPause' | 'getSetting' | 'setSetting'>;
 export type RetentionPart = Pick<Store, 'purge'>;
+export type HealthPart = Pick<Store, 'schemaCurrent' | 'queueStats' | 'destinationCounts'>;

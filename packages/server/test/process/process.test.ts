@@ -240,6 +240,44 @@ describe('foxbell-server, delivering', () => {
     ).toEqual(['hi']);
   });
 
+  it('serves Prometheus metrics on their own listener with --metrics, pushes counted, and not on the API port', async () => {
+    const server = await startProcess([
+      ...['--data', await tempDir(), '--admin-key', ADMIN, '--log-level', 'warn'],
+      ...['--metrics', '127.0.0.1:0'],
+    ]);
+    const metricsUrl = /metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)\n/.exec(
+      server.stdout(),
+    )?.[1] as string;
+    expect(metricsUrl).toBeDefined();
+    const { key, token } = await accountWithToken(server.url);
+    await addDevice(server.url, key, 'f'.repeat(64));
+    const sent = await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'hi' } });
+    expect((await deliveredStatus(server.url, token, sent.body.id)).status).toBe('sent_to_push');
+
+    const scrape = await fetch(metricsUrl);
+    expect([scrape.status, scrape.headers.get('content-type')]).toEqual([
+      200,
+      'text/plain; version=0.0.4; charset=utf-8',
+    ]);
+    const text = await scrape.text();
+    for (const line of [
+      'foxbell_sends_total{endpoint="json",outcome="accepted"} 1',
+      'foxbell_pushes_total{platform="ios",status="200"} 1',
+      'foxbell_push_duration_seconds_count 1',
+      'foxbell_route_queue_depth 0',
+      'foxbell_route_queue_oldest_seconds 0',
+      'foxbell_destinations{state="accepted"} 1',
+      'foxbell_shed_total 0',
+    ]) {
+      expect(text.split('\n'), line).toContain(line);
+    }
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    // Only /metrics there; none on the API's port.
+    expect((await fetch(metricsUrl.replace('/metrics', '/'))).status).toBe(404);
+    const onApi = await send(server.url, 'GET', '/metrics', {});
+    expect([onApi.status, onApi.body.error.code]).toEqual([404, 'not_found']);
+  });
+
   it('serves the API with --no-workers while `foxbell-server worker` delivers from the same data', async () => {
     const data = await tempDir();
     const api = await startProcess([

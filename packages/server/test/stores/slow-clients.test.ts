@@ -28,6 +28,7 @@ async function serverWithTimeouts(): Promise<TestServer> {
     url,
     clock,
     store,
+    metrics: undefined,
     request: (method, path, options = {}) => send(url, method, path, options),
     close: () => app.close(),
   };

@@ -152,6 +152,7 @@ async function accept(
   const caller = request.caller;
   if (caller?.kind !== 'send') throw new Error('send route reached without a send token');
   if (ctx.inFlight.sends >= ctx.limits.sendsInFlight) {
+    ctx.metrics?.shed();
     throw new ApiError('service_unavailable', 'the server is busy; retry after Retry-After', {
       headers: { 'retry-after': '1' },
     });

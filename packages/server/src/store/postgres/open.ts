@@ -3,6 +3,7 @@ import type { Store } from '../store.js';
 import { lockKey, PostgresConnection } from './connection.js';
 import { postgresCredentials } from './credentials.js';
 import { postgresDevices } from './devices.js';
+import { postgresHealth } from './health.js';
 import { postgresLeases } from './leases.js';
 import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './options.js';
 import { postgresRecords } from './records.js';
@@ -84,6 +85,7 @@ function assemble(db: PostgresConnection): Store {
     ...postgresLeases(db),
     ...postgresSettings(db),
     ...postgresPurge(db),
+    ...postgresHealth(db),
     async close() {
       // Sends already handed to the store are admitted (or refused) before the connections close.
       await sends.drained();

@@ -7,6 +7,7 @@ import { sqliteCredentials } from './credentials.js';
 import { DatabaseSync, inTransaction, pragmaValue } from './database.js';
 import { sqliteDevices } from './devices.js';
 import { holdFileLock } from './file-lock.js';
+import { sqliteHealth } from './health.js';
 import { LeaseOwners } from './lease-owners.js';
 import { sqliteLeases } from './leases.js';
 import { sqliteRecords } from './records.js';
@@ -80,6 +81,7 @@ function assemble(
     ...sqliteLeases(db, leasing),
     ...sqliteSettings(db),
     ...sqlitePurge(db),
+    ...sqliteHealth(db),
     async close() {
       // Sends handed over but not yet committed (waiting for an fsync to end) are committed first.
       await sends.drained();

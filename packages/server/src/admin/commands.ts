@@ -1,0 +1,251 @@
+import type { ParseArgsOptionDescriptor } from 'node:util';
+
+/** The values parseArgs read for a command's own options. */
+export type OptionValues = Record<string, string | boolean | undefined>;
+
+/** One `foxbell-server admin` command: the management API call it makes, and how it shows the answer. */
+export interface AdminCommand {
+  /** `account create`, `pause`… */
+  name: string;
+  summary: string;
+  /** Whose key the route takes. */
+  credential: 'admin' | 'account';
+  method: 'GET' | 'POST' | 'DELETE';
+  /** The path, given the command's ID argument when it takes one. */
+  path: (id: string) => string;
+  /** The name of its one positional argument, when it takes one. */
+  takesId?: string;
+  options?: Record<string, ParseArgsOptionDescriptor & { argument?: string; help: string }>;
+  /** The JSON body, from the options; a string is a usage mistake. */
+  body?: (values: OptionValues) => Record<string, unknown> | string;
+  /** The answer for a person: lines on stdout. */
+  show: (answer: Answer, id: string) => string[];
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, as the API documents them.
+type Answer = any;
+
+const SHOWN_ONCE = '(shown once: keep it now)';
+
+/** A list as aligned columns, with a header. */
+export function table(headers: string[], rows: string[][]): string[] {
+  const widths = headers.map((header, i) =>
+    Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...rows.map(line)];
+}
+
+const tokenState = (token: Answer) =>
+  token.revoked_at
+    ? 'revoked'
+    : token.expires_at && Date.parse(token.expires_at) <= Date.now()
+      ? 'expired'
+      : 'live';
+
+export const ADMIN_COMMANDS: readonly AdminCommand[] = [
+  {
+    name: 'account create',
+    summary: 'make an account; prints its key once',
+    credential: 'admin',
+    method: 'POST',
+    path: () => '/v1/accounts',
+    options: { name: { type: 'string', argument: 'N', help: 'a name for it' } },
+    body: (values) => (values.name === undefined ? {} : { name: values.name }),
+    show: (answer) => [
+      `account ${answer.id} created`,
+      `  key:        ${answer.key} ${SHOWN_ONCE}`,
+      `  generation: ${answer.generation}`,
+    ],
+  },
+  {
+    name: 'account delete',
+    summary: 'delete the account of --account-key, with its devices and tokens',
+    credential: 'account',
+    method: 'DELETE',
+    path: () => '/v1/account',
+    show: () => ['account deleted'],
+  },
+  {
+    name: 'account rotate-key',
+    summary: 'replace the account key; prints the new one once',
+    credential: 'account',
+    method: 'POST',
+    path: () => '/v1/account/key',
+    options: {
+      generation: { type: 'string', argument: 'G', help: 'only if the key is still this generation' },
+    },
+    body: (values) => {
+      if (values.generation === undefined) return {};
+      const generation = Number(values.generation);
+      return Number.isInteger(generation) && generation >= 1
+        ? { generation }
+        : '--generation must be a whole number from 1';
+    },
+    show: (answer) => [
+      'account key replaced',
+      `  key:        ${answer.key} ${SHOWN_ONCE}`,
+      `  generation: ${answer.generation}`,
+    ],
+  },
+  {
+    name: 'token create',
+    summary: 'make a send token; prints it once',
+    credential: 'account',
+    method: 'POST',
+    path: () => '/v1/tokens',
+    options: {
+      name: { type: 'string', argument: 'N', help: 'the sender name shown with each notification' },
+      kind: { type: 'string', argument: 'K', help: 'standard (default) or agent' },
+      scenes: { type: 'string', argument: 'A,B', help: 'the only scenes it may send' },
+      'allow-urls': { type: 'boolean', help: 'may send links (agents may not by default)' },
+      'no-own-status': { type: 'boolean', help: 'may not read the status of its sends' },
+      'no-device-names': { type: 'boolean', help: 'may not list device names' },
+      'default-target': {
+        type: 'string',
+        argument: 'T',
+        help: 'where its sends go when they name no target',
+      },
+      'expires-at': {
+        type: 'string',
+        argument: 'TS',
+        help: 'when it stops working (YYYY-MM-DDTHH:MM:SS.mmmZ)',
+      },
+    },
+    body: (values) => ({
+      ...(values.name === undefined ? {} : { name: values.name }),
+      ...(values.kind === undefined ? {} : { kind: values.kind }),
+      ...(typeof values.scenes === 'string'
+        ? { scenes: values.scenes.split(',').map((scene) => scene.trim()) }
+        : {}),
+      ...(values['allow-urls'] ? { allow_urls: true } : {}),
+      ...(values['no-own-status'] ? { own_status: false } : {}),
+      ...(values['no-device-names'] ? { device_names: false } : {}),
+      ...(values['default-target'] === undefined ? {} : { default_target: values['default-target'] }),
+      ...(values['expires-at'] === undefined ? {} : { expires_at: values['expires-at'] }),
+    }),
+    show: (answer) => [
+      `token ${answer.id} created`,
+      `  token: ${answer.token} ${SHOWN_ONCE}`,
+      `  name:  ${answer.name}`,
+      `  kind:  ${answer.kind}`,
+      ...(answer.scenes ? [`  scenes: ${answer.scenes.join(', ')}`] : []),
+      ...(answer.expires_at ? [`  expires: ${answer.expires_at}`] : []),
+    ],
+  },
+  {
+    name: 'token list',
+    summary: "the account's tokens (never their secrets)",
+    credential: 'account',
+    method: 'GET',
+    path: () => '/v1/tokens',
+    show: (answer) =>
+      answer.tokens.length === 0
+        ? ['no tokens']
+        : table(
+            ['ID', 'NAME', 'KIND', 'STATE', 'CREATED'],
+            answer.tokens.map((token: Answer) => [
+              token.id,
+              token.name,
+              token.kind,
+              tokenState(token),
+              token.created_at,
+            ]),
+          ),
+  },
+  {
+    name: 'token revoke',
+    summary: 'revoke a token at once; what it queued and is not yet routed is dropped',
+    credential: 'account',
+    method: 'DELETE',
+    takesId: 'ID',
+    path: (id) => `/v1/tokens/${encodeURIComponent(id)}`,
+    show: (_answer, id) => [`token ${id} revoked`],
+  },
+  {
+    name: 'device add',
+    summary: 'register a device by its APNs push token',
+    credential: 'account',
+    method: 'POST',
+    path: () => '/v1/devices',
+    options: {
+      name: { type: 'string', argument: 'N', help: 'its name, as sends target it' },
+      platform: { type: 'string', argument: 'P', help: 'ios, watchos or visionos' },
+      'push-token': { type: 'string', argument: 'HEX', help: 'its APNs device token' },
+    },
+    body: (values) => {
+      const missing = ['name', 'platform', 'push-token'].filter((name) => values[name] === undefined);
+      if (missing.length > 0) return `device add needs ${missing.map((name) => `--${name}`).join(', ')}`;
+      return { name: values.name, platform: values.platform, push_token: values['push-token'] };
+    },
+    show: (answer) => [
+      `device ${answer.id} added`,
+      `  name:     ${answer.name}`,
+      `  platform: ${answer.platform}`,
+    ],
+  },
+  {
+    name: 'device list',
+    summary: "the account's devices",
+    credential: 'account',
+    method: 'GET',
+    path: () => '/v1/devices',
+    show: (answer) =>
+      answer.devices.length === 0
+        ? ['no devices']
+        : table(
+            ['ID', 'NAME', 'PLATFORM', 'IN AUTO', 'STATE'],
+            answer.devices.map((device: Answer) => [
+              device.id,
+              device.name,
+              device.platform,
+              device.in_auto ? 'yes' : 'no',
+              device.active ? 'active' : 'removed',
+            ]),
+          ),
+  },
+  {
+    name: 'device remove',
+    summary: 'remove a device; what still waits for it is skipped',
+    credential: 'account',
+    method: 'DELETE',
+    takesId: 'ID',
+    path: (id) => `/v1/devices/${encodeURIComponent(id)}`,
+    show: (_answer, id) => [`device ${id} removed`],
+  },
+  {
+    name: 'pause',
+    summary: 'refuse sends with 503 and Retry-After, for every account',
+    credential: 'admin',
+    method: 'POST',
+    path: () => '/v1/admin/pause',
+    options: {
+      'retry-after': {
+        type: 'string',
+        argument: 'S',
+        help: 'the Retry-After clients get (1 to 3600; default 30)',
+      },
+    },
+    body: (values) => {
+      if (values['retry-after'] === undefined) return { paused: true };
+      const seconds = Number(values['retry-after']);
+      return Number.isInteger(seconds)
+        ? { paused: true, retry_after: seconds }
+        : '--retry-after must be a whole number of seconds';
+    },
+    show: (answer) => [`sends paused; clients are told to retry after ${answer.retry_after} s`],
+  },
+  {
+    name: 'resume',
+    summary: 'take sends again',
+    credential: 'admin',
+    method: 'POST',
+    path: () => '/v1/admin/pause',
+    body: () => ({ paused: false }),
+    show: () => ['sends resumed'],
+  },
+];

@@ -1,0 +1,120 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DESTINATION_STATES } from '@foxbell/sdk/contract';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Clock } from './clock.js';
+import type { Store } from './store/store.js';
+
+/**
+ * What this process counts, in Prometheus' text format (prom-client). Counters are this process's
+ * own; the queue and destination gauges read the store when scraped (one query each), so with
+ * several processes on PostgreSQL every process reports the same shared figures.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #sends: Counter<'endpoint' | 'outcome'>;
+  readonly #pushes: Counter<'platform' | 'status'>;
+  readonly #pushDuration: Histogram;
+  readonly #shed: Counter;
+
+  constructor(store: Store, clock: Clock) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.#sends = new Counter({
+      name: 'foxbell_sends_total',
+      help: 'Sends answered, by endpoint (json: POST /v1/notifications; url: /v1/send/<token>) and outcome (accepted, replayed, or the error code)',
+      labelNames: ['endpoint', 'outcome'],
+      registers,
+    });
+    this.#shed = new Counter({
+      name: 'foxbell_shed_total',
+      help: 'Sends answered 503 at once because too many were being stored (--sends-in-flight)',
+      registers,
+    });
+    this.#pushes = new Counter({
+      name: 'foxbell_pushes_total',
+      help: "Answers of the push service, by device platform and HTTP status ('none' when no answer came)",
+      labelNames: ['platform', 'status'],
+      registers,
+    });
+    this.#pushDuration = new Histogram({
+      name: 'foxbell_push_duration_seconds',
+      help: 'From a push leaving to its answer (or to giving up on one)',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    new Gauge({
+      name: 'foxbell_route_queue_depth',
+      help: 'Notifications accepted and not yet routed to devices',
+      registers,
+      async collect() {
+        this.set((await store.queueStats()).depth);
+      },
+    });
+    new Gauge({
+      name: 'foxbell_route_queue_oldest_seconds',
+      help: 'Age of the oldest notification accepted and not yet routed (0 when none waits)',
+      registers,
+      async collect() {
+        const { oldestCreatedAt } = await store.queueStats();
+        this.set(oldestCreatedAt === undefined ? 0 : Math.max(0, (clock.now() - oldestCreatedAt) / 1000));
+      },
+    });
+    new Gauge({
+      name: 'foxbell_destinations',
+      help: 'Destinations kept (30 days), by delivery state',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const counts = await store.destinationCounts();
+        for (const state of DESTINATION_STATES) this.set({ state }, counts[state] ?? 0);
+      },
+    });
+  }
+
+  send(endpoint: 'json' | 'url', outcome: string): void {
+    this.#sends.inc({ endpoint, outcome });
+  }
+
+  shed(): void {
+    this.#shed.inc();
+  }
+
+  /** A push's answer (its HTTP status, or none) after `seconds`. */
+  pushed(platform: string, status: number | undefined, seconds: number): void {
+    this.#pushes.inc({ platform, status: status === undefined ? 'none' : String(status) });
+    this.#pushDuration.observe(seconds);
+  }
+}
+
+/**
+ * The metrics on a listener of their own, apart from the API's port: `GET /metrics`, nothing else.
+ * Resolves with its URL once it listens.
+ */
+export async function serveMetrics(
+  metrics: Metrics,
+  at: { host: string; port: number },
+): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    if (request.url !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      response
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('not found: GET /metrics\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      (error: unknown) =>
+        response
+          .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+          .end(`collecting metrics failed: ${(error as Error).message}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at.port, at.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = at.host.includes(':') ? `[${at.host}]` : at.host;
+  return { url: `http://${host}:${port}/metrics`, server };
+}

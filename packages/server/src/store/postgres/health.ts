@@ -1,0 +1,26 @@
+import type { DestinationState } from '@foxbell/sdk/contract';
+import { maybeNumber } from '../rows.js';
+import type { HealthPart } from '../store.js';
+import type { PostgresConnection } from './connection.js';
+import { POSTGRES_MIGRATIONS } from './schema.js';
+
+export function postgresHealth(db: PostgresConnection): HealthPart {
+  return {
+    async schemaCurrent() {
+      const [row] = await db.read('SELECT coalesce(max(version), 0) AS applied FROM foxbell_migrations');
+      return Number(row?.applied) === POSTGRES_MIGRATIONS.length;
+    },
+    async queueStats() {
+      const [row] = await db.read('SELECT count(*) AS depth, min(available_at) AS oldest FROM route_queue');
+      return { depth: Number(row?.depth ?? 0), oldestCreatedAt: maybeNumber(row?.oldest) ?? undefined };
+    },
+    async destinationCounts() {
+      return Object.fromEntries(
+        (await db.read('SELECT state, count(*) AS n FROM destinations GROUP BY state')).map((row) => [
+          row.state as DestinationState,
+          Number(row.n),
+        ]),
+      );
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import type { DestinationState } from '@foxbell/sdk/contract';
+import { maybeNumber } from '../rows.js';
+import type { HealthPart } from '../store.js';
+import type { SqliteConnection } from './connection.js';
+import { SQLITE_MIGRATIONS } from './schema.js';
+
+export function sqliteHealth(db: SqliteConnection): HealthPart {
+  return {
+    async schemaCurrent() {
+      return Number(db.get('PRAGMA user_version')?.user_version) === SQLITE_MIGRATIONS.length;
+    },
+    async queueStats() {
+      const row = db.get(
+        `SELECT count(*) AS depth, min(created_at) AS oldest
+         FROM notifications INDEXED BY notifications_queued WHERE routed_at IS NULL`,
+      );
+      return { depth: Number(row?.depth ?? 0), oldestCreatedAt: maybeNumber(row?.oldest) ?? undefined };
+    },
+    async destinationCounts() {
+      return Object.fromEntries(
+        db
+          .all('SELECT state, count(*) AS n FROM destinations GROUP BY state')
+          .map((row) => [row.state as DestinationState, Number(row.n)]),
+      );
+    },
+  };
+}

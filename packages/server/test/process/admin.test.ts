@@ -1,0 +1,147 @@
+import { execFile } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { send } from '../helpers.js';
+import { ADMIN, BIN, startProcess, tempDir } from '../processes.js';
+
+/** `foxbell-server admin …` run as a process, as an operator would. */
+function admin(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, 'admin', ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('foxbell-server admin', () => {
+  it('manages accounts, tokens, devices and the pause of a running server, printing each secret once', async () => {
+    const server = await startProcess([
+      '--data',
+      await tempDir(),
+      '--admin-key',
+      ADMIN,
+      '--log-level',
+      'warn',
+    ]);
+    const base = { FOXBELL_BASE_URL: server.url };
+
+    const account = await admin(['account', 'create', '--name', 'Home', '--admin-key', ADMIN], base);
+    expect([account.code, account.stderr]).toEqual([0, '']);
+    const [, accountId, accountKey] =
+      /^account (acct_\w+) created\n {2}key: +(fox_acct_\w+) \(shown once: keep it now\)\n {2}generation: 1\n$/.exec(
+        account.stdout,
+      ) ?? [];
+    expect(accountKey).toBeDefined();
+    const asAccount = { ...base, FOXBELL_ACCOUNT_KEY: accountKey as string };
+
+    const token = await admin(['token', 'create', '--name', 'CI', '--scenes', 'rocket,garage'], asAccount);
+    expect(token.code).toBe(0);
+    const [, tokenId, secret] =
+      /^token (tok_\w+) created\n {2}token: (fox_send_\w+) \(shown once/.exec(token.stdout) ?? [];
+    expect(token.stdout).toContain('  scenes: rocket, garage\n');
+    const list = await admin(['token', 'list'], asAccount);
+    expect(list.stdout.split('\n')[0]).toMatch(/^ID +NAME +KIND +STATE +CREATED$/);
+    expect(list.stdout).toMatch(new RegExp(`^${tokenId} +CI +standard +live +\\d{4}-`, 'm'));
+    // Never again: not in a list, not in its JSON.
+    expect(list.stdout).not.toContain(secret);
+    expect((await admin(['token', 'list', '--json'], asAccount)).stdout).not.toContain(secret);
+
+    const device = await admin(
+      ['device', 'add', '--name', 'Phone', '--platform', 'ios', '--push-token', 'ab'.repeat(32)],
+      asAccount,
+    );
+    expect(device.stdout).toMatch(/^device dev_\w+ added\n {2}name: +Phone\n {2}platform: ios\n$/);
+    expect((await admin(['device', 'list'], asAccount)).stdout).toMatch(
+      /^dev_\w+ +Phone +ios +yes +active$/m,
+    );
+
+    // The pause, as every sender sees it.
+    expect((await admin(['pause', '--retry-after', '12', '--admin-key', ADMIN], base)).stdout).toBe(
+      'sends paused; clients are told to retry after 12 s\n',
+    );
+    const paused = await send(server.url, 'POST', '/v1/notifications', {
+      token: secret as string,
+      json: { message: 'm', scene: 'rocket' },
+    });
+    expect([paused.status, paused.headers.get('retry-after')]).toEqual([503, '12']);
+    expect((await admin(['resume'], { ...base, FOXBELL_ADMIN_KEY: ADMIN })).stdout).toBe('sends resumed\n');
+    expect(
+      (
+        await send(server.url, 'POST', '/v1/notifications', {
+          token: secret as string,
+          json: { message: 'm', scene: 'rocket' },
+        })
+      ).status,
+    ).toBe(202);
+
+    expect((await admin(['token', 'revoke', tokenId as string], asAccount)).stdout).toBe(
+      `token ${tokenId} revoked\n`,
+    );
+    const rotated = await admin(['account', 'rotate-key', '--json'], asAccount);
+    expect(JSON.parse(rotated.stdout)).toMatchObject({
+      key: expect.stringMatching(/^fox_acct_/),
+      generation: 2,
+    });
+    const newKey = JSON.parse(rotated.stdout).key as string;
+    expect((await admin(['account', 'delete'], { ...base, FOXBELL_ACCOUNT_KEY: newKey })).stdout).toBe(
+      'account deleted\n',
+    );
+    expect(accountId).toMatch(/^acct_/);
+  }, 60_000);
+
+  it('names the code and field of a refusal, exits as notify does, and with --json writes only the answer', async () => {
+    const server = await startProcess([
+      '--data',
+      await tempDir(),
+      '--admin-key',
+      ADMIN,
+      '--log-level',
+      'warn',
+    ]);
+    const base = { FOXBELL_BASE_URL: server.url };
+    const key = (await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} })).body
+      .key as string;
+    const bad = ['device', 'add', '--name', 'X', '--platform', 'android', '--push-token', 'ab'.repeat(32)];
+
+    const refused = await admin(bad, { ...base, FOXBELL_ACCOUNT_KEY: key });
+    expect([refused.code, refused.stdout]).toEqual([2, '']);
+    expect(refused.stderr).toMatch(
+      /^error: .+\n {2}code: invalid_field\n {2}field: platform\n {2}request: req_\w+\n$/,
+    );
+    const asJson = await admin([...bad, '--json'], { ...base, FOXBELL_ACCOUNT_KEY: key });
+    expect([asJson.code, asJson.stderr]).toEqual([2, '']);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { code: 'invalid_field', field: 'platform' } });
+
+    const wrongKey = await admin(['token', 'list'], { ...base, FOXBELL_ACCOUNT_KEY: 'fox_acct_nope' });
+    expect([wrongKey.code, wrongKey.stderr]).toEqual([3, expect.stringMatching(/code: unauthorized/)]);
+    expect(wrongKey.stderr).not.toContain('fox_acct_nope');
+    expect(await admin(['token', 'list'], base)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: token list needs --account-key (or FOXBELL_ACCOUNT_KEY)\n  next: foxbell-server admin token list --help\n',
+    });
+    // A port nothing listens on any more.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const unreachable = await admin(['token', 'list', '--base-url', `http://127.0.0.1:${port}`], {
+      FOXBELL_ACCOUNT_KEY: key,
+    });
+    expect([unreachable.code, unreachable.stderr]).toEqual([
+      5,
+      `error: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n  next: is foxbell-server running there? (--base-url, FOXBELL_BASE_URL)\n`,
+    ]);
+    expect((await admin(['token', 'mint'], base)).code).toBe(2);
+    const help = await admin(['--help']);
+    expect([help.code, help.stdout]).toEqual([
+      0,
+      expect.stringContaining('  token create          make a send token; prints it once\n'),
+    ]);
+  });
+});

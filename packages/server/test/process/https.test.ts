@@ -1,0 +1,190 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { connect } from 'node:tls';
+import { fileURLToPath } from 'node:url';
+import { generate } from 'selfsigned';
+import { describe, expect, it } from 'vitest';
+import { ADMIN, runToExit, startProcess, tempDir } from '../processes.js';
+
+const NOTIFY_BIN = fileURLToPath(new URL('../../../cli/bin.cjs', import.meta.url));
+const SERVER_PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A certificate for localhost that is its own authority: a client trusts it as a CA. */
+async function certificate(name: string) {
+  const pems = await generate([{ name: 'commonName', value: name }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
+  });
+  return { cert: pems.cert, key: pems.private };
+}
+
+/** The name on the certificate a new TLS connection is given. */
+function servedName(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(
+      { host: '127.0.0.1', port, servername: 'localhost', rejectUnauthorized: false },
+      () => {
+        resolve(String(socket.getPeerCertificate().subject.CN));
+        socket.end();
+      },
+    );
+    socket.on('error', reject);
+  });
+}
+
+function run(file: string, args: string[], env: Record<string, string>, cwd?: string) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [file, ...args].filter((arg) => arg !== ''),
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000, ...(cwd ? { cwd } : {}) },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('HTTPS on the API port', () => {
+  it('serves notify and the SDK over TLS they trust, and takes a renewed certificate on SIGHUP', async () => {
+    const dir = await tempDir();
+    const [certFile, keyFile, firstCa, secondCa] = [
+      'cert.pem',
+      'key.pem',
+      'first-ca.pem',
+      'second-ca.pem',
+    ].map((name) => path.join(dir, name)) as [string, string, string, string];
+    const first = await certificate('foxbell first');
+    await Promise.all([
+      writeFile(certFile, first.cert),
+      writeFile(keyFile, first.key),
+      writeFile(firstCa, first.cert),
+    ]);
+    const server = await startProcess(
+      [
+        '--data',
+        path.join(dir, 'data'),
+        '--admin-key',
+        ADMIN,
+        '--log-level',
+        'info',
+        '--tls-cert',
+        certFile,
+        '--tls-key',
+        keyFile,
+      ],
+      {},
+      /listening on (https:\/\/\S+)/,
+    );
+    const port = Number(new URL(server.url).port);
+    const baseUrl = `https://localhost:${port}`;
+    // The process's own fetch does not trust the test CA: the account is made through TLS without checks.
+    const insecure = { NODE_TLS_REJECT_UNAUTHORIZED: '0' };
+    const account = await run(
+      path.join(SERVER_PACKAGE, 'bin', 'foxbell-server.js'),
+      ['admin', 'account', 'create', '--json'],
+      {
+        ...insecure,
+        FOXBELL_BASE_URL: baseUrl,
+        FOXBELL_ADMIN_KEY: ADMIN,
+      },
+    );
+    const key = JSON.parse(account.stdout).key as string;
+    await run(
+      path.join(SERVER_PACKAGE, 'bin', 'foxbell-server.js'),
+      ['admin', 'device', 'add', '--name', 'Phone', '--platform', 'ios', '--push-token', 'cd'.repeat(32)],
+      {
+        ...insecure,
+        FOXBELL_BASE_URL: baseUrl,
+        FOXBELL_ACCOUNT_KEY: key,
+      },
+    );
+    const token = JSON.parse(
+      (
+        await run(
+          path.join(SERVER_PACKAGE, 'bin', 'foxbell-server.js'),
+          ['admin', 'token', 'create', '--json'],
+          { ...insecure, FOXBELL_BASE_URL: baseUrl, FOXBELL_ACCOUNT_KEY: key },
+        )
+      ).stdout,
+    ).token as string;
+    const notifyEnv = (ca: string | undefined) => ({
+      NOTIFY_BASE_URL: baseUrl,
+      NOTIFY_TOKEN: token,
+      NOTIFY_CONFIG: path.join(dir, 'notify.json'),
+      ...(ca ? { NODE_EXTRA_CA_CERTS: ca } : {}),
+    });
+
+    // notify, trusting the CA; and refusing the connection without it.
+    const sent = await run(NOTIFY_BIN, ['send', 'over TLS', '--json'], notifyEnv(firstCa));
+    expect([sent.code, JSON.parse(sent.stdout).status]).toEqual([0, 'accepted']);
+    const untrusted = await run(NOTIFY_BIN, ['send', 'over TLS', '--retries', '0'], notifyEnv(undefined));
+    expect(untrusted.code).toBe(5);
+    // The SDK, as an app would use it.
+    const sdk = await run(
+      '--input-type=module',
+      [
+        '-e',
+        `import { Foxbell } from '@foxbell/sdk';
+         const result = await new Foxbell({ baseUrl: '${baseUrl}', token: '${token}' }).send({ message: 'from the SDK' });
+         console.log(result.id);`,
+      ],
+      { NODE_EXTRA_CA_CERTS: firstCa },
+      SERVER_PACKAGE,
+    );
+    expect([sdk.code, sdk.stderr, sdk.stdout]).toEqual([0, '', expect.stringMatching(/^ntf_\w+\n$/)]);
+
+    // Renewal: new files, SIGHUP; the next connection gets the new certificate.
+    const second = await certificate('foxbell second');
+    await Promise.all([
+      writeFile(certFile, second.cert),
+      writeFile(keyFile, second.key),
+      writeFile(secondCa, second.cert),
+    ]);
+    expect(await servedName(port)).toBe('foxbell first');
+    server.child.kill('SIGHUP');
+    await expect.poll(() => servedName(port)).toBe('foxbell second');
+    expect((await run(NOTIFY_BIN, ['send', 'renewed', '--json'], notifyEnv(secondCa))).code).toBe(0);
+    // A key that does not match: the certificate in use stays, and the log says why.
+    await writeFile(keyFile, first.key);
+    server.child.kill('SIGHUP');
+    await expect
+      .poll(() => server.stderr())
+      .toContain('reading the certificate or key failed; the ones in use stay');
+    expect(await servedName(port)).toBe('foxbell second');
+    expect(server.stderr()).not.toContain('PRIVATE KEY');
+  });
+
+  it('refuses to start without both files, or with files it cannot use, saying which', async () => {
+    const dir = await tempDir();
+    const alone = await runToExit(['--data', dir, '--tls-cert', path.join(dir, 'cert.pem')]);
+    expect([alone.code, alone.stderr]).toEqual([
+      2,
+      expect.stringContaining('--tls-cert (FOXBELL_TLS_CERT) and --tls-key (FOXBELL_TLS_KEY) go together'),
+    ]);
+    const missing = await runToExit([
+      '--data',
+      dir,
+      '--tls-cert',
+      path.join(dir, 'none.pem'),
+      '--tls-key',
+      path.join(dir, 'none.key'),
+    ]);
+    expect([missing.code, missing.stderr]).toEqual([
+      1,
+      expect.stringMatching(
+        /^foxbell-server: cannot use --tls-cert .*none\.pem with --tls-key .*none\.key: ENOENT\n$/,
+      ),
+    ]);
+  });
+});

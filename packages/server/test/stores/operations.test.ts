@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { Metrics } from '../../src/metrics.js';
+import type { Store } from '../../src/store/store.js';
+import { ADMIN_KEY, createAccount, startServer } from '../helpers.js';
+
+/** A metric's samples as `name{labels} value` lines, without the HELP and TYPE lines. */
+async function samples(metrics: Metrics | undefined, name: string): Promise<string[]> {
+  const text = (await metrics?.registry.metrics()) ?? '';
+  return text.split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
+}
+
+describe('health and readiness', () => {
+  it('answers /healthz and /readyz without a credential, with no secret or count', async () => {
+    const server = await startServer({ health: { stopping: () => false, credentialRefused: () => false } });
+    const health = await server.request('GET', '/healthz');
+    expect([health.status, health.body]).toEqual([200, { status: 'ok' }]);
+    expect(health.headers.get('x-request-id')).toMatch(/^req_/);
+    const ready = await server.request('GET', '/readyz');
+    expect([ready.status, ready.body]).toEqual([
+      200,
+      { status: 'ok', checks: { database: 'ok', shutdown: 'ok' }, sends: 'open', apns_credential: 'ok' },
+    ]);
+    // A credential changes nothing, and is not needed.
+    expect((await server.request('GET', '/readyz', { token: ADMIN_KEY })).body).toEqual(ready.body);
+  });
+
+  it('says sends are paused and APNs refuses the credential, and stays ready', async () => {
+    let refused = false;
+    const server = await startServer({ health: { stopping: () => false, credentialRefused: () => refused } });
+    await server.request('POST', '/v1/admin/pause', {
+      token: ADMIN_KEY,
+      json: { paused: true, retry_after: 60 },
+    });
+    refused = true;
+    const ready = await server.request('GET', '/readyz');
+    expect([ready.status, ready.body.sends, ready.body.apns_credential]).toEqual([200, 'paused', 'refused']);
+  });
+
+  it('is not ready once a stop began', async () => {
+    const server = await startServer({ health: { stopping: () => true } });
+    const ready = await server.request('GET', '/readyz');
+    expect([ready.status, ready.body]).toEqual([
+      503,
+      { status: 'unavailable', checks: { database: 'ok', shutdown: 'stopping' }, sends: 'open' },
+    ]);
+    expect((await server.request('GET', '/healthz')).status).toBe(200);
+  });
+
+  it('is not ready when the database does not answer, or lacks a migration', async () => {
+    let fault: 'unreachable' | 'behind' = 'unreachable';
+    const server = await startServer({
+      wrapStore: (store: Store): Store =>
+        Object.assign(Object.create(store), {
+          schemaCurrent: async () => {
+            if (fault === 'unreachable')
+              throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+            return false;
+          },
+        }),
+    });
+    const unreachable = await server.request('GET', '/readyz');
+    expect([unreachable.status, unreachable.body.checks.database, unreachable.body.sends]).toEqual([
+      503,
+      'unreachable',
+      'unknown',
+    ]);
+    fault = 'behind';
+    expect((await server.request('GET', '/readyz')).body.checks.database).toBe('migrations_pending');
+  });
+});
+
+describe('metrics', () => {
+  it('counts sends by endpoint and outcome, and reads the queue and destinations from the store', async () => {
+    const server = await startServer({
+      metrics: (store, clock) => new Metrics(store, clock),
+      limits: { sendsInFlight: 1000 },
+    });
+    const account = await createAccount(server);
+    const send = (json: unknown, headers: Record<string, string> = {}) =>
+      server.request('POST', '/v1/notifications', { token: account.token, json, headers });
+    expect((await send({ message: 'one' })).status).toBe(202);
+    expect((await send({ message: 'two' }, { 'idempotency-key': 'k1' })).status).toBe(202);
+    expect((await send({ message: 'two' }, { 'idempotency-key': 'k1' })).status).toBe(202);
+    expect((await send({ message: 'x', level: 'loud' })).status).toBe(400);
+    expect((await server.request('GET', `/v1/send/${account.token}?message=hi`)).status).toBe(202);
+    expect((await server.request('GET', '/v1/send/fox_send_nope?message=hi')).status).toBe(401);
+
+    expect((await samples(server.metrics, 'foxbell_sends_total')).sort()).toEqual([
+      'foxbell_sends_total{endpoint="json",outcome="accepted"} 2',
+      'foxbell_sends_total{endpoint="json",outcome="invalid_field"} 1',
+      'foxbell_sends_total{endpoint="json",outcome="replayed"} 1',
+      'foxbell_sends_total{endpoint="url",outcome="accepted"} 1',
+      'foxbell_sends_total{endpoint="url",outcome="unauthorized"} 1',
+    ]);
+    // Three accepted, none routed yet (no worker here): the oldest waits since the first send.
+    server.clock.advance(90_000);
+    expect(await samples(server.metrics, 'foxbell_route_queue_depth')).toEqual([
+      'foxbell_route_queue_depth 3',
+    ]);
+    expect(await samples(server.metrics, 'foxbell_route_queue_oldest_seconds')).toEqual([
+      'foxbell_route_queue_oldest_seconds 90',
+    ]);
+    expect(await samples(server.metrics, 'foxbell_destinations')).toContain(
+      'foxbell_destinations{state="pending"} 0',
+    );
+    expect(await samples(server.metrics, 'foxbell_shed_total')).toEqual(['foxbell_shed_total 0']);
+    expect((await server.metrics?.registry.metrics())?.includes('process_cpu_user_seconds_total')).toBe(true);
+  });
+});
