@@ -28,38 +28,56 @@ async function load(url: string, token: string, seconds = SECONDS): Promise<numb
 }
 
 const data = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-'));
-const foxbell = await start(
-  [
-    SERVER_BIN,
-    '--port=0',
-    `--data=${data}`,
-    `--admin-key=${ADMIN}`,
-    '--log-level=warn',
-    // The API alone: delivery has its own bench.
-    '--no-workers',
-    ...NO_LIMITS,
-  ],
-  LISTENING,
-);
+/** foxbell-server on a data directory of its own, with these settings too; and a token for it. */
+async function startFoxbell(name: string, extra: string[] = []) {
+  const server = await start(
+    [
+      SERVER_BIN,
+      '--port=0',
+      `--data=${path.join(data, name)}`,
+      `--admin-key=${ADMIN}`,
+      '--log-level=warn',
+      // The API alone: delivery has its own bench.
+      '--no-workers',
+      ...NO_LIMITS,
+      ...extra,
+    ],
+    LISTENING,
+  );
+  const account = await post(`${server.url}/v1/accounts`, ADMIN, {});
+  const { token } = await post(`${server.url}/v1/tokens`, account.key as string, {});
+  return { ...server, token: token as string };
+}
+const foxbell = await startFoxbell('plain');
+// The same with metrics on (counted on every send), to show what they cost the send path.
+const metered = await startFoxbell('metrics', ['--metrics=127.0.0.1:0']);
 const bare = await start([path.join(ROOT, 'bench/support/bare-fastify.mjs')], LISTENING);
 
-const account = await post(`${foxbell.url}/v1/accounts`, ADMIN, {});
-const { token } = await post(`${foxbell.url}/v1/tokens`, account.key as string, {});
-
-// One untimed second for each, so that neither is measured while V8 is still compiling it.
-await load(bare.url, token as string, 1);
-await load(foxbell.url, token as string, 1);
+// One untimed second for each, so that none is measured while V8 is still compiling it.
+await load(bare.url, foxbell.token, 1);
+await load(foxbell.url, foxbell.token, 1);
+await load(metered.url, metered.token, 1);
 
 const ours: number[] = [];
+const withMetrics: number[] = [];
 const baseline: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
-  baseline.push(await load(bare.url, token as string));
-  ours.push(await load(foxbell.url, token as string));
+  baseline.push(await load(bare.url, foxbell.token));
+  // Alternately first, so that neither has the machine's better moments.
+  if (round % 2 === 0) {
+    ours.push(await load(foxbell.url, foxbell.token));
+    withMetrics.push(await load(metered.url, metered.token));
+  } else {
+    withMetrics.push(await load(metered.url, metered.token));
+    ours.push(await load(foxbell.url, foxbell.token));
+  }
   console.log(
-    `round ${round + 1}: foxbell ${ours.at(-1)?.toFixed(0)}/s, bare fastify ${baseline.at(-1)?.toFixed(0)}/s`,
+    `round ${round + 1}: foxbell ${ours.at(-1)?.toFixed(0)}/s, with --metrics ${withMetrics.at(-1)?.toFixed(0)}/s, ` +
+      `bare fastify ${baseline.at(-1)?.toFixed(0)}/s`,
   );
 }
 await stop(foxbell.child);
+await stop(metered.child);
 await stop(bare.child);
 await rm(data, { recursive: true, force: true });
 
@@ -68,6 +86,14 @@ const value = Math.round(median(ours));
 const base = Math.round(median(baseline));
 console.log(
   `${cpus().length} CPUs, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, median of rounds`,
+);
+const metricsOn = Math.round(median(withMetrics));
+console.log(
+  JSON.stringify({
+    metrics_on: metricsOn,
+    metrics_off: value,
+    ratio: Math.round((metricsOn / value) * 1000) / 1000,
+  }),
 );
 console.log(
   JSON.stringify({

@@ -54,6 +54,11 @@ export interface AppDeps {
   metrics?: Metrics;
   /** Serve HTTPS with this certificate and key (PEM); `app.server.setSecureContext` replaces them. */
   tls?: { cert: Buffer; key: Buffer };
+  /**
+   * Reverse proxies (addresses or CIDR ranges): a request from one of them is logged with the
+   * client X-Forwarded-For names; from any other peer the header is ignored. Default: none.
+   */
+  trustProxy?: string[];
 }
 
 export interface Timeouts {
@@ -102,6 +107,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
             {
               method: request.method,
               path: loggedPath(request, secrets),
+              client: request.ip,
               status: reply.statusCode,
               ms: reply.elapsedTime,
             },
@@ -123,6 +129,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       : { http: serverOptions }),
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
+    trustProxy: deps.trustProxy && deps.trustProxy.length > 0 ? deps.trustProxy : false,
     logger: deps.logger ?? false,
     genReqId: () => ids.id('req'),
     requestIdHeader: false,

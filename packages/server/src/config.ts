@@ -41,6 +41,8 @@ export interface ServerConfig {
   metrics: ListenAddress | undefined;
   /** HTTPS on the API's port: PEM files, read at start and again on SIGHUP. */
   tls: { certFile: string; keyFile: string } | undefined;
+  /** Peers (addresses or CIDR ranges) whose X-Forwarded-For names the client. */
+  trustProxy: string[];
 }
 
 export interface ListenAddress {
@@ -219,6 +221,17 @@ export const SERVER_SETTINGS = {
     type: 'text',
     help: 'its PEM private key',
   },
+  trustProxy: {
+    flag: 'trust-proxy',
+    variable: 'FOXBELL_TRUST_PROXY',
+    argument: 'ADDRS',
+    type: 'text',
+    check: (value) =>
+      value.split(',').every((part) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(part.trim()))
+        ? undefined
+        : 'must be addresses or CIDR ranges, separated by commas (127.0.0.1,10.0.0.0/8)',
+    help: 'reverse proxies (addresses or CIDR ranges, by commas) whose X-Forwarded-For names the client in logs',
+  },
   metrics: {
     flag: 'metrics',
     variable: 'FOXBELL_METRICS',
@@ -379,6 +392,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       leaseMs: values.leaseSeconds * 1000,
       apns,
       metrics: values.metrics === undefined ? undefined : (listenAddressOf(values.metrics) as ListenAddress),
+      trustProxy:
+        values.trustProxy === undefined ? [] : values.trustProxy.split(',').map((part) => part.trim()),
       tls:
         values.tlsCert === undefined || values.tlsKey === undefined
           ? undefined

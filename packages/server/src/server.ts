@@ -58,6 +58,7 @@ async function main(): Promise<void> {
   const tls = config.tls && (await readTls(config.tls));
   const app = buildApp({
     ...(tls ? { tls } : {}),
+    trustProxy: config.trustProxy,
     store,
     clock,
     ids: randomIds,

@@ -84,6 +84,7 @@ export async function startServer(
     /** Stands between the app and the store, e.g. to make some calls fail. */
     wrapStore?: (store: Store) => Store;
     health?: AppDeps['health'];
+    trustProxy?: string[];
     /** Metrics of the app, made on its store and clock. */
     metrics?: (store: Store, clock: ManualClock) => Metrics;
   } = {},
@@ -98,6 +99,7 @@ export async function startServer(
     adminKey: ADMIN_KEY,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.health ? { health: options.health } : {}),
+    ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
     ...(metrics ? { metrics } : {}),
     logger: options.logger ?? { level: 'debug', stream: logSink },
   });

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Metrics } from '../../src/metrics.js';
 import type { Store } from '../../src/store/store.js';
@@ -105,5 +106,37 @@ describe('metrics', () => {
     );
     expect(await samples(server.metrics, 'foxbell_shed_total')).toEqual(['foxbell_shed_total 0']);
     expect((await server.metrics?.registry.metrics())?.includes('process_cpu_user_seconds_total')).toBe(true);
+  });
+});
+
+describe('behind a reverse proxy', () => {
+  /** A server whose log lines this test reads. */
+  async function logged(trustProxy: string[] | undefined) {
+    const lines: Record<string, unknown>[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
+    const server = await startServer({
+      logger: { level: 'info', stream },
+      ...(trustProxy ? { trustProxy } : {}),
+    });
+    return { server, lines };
+  }
+
+  it('logs the client X-Forwarded-For names only when the peer is a proxy it trusts', async () => {
+    const trusting = await logged(['127.0.0.1']);
+    await trusting.server.request('GET', '/healthz', { headers: { 'x-forwarded-for': '203.0.113.7' } });
+    expect(trusting.lines.find((line) => line.path === '/healthz')?.client).toBe('203.0.113.7');
+
+    const elsewhere = await logged(['10.0.0.0/8']);
+    await elsewhere.server.request('GET', '/healthz', { headers: { 'x-forwarded-for': '203.0.113.7' } });
+    expect(elsewhere.lines.find((line) => line.path === '/healthz')?.client).toBe('127.0.0.1');
+
+    const none = await logged(undefined);
+    await none.server.request('GET', '/healthz', { headers: { 'x-forwarded-for': '203.0.113.7' } });
+    expect(none.lines.find((line) => line.path === '/healthz')?.client).toBe('127.0.0.1');
   });
 });
