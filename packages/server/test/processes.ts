@@ -52,8 +52,10 @@ export async function startProcess(
   args: string[],
   env: Record<string, string> = {},
   ready = /listening on (http:\/\/\S+)/,
+  /** Another foxbell-server entry script (one installed from a package); default: this checkout's. */
+  bin = BIN,
 ): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, ...(args[0] === 'worker' ? [] : ['--port', '0']), ...args], {
+  const child = spawn(process.execPath, [bin, ...(args[0] === 'worker' ? [] : ['--port', '0']), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
