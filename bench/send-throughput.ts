@@ -88,11 +88,14 @@ console.log(
   `${cpus().length} CPUs, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, median of rounds`,
 );
 const metricsOn = Math.round(median(withMetrics));
+// Each round's two runs are seconds apart: their ratio cancels most of this machine's drift.
+const paired = median(withMetrics.map((on, round) => on / (ours[round] as number)));
 console.log(
   JSON.stringify({
     metrics_on: metricsOn,
     metrics_off: value,
     ratio: Math.round((metricsOn / value) * 1000) / 1000,
+    paired_ratio: Math.round(paired * 1000) / 1000,
   }),
 );
 console.log(

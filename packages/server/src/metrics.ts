@@ -72,8 +72,17 @@ export class Metrics {
     });
   }
 
+  /** Each label pair's counter, made once: `inc` with labels would hash them on every send. */
+  readonly #sendCounters = new Map<string, { inc(): void }>();
+
   send(endpoint: 'json' | 'url', outcome: string): void {
-    this.#sends.inc({ endpoint, outcome });
+    const key = `${endpoint} ${outcome}`;
+    let counter = this.#sendCounters.get(key);
+    if (!counter) {
+      counter = this.#sends.labels(endpoint, outcome);
+      this.#sendCounters.set(key, counter);
+    }
+    counter.inc();
   }
 
   shed(): void {
