@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -83,6 +83,29 @@ export async function startProcess(
     void exited.then(() => reject(new Error(`exited before listening; stderr: ${stderr}`)));
   });
   return { child, url, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** A foxbell-server on a fresh data directory with the test admin key, logging warnings only. */
+export async function startQuietServer(extra: string[] = []): Promise<Running> {
+  return startProcess(['--data', await tempDir(), '--admin-key', ADMIN, '--log-level', 'warn', ...extra]);
+}
+
+/** Runs a Node script to its end, as a terminal would: its exit code, stdout and stderr. */
+export function runScript(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [file, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000, ...(cwd ? { cwd } : {}) },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
+  });
 }
 
 /** Runs `foxbell-server` with settings it must refuse, and returns its exit code and standard error. */

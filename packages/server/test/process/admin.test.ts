@@ -1,32 +1,14 @@
-import { execFile } from 'node:child_process';
 import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
-import { ADMIN, BIN, startProcess, tempDir } from '../processes.js';
+import { ADMIN, BIN, runScript, startQuietServer } from '../processes.js';
 
 /** `foxbell-server admin …` run as a process, as an operator would. */
-function admin(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, 'admin', ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
-    );
-  });
-}
+const admin = (args: string[], env: Record<string, string> = {}) => runScript(BIN, ['admin', ...args], env);
 
 describe('foxbell-server admin', () => {
   it('manages accounts, tokens, devices and the pause of a running server, printing each secret once', async () => {
-    const server = await startProcess([
-      '--data',
-      await tempDir(),
-      '--admin-key',
-      ADMIN,
-      '--log-level',
-      'warn',
-    ]);
+    const server = await startQuietServer();
     const base = { FOXBELL_BASE_URL: server.url };
 
     const account = await admin(['account', 'create', '--name', 'Home', '--admin-key', ADMIN], base);
@@ -94,14 +76,7 @@ describe('foxbell-server admin', () => {
   }, 60_000);
 
   it('names the code and field of a refusal, exits as notify does, and with --json writes only the answer', async () => {
-    const server = await startProcess([
-      '--data',
-      await tempDir(),
-      '--admin-key',
-      ADMIN,
-      '--log-level',
-      'warn',
-    ]);
+    const server = await startQuietServer();
     const base = { FOXBELL_BASE_URL: server.url };
     const key = (await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} })).body
       .key as string;

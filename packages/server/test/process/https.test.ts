@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { generate } from 'selfsigned';
 import { describe, expect, it } from 'vitest';
-import { ADMIN, runToExit, startProcess, tempDir } from '../processes.js';
+import { ADMIN, runScript, runToExit, startProcess, tempDir } from '../processes.js';
 
 const NOTIFY_BIN = fileURLToPath(new URL('../../../cli/bin.cjs', import.meta.url));
 const SERVER_PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
@@ -43,17 +42,7 @@ function servedName(port: number): Promise<string> {
   });
 }
 
-function run(file: string, args: string[], env: Record<string, string>, cwd?: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [file, ...args].filter((arg) => arg !== ''),
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000, ...(cwd ? { cwd } : {}) },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
-    );
-  });
-}
+const run = runScript;
 
 describe('HTTPS on the API port', () => {
   it('serves notify and the SDK over TLS they trust, and takes a renewed certificate on SIGHUP', async () => {

@@ -4,7 +4,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import serverPackage from '../../package.json' with { type: 'json' };
 import { send } from '../helpers.js';
-import { ADMIN, APNS_SIM_BIN, BIN, runToExit, startProcess, tempDir } from '../processes.js';
+import {
+  ADMIN,
+  APNS_SIM_BIN,
+  BIN,
+  runToExit,
+  startProcess,
+  startQuietServer,
+  tempDir,
+} from '../processes.js';
 
 async function accountWithToken(url: string) {
   const account = await send(url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
@@ -82,14 +90,7 @@ describe('foxbell-server, the process', () => {
   });
 
   it('stops on SIGTERM after finishing the requests in flight, and exits 0', async () => {
-    const server = await startProcess([
-      '--data',
-      await tempDir(),
-      '--admin-key',
-      ADMIN,
-      '--log-level',
-      'warn',
-    ]);
+    const server = await startQuietServer();
     const { token } = await accountWithToken(server.url);
     const inFlight = send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'last' } });
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -213,14 +214,7 @@ async function addDevice(url: string, key: string, pushToken: string) {
 
 describe('foxbell-server, delivering', () => {
   it('delivers through its own workers to the built-in simulator, whose control API it prints', async () => {
-    const server = await startProcess([
-      '--data',
-      await tempDir(),
-      '--admin-key',
-      ADMIN,
-      '--log-level',
-      'warn',
-    ]);
+    const server = await startQuietServer();
     const control = /APNs simulator control API on (http:\/\/\S+)/.exec(server.stdout())?.[1];
     expect(control).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const { key, token } = await accountWithToken(server.url);
