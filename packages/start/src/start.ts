@@ -1,11 +1,13 @@
 // `pnpm start`: builds what is stale, starts foxbell-server in dev mode (embedded SQLite, the
 // built-in APNs simulator, a dev account with three simulated devices), saves its token and URL
-// as notify's default profile, sends a welcome notification on the first start, and says what to
-// try. Run by `tsx` from the repository root, so it needs no build of its own.
+// as notify's profile `dev` (and as the default profile when there is none), sends a welcome
+// notification on the first start, and says what to try. Run by `tsx` from the repository root,
+// so it needs no build of its own.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { requireNodeFloor } from '@foxbell/server/node-floor';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -46,8 +48,12 @@ function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url
   const child = spawn(
     process.execPath,
     [path.join(root, 'packages/server/bin/foxbell-server.js'), '--dev', '--log-level', 'warn'],
-    { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] },
+    { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  let errors = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    errors += chunk;
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -58,38 +64,96 @@ function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url
         process.stdout.write(`foxbell-server listening on ${match[1]}\n`);
         child.stdout?.removeAllListeners('data');
         child.stdout?.resume();
+        // From now on the server's warnings and errors are the user's to see.
+        child.stderr?.removeAllListeners('data');
+        child.stderr?.pipe(process.stderr);
         resolve({ child, url: match[1] });
       }
     });
-    child.on('exit', (code) => reject(new Error(`foxbell-server exited with ${code} before it listened`)));
+    child.on('exit', () => reject(new StartFailure(failureOf(errors, env))));
   });
 }
 
-/** Saves the dev token and base URL as notify's default profile, through notify itself. */
-function saveProfile(url: string, token: string, env: NodeJS.ProcessEnv): boolean {
-  const login = spawnSync(
-    process.execPath,
-    [path.join(root, 'packages/cli/bin.cjs'), 'login', '--base-url', url, '--quiet'],
-    { cwd: root, env, input: `${token}\n`, encoding: 'utf8' },
-  );
-  if (login.status !== 0)
-    process.stderr.write(`pnpm start: could not save notify's profile: ${login.stderr}`);
-  return login.status === 0;
+/** The server stopped before it listened: what happened, and what to type. */
+class StartFailure extends Error {}
+
+function failureOf(errors: string, env: NodeJS.ProcessEnv): string {
+  const port = env.FOXBELL_PORT;
+  if (/EADDRINUSE|address already in use/i.test(errors)) {
+    return `port ${port} is taken (another pnpm start, or another program): stop it, or run \`pnpm start --port ${Number(port) + 1}\``;
+  }
+  if (/another foxbell-server is serving sends from/.test(errors)) {
+    return `pnpm start is already running on ${env.FOXBELL_DATA}: use that one, or stop it (Ctrl-C in its terminal) first`;
+  }
+  return `foxbell-server stopped before it listened:\n${errors.trim()}`;
+}
+
+/** Runs the built notify with this environment; its exit code and output. */
+function notify(args: string[], env: NodeJS.ProcessEnv, input?: string) {
+  return spawnSync(process.execPath, [path.join(root, 'packages/cli/bin.cjs'), ...args], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    ...(input === undefined ? {} : { input }),
+  });
+}
+
+/**
+ * Saves the dev token and base URL as notify's profile `dev`, through notify itself, and as the
+ * default profile when there is none or when it is an earlier start's copy of `dev` (the same
+ * address): a profile for the user's own service is never replaced.
+ */
+function saveProfiles(
+  url: string,
+  token: string,
+  env: NodeJS.ProcessEnv,
+): { dev: boolean; isDefault: boolean } {
+  const urlOf = (profile: string) => {
+    const result = notify(['config', 'get', 'base-url', '--profile', profile, '--json'], env);
+    return result.status === 0 ? (JSON.parse(result.stdout).value as string) : undefined;
+  };
+  const login = (profile: string) => {
+    const result = notify(['login', '--base-url', url, '--profile', profile, '--quiet'], env, `${token}\n`);
+    if (result.status !== 0)
+      process.stderr.write(`pnpm start: could not save notify's profile ${profile}: ${result.stderr}`);
+    return result.status === 0;
+  };
+  const defaultUrl = urlOf('default');
+  const ours = defaultUrl === undefined || defaultUrl === urlOf('dev');
+  const dev = login('dev');
+  return { dev, isDefault: dev && ours && login('default') };
 }
 
 /** The server, once started: stopped too if this script fails after starting it. */
 let server: ChildProcess | undefined;
 
+/** `pnpm start [--port N]`. */
+function optionsOf(argv: string[]): { port: string | undefined } {
+  try {
+    const { values } = parseArgs({ args: argv, options: { port: { type: 'string' } }, strict: true });
+    if (values.port !== undefined && !/^\d{1,5}$/.test(values.port)) {
+      throw new StartFailure(`--port takes a number, not "${values.port}": pnpm start --port 8799`);
+    }
+    return { port: values.port };
+  } catch (error) {
+    if (error instanceof StartFailure) throw error;
+    throw new StartFailure(
+      `${(error as Error).message}; pnpm start takes --port N (and FOXBELL_* variables)`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   // Before the build: the build tools need a current Node.js as well.
   requireNodeFloor('pnpm start');
+  const options = optionsOf(process.argv.slice(2));
   ensureBuilt();
   // Built just now when it was not: so imported only after.
   const { SERVER_SETTINGS, devSessionFile, readDevSession } = await import('@foxbell/server/dev-start');
   // The server's own defaults: a fixed port, so the device page keeps its address between starts.
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    FOXBELL_PORT: process.env.FOXBELL_PORT ?? String(SERVER_SETTINGS.port.default),
+    FOXBELL_PORT: options.port ?? process.env.FOXBELL_PORT ?? String(SERVER_SETTINGS.port.default),
   };
   const dataDir = path.resolve(root, env.FOXBELL_DATA ?? SERVER_SETTINGS.data.default);
   env.FOXBELL_DATA = dataDir;
@@ -98,13 +162,19 @@ async function main(): Promise<void> {
 
   const { child, url } = await startServer(env);
   server = child;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (signal === 'SIGINT')
+        process.stdout.write('\nStopping Foxbell: your data stays in ' + dataDir + '\n');
+      child.kill(signal);
+    });
+  }
   child.on('exit', (code) => process.exit(process.exitCode ?? code ?? 1));
 
   const session = await readDevSession(dataDir);
   if (!session) throw new Error(`foxbell-server --dev saved no session in ${devFile}`);
   const { token } = session;
-  const saved = saveProfile(url, token, env);
+  const saved = saveProfiles(url, token, env);
   let welcome: string | undefined;
   if (firstStart) {
     const { Foxbell } = await import('@foxbell/sdk');
@@ -117,18 +187,23 @@ async function main(): Promise<void> {
     welcome = sent.id ?? undefined;
   }
 
-  const notify = 'npx notify';
+  const notifyCommand = saved.isDefault ? 'npx notify' : 'NOTIFY_PROFILE=dev npx notify';
   process.stdout.write(
     [
       '',
       `  Devices:  ${url}/devices   (an iPhone, an Apple Watch and a Vision Pro, live)`,
       firstStart ? `  Token:    ${token}   (shown once; kept in ${devFile})` : `  Token:    in ${devFile}`,
-      saved ? "            saved as notify's default profile" : '',
+      saved.dev
+        ? saved.isDefault
+          ? "            saved as notify's profile dev, and as its default profile"
+          : "            saved as notify's profile dev (your default profile is left as it was)"
+        : '',
+      welcome ? '  Sent a welcome notification: it is on the device page.' : '',
       '',
       '  Try:',
-      `    ${notify} send "Build passed" --scene rocket --param color=green`,
+      `    ${notifyCommand} send "Build passed" --scene rocket --param color=green`,
       `    curl "${url}/v1/send/${firstStart ? token : `$(node -p "require('${devFile}').token")`}?message=Hello"`,
-      `    ${notify} status ${welcome ?? '<id from notify send>'} --wait`,
+      `    ${notifyCommand} status ${welcome ?? '<id from notify send>'} --wait`,
       '',
     ]
       .filter((line, index, lines) => line !== '' || lines[index - 1] !== '')
@@ -139,5 +214,5 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   process.stderr.write(`pnpm start: ${(error as Error).message}\n`);
   server?.kill('SIGTERM');
-  process.exitCode = 1;
+  process.exitCode = error instanceof StartFailure ? 2 : 1;
 });

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,8 +42,8 @@ async function tempHome(): Promise<string> {
 }
 
 /** `pnpm start`, as a newcomer runs it, in a folder of its own; resolves once it has said what to try. */
-async function pnpmStart(home: string): Promise<Started> {
-  const child = spawn('pnpm', ['start'], {
+async function pnpmStart(home: string, args: string[] = []): Promise<Started> {
+  const child = spawn('pnpm', ['start', ...args], {
     cwd: root,
     detached: true,
     env: {
@@ -73,6 +74,33 @@ async function pnpmStart(home: string): Promise<Started> {
   });
   const url = /listening on (http:\/\/\S+)/.exec(output)?.[1] as string;
   return { child, url, output: () => output };
+}
+
+/** `pnpm start` that must stop before it serves: its exit code and what it printed. */
+async function pnpmStartFailing(
+  home: string,
+  args: string[],
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn('pnpm', ['start', ...args], {
+    cwd: root,
+    detached: true,
+    env: {
+      ...process.env,
+      FOXBELL_DATA: path.join(home, 'data'),
+      NOTIFY_CONFIG: path.join(home, 'notify.json'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, output };
 }
 
 /** Runs the built notify with this test's profile file. */
@@ -138,6 +166,61 @@ describe('pnpm start', () => {
     expect(second.output()).toContain('notify status <id from notify send> --wait');
     const devices = notify(home, ['devices', '--json']);
     expect(JSON.parse(devices.stdout)).toHaveLength(3);
+  });
+
+  it("keeps the user's own default notify profile: the dev one is saved as `dev`, and it says so", async () => {
+    const home = await tempHome();
+    const own = { base_url: 'https://foxbell.example.com', token: `fox_send_${'a'.repeat(32)}` };
+    await writeFile(path.join(home, 'notify.json'), JSON.stringify({ profiles: { default: own } }));
+    const started = await pnpmStart(home);
+    const profiles = JSON.parse(await readFile(path.join(home, 'notify.json'), 'utf8')).profiles;
+    const saved = JSON.parse(await readFile(path.join(home, 'data', 'dev.json'), 'utf8'));
+    expect(profiles).toEqual({ default: own, dev: { base_url: started.url, token: saved.token } });
+    expect(started.output()).toContain(
+      "saved as notify's profile dev (your default profile is left as it was)",
+    );
+    expect(started.output()).toContain('NOTIFY_PROFILE=dev npx notify send "Build passed"');
+    expect(started.output()).toContain('Sent a welcome notification');
+    const devices = spawnSync(process.execPath, [notifyBin, 'devices', '--json'], {
+      env: {
+        ...process.env,
+        NOTIFY_CONFIG: path.join(home, 'notify.json'),
+        NOTIFY_PROFILE: 'dev',
+        CI: 'true',
+      },
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(devices.stdout)).toHaveLength(3);
+  });
+
+  it('takes --port, and says in one line what to do about a taken port or a second start; Ctrl-C stops it with 0', async () => {
+    const home = await tempHome();
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const port = (free.address() as { port: number }).port;
+    await new Promise((resolve) => free.close(resolve));
+    const first = await pnpmStart(home, ['--port', String(port)]);
+    expect(first.url).toBe(`http://127.0.0.1:${port}`);
+
+    const again = await pnpmStartFailing(home, ['--port', String(port)]);
+    expect(again.code).toBe(2);
+    expect(again.output).toContain(
+      `pnpm start: pnpm start is already running on ${path.join(home, 'data')}: use that one, or stop it (Ctrl-C in its terminal) first\n`,
+    );
+    const elsewhere = await tempHome();
+    const taken = await pnpmStartFailing(elsewhere, ['--port', String(port)]);
+    expect(taken.code).toBe(2);
+    expect(taken.output).toContain(
+      `pnpm start: port ${port} is taken (another pnpm start, or another program): stop it, or run \`pnpm start --port ${port + 1}\`\n`,
+    );
+    expect(taken.output).not.toMatch(/\n\s+at /);
+    const wrong = await pnpmStartFailing(elsewhere, ['--prot', '1']);
+    expect([wrong.code, wrong.output]).toEqual([2, expect.stringContaining('pnpm start takes --port N')]);
+
+    const exited = new Promise<number | null>((resolve) => first.child.once('exit', resolve));
+    process.kill(-(first.child.pid as number), 'SIGINT');
+    expect(await exited).toBe(0);
+    expect(first.output()).toContain(`Stopping Foxbell: your data stays in ${path.join(home, 'data')}\n`);
   });
 
   it('shows each send on the right simulated devices, live, and reports Open through the API', async () => {
