@@ -164,8 +164,7 @@ async function main(): Promise<void> {
   server = child;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
-      if (signal === 'SIGINT')
-        process.stdout.write('\nStopping Foxbell: your data stays in ' + dataDir + '\n');
+      if (signal === 'SIGINT') process.stdout.write(`\nStopping Foxbell: your data stays in ${dataDir}\n`);
       child.kill(signal);
     });
   }
