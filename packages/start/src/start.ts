@@ -108,10 +108,11 @@ function saveProfiles(
   token: string,
   env: NodeJS.ProcessEnv,
 ): { dev: boolean; isDefault: boolean } {
-  const urlOf = (profile: string) => {
-    const result = notify(['config', 'get', 'base-url', '--profile', profile, '--json'], env);
-    return result.status === 0 ? (JSON.parse(result.stdout).value as string) : undefined;
-  };
+  // One run of notify for both profiles' addresses (tokens are never listed).
+  const listed = notify(['config', 'list', '--json'], env);
+  const profiles =
+    listed.status === 0 ? (JSON.parse(listed.stdout).profiles as Record<string, { base_url?: string }>) : {};
+  const urlOf = (profile: string) => profiles[profile]?.base_url;
   const login = (profile: string) => {
     const result = notify(['login', '--base-url', url, '--profile', profile, '--quiet'], env, `${token}\n`);
     if (result.status !== 0)

@@ -41,14 +41,14 @@ async function tempHome(): Promise<string> {
   return home;
 }
 
-/** `pnpm start`, as a newcomer runs it, in a folder of its own; resolves once it has said what to try. */
-async function pnpmStart(home: string, args: string[] = []): Promise<Started> {
+/** `pnpm start` with these arguments in a folder of its own, its stdout and stderr collected together. */
+function spawnStart(home: string, args: string[], env: Record<string, string> = {}) {
   const child = spawn('pnpm', ['start', ...args], {
     cwd: root,
     detached: true,
     env: {
       ...process.env,
-      FOXBELL_PORT: '0',
+      ...env,
       FOXBELL_DATA: path.join(home, 'data'),
       NOTIFY_CONFIG: path.join(home, 'notify.json'),
     },
@@ -62,18 +62,24 @@ async function pnpmStart(home: string, args: string[] = []): Promise<Started> {
   child.stderr?.on('data', (chunk) => {
     output += chunk;
   });
+  return { child, output: () => output };
+}
+
+/** `pnpm start`, as a newcomer runs it, in a folder of its own; resolves once it has said what to try. */
+async function pnpmStart(home: string, args: string[] = []): Promise<Started> {
+  const { child, output } = spawnStart(home, args, { FOXBELL_PORT: '0' });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`pnpm start said nothing to try:\n${output}`)), 45_000);
+    const timer = setTimeout(() => reject(new Error(`pnpm start said nothing to try:\n${output()}`)), 45_000);
     child.stdout?.on('data', () => {
-      if (/notify status .+ --wait/.test(output)) {
+      if (/notify status .+ --wait/.test(output())) {
         clearTimeout(timer);
         resolve();
       }
     });
-    child.on('exit', (code) => reject(new Error(`pnpm start exited with ${code}:\n${output}`)));
+    child.on('exit', (code) => reject(new Error(`pnpm start exited with ${code}:\n${output()}`)));
   });
-  const url = /listening on (http:\/\/\S+)/.exec(output)?.[1] as string;
-  return { child, url, output: () => output };
+  const url = /listening on (http:\/\/\S+)/.exec(output())?.[1] as string;
+  return { child, url, output };
 }
 
 /** `pnpm start` that must stop before it serves: its exit code and what it printed. */
@@ -81,26 +87,9 @@ async function pnpmStartFailing(
   home: string,
   args: string[],
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn('pnpm', ['start', ...args], {
-    cwd: root,
-    detached: true,
-    env: {
-      ...process.env,
-      FOXBELL_DATA: path.join(home, 'data'),
-      NOTIFY_CONFIG: path.join(home, 'notify.json'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
+  const { child, output } = spawnStart(home, args);
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { code, output };
+  return { code, output: output() };
 }
 
 /** Runs the built notify with this test's profile file. */
