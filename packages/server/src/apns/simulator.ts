@@ -6,8 +6,8 @@ import http2, {
   type ServerHttp2Stream,
 } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { generate } from 'selfsigned';
 import { type Clock, isoTime, systemClock } from '../clock.js';
+import { localCertificate } from '../local-certificate.js';
 import { providerTokenKeyId, publicKeyOf, verifyProviderToken } from './provider-token.js';
 import { DEFAULT_HISTORY, type HistoryBounds, PushHistory } from './push-history.js';
 import { MAX_PAYLOAD_BYTES } from './push-request.js';
@@ -143,23 +143,9 @@ export class ApnsSimulator {
     let ca: string | undefined;
     if (options.cleartext) server = http2.createServer({ settings });
     else {
-      const pems = await generate([{ name: 'commonName', value: 'foxbell-apns-simulator' }], {
-        keyType: 'ec',
-        algorithm: 'sha256',
-        extensions: [
-          { name: 'basicConstraints', cA: true },
-          {
-            name: 'subjectAltName',
-            altNames: [
-              { type: 2, value: 'localhost' },
-              { type: 7, ip: '127.0.0.1' },
-              { type: 7, ip: '::1' },
-            ],
-          },
-        ],
-      });
+      const pems = await localCertificate('foxbell-apns-simulator');
       ca = pems.cert;
-      server = http2.createSecureServer({ key: pems.private, cert: pems.cert, settings });
+      server = http2.createSecureServer({ key: pems.key, cert: pems.cert, settings });
     }
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

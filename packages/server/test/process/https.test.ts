@@ -2,31 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
-import { generate } from 'selfsigned';
 import { describe, expect, it } from 'vitest';
+import { localCertificate } from '../../src/local-certificate.js';
 import { ADMIN, runScript, runToExit, startProcess, tempDir } from '../processes.js';
 
 const NOTIFY_BIN = fileURLToPath(new URL('../../../cli/bin.cjs', import.meta.url));
 const SERVER_PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
-
-/** A certificate for localhost that is its own authority: a client trusts it as a CA. */
-async function certificate(name: string) {
-  const pems = await generate([{ name: 'commonName', value: name }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 7, ip: '127.0.0.1' },
-        ],
-      },
-    ],
-  });
-  return { cert: pems.cert, key: pems.private };
-}
 
 /** The name on the certificate a new TLS connection is given. */
 function servedName(port: number): Promise<string> {
@@ -53,7 +34,7 @@ describe('HTTPS on the API port', () => {
       'first-ca.pem',
       'second-ca.pem',
     ].map((name) => path.join(dir, name)) as [string, string, string, string];
-    const first = await certificate('foxbell first');
+    const first = await localCertificate('foxbell first');
     await Promise.all([
       writeFile(certFile, first.cert),
       writeFile(keyFile, first.key),
@@ -134,7 +115,7 @@ describe('HTTPS on the API port', () => {
     expect([sdk.code, sdk.stderr, sdk.stdout]).toEqual([0, '', expect.stringMatching(/^ntf_\w+\n$/)]);
 
     // Renewal: new files, SIGHUP; the next connection gets the new certificate.
-    const second = await certificate('foxbell second');
+    const second = await localCertificate('foxbell second');
     await Promise.all([
       writeFile(certFile, second.cert),
       writeFile(keyFile, second.key),

@@ -4,8 +4,8 @@ import { request } from 'node:https';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generate } from 'selfsigned';
 import { afterEach, describe, expect, it } from 'vitest';
+import { localCertificate } from '../../src/local-certificate.js';
 import { send } from '../helpers.js';
 import { ADMIN, startProcess, tempDir } from '../processes.js';
 
@@ -43,13 +43,9 @@ describe('behind nginx, from the configuration in docs/deploy.md', () => {
         ]),
       ),
     );
-    const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-      keyType: 'ec',
-      algorithm: 'sha256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }] }],
-    });
+    const pems = await localCertificate('localhost');
     await writeFile(path.join(dir, 'cert.pem'), pems.cert);
-    await writeFile(path.join(dir, 'key.pem'), pems.private);
+    await writeFile(path.join(dir, 'key.pem'), pems.key);
     const port = await freePort();
     const [first, second] = apis.map((api) => new URL(api.url).port);
     // The documented file, with this test's ports, certificate and log file in place of the examples'.
