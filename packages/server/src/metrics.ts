@@ -17,8 +17,18 @@ export class Metrics {
   readonly #pushDuration: Histogram;
   readonly #shed: Counter;
 
+  /** The queue read by the scrape in progress: both queue gauges share its one query. */
+  #queue: ReturnType<Store['queueStats']> | undefined;
+
   constructor(store: Store, clock: Clock) {
     const registers = [this.registry];
+    // prom-client collects every metric of a scrape at once, so the second gauge finds it pending.
+    const queue = () => {
+      this.#queue ??= store.queueStats().finally(() => {
+        this.#queue = undefined;
+      });
+      return this.#queue;
+    };
     collectDefaultMetrics({ register: this.registry });
     this.#sends = new Counter({
       name: 'foxbell_sends_total',
@@ -48,7 +58,7 @@ export class Metrics {
       help: 'Notifications accepted and not yet routed to devices',
       registers,
       async collect() {
-        this.set((await store.queueStats()).depth);
+        this.set((await queue()).depth);
       },
     });
     new Gauge({
@@ -56,7 +66,7 @@ export class Metrics {
       help: 'Age of the oldest notification accepted and not yet routed (0 when none waits)',
       registers,
       async collect() {
-        const { oldestCreatedAt } = await store.queueStats();
+        const { oldestCreatedAt } = await queue();
         this.set(oldestCreatedAt === undefined ? 0 : Math.max(0, (clock.now() - oldestCreatedAt) / 1000));
       },
     });

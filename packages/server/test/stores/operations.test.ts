@@ -72,9 +72,17 @@ describe('health and readiness', () => {
 
 describe('metrics', () => {
   it('counts sends by endpoint and outcome, and reads the queue and destinations from the store', async () => {
+    let queueReads = 0;
     const server = await startServer({
       metrics: (store, clock) => new Metrics(store, clock),
       limits: { sendsInFlight: 1000 },
+      wrapStore: (store: Store): Store =>
+        Object.assign(Object.create(store), {
+          queueStats: () => {
+            queueReads += 1;
+            return store.queueStats();
+          },
+        }),
     });
     const account = await createAccount(server);
     const send = (json: unknown, headers: Record<string, string> = {}) =>
@@ -105,6 +113,10 @@ describe('metrics', () => {
       'foxbell_destinations{state="pending"} 0',
     );
     expect(await samples(server.metrics, 'foxbell_shed_total')).toEqual(['foxbell_shed_total 0']);
+    // Both queue gauges of a scrape share one query.
+    queueReads = 0;
+    await server.metrics?.registry.metrics();
+    expect(queueReads).toBe(1);
     expect((await server.metrics?.registry.metrics())?.includes('process_cpu_user_seconds_total')).toBe(true);
   });
 });
