@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
 import { startProcess, tempDir } from '../processes.js';
 
@@ -16,20 +17,53 @@ function run(command: string, args: string[], cwd: string) {
   });
 }
 
-describe('@foxbell/server as a package', () => {
-  it('installs from its packed tarball with plain npm into an empty folder, then serves --dev and delivers', async () => {
-    const dir = await tempDir();
-    const packs = path.join(dir, 'packs');
+const PUBLISHED = ['sdk', 'cli', 'server'] as const;
+
+describe('the published packages', () => {
+  let dir: string;
+  let packs: string;
+  beforeAll(async () => {
+    // Shared by this file's tests, so not a per-test tempDir.
+    dir = await mkdtemp(path.join(tmpdir(), 'foxbell-packs-'));
+    packs = path.join(dir, 'packs');
     // What `pnpm publish` would upload: the workspace link to the SDK becomes its version.
-    for (const name of ['sdk', 'server']) {
+    for (const name of PUBLISHED) {
       await run('pnpm', ['pack', '--pack-destination', packs], path.join(PACKAGES, name));
     }
-    const tarballs = (await readdir(packs)).map((file) => path.join(packs, file));
-    expect(tarballs.map((file) => path.basename(file)).sort()).toEqual([
-      'foxbell-sdk-0.1.0.tgz',
-      'foxbell-server-0.1.0.tgz',
-    ]);
-    const prefix = path.join(dir, 'prefix');
+  }, 120_000);
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it.each(PUBLISHED)('@foxbell/%s carries its license, README and where it comes from', async (name) => {
+    const tarball = path.join(packs, `foxbell-${name}-0.1.0.tgz`);
+    const listed = (await run('tar', ['tzf', tarball], dir)).split('\n');
+    expect(listed).toEqual(
+      expect.arrayContaining(['package/LICENSE', 'package/README.md', 'package/package.json']),
+    );
+    const unpacked = path.join(dir, `unpacked-${name}`);
+    await run('mkdir', ['-p', unpacked], dir);
+    await run('tar', ['xzf', tarball, '-C', unpacked], dir);
+    const manifest = JSON.parse(await readFile(path.join(unpacked, 'package', 'package.json'), 'utf8'));
+    expect(manifest).toMatchObject({
+      license: 'MIT',
+      homepage: `https://github.com/foxbell/foxbell/tree/main/packages/${name}#readme`,
+      repository: {
+        type: 'git',
+        url: 'git+https://github.com/foxbell/foxbell.git',
+        directory: `packages/${name}`,
+      },
+      bugs: { url: 'https://github.com/foxbell/foxbell/issues' },
+    });
+    expect(manifest.keywords.length).toBeGreaterThan(3);
+    expect(await readFile(path.join(unpacked, 'package', 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+    // A README read on the registry has no repository beside it: no link may be relative.
+    const readme = await readFile(path.join(unpacked, 'package', 'README.md'), 'utf8');
+    expect(readme).not.toMatch(/\]\((?!https:\/\/)/);
+  });
+
+  it('@foxbell/server installs from its packed tarball with plain npm into an empty folder, then serves --dev and delivers', async () => {
+    const tarballs = ['sdk', 'server'].map((name) => path.join(packs, `foxbell-${name}-0.1.0.tgz`));
+    const work = await tempDir();
+    const prefix = path.join(work, 'prefix');
     await run(
       'npm',
       [
@@ -37,16 +71,16 @@ describe('@foxbell/server as a package', () => {
         '--prefix',
         prefix,
         '--cache',
-        path.join(dir, 'npm-cache'),
+        path.join(work, 'npm-cache'),
         '--no-audit',
         '--no-fund',
         ...tarballs,
       ],
-      dir,
+      work,
     );
 
     const server = await startProcess(
-      ['--dev', '--data', path.join(dir, 'data')],
+      ['--dev', '--data', path.join(work, 'data')],
       {},
       /listening on (http:\/\/\S+)/,
       path.join(prefix, 'node_modules', '.bin', 'foxbell-server'),
