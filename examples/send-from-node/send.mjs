@@ -1,11 +1,11 @@
 // NOTIFY_TOKEN=fox_send_… NOTIFY_BASE_URL=http://127.0.0.1:8787 node send.mjs "Backup finished"
 import { Foxbell, FoxbellError, ValidationError } from '@foxbell/sdk';
 
-const client = new Foxbell({
-  onRetry: ({ attempt, waitMs, reason }) => console.error(`retry ${attempt} in ${waitMs} ms (${reason})`),
-});
-
 try {
+  // Reads NOTIFY_TOKEN and NOTIFY_BASE_URL; throws invalid_config when one is missing.
+  const client = new Foxbell({
+    onRetry: ({ attempt, waitMs, reason }) => console.error(`retry ${attempt} in ${waitMs} ms (${reason})`),
+  });
   const sent = await client.send({
     message: process.argv[2] ?? 'Hello from Node',
     title: 'Backups',
@@ -22,7 +22,7 @@ try {
   }
 } catch (error) {
   if (error instanceof ValidationError) console.error(`not sent: ${error.field ?? ''} ${error.message}`);
-  else if (error instanceof FoxbellError) console.error(`${error.code}: ${error.message}`);
+  else if (error instanceof FoxbellError) console.error(`not sent: ${error.message} (${error.code})`);
   else throw error;
   process.exitCode = 1;
 }

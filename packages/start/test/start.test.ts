@@ -133,9 +133,11 @@ describe('pnpm start', () => {
     // notify works with no flags: the profile points at this server.
     const profile = JSON.parse(await readFile(path.join(home, 'notify.json'), 'utf8'));
     expect(profile.profiles.default).toEqual({ base_url: first.url, token: saved.token });
+    // sent_to_push comes with the first device's answer: wait until no push is still in flight.
     const delivered = await waitFor('the welcome to reach the devices', async () => {
       const record = await statusOf(home, welcome);
-      return record.status === 'sent_to_push' ? record : undefined;
+      const settled = record.destinations.every((d: { state: string }) => !['pending', 'sending'].includes(d.state));
+      return record.status === 'sent_to_push' && settled ? record : undefined;
     });
     expect(
       delivered.destinations.map((d: { platform: string; state: string }) => [d.platform, d.state]),

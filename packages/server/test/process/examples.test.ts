@@ -1,0 +1,101 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { send } from '../helpers.js';
+import { runScript, startServerWithToken, tempDir } from '../processes.js';
+
+/** Each example under examples/ run as its README says, against a real server. */
+const EXAMPLES = fileURLToPath(new URL('../../../../examples/', import.meta.url));
+
+const NODE_EXAMPLES = [
+  ['send-from-node', 'send.mjs'],
+  ['send-from-commonjs', 'send.js'],
+] as const;
+
+/** What a GitHub Actions job sets, for notify ci. */
+const GITHUB_JOB = {
+  GITHUB_ACTIONS: 'true',
+  GITHUB_REPOSITORY: 'acme/api',
+  GITHUB_REF_NAME: 'main',
+  GITHUB_SHA: '0123456789abcdef0123456789abcdef01234567',
+  GITHUB_JOB: 'test',
+  GITHUB_RUN_ID: '42',
+  GITHUB_RUN_NUMBER: '7',
+  GITHUB_SERVER_URL: 'https://github.com',
+};
+
+function runShell(file: string, args: string[], env: Record<string, string>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(file, args, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('examples', () => {
+  it.each(NODE_EXAMPLES)('%s says what is missing on one line when no token is set, and exits 1', async (dir, file) => {
+    const run = await runScript(path.join(EXAMPLES, dir, file), [], {
+      HOME: await tempDir(),
+      NOTIFY_BASE_URL: 'http://127.0.0.1:8787',
+    });
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'not sent: No token: pass { token } or set NOTIFY_TOKEN (invalid_config)\n',
+    });
+  });
+
+  it('send-from-node sends, then waits until every device was handed to push', async () => {
+    const { server, token } = await startServerWithToken();
+    const run = await runScript(path.join(EXAMPLES, 'send-from-node', 'send.mjs'), ['Backup finished'], {
+      HOME: await tempDir(),
+      NOTIFY_BASE_URL: server.url,
+      NOTIFY_TOKEN: token,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^accepted ntf_\w+ \(\d+ sends left this month\)\nsent_to_push: ios accepted\n$/);
+  });
+
+  it('send-from-commonjs sends through require()', async () => {
+    const { server, token } = await startServerWithToken();
+    const run = await runScript(path.join(EXAMPLES, 'send-from-commonjs', 'send.js'), ['Disk 91% full'], {
+      HOME: await tempDir(),
+      NOTIFY_BASE_URL: server.url,
+      NOTIFY_TOKEN: token,
+    });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const id = /^accepted (ntf_\w+)\n$/.exec(run.stdout)?.[1];
+    const record = await send(server.url, 'GET', `/v1/notifications/${id}/status`, { token });
+    expect(record.status).toBe(200);
+  });
+
+  it('ci-script keeps the command exit code and posts how it ended', async () => {
+    const { server, token } = await startServerWithToken();
+    const script = path.join(EXAMPLES, 'ci-script', 'notify-when-done.sh');
+    const env = { ...GITHUB_JOB, HOME: await tempDir(), NOTIFY_BASE_URL: server.url, NOTIFY_TOKEN: token };
+    const failed = await runShell(script, ['false'], env);
+    expect([failed.code, failed.stderr]).toEqual([1, '']);
+    const id = /\b(ntf_\w+)\b/.exec(failed.stdout)?.[1];
+    const record = await send(server.url, 'GET', `/v1/notifications/${id}/status`, { token });
+    expect(record.status).toBe(200);
+    const passed = await runShell(script, ['true'], env);
+    expect([passed.code, passed.stderr]).toEqual([0, '']);
+  });
+
+  it('ci-script warns without a token and still exits with the command code', async () => {
+    const script = path.join(EXAMPLES, 'ci-script', 'notify-when-done.sh');
+    const run = await runShell(script, ['true'], {
+      ...GITHUB_JOB,
+      HOME: await tempDir(),
+      NOTIFY_BASE_URL: 'http://127.0.0.1:8787',
+    });
+    expect(run).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        'warning: notification not sent: No send token\n  code: no_token\n  next: Set NOTIFY_TOKEN, or save one with `notify login`\n',
+    });
+  });
+});
