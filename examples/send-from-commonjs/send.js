@@ -15,7 +15,8 @@ async function main() {
 
 main().catch((error) => {
   if (error instanceof ValidationError) console.error(`not sent: ${error.field ?? ''} ${error.message}`);
-  else if (error instanceof RateLimitError) console.error(`not sent: rate limited, try again in ${error.retryAfter ?? 60} s`);
+  else if (error instanceof RateLimitError)
+    console.error(`not sent: rate limited, try again in ${error.retryAfter ?? 60} s`);
   else if (error instanceof FoxbellError) console.error(`not sent: ${error.message} (${error.code})`);
   else throw error;
   process.exitCode = 1;

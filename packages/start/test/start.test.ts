@@ -136,7 +136,9 @@ describe('pnpm start', () => {
     // sent_to_push comes with the first device's answer: wait until no push is still in flight.
     const delivered = await waitFor('the welcome to reach the devices', async () => {
       const record = await statusOf(home, welcome);
-      const settled = record.destinations.every((d: { state: string }) => !['pending', 'sending'].includes(d.state));
+      const settled = record.destinations.every(
+        (d: { state: string }) => !['pending', 'sending'].includes(d.state),
+      );
       return record.status === 'sent_to_push' && settled ? record : undefined;
     });
     expect(

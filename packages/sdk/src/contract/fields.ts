@@ -320,6 +320,20 @@ function issueCode(issue: z.core.$ZodIssue): ErrorCode | undefined {
   return issue.code === 'custom' ? (issue.params?.code as ErrorCode | undefined) : undefined;
 }
 
+/** Whether a send may carry a field of this name: a field, a message alias or an ignored field. */
+export function isSendFieldName(name: string): boolean {
+  return (
+    Object.hasOwn(FIELD_SCHEMAS, name) ||
+    (MESSAGE_ALIASES as readonly string[]).includes(name) ||
+    (IGNORED_BODY_FIELDS as readonly string[]).includes(name)
+  );
+}
+
+/** A field name as an error shows it: quoted when spaces or other characters would hide its ends. */
+function shownName(name: string): string {
+  return /^[\w.[\]-]+$/.test(name) ? name : JSON.stringify(name);
+}
+
 /**
  * Checks a send's fields, merged from wherever they came, and applies the defaults. The first
  * problem wins, in a fixed order (unknown fields, message aliases, the fields in table order,
@@ -328,11 +342,7 @@ function issueCode(issue: z.core.$ZodIssue): ErrorCode | undefined {
 export function validateSend(input: Record<string, unknown>, options: ValidateOptions): SendValidation {
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
-    const known =
-      Object.hasOwn(FIELD_SCHEMAS, key) ||
-      (MESSAGE_ALIASES as readonly string[]).includes(key) ||
-      (IGNORED_BODY_FIELDS as readonly string[]).includes(key);
-    if (!known) return fail('invalid_field', key, `${key} is not a send field`);
+    if (!isSendFieldName(key)) return fail('invalid_field', key, `${shownName(key)} is not a send field`);
   }
 
   const given = MESSAGE_ALIASES.filter((alias) => input[alias] !== undefined);

@@ -11,6 +11,7 @@ export {
   IDEMPOTENCY_KEY_PATTERN,
   IGNORED_BODY_FIELDS,
   isPlainObject,
+  isSendFieldName,
   LEVEL_INPUTS,
   LEVEL_PUSH_PRIORITY,
   type Level,

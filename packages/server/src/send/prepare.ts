@@ -1,4 +1,4 @@
-import { type Notification, validateSend } from '@foxbell/sdk/contract';
+import { isSendFieldName, type Notification, validateSend } from '@foxbell/sdk/contract';
 import { ApiError, valueOrThrow } from '../errors.js';
 import type { SendToken } from '../store/store.js';
 import { mergeSources, type SendSources } from './sources.js';
@@ -6,6 +6,12 @@ import { mergeSources, type SendSources } from './sources.js';
 export type PreparedNotification = Notification & { target: string };
 
 const URL_FIELDS = ['url', 'url_title', 'image'] as const;
+
+function isUnknownFormName(field: string | undefined, sources: SendSources): boolean {
+  return (
+    field !== undefined && !isSendFieldName(field) && (sources.form ?? []).some(({ name }) => name === field)
+  );
+}
 
 /**
  * Turns what a request carried into the notification to store, or throws the refusal: the
@@ -15,7 +21,12 @@ const URL_FIELDS = ['url', 'url_title', 'image'] as const;
 export function notificationFromRequest(sources: SendSources, token: SendToken): PreparedNotification {
   const merged = mergeSources(sources);
   if (!merged.ok) throw ApiError.fromField(merged.error);
-  const notification = valueOrThrow(validateSend(merged.fields, { unknownScenes: 'reject' }));
+  const validated = validateSend(merged.fields, { unknownScenes: 'reject' });
+  if (!validated.ok && sources.form && isUnknownFormName(validated.error.field, sources)) {
+    // `curl -d "x = 1 + 1"` means a message, but a form is name=value pairs: say how to send text.
+    validated.error.message += `: a form body is read as name=value pairs; send the text as text/plain, or as message=… (curl --data-urlencode "message=…")`;
+  }
+  const notification = valueOrThrow(validated);
   if (token.scenes !== null && !token.scenes.includes(notification.scene)) {
     throw new ApiError('scene_not_allowed', `this token may not play the scene ${notification.scene}`, {
       field: 'scene',

@@ -24,13 +24,26 @@ export function parseUrlEncoded(text: string, where: 'query' | 'form'): PairsRes
         error: {
           code: name === undefined ? 'invalid_request' : 'invalid_field',
           ...(name === undefined ? {} : { field: name }),
-          message: `the ${where} is not valid percent-encoded UTF-8`,
+          message: `the ${where} is not valid percent-encoded UTF-8: ${encodingProblem(name === undefined ? rawName : rawValue)}; ${ENCODING_HINT[where]}`,
         },
       };
     }
     pairs.push({ name, value });
   }
   return { ok: true, value: pairs };
+}
+
+/** What to do about it, for the usual client: curl. */
+const ENCODING_HINT = {
+  form: 'send the text as text/plain, or let curl encode it (--data-urlencode "message=…")',
+  query: 'let curl encode it (curl -G --data-urlencode "message=…")',
+} as const;
+
+/** Why a name or value did not decode: a bare `%` is the usual cause ("Disk 91% full"). */
+function encodingProblem(raw: string): string {
+  return /%(?![0-9A-Fa-f]{2})/.test(raw)
+    ? 'a % that does not start an escape (write it as %25)'
+    : 'its escapes decode to bytes that are not UTF-8';
 }
 
 function decode(text: string): string | undefined {

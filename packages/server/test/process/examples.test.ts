@@ -27,24 +27,31 @@ const GITHUB_JOB = {
 
 function runShell(file: string, args: string[], env: Record<string, string>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(file, args, { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    execFile(
+      file,
+      args,
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
     );
   });
 }
 
 describe('examples', () => {
-  it.each(NODE_EXAMPLES)('%s says what is missing on one line when no token is set, and exits 1', async (dir, file) => {
-    const run = await runScript(path.join(EXAMPLES, dir, file), [], {
-      HOME: await tempDir(),
-      NOTIFY_BASE_URL: 'http://127.0.0.1:8787',
-    });
-    expect(run).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: 'not sent: No token: pass { token } or set NOTIFY_TOKEN (invalid_config)\n',
-    });
-  });
+  it.each(NODE_EXAMPLES)(
+    '%s says what is missing on one line when no token is set, and exits 1',
+    async (dir, file) => {
+      const run = await runScript(path.join(EXAMPLES, dir, file), [], {
+        HOME: await tempDir(),
+        NOTIFY_BASE_URL: 'http://127.0.0.1:8787',
+      });
+      expect(run).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'not sent: No token: pass { token } or set NOTIFY_TOKEN (invalid_config)\n',
+      });
+    },
+  );
 
   it('send-from-node sends, then waits until every device was handed to push', async () => {
     const { server, token } = await startServerWithToken();
@@ -55,7 +62,9 @@ describe('examples', () => {
     });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^accepted ntf_\w+ \(\d+ sends left this month\)\nsent_to_push: ios accepted\n$/);
+    expect(run.stdout).toMatch(
+      /^accepted ntf_\w+ \(\d+ sends left this month\)\nsent_to_push: ios accepted\n$/,
+    );
   });
 
   it('send-from-commonjs sends through require()', async () => {

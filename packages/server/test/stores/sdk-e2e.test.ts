@@ -115,13 +115,17 @@ describe('the SDK against the server', () => {
     // may still be on their way to the store, so their states are polled for, not read once.
     await expect
       .poll(async () =>
-        (await client.status(sent.id as string)).destinations.map((d) => [d.platform, d.state, d.push_status]),
+        (await client.status(sent.id as string)).destinations.map((d) => [
+          d.platform,
+          d.state,
+          d.push_status,
+        ]),
       )
       .toEqual([
-      ['ios', 'accepted', 200],
-      ['watchos', 'accepted', 200],
-      ['visionos', 'accepted', 200],
-    ]);
+        ['ios', 'accepted', 200],
+        ['watchos', 'accepted', 200],
+        ['visionos', 'accepted', 200],
+      ]);
     const payloads = server.sim.received().map((push) => (push.payload as { foxbell: unknown }).foxbell);
     expect(payloads).toHaveLength(3);
     expect(payloads[0]).toMatchObject({ id: sent.id, scene: 'fireworks', scene_params: { bursts: 5 } });

@@ -48,7 +48,43 @@ describe('GET and POST /v1/send/<TOKEN>', () => {
 
   it('refuses broken percent-encoding', async () => {
     const { server, path } = await setup();
-    expectError(await server.request('GET', path('?message=%E2%9C')), 400, 'invalid_field', 'message');
+    const reply = await server.request('GET', path('?message=%E2%9C'));
+    expectError(reply, 400, 'invalid_field', 'message');
+    expect(reply.body.error.message).toBe(
+      'the query is not valid percent-encoded UTF-8: its escapes decode to bytes that are not UTF-8; let curl encode it (curl -G --data-urlencode "message=…")',
+    );
+  });
+
+  it('says how to write a bare % (curl -d "message=Disk 91% full")', async () => {
+    const { server, path } = await setup();
+    const form = await server.request('POST', path(), {
+      body: 'message=Disk 91% full',
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expectError(form, 400, 'invalid_field', 'message');
+    expect(form.body.error.message).toBe(
+      'the form is not valid percent-encoded UTF-8: a % that does not start an escape (write it as %25); send the text as text/plain, or let curl encode it (--data-urlencode "message=…")',
+    );
+    const query = await server.request('GET', path('?message=91%'));
+    expect(query.body.error.message).toBe(
+      'the query is not valid percent-encoded UTF-8: a % that does not start an escape (write it as %25); let curl encode it (curl -G --data-urlencode "message=…")',
+    );
+  });
+
+  it('says how to send text when a form body names no send field (curl -d "x = 1 + 1")', async () => {
+    const { server, path } = await setup();
+    const reply = await server.request('POST', path(), {
+      body: 'x = 1 + 1',
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expectError(reply, 400, 'invalid_field', 'x ');
+    expect(reply.body.error.message).toBe(
+      '"x " is not a send field: a form body is read as name=value pairs; send the text as text/plain, or as message=… (curl --data-urlencode "message=…")',
+    );
+    // The same name in a query gets the contract's message alone: a query has no text to send.
+    const query = await server.request('GET', path('?message=hi&x+=1'));
+    expectError(query, 400, 'invalid_field', 'x ');
+    expect(query.body.error.message).toBe('"x " is not a send field');
   });
 
   it('takes a plain-text body as the message, exactly', async () => {
