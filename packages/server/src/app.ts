@@ -26,6 +26,7 @@ import { deviceRoutes } from './http/routes/devices.js';
 import { type HealthDeps, healthRoutes } from './http/routes/health.js';
 import { inboxRoutes } from './http/routes/inbox.js';
 import { notificationRoutes } from './http/routes/notifications.js';
+import { openApiRoutes } from './http/routes/openapi.js';
 import { sceneRoutes } from './http/routes/scenes.js';
 import { sendRoutes } from './http/routes/send.js';
 import { tokenRoutes } from './http/routes/tokens.js';
@@ -192,6 +193,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   inboxRoutes(app, ctx);
   adminRoutes(app, ctx);
   healthRoutes(app, deps.store, deps.health ?? { stopping: () => false });
+  openApiRoutes(app);
   if (deps.devPage) devPageRoutes(app, deps.store, deps.devPage);
   return app;
 }

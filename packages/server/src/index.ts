@@ -18,6 +18,7 @@ export { type Clock, systemClock } from './clock.js';
 export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker.js';
 export { DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
 export { type IdSource, randomIds } from './ids.js';
+export { openApiDocument } from './openapi/document.js';
 export { type DatabaseConfig, openStore } from './store/open.js';
 export {
   DatabaseUnreachableError,

@@ -47,6 +47,10 @@ export const LEVEL_PUSH_PRIORITY: Readonly<Record<Level, 5 | 10>> = {
 
 export const BELL_COLOR_NAMES = ['gold', 'red', 'blue', 'green'] as const;
 export const TARGET_KEYWORDS = ['auto', 'iphone', 'watch', 'vision'] as const;
+/** A `bell_color` that is not one of the names: `#RRGGBB`, in either case. */
+export const BELL_HEX_PATTERN = /^#[0-9A-Fa-f]{6}$/;
+/** A `tag`: 1 to 64 of `A-Z a-z 0-9 . _ -`. */
+export const TAG_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 export const SEND_TOKEN_PATTERN = /^fox_send_[A-Za-z0-9]{32}$/;
 /** The characters a token may have where it is the last segment of `/v1/send/<TOKEN>`. */
@@ -213,7 +217,7 @@ export const FIELD_SCHEMAS = {
     .string()
     .check(
       refine<string>(
-        (value) => (BELL_COLOR_NAMES as readonly string[]).includes(value) || /^#[0-9a-f]{6}$/i.test(value),
+        (value) => (BELL_COLOR_NAMES as readonly string[]).includes(value) || BELL_HEX_PATTERN.test(value),
         'must be gold, red, blue, green or #RRGGBB',
       ),
     ),
@@ -230,9 +234,7 @@ export const FIELD_SCHEMAS = {
   /** A later send with the same tag replaces this one on the devices. */
   tag: z
     .string()
-    .check(
-      refine<string>((value) => /^[A-Za-z0-9._-]{1,64}$/.test(value), 'must be 1 to 64 of A-Z a-z 0-9 . _ -'),
-    ),
+    .check(refine<string>((value) => TAG_PATTERN.test(value), 'must be 1 to 64 of A-Z a-z 0-9 . _ -')),
   /** `default` or `none`. */
   sound: z.enum(['default', 'none']),
   /** Seconds delivery may take at most, 1 to 2,592,000 (default 86,400). */

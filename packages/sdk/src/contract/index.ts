@@ -6,6 +6,7 @@
 export { ERROR_CODES, type ErrorBody, type ErrorCode, isErrorCode, statusOf } from './errors.js';
 export {
   BELL_COLOR_NAMES,
+  BELL_HEX_PATTERN,
   FIELD_SCHEMAS,
   type FieldError,
   IDEMPOTENCY_KEY_PATTERN,
@@ -28,6 +29,7 @@ export {
   type SendFields,
   type SendValidation,
   sameValue,
+  TAG_PATTERN,
   TARGET_KEYWORDS,
   textChecks,
   textProblem,

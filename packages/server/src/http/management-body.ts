@@ -6,7 +6,12 @@ import { parseJsonObject } from '../send/json-body.js';
 import type { RawBody } from './context.js';
 
 /** Text of `min` to `max` UTF-8 bytes: the interface's text rule, the contract's checks. */
-export const textField = (min: number, max: number) => z.string().check(...textChecks(max, min));
+export const textField = (min: number, max: number) =>
+  z
+    .string()
+    .check(...textChecks(max, min))
+    // For the interface document: a character is at least one byte, so maxLength is a safe bound.
+    .meta({ minLength: min, maxLength: max, 'x-max-bytes': max });
 
 /**
  * The JSON body of a management route, checked as strictly as a send: JSON only, one object,

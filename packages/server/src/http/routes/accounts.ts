@@ -5,8 +5,8 @@ import { hashSecret } from '../../secrets.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 
-const newAccount = z.strictObject({ name: textField(1, 250).optional() });
-const keyRotation = z.strictObject({ generation: z.int().min(1).optional() });
+export const newAccount = z.strictObject({ name: textField(1, 250).optional() });
+export const keyRotation = z.strictObject({ generation: z.int().min(1).optional() });
 
 export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/v1/accounts', { config: { credentials: ['admin'] } }, async (request, reply) => {

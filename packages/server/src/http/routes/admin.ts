@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { AppContext } from '../context.js';
 import { readBody } from '../management-body.js';
 
-const pauseBody = z.strictObject({
+export const pauseBody = z.strictObject({
   paused: z.boolean(),
   retry_after: z.int().min(1).max(3600).default(30),
 });

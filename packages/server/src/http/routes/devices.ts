@@ -9,14 +9,14 @@ import { deviceView } from '../views.js';
 /** A device name is what a send's `target` names, so it follows the same rule: 1-64 bytes of text. */
 const deviceName = textField(1, 64);
 
-const newDevice = z.strictObject({
+export const newDevice = z.strictObject({
   name: deviceName,
   platform: z.enum(PLATFORMS),
   push_token: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits'),
   in_auto: z.boolean().default(true),
 });
 
-const deviceChange = z.strictObject({ name: deviceName.optional(), in_auto: z.boolean().optional() });
+export const deviceChange = z.strictObject({ name: deviceName.optional(), in_auto: z.boolean().optional() });
 
 const noDevice = () => new ApiError('not_found', 'no such device', { field: 'id' });
 

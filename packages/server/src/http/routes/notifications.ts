@@ -8,7 +8,7 @@ import { statusRecordView } from '../views.js';
 
 const notFound = () => new ApiError('not_found', 'no such notification', { field: 'id' });
 
-const eventBody = z.strictObject({
+export const eventBody = z.strictObject({
   device_id: z.string(),
   action: z.enum(HANDLED_ACTIONS),
 });

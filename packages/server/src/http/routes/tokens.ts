@@ -7,7 +7,7 @@ import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { tokenView } from '../views.js';
 
-const newToken = z.strictObject({
+export const newToken = z.strictObject({
   name: textField(1, 64).default('Sender'),
   kind: z.enum(['standard', 'agent']).default('standard'),
   own_status: z.boolean().default(true),
