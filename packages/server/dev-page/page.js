@@ -30,6 +30,20 @@ const cards = new Map();
 const records = new Map();
 /** Device names by id, once the session is read. */
 let deviceNames = new Map();
+/** Scene names by id, from the catalog: an untitled notification shows its scene's name. */
+const sceneNames = {
+  notice: 'Notice',
+  rocket: 'Rocket',
+  fireworks: 'Fireworks',
+  garage: 'Garage',
+  campfire: 'Campfire',
+};
+/** True while the push stream is open and its history drawn. */
+let live = false;
+/** The next wait before reconnecting, and between polls: doubled on each failure, up to 30 s. */
+const backoff = { stream: 1000, poll: 2000 };
+const MAX_WAIT_MS = 30_000;
+const POLL_MS = 2000;
 
 const el = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -39,16 +53,38 @@ const el = (tag, className, text) => {
 };
 
 async function start() {
-  const response = await fetch('/dev/session');
-  if (!response.ok) {
-    connectionEl.textContent = 'The dev account is not ready yet: reload in a moment.';
+  const response = await fetch('/dev/session').catch(() => undefined);
+  if (!response?.ok) {
+    connectionEl.textContent = response
+      ? 'The dev account is not ready yet: trying again…'
+      : 'The server is not answering: trying again…';
+    setTimeout(start, backoff.stream);
+    backoff.stream = Math.min(backoff.stream * 2, MAX_WAIT_MS);
     return;
   }
+  backoff.stream = 1000;
   session = await response.json();
   deviceNames = new Map(session.devices.map((device) => [device.id, device.name]));
   for (const device of session.devices) drawDevice(device);
+  readSceneNames();
   listen();
-  setInterval(refreshRecords, 2000);
+  setTimeout(refreshRecords, POLL_MS);
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden) refreshRecords();
+  });
+}
+
+async function readSceneNames() {
+  try {
+    const response = await fetch('/v1/scenes', {
+      headers: { authorization: `Bearer ${session.account_key}` },
+    });
+    if (!response.ok) return;
+    const catalog = await response.json();
+    for (const scene of catalog.scenes ?? []) if (scene.id && scene.name) sceneNames[scene.id] = scene.name;
+  } catch {
+    // The built-in names stand.
+  }
 }
 
 function drawDevice(device) {
@@ -62,7 +98,9 @@ function drawDevice(device) {
   const list = el('ol', 'list');
   list.setAttribute('aria-live', 'polite');
   list.setAttribute('aria-label', `Notifications on ${device.name}`);
+  // Said only once the history is in: before that, "no notifications" may not be true.
   const empty = el('p', 'empty', device.active === false ? 'Removed' : 'No notifications yet');
+  empty.hidden = true;
   screen.append(empty, list);
   frame.append(screen);
   section.append(heading, frame);
@@ -70,28 +108,46 @@ function drawDevice(device) {
   screens.set(device.id, { device, list, empty, byCollapseId: new Map(), threads: new Map() });
 }
 
+/**
+ * The push stream: on each connection the server sends the recent history (from its database, so
+ * it survives a restart), then `live`, then each new push. A lost connection is retried with a
+ * growing wait, not the browser's fixed one.
+ */
 function listen() {
   const events = new EventSource('/dev/pushes');
   events.addEventListener('ready', (event) => {
-    // A (re)connection replays everything the simulator holds: start from a clean slate.
+    // A (re)connection sends the history again: start from a clean slate.
     for (const screen of screens.values()) {
       screen.list.replaceChildren();
       screen.byCollapseId.clear();
       screen.threads.clear();
-      screen.empty.hidden = false;
+      screen.empty.hidden = true;
     }
     cards.clear();
+    records.clear();
     const { simulator } = JSON.parse(event.data);
     connectionEl.textContent = simulator
-      ? 'Live: showing what the APNs simulator delivers.'
+      ? 'Loading recent notifications…'
       : 'This server pushes to a real APNs endpoint, not the simulator: nothing to show here.';
+    if (!simulator) events.close();
   });
   events.addEventListener('push', (event) => {
     const push = JSON.parse(event.data);
     if (push.status === 200) show(push);
   });
+  events.addEventListener('live', () => {
+    live = true;
+    backoff.stream = 1000;
+    connectionEl.textContent = 'Live: showing what the APNs simulator delivers.';
+    for (const screen of screens.values()) screen.empty.hidden = screen.list.children.length > 0;
+  });
   events.addEventListener('error', () => {
-    connectionEl.textContent = 'Connection lost: reconnecting…';
+    events.close();
+    live = false;
+    const wait = backoff.stream;
+    backoff.stream = Math.min(wait * 2, MAX_WAIT_MS);
+    connectionEl.textContent = `Connection lost: trying again in ${Math.round(wait / 1000)} s…`;
+    setTimeout(listen, wait);
   });
 }
 
@@ -101,6 +157,8 @@ function show(push) {
   const aps = push.payload?.aps ?? {};
   const fox = push.payload?.foxbell ?? {};
   if (!screen || !fox.id) return;
+  // The history and a push that arrived while it was read may both carry one push.
+  if ((cards.get(fox.id) ?? []).some((shown) => shown.dataset.deviceId === push.device_id)) return;
   const card = template.content.firstElementChild.cloneNode(true);
   card.dataset.id = fox.id;
   card.dataset.deviceId = push.device_id;
@@ -115,11 +173,16 @@ function show(push) {
   const time = card.querySelector('time');
   time.dateTime = push.at;
   time.textContent = new Date(push.at).toLocaleTimeString();
-  card.querySelector('.title').textContent = aps.alert?.title ?? '';
+  const title = card.querySelector('.title');
+  title.textContent = aps.alert?.title ?? '';
+  // Without a title of its own the app shows the scene's name: drawn as a label, not as text the
+  // sender wrote.
+  title.classList.toggle('untitled', aps.alert?.title === sceneNames[fox.scene]);
   const subtitle = card.querySelector('.subtitle');
   subtitle.textContent = aps.alert?.subtitle ?? '';
   subtitle.hidden = !aps.alert?.subtitle;
-  card.querySelector('.body').textContent = aps.alert?.body ?? '';
+  const body = card.querySelector('.body');
+  body.textContent = aps.alert?.body ?? '';
 
   const extras = card.querySelector('.extras');
   if (level !== 'active')
@@ -133,10 +196,31 @@ function show(push) {
     card.querySelector(`.${action}`).addEventListener('click', () => report(card, action));
   }
   place(screen, card, push.headers?.['apns-collapse-id'], aps['thread-id']);
+  offerMore(body);
   const shown = cards.get(fox.id) ?? [];
   shown.push(card);
   cards.set(fox.id, shown);
   refreshRecord(fox.id);
+}
+
+/** A long message is shown a few lines deep, with a button for the rest. */
+function offerMore(body) {
+  body.classList.add('clamped');
+  requestAnimationFrame(() => {
+    if (body.scrollHeight <= body.clientHeight + 1) {
+      body.classList.remove('clamped');
+      return;
+    }
+    const more = el('button', 'more', 'Show more');
+    more.type = 'button';
+    more.setAttribute('aria-expanded', 'false');
+    more.addEventListener('click', () => {
+      const open = body.classList.toggle('clamped') === false;
+      more.textContent = open ? 'Show less' : 'Show more';
+      more.setAttribute('aria-expanded', String(open));
+    });
+    body.after(more);
+  });
 }
 
 /** Puts a card at the top of its screen, in its thread, in place of the one it replaces. */
@@ -178,7 +262,8 @@ function linkButton(url, title) {
   try {
     host = new URL(url).host;
   } catch {}
-  link.append(el('strong', 'domain', host), document.createTextNode(` ${title ?? 'Open link'}`));
+  link.title = url;
+  link.append(el('strong', 'domain', host), el('span', 'link-title', ` ${title ?? 'Open link'}`));
   return link;
 }
 
@@ -211,7 +296,11 @@ async function report(card, action) {
       device_id: card.dataset.deviceId,
       action: action === 'open' ? 'opened' : 'cleared',
     }),
-  });
+  }).catch(() => undefined);
+  if (!response) {
+    card.querySelector('.state').textContent = 'Could not report it: the server is not answering';
+    return;
+  }
   if (!response.ok) {
     const problem = await response.json().catch(() => ({}));
     card.querySelector('.state').textContent =
@@ -222,44 +311,65 @@ async function report(card, action) {
   await refreshRecord(card.dataset.id);
 }
 
+/** Reads a notification's record and redraws its cards; false when the server did not answer. */
 async function refreshRecord(id) {
-  const response = await fetch(`/dev/notifications/${encodeURIComponent(id)}`);
-  if (!response.ok) return;
-  const record = await response.json();
-  records.set(id, record);
-  for (const card of cards.get(id) ?? []) drawState(card, record);
+  try {
+    const response = await fetch(`/dev/notifications/${encodeURIComponent(id)}`);
+    if (!response.ok) return response.status < 500;
+    const record = await response.json();
+    records.set(id, record);
+    for (const card of cards.get(id) ?? []) drawState(card, record);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** Refreshes the notifications still moving (some device not final, or never handled). */
-function refreshRecords() {
-  const ids = [...cards.keys()].slice(-30);
-  for (const id of ids) {
-    const record = records.get(id);
-    const settled =
-      record?.destinations.every((d) => FINAL_STATES.has(d.state)) &&
-      ['cleared', 'dropped'].includes(record.status);
-    if (!settled) refreshRecord(id);
+/**
+ * Delivery is final once every device's state is: what the person does after that is reported
+ * from this page, which reads the record again itself.
+ */
+const settled = (record) =>
+  record !== undefined &&
+  (record.status === 'dropped' ||
+    (record.destinations.length > 0 && record.destinations.every((d) => FINAL_STATES.has(d.state))));
+
+/** Polls the records still moving, while the page is live and seen; backs off while failing. */
+async function refreshRecords() {
+  clearTimeout(refreshRecords.timer);
+  if (live && !document.hidden) {
+    const moving = [...cards.keys()].filter((id) => !settled(records.get(id))).slice(-30);
+    const answered = await Promise.all(moving.map(refreshRecord));
+    backoff.poll = answered.every(Boolean) ? POLL_MS : Math.min(backoff.poll * 2, MAX_WAIT_MS);
   }
+  refreshRecords.timer = setTimeout(refreshRecords, backoff.poll);
 }
 
 function drawState(card, record) {
   const mine = record.destinations.find((d) => d.device_id === card.dataset.deviceId);
   const handled = record.handled.filter((h) => h.device_id === card.dataset.deviceId).map((h) => h.action);
   card.dataset.status = record.status;
+  const cleared = handled.includes('cleared');
   card.classList.toggle('opened', handled.includes('opened'));
-  card.classList.toggle('cleared', handled.includes('cleared'));
+  card.classList.toggle('cleared', cleared);
+  // A cleared notification is gone from the device: nothing is left to press.
+  card.querySelector('.open').disabled = cleared || handled.includes('opened');
+  card.querySelector('.clear').disabled = cleared;
   const others = record.destinations
     .filter((d) => d !== mine)
     .map((d) => `${deviceNames.get(d.device_id) ?? d.device_id} ${STATE_WORDS[d.state] ?? d.state}`);
   const here = [mine ? STATE_WORDS[mine.state] : undefined, ...handled].filter(Boolean).join(', ');
-  card.querySelector('.state').textContent = [
-    `Status: ${record.status}${record.reason ? ` (${record.reason})` : ''}`,
-    here && `here: ${here}`,
-    others.length > 0 && `also: ${others.join(' · ')}`,
-  ]
-    .filter(Boolean)
-    .join(' — ');
+  // One short line: this device first; the overall status and the other devices where there is room.
+  card
+    .querySelector('.state')
+    .replaceChildren(
+      el('span', 'here', capitalized(here || 'not here')),
+      el('span', 'overall', ` · ${record.status}${record.reason ? ` (${record.reason})` : ''}`),
+      ...(others.length > 0 ? [el('span', 'others', ` · ${others.join(', ')}`)] : []),
+    );
 }
+
+const capitalized = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function bellColor(value) {
   if (BELL_COLORS[value]) return BELL_COLORS[value];
@@ -332,7 +442,7 @@ function drawScene(holder, scene, params, bell) {
         <rect x="72" y="46" width="56" height="38" fill="#3a3a3a"/>
         <g class="door door-${state}"><rect x="72" y="46" width="56" height="38" fill="#d8d2c4" stroke="#8a8170"/>
         <line x1="72" y1="56" x2="128" y2="56"/><line x1="72" y1="66" x2="128" y2="66"/><line x1="72" y1="76" x2="128" y2="76"/></g></g>
-        <text class="label" x="165" y="52" text-anchor="middle">${state}</text>`);
+        <text class="label" x="172" y="52" text-anchor="middle">${state}</text>`);
       break;
     }
     case 'campfire':

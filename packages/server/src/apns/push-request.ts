@@ -85,7 +85,7 @@ function sharedPartsOf({
 }
 
 /** The JSON payload, within APNs' 4 KB: a long message is shortened, then optional keys dropped. */
-function buildPayload(
+export function buildPayload(
   n: ClaimedDestination['notification'],
   notificationId: string,
   senderName: string,

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { buildPayload } from '../../apns/push-request.js';
 import type { ApnsSimulator, ReceivedPush } from '../../apns/simulator.js';
 import { isoTime } from '../../clock.js';
 import { ApiError } from '../../errors.js';
@@ -49,6 +50,35 @@ export function devPageRoutes(app: FastifyInstance, store: Store, deps: DevPageD
       );
     });
     devPage(scope, store, deps);
+  });
+}
+
+/** How many of the newest notifications a page is shown when it connects. */
+export const HISTORY_LENGTH = 50;
+
+/**
+ * What the dev devices were pushed, rebuilt from the store: the newest notifications of the
+ * account, oldest first, one push per device the push service accepted it for. It survives a
+ * restart, which the simulator's memory does not.
+ */
+async function historyOf(store: Store, devices: Device[]) {
+  const [first] = devices;
+  if (!first) return [];
+  const page = await store.inbox(first.accountId, { after: undefined, limit: HISTORY_LENGTH, since: 0 });
+  const tokens = new Map(devices.map((device) => [device.id, device.pushToken.toLowerCase()]));
+  return page.items.reverse().flatMap((stored) => {
+    const payload = JSON.parse(buildPayload(stored.notification, stored.id, stored.senderName));
+    const { tag } = stored.notification;
+    return stored.destinations
+      .filter((destination) => destination.state === 'accepted' && tokens.has(destination.deviceId))
+      .map((destination) => ({
+        device_id: destination.deviceId,
+        push_token: tokens.get(destination.deviceId),
+        headers: tag === undefined ? {} : { 'apns-collapse-id': tag },
+        payload,
+        status: 200,
+        at: isoTime(destination.updatedAt),
+      }));
   });
 }
 
@@ -149,8 +179,20 @@ function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
       raw.end();
       return;
     }
-    for (const push of simulator.received()) write(push);
-    const unsubscribe = simulator.onPush(write);
+    // Pushes that arrive while the history is read wait for it, so none is missed or out of order;
+    // one in both is drawn once (the page knows each card by notification and device).
+    let arrived: ReceivedPush[] | undefined = [];
+    const unsubscribe = simulator.onPush((push) => (arrived ? arrived.push(push) : write(push)));
+    try {
+      for (const push of await historyOf(store, devices)) {
+        raw.write(`event: push\ndata: ${JSON.stringify(push)}\n\n`);
+      }
+    } catch (error) {
+      request.log.warn({ err: error }, 'could not read the device page history');
+    }
+    for (const push of arrived) write(push);
+    arrived = undefined;
+    raw.write('event: live\ndata: {}\n\n');
     // A comment line now and then keeps proxies and idle timers from closing the stream.
     const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
     const end = () => {

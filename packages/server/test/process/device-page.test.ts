@@ -1,0 +1,206 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HISTORY_LENGTH } from '../../src/http/routes/dev-page.js';
+import { send } from '../helpers.js';
+import { startProcess, tempDir } from '../processes.js';
+
+const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
+/** Pictures of the page at the widths people use, to look at after a run. */
+const OUTPUT = fileURLToPath(new URL('../../test-output/', import.meta.url));
+
+let browser: Browser | undefined;
+afterEach(async () => {
+  await browser?.close();
+  browser = undefined;
+});
+
+async function devServer(dir: string, port = 0) {
+  const server = await startProcess(['--dev', '--data', dir, '--log-level', 'warn', '--port', String(port)]);
+  // Kept in dev.json from the first start on: a later start does not print it again.
+  const saved = JSON.parse(await readFile(path.join(dir, 'dev.json'), 'utf8'));
+  return { server, token: saved.token as string, accountKey: saved.account_key as string };
+}
+
+async function sendAll(url: string, token: string, sends: Record<string, unknown>[]) {
+  for (const json of sends) {
+    const reply = await send(url, 'POST', '/v1/notifications', { token, json });
+    expect(reply.status, reply.text).toBe(202);
+  }
+}
+
+const device = (page: Page, name: string) =>
+  page.locator('section.device', { has: page.getByRole('heading', { name, exact: true }) });
+
+const LONG = Array.from({ length: 40 }, (_, i) => `line ${i + 1} of a long log excerpt`).join('\n');
+
+describe('the device page in Chromium', () => {
+  it('draws the recent history, backs off while the server is down, and picks up again after a restart', async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
+    }
+    const dir = await tempDir();
+    const first = await devServer(dir);
+    const port = Number(new URL(first.server.url).port);
+    await sendAll(first.server.url, first.token, [
+      { message: LONG, scene: 'campfire', target: 'vision' },
+      { message: 'No title on this one', scene: 'fireworks', scene_params: { bursts: 4 } },
+      {
+        message: 'Somebody is at the garage door.',
+        title: 'Garage',
+        scene: 'garage',
+        scene_params: { doorState: 'opening' },
+        target: 'watch',
+        url: 'https://reports.example.com/cameras/garage',
+        url_title: 'Camera',
+      },
+      { message: 'Weekly report', title: 'Reports', level: 'passive', target: 'iphone' },
+    ]);
+    // Delivered before the page opens: all it shows comes from the history.
+    await expect
+      .poll(
+        async () => {
+          const inbox = await send(first.server.url, 'GET', '/v1/inbox', { token: first.accountKey });
+          return inbox.body.items.filter((item: { status: string }) => item.status === 'sent_to_push').length;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(4);
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    const page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(new URL(request.url()).pathname));
+    // Hold the stream back a moment, to see the page while it connects.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/dev/pushes', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${first.server.url}/devices`);
+    await expect.poll(() => page.locator('#connection').textContent()).toBe('Connecting…');
+    expect(await page.locator('section.device').count()).toBe(3);
+    expect(await page.locator('.empty:visible').count()).toBe(0);
+    release();
+
+    const iphone = device(page, 'iPhone');
+    const watch = device(page, 'Apple Watch');
+    const vision = device(page, 'Vision Pro');
+    await expect
+      .poll(() => page.locator('#connection').textContent())
+      .toBe('Live: showing what the APNs simulator delivers.');
+    expect(await iphone.locator('.notification .body').allTextContents()).toEqual([
+      'Weekly report',
+      'No title on this one',
+    ]);
+    expect(await watch.locator('.notification').count()).toBe(2);
+    expect(await vision.locator('.notification').count()).toBe(2);
+
+    // At 1024 px all three devices are side by side, above the fold.
+    for (const section of [iphone, watch, vision]) {
+      const box = await section.boundingBox();
+      expect(box && box.y + 200 < 768 && box.x + box.width <= 1024, JSON.stringify(box)).toBe(true);
+    }
+
+    // An untitled notification shows its scene's name, as a label.
+    const untitled = iphone.locator('.notification', { hasText: 'No title on this one' }).locator('.title');
+    expect([await untitled.textContent(), await untitled.getAttribute('class')]).toEqual([
+      'Fireworks',
+      'title untitled',
+    ]);
+
+    // A long message is a few lines deep, with a button for the rest.
+    const long = vision.locator('.notification', { hasText: 'line 1 of' });
+    const body = long.locator('.body');
+    expect(await body.getAttribute('class')).toBe('body clamped');
+    const clampedHeight = (await body.boundingBox())?.height ?? 0;
+    await long.getByRole('button', { name: 'Show more' }).click();
+    expect(await body.getAttribute('class')).toBe('body');
+    expect((await body.boundingBox())?.height).toBeGreaterThan(clampedHeight * 5);
+    expect(await long.getByRole('button', { name: 'Show less' }).getAttribute('aria-expanded')).toBe('true');
+
+    // On the watch: the link's domain on one line, the state on one line, the door's label clear
+    // of the roof.
+    const garage = watch.locator('.notification', { hasText: 'garage door' });
+    const lines = await garage.evaluate((card) => {
+      const linesOf = (node: Element | null) => {
+        const range = document.createRange();
+        range.selectNodeContents(node as Element);
+        return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+      };
+      const label = card.querySelector('.label') as SVGTextElement;
+      return {
+        domain: linesOf(card.querySelector('.domain')),
+        state: linesOf(card.querySelector('.state')),
+        labelLeft: label.getBBox().x,
+      };
+    });
+    expect(lines).toMatchObject({ domain: 1, state: 1 });
+    expect(lines.labelLeft).toBeGreaterThan(140);
+
+    // Clear leaves nothing to press; a quiet card is not dimmed as a cleared one is.
+    const report = iphone.locator('.notification', { hasText: 'Weekly report' });
+    expect(await report.evaluate((card) => getComputedStyle(card).opacity)).toBe('1');
+    await report.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(() => report.getAttribute('class')).toContain('cleared');
+    expect(await report.getByRole('button', { name: 'Clear' }).isDisabled()).toBe(true);
+    expect(await report.getByRole('button', { name: 'Open' }).isDisabled()).toBe(true);
+
+    // Settled records are not polled again.
+    await page.waitForTimeout(2500);
+    const before = requests.filter((url) => url.startsWith('/dev/notifications/')).length;
+    await page.waitForTimeout(5000);
+    expect(requests.filter((url) => url.startsWith('/dev/notifications/')).length).toBe(before);
+
+    await mkdir(OUTPUT, { recursive: true });
+    for (const [width, height] of [
+      [1400, 900],
+      [1024, 768],
+      [390, 844],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      const [scrollWidth, innerWidth] = await page.evaluate(() => [
+        document.documentElement.scrollWidth,
+        window.innerWidth,
+      ]);
+      expect(scrollWidth, `nothing cut off sideways at ${width} px`).toBeLessThanOrEqual(
+        innerWidth as number,
+      );
+      await page.screenshot({ path: path.join(OUTPUT, `device-page-${width}.png`), fullPage: width === 390 });
+    }
+    await page.setViewportSize({ width: 1024, height: 768 });
+
+    // The server goes away: a line says so, the page retries with growing waits and throws nothing.
+    first.server.child.kill('SIGKILL');
+    await first.server.exited;
+    await expect
+      .poll(() => page.locator('#connection').textContent())
+      .toMatch(/^Connection lost: trying again in \d+ s…$/);
+    const down = requests.length;
+    await page.waitForTimeout(7000);
+    // Waits of 1, 2 and 4 s: at most three tries in seven seconds, and no polling meanwhile.
+    expect(requests.slice(down).filter((url) => url === '/dev/pushes').length).toBeLessThanOrEqual(3);
+    expect(requests.slice(down).filter((url) => url.startsWith('/dev/notifications/'))).toEqual([]);
+    expect(errors).toEqual([]);
+
+    // Back on the same port and data: the page finds it, and the history is there again.
+    const second = await devServer(dir, port);
+    await sendAll(second.server.url, second.token, [{ message: 'After the restart', target: 'iphone' }]);
+    await expect
+      .poll(() => iphone.locator('.notification .body').allTextContents(), { timeout: 20_000 })
+      .toEqual(['After the restart', 'Weekly report', 'No title on this one']);
+    expect(await page.locator('#connection').textContent()).toBe(
+      'Live: showing what the APNs simulator delivers.',
+    );
+    expect(errors).toEqual([]);
+    expect(HISTORY_LENGTH).toBe(50);
+  }, 90_000);
+});
