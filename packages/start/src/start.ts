@@ -4,11 +4,12 @@
 // notification on the first start, and says what to try. Run by `tsx` from the repository root,
 // so it needs no build of its own.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { requireNodeFloor } from '@foxbell/server/node-floor';
+import { runBuildSteps } from './build-steps.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const BUILT = ['sdk', 'cli', 'server'];
@@ -33,12 +34,23 @@ function stale(name: string): boolean {
   return Math.max(...sources) > Math.min(...built);
 }
 
-function ensureBuilt(): void {
+/** Builds the three packages, in dependency order, when any is stale, with progress. */
+async function ensureBuilt(): Promise<void> {
   if (!BUILT.some(stale)) return;
-  process.stdout.write('Building the packages (once, and again after changes)…\n');
-  const build = spawnSync('pnpm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (build.status !== 0) {
-    process.stderr.write('pnpm start: the build failed; run `pnpm build` to see why\n');
+  process.stdout.write('Building the packages (on the first start, and after changes):\n');
+  const failure = await runBuildSteps(
+    BUILT.map((name) => ({
+      name: `@foxbell/${name}`,
+      command: 'pnpm',
+      args: ['run', 'build'],
+      cwd: path.join(root, 'packages', name),
+    })),
+    process.stdout,
+  );
+  if (failure) {
+    process.stderr.write(
+      `${failure.errors}pnpm start: building ${failure.failed} failed; the lines above say why\n`,
+    );
     process.exit(1);
   }
 }
@@ -148,7 +160,7 @@ async function main(): Promise<void> {
   // Before the build: the build tools need a current Node.js as well.
   requireNodeFloor('pnpm start');
   const options = optionsOf(process.argv.slice(2));
-  ensureBuilt();
+  await ensureBuilt();
   // Built just now when it was not: so imported only after.
   const { SERVER_SETTINGS, devSessionFile, readDevSession } = await import('@foxbell/server/dev-start');
   // The server's own defaults: a fixed port, so the device page keeps its address between starts.
@@ -187,7 +199,13 @@ async function main(): Promise<void> {
     welcome = sent.id ?? undefined;
   }
 
-  const notifyCommand = saved.isDefault ? 'npx notify' : 'NOTIFY_PROFILE=dev npx notify';
+  // The token for curl is read from a file by curl itself (`-H @file`): the line works as it is
+  // in any shell, and a later start still never shows the token.
+  const headersFile = path.join(dataDir, 'curl-headers');
+  writeFileSync(headersFile, `Authorization: Bearer ${token}\nContent-Type: application/json\n`, {
+    mode: 0o600,
+  });
+  const profileFlag = saved.isDefault ? '' : ' --profile dev';
   process.stdout.write(
     [
       '',
@@ -201,11 +219,15 @@ async function main(): Promise<void> {
       welcome ? '  Sent a welcome notification: it is on the device page.' : '',
       '',
       '  Try:',
-      `    ${notifyCommand} send "Build passed" --scene rocket --param color=green`,
-      `    curl "${url}/v1/send/${firstStart ? token : `$(node -p "require('${devFile}').token")`}?message=Hello"`,
-      `    ${notifyCommand} status ${welcome ?? '<id from notify send>'} --wait`,
+      `    npx notify send "Build passed" --scene rocket --param color=green${profileFlag}`,
+      `    curl -H @"${headersFile}" -d '{"message":"Hello"}' ${url}/v1/notifications`,
+      firstStart && `    curl "${url}/v1/send/${token}?message=Hello"`,
+      welcome
+        ? `    npx notify status ${welcome} --wait${profileFlag}`
+        : `    npx notify send "Deploy done" --scene fireworks --wait${profileFlag}`,
       '',
     ]
+      .filter((line) => line !== false)
       .filter((line, index, lines) => line !== '' || lines[index - 1] !== '')
       .join('\n'),
   );

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -71,7 +71,7 @@ async function pnpmStart(home: string, args: string[] = []): Promise<Started> {
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`pnpm start said nothing to try:\n${output()}`)), 45_000);
     child.stdout?.on('data', () => {
-      if (/notify status .+ --wait/.test(output())) {
+      if (/npx notify (status|send) .+ --wait/.test(output())) {
         clearTimeout(timer);
         resolve();
       }
@@ -156,7 +156,17 @@ describe('pnpm start', () => {
     const second = await pnpmStart(home);
     expect(second.output()).not.toContain(saved.token);
     expect(second.output()).toContain(`Token:    in ${path.join(home, 'data', 'dev.json')}`);
-    expect(second.output()).toContain('notify status <id from notify send> --wait');
+    // Every hint works as printed: curl reads the token from a file of its own.
+    const headers = path.join(home, 'data', 'curl-headers');
+    const curlLine = `curl -H @"${headers}" -d '{"message":"Hello"}' ${second.url}/v1/notifications`;
+    expect(second.output()).toContain(`\n    ${curlLine}\n`);
+    expect(second.output()).toContain('\n    npx notify send "Deploy done" --scene fireworks --wait\n');
+    expect(second.output()).not.toContain('$(');
+    expect((await stat(headers)).mode & 0o777).toBe(0o600);
+    const curl = spawnSync('bash', ['-c', `${curlLine} --silent --write-out ' %{http_code}'`], {
+      encoding: 'utf8',
+    });
+    expect(curl.stdout).toMatch(/^\{"id":"ntf_\w+","status":"accepted","request_id":"req_\w+"\} 202$/);
     const devices = notify(home, ['devices', '--json']);
     expect(JSON.parse(devices.stdout)).toHaveLength(3);
   });
@@ -172,7 +182,9 @@ describe('pnpm start', () => {
     expect(started.output()).toContain(
       "saved as notify's profile dev (your default profile is left as it was)",
     );
-    expect(started.output()).toContain('NOTIFY_PROFILE=dev npx notify send "Build passed"');
+    expect(started.output()).toContain(
+      'npx notify send "Build passed" --scene rocket --param color=green --profile dev\n',
+    );
     expect(started.output()).toContain('Sent a welcome notification');
     const devices = spawnSync(process.execPath, [notifyBin, 'devices', '--json'], {
       env: {
