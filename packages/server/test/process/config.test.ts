@@ -77,4 +77,32 @@ describe("foxbell-server's settings, one table", () => {
       ],
     });
   });
+  it('reads --metrics as HOST:PORT and --trust-proxy as addresses or ranges, and names a bad one', () => {
+    const metricsProblem =
+      '--metrics (FOXBELL_METRICS) must be HOST:PORT, such as 127.0.0.1:9464 ([::1]:9464 for IPv6; port 0 picks one)';
+    const metricsOf = (value: string) => readConfig(['--metrics', value], {});
+    expect(metricsOf('127.0.0.1:65535')).toMatchObject({
+      ok: true,
+      config: { metrics: { host: '127.0.0.1', port: 65_535 } },
+    });
+    expect(metricsOf('[::1]:0')).toMatchObject({ ok: true, config: { metrics: { host: '::1', port: 0 } } });
+    for (const bad of ['127.0.0.1:65536', '9464', '::1:9464', 'localhost:', ':9464']) {
+      expect(metricsOf(bad), bad).toEqual({ ok: false, problems: [metricsProblem] });
+    }
+    expect(readConfig([], { FOXBELL_METRICS: '0.0.0.0:9464' })).toMatchObject({
+      ok: true,
+      config: { metrics: { host: '0.0.0.0', port: 9464 } },
+    });
+
+    expect(readConfig(['--trust-proxy', '127.0.0.1, 10.0.0.0/8,::1,fd00::/8'], {})).toMatchObject({
+      ok: true,
+      config: { trustProxy: ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'] },
+    });
+    expect(readConfig(['--trust-proxy', 'proxy.internal'], {})).toEqual({
+      ok: false,
+      problems: [
+        '--trust-proxy (FOXBELL_TRUST_PROXY) must be addresses or CIDR ranges, separated by commas (127.0.0.1,10.0.0.0/8)',
+      ],
+    });
+  });
 });
