@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     projects: [
       'packages/*',
+      // The example of testing an app with @foxbell/sdk/testing runs as users would run it.
+      'examples/testing-with-vitest',
       {
         // Not `extends` of the server's config: arrays such as `exclude` would be merged.
         root: './packages/server',

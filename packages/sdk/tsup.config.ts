@@ -1,6 +1,10 @@
 import { defineConfig } from 'tsup';
 
-const entry = { index: 'src/index.ts', 'contract/index': 'src/contract/index.ts' };
+const entry = {
+  index: 'src/index.ts',
+  'contract/index': 'src/contract/index.ts',
+  'testing/index': 'src/testing/index.ts',
+};
 // tsup's declaration build sets `baseUrl`, which TypeScript 6 deprecates; our own config does not use it.
 const dts = { compilerOptions: { ignoreDeprecations: '6.0' } };
 

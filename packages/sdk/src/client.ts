@@ -1,6 +1,7 @@
 import ky from 'ky';
 import {
-  catalogSchema,
+  ANY_SEND_TOKEN_PATTERN,
+  catalogSceneSchema,
   type Device,
   deviceListSchema,
   type FieldError,
@@ -21,7 +22,9 @@ import {
 import type { CatalogScene } from './contract/scenes.js';
 import { FoxbellError, TimeoutError, ValidationError } from './errors.js';
 import { parseJson } from './internal/json.js';
-import { type RetryInfo, send, sleep, type Transport } from './internal/request.js';
+import { type Logger, type LogLevel, logOf } from './internal/log.js';
+import { type HttpResponse, type RetryInfo, send, sleep, type Transport } from './internal/request.js';
+import { FoxbellPromise, type WithResponse } from './internal/response-promise.js';
 import { SDK_VERSION } from './internal/version.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_RETRIES } from './retry.js';
 
@@ -40,6 +43,14 @@ export interface FoxbellOptions {
   fetch?: typeof fetch | undefined;
   /** The source of the backoff jitter, a number in [0, 1). Default `Math.random`; tests pin it. */
   random?: (() => number) | undefined;
+  /**
+   * What to log: `debug` (each attempt), `info` (each answer, with its status and request id),
+   * `warn` (each retry and its wait), `error`, or `off`. Default: `FOXBELL_LOG`, else `info` with a
+   * `logger` and `off` without. No token and no notification text is ever logged.
+   */
+  logLevel?: LogLevel | undefined;
+  /** Where log lines go: anything with debug, info, warn and error. Default `console`. */
+  logger?: Logger | undefined;
 }
 
 export interface RequestOptions {
@@ -47,6 +58,15 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
   /** An overall budget for the call in milliseconds: no retry starts that would end past it. */
   deadlineMs?: number | undefined;
+  /** This call's per-attempt timeout (headers and body); default the client's. */
+  timeoutMs?: number | undefined;
+  /** This call's retries, 0 to 3 (the policy's most); default the client's. */
+  maxRetries?: number | undefined;
+  /**
+   * Headers of your own (a trace id, say), sent unchanged on every attempt. The SDK's own
+   * (`authorization`, `content-type`, `idempotency-key`, `user-agent`…) cannot be replaced.
+   */
+  headers?: Record<string, string> | undefined;
 }
 
 export interface SendOptions extends RequestOptions {
@@ -76,10 +96,19 @@ export interface SendResult {
   idempotency_key: string;
 }
 
+/** `GET /v1/scenes`: what this SDK knows of its layout typed, the rest of the answer kept as it came. */
+export type SceneCatalog = { scenes: CatalogScene[]; [member: string]: unknown };
+
+/** Takes any JSON object as it is. */
+const anyObject = {
+  safeParse: (value: unknown) =>
+    isPlainObject(value) ? ({ success: true, data: value } as const) : ({ success: false } as const),
+};
+
 /** `waitFor` stops at the first status at least this far along (`STATUS_PROGRESSION`). */
 export type WaitTarget = ProgressStatus;
 
-export interface WaitOptions extends Omit<RequestOptions, 'deadlineMs'> {
+export interface WaitOptions extends Omit<RequestOptions, 'deadlineMs' | 'timeoutMs'> {
   /** Default `sent_to_push`. A `dropped` notification always ends the wait. */
   until?: WaitTarget | undefined;
   /** Default 60 000 ms; then a `TimeoutError` carrying the last record seen. */
@@ -135,14 +164,22 @@ export class Foxbell {
     if (token === undefined) {
       throw new FoxbellError('invalid_config', 'No token: pass { token } or set NOTIFY_TOKEN');
     }
-    // Checked without echoing it: fetch's own error for a bad header value would quote the token.
-    if (!/^[\x21-\x7e]+$/.test(token)) {
-      throw new FoxbellError('invalid_config', 'The token has characters a token never has');
+    // Checked without echoing it (fetch's own error for a bad header value would quote it): a
+    // typo or a pasted account key fails here, not as a 401 on the first send.
+    if (!ANY_SEND_TOKEN_PATTERN.test(token)) {
+      throw new FoxbellError(
+        'invalid_config',
+        'The token is not a send token: a send token is its service prefix, send_, then 32 letters and digits (fox_send_…)',
+      );
     }
     if (baseUrl === undefined) {
       throw new FoxbellError('invalid_config', 'No service address: pass { baseUrl } or set NOTIFY_BASE_URL');
     }
     const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
+    // fetch refuses such a URL, quoting it whole, password included: refused here, not echoed.
+    if (url?.username || url?.password) {
+      throw new FoxbellError('invalid_config', 'The base URL must not hold a user name or password');
+    }
     if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) {
       throw new FoxbellError('invalid_config', `The base URL must be an http(s) address: ${baseUrl}`);
     }
@@ -150,11 +187,16 @@ export class Foxbell {
     this.#host = url.host;
     this.#pathPrefix = `${url.pathname.replace(/\/+$/, '')}/`;
     this.#token = token;
-    const maxRetries = options.maxRetries ?? MAX_RETRIES;
-    if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES) {
-      throw new FoxbellError('invalid_config', `maxRetries must be an integer from 0 to ${MAX_RETRIES}`);
-    }
+    const maxRetries = checkRetries(options.maxRetries ?? MAX_RETRIES);
+    const timeoutMs = checkTimeout(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+    const fromEnv = options.logLevel === undefined ? environment('FOXBELL_LOG') : undefined;
+    const log = logOf(
+      options.logLevel ?? fromEnv,
+      options.logger,
+      fromEnv === undefined ? 'logLevel' : 'FOXBELL_LOG',
+    );
     this.#transport = {
+      baseUrl: this.baseUrl,
       ky: ky.create({
         prefix: this.baseUrl,
         retry: 0,
@@ -163,39 +205,46 @@ export class Foxbell {
       }),
       fetch: options.fetch,
       maxRetries,
-      timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      timeoutMs,
       random: options.random ?? Math.random,
       onRetry: options.onRetry,
+      log,
     };
   }
 
   /** Sends a notification. Resolves once the service has stored and queued it (202). */
-  async send(fields: SendFields, options: SendOptions = {}): Promise<SendResult> {
-    const { headers, body, idempotencyKey } = this.#sendRequest(fields, options);
-    const response = await send(this.#transport, {
-      method: 'POST',
-      path: SEND_PATH,
-      headers,
-      body,
-      signal: options.signal,
-      deadline: deadlineOf(options),
+  send(fields: SendFields, options: SendOptions = {}): FoxbellPromise<SendResult> {
+    return this.#call(options, async (transport) => {
+      const { headers, body, idempotencyKey } = this.#sendRequest(fields, options);
+      const response = await send(transport, {
+        method: 'POST',
+        path: SEND_PATH,
+        headers,
+        body,
+        signal: options.signal,
+        deadline: deadlineOf(options),
+      });
+      const parsed = sendResponseSchema.safeParse(parseJson(response.text));
+      const data: SendResult = {
+        id: parsed.success ? parsed.data.id : null,
+        status: 'accepted',
+        request_id:
+          (parsed.success ? parsed.data.request_id : undefined) ?? response.headers.get('x-request-id') ?? '',
+        rate_limit: rateLimitOf(response.headers),
+        idempotency_key: idempotencyKey,
+      };
+      return { data, response };
     });
-    const parsed = sendResponseSchema.safeParse(parseJson(response.text));
-    return {
-      id: parsed.success ? parsed.data.id : null,
-      status: 'accepted',
-      request_id:
-        (parsed.success ? parsed.data.request_id : undefined) ?? response.headers.get('x-request-id') ?? '',
-      rate_limit: rateLimitOf(response.headers),
-      idempotency_key: idempotencyKey,
-    };
   }
 
   /**
    * Checks a send as `send` does and returns the request it would make, without sending it: for
    * a dry run. The token is redacted; without `idempotencyKey` the key shown is a fresh one.
    */
-  prepareSend(fields: SendFields, options: Pick<SendOptions, 'idempotencyKey'> = {}): PreparedSend {
+  prepareSend(
+    fields: SendFields,
+    options: Pick<SendOptions, 'idempotencyKey' | 'headers'> = {},
+  ): PreparedSend {
     const { headers, body } = this.#sendRequest(fields, options);
     return {
       method: 'POST',
@@ -208,7 +257,7 @@ export class Foxbell {
   /** The checked headers and body of a send, refused with a ValidationError as the server would. */
   #sendRequest(
     fields: SendFields,
-    options: Pick<SendOptions, 'idempotencyKey'>,
+    options: Pick<SendOptions, 'idempotencyKey' | 'headers'>,
   ): { headers: Record<string, string>; body: Uint8Array<ArrayBuffer>; idempotencyKey: string } {
     const input = checkedFields(fields);
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
@@ -222,7 +271,7 @@ export class Foxbell {
     }
     const body = new TextEncoder().encode(JSON.stringify(input));
     const headers = {
-      ...this.#headers(),
+      ...this.#headers(options),
       'content-type': 'application/json',
       'idempotency-key': idempotencyKey,
     };
@@ -231,39 +280,64 @@ export class Foxbell {
   }
 
   /** The status record of a notification this token sent. */
-  async status(id: string, options: RequestOptions = {}): Promise<StatusRecord> {
-    return this.#get(`v1/notifications/${encodeURIComponent(id)}/status`, statusRecordSchema, options);
+  status(id: string, options: RequestOptions = {}): FoxbellPromise<StatusRecord> {
+    return this.#call(options, (transport) =>
+      this.#get(transport, `v1/notifications/${encodeURIComponent(id)}/status`, statusRecordSchema, options),
+    );
   }
 
   /**
    * Polls the status with growing pauses until it is at least `until` (default `sent_to_push`)
-   * or `dropped`, and resolves with that record.
+   * or `dropped`, and resolves with that record (`withResponse()`: the last poll's answer).
    */
-  async waitFor(id: string, options: WaitOptions = {}): Promise<StatusRecord> {
-    const until = options.until ?? 'sent_to_push';
-    const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-    let interval = options.intervalMs ?? 500;
-    for (;;) {
-      const record = await this.status(id, { signal: options.signal, deadlineMs: deadline - Date.now() });
-      options.onUpdate?.(record);
-      if (record.status === 'dropped' || progressOf(record.status) >= progressOf(until)) return record;
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        throw new TimeoutError(`Still ${record.status} after waiting for ${until}`, { record });
+  waitFor(id: string, options: WaitOptions = {}): FoxbellPromise<StatusRecord> {
+    // Each poll is a status call with the wait's settings; `timeoutMs` here is the whole wait's.
+    return this.#call({}, async () => {
+      const until = options.until ?? 'sent_to_push';
+      const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+      let interval = options.intervalMs ?? 500;
+      for (;;) {
+        const polled = await this.status(id, {
+          signal: options.signal,
+          deadlineMs: deadline - Date.now(),
+          ...(options.headers ? { headers: options.headers } : {}),
+          ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+        }).withResponse();
+        const record = polled.data;
+        options.onUpdate?.(record);
+        if (record.status === 'dropped' || progressOf(record.status) >= progressOf(until)) return polled;
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          throw new TimeoutError(`Still ${record.status} after waiting for ${until}`, { record });
+        }
+        await sleep(Math.min(interval, left), options.signal);
+        interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS);
       }
-      await sleep(Math.min(interval, left), options.signal);
-      interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS);
-    }
+    });
   }
 
-  /** The scene catalog: each scene's versions with a JSON Schema of its parameters. */
-  async scenes(options: RequestOptions = {}): Promise<{ scenes: CatalogScene[] }> {
-    return this.#get('v1/scenes', catalogSchema, options) as Promise<{ scenes: CatalogScene[] }>;
+  /**
+   * The scene catalog: each scene's versions with a JSON Schema of its parameters. The interface
+   * leaves the catalog's layout open: any JSON object is taken, every member kept, and `scenes`
+   * holds the entries laid out as this SDK knows them (none from a catalog laid out otherwise).
+   */
+  scenes(options: RequestOptions = {}): FoxbellPromise<SceneCatalog> {
+    return this.#call(options, async (transport) => {
+      const { data: catalog, response } = await this.#get(transport, 'v1/scenes', anyObject, options);
+      const listed: unknown[] = Array.isArray(catalog.scenes) ? catalog.scenes : [];
+      const scenes = listed.filter(
+        (entry): entry is CatalogScene => catalogSceneSchema.safeParse(entry).success,
+      );
+      return { data: { ...catalog, scenes }, response };
+    });
   }
 
   /** The person's active devices, for choosing a `target`. Needs the token's `device_names` scope. */
-  async devices(options: RequestOptions = {}): Promise<Device[]> {
-    return (await this.#get('v1/devices', deviceListSchema, options)).devices;
+  devices(options: RequestOptions = {}): FoxbellPromise<Device[]> {
+    return this.#call(options, async (transport) => {
+      const { data, response } = await this.#get(transport, 'v1/devices', deviceListSchema, options);
+      return { data: data.devices, response };
+    });
   }
 
   /**
@@ -300,15 +374,46 @@ export class Foxbell {
     return `${this.baseUrl}/${path}`;
   }
 
+  /**
+   * Runs one method's requests with this call's settings over the client's (timeout, retries),
+   * and makes the promise that gives its value or, with `withResponse()`, the answer too.
+   */
+  #call<T>(
+    options: RequestOptions,
+    run: (transport: Transport) => Promise<{ data: T; response: HttpResponse } | WithResponse<T>>,
+  ): FoxbellPromise<T> {
+    const result = (async (): Promise<WithResponse<T>> => {
+      const transport = this.#transportFor(options);
+      const done = await run(transport);
+      if (!('response' in done)) return done;
+      const { status, headers } = done.response;
+      return { data: done.data, requestId: headers.get('x-request-id') ?? undefined, status, headers };
+    })();
+    return new FoxbellPromise(result);
+  }
+
+  #transportFor(options: RequestOptions): Transport {
+    const { maxRetries, timeoutMs } = options;
+    if (maxRetries === undefined && timeoutMs === undefined) return this.#transport;
+    if (maxRetries !== undefined) checkRetries(maxRetries);
+    if (timeoutMs !== undefined) checkTimeout(timeoutMs);
+    return {
+      ...this.#transport,
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    };
+  }
+
   async #get<T>(
+    transport: Transport,
     path: string,
     schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
     options: RequestOptions,
-  ): Promise<T> {
-    const response = await send(this.#transport, {
+  ): Promise<{ data: T; response: HttpResponse }> {
+    const response = await send(transport, {
       method: 'GET',
       path,
-      headers: this.#headers(),
+      headers: this.#headers(options),
       signal: options.signal,
       deadline: deadlineOf(options),
     });
@@ -319,12 +424,26 @@ export class Foxbell {
         `The answer to GET /${path.split('?')[0]} is not of the expected shape`,
       );
     }
-    return parsed.data;
+    return { data: parsed.data, response };
   }
 
-  /** The headers every request carries. */
-  #headers(): Record<string, string> {
-    return { authorization: `Bearer ${this.#token}`, 'user-agent': `foxbell-sdk/${SDK_VERSION}` };
+  /** The headers every request carries, after the call's own (which may not replace the SDK's). */
+  #headers(options: Pick<RequestOptions, 'headers'> = {}): Record<string, string> {
+    const own: Record<string, string> = {};
+    for (const [name, value] of Object.entries(options.headers ?? {})) {
+      const lower = name.toLowerCase();
+      if (RESERVED_HEADERS.includes(lower)) {
+        throw new FoxbellError(
+          'invalid_config',
+          `The ${name} header is the SDK's to set; pass it as an option`,
+        );
+      }
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || !/^[\t\x20-\x7e]*$/.test(value)) {
+        throw new FoxbellError('invalid_config', `The ${lower} header is not a valid HTTP header`);
+      }
+      own[lower] = value;
+    }
+    return { ...own, authorization: `Bearer ${this.#token}`, 'user-agent': `foxbell-sdk/${SDK_VERSION}` };
   }
 
   /** The spec's 16 KB limit covers the request line, headers and body as sent. */
@@ -365,6 +484,31 @@ function checkedFields(fields: SendFields): Record<string, unknown> {
   const checked = validateSend(input, { unknownScenes: 'pass' });
   if (!checked.ok) refuse(checked.error);
   return input;
+}
+
+/** Set by the SDK on every request: a call's `headers` cannot replace them. */
+const RESERVED_HEADERS = [
+  'authorization',
+  'content-type',
+  'content-length',
+  'idempotency-key',
+  'user-agent',
+  'host',
+  'transfer-encoding',
+];
+
+function checkRetries(maxRetries: number): number {
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES) {
+    throw new FoxbellError('invalid_config', `maxRetries must be an integer from 0 to ${MAX_RETRIES}`);
+  }
+  return maxRetries;
+}
+
+function checkTimeout(timeoutMs: number): number {
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new FoxbellError('invalid_config', 'timeoutMs must be a positive number of milliseconds');
+  }
+  return timeoutMs;
 }
 
 function deadlineOf(options: RequestOptions): number | undefined {

@@ -48,7 +48,13 @@ export class FoxbellError extends Error {
     this.name = kinds[0] ?? 'FoxbellError';
   }
 
+  /**
+   * An error of this class from any copy of the SDK (by its kinds), and anything this class's
+   * prototype is on the chain of, as for any class: `RateLimitError.prototype instanceof ApiError`.
+   */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof.
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
     const kinds = (value as Branded | null | undefined)?.[KINDS];
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof.
     return Array.isArray(kinds) && kinds.includes(this.kind);

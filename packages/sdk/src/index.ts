@@ -8,6 +8,7 @@ export {
   type PreparedSend,
   type RateLimit,
   type RequestOptions,
+  type SceneCatalog,
   type SendOptions,
   type SendResult,
   type WaitOptions,
@@ -43,5 +44,7 @@ export {
   TimeoutError,
   ValidationError,
 } from './errors.js';
+export type { Logger, LogLevel } from './internal/log.js';
 export type { RetryInfo } from './internal/request.js';
+export { FoxbellPromise, type WithResponse } from './internal/response-promise.js';
 export type { RetryDecision, RetryReason, StopReason } from './retry.js';

@@ -202,11 +202,41 @@ describe('configuration', () => {
     ['no token', { baseUrl: BASE_URL }, /NOTIFY_TOKEN/],
     ['no base URL', { token: TOKEN }, /NOTIFY_BASE_URL/],
     ['a base URL that is not http(s)', { token: TOKEN, baseUrl: 'ftp://x.test' }, /http\(s\)/],
-    ['a token with a newline', { token: `${TOKEN}\n`, baseUrl: BASE_URL }, /characters/],
+    ['a token with a newline', { token: `${TOKEN}\n`, baseUrl: BASE_URL }, /not a send token/],
+    ['a token that is too short', { token: 'abc', baseUrl: BASE_URL }, /not a send token/],
+    ['an account key', { token: `fox_acct_${'a'.repeat(32)}`, baseUrl: BASE_URL }, /not a send token/],
+    [
+      'a log level that is not one',
+      { token: TOKEN, baseUrl: BASE_URL, logLevel: 'loud' as 'info' },
+      /logLevel/,
+    ],
+    ['a timeout of 0', { token: TOKEN, baseUrl: BASE_URL, timeoutMs: 0 }, /timeoutMs/],
   ])('refuses %s with a clear error', (_name, options, message) => {
     vi.stubEnv('NOTIFY_TOKEN', '');
     vi.stubEnv('NOTIFY_BASE_URL', '');
     expect(() => new Foxbell(options)).toThrow(message);
+    // The code is invalid_config, and the token is never in the message.
+    const error = (() => {
+      try {
+        new Foxbell(options);
+      } catch (thrown) {
+        return thrown as FoxbellError;
+      }
+    })();
+    expect(error?.code).toBe('invalid_config');
+    const { token } = options as { token?: string };
+    if (token) expect(error?.message).not.toContain(token.trim());
+  });
+
+  it('takes a send token of another service: its prefix, send_, then 32 letters and digits', () => {
+    expect(new Foxbell({ token: `acme_send_${'b'.repeat(32)}`, baseUrl: BASE_URL }).baseUrl).toBe(BASE_URL);
+  });
+
+  it('reads FOXBELL_LOG, and names it when it is not a level', () => {
+    vi.stubEnv('FOXBELL_LOG', 'chatty');
+    expect(() => new Foxbell({ token: TOKEN, baseUrl: BASE_URL })).toThrow(
+      'FOXBELL_LOG must be one of debug, info, warn, error, off',
+    );
   });
 
   it('keeps SDK_VERSION equal to the package version', async () => {

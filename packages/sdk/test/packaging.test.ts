@@ -75,9 +75,9 @@ describe('the published package', () => {
       `import { createRequire } from 'node:module';
        import * as esm from '@foxbell/sdk';
        const cjs = createRequire(process.cwd() + '/')('@foxbell/sdk');
-       const fromCjs = new cjs.Foxbell({ token: 'fox_send_x', baseUrl: 'https://x.test' });
+       const fromCjs = new cjs.Foxbell({ token: 'fox_send_'+'a'.repeat(32), baseUrl: 'https://x.test' });
        const error = await fromCjs.send({ message: '' }).catch((e) => e);
-       const fromEsm = await new esm.Foxbell({ token: 'fox_send_x', baseUrl: 'https://x.test' }).send({ message: '' }).catch((e) => e);
+       const fromEsm = await new esm.Foxbell({ token: 'fox_send_'+'a'.repeat(32), baseUrl: 'https://x.test' }).send({ message: '' }).catch((e) => e);
        console.log(cjs.ValidationError !== esm.ValidationError, error instanceof esm.ValidationError,
          error instanceof esm.FoxbellError, fromEsm instanceof cjs.ValidationError, error instanceof esm.ApiError)`,
     );

@@ -53,6 +53,8 @@ export const BELL_HEX_PATTERN = /^#[0-9A-Fa-f]{6}$/;
 export const TAG_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 export const SEND_TOKEN_PATTERN = /^fox_send_[A-Za-z0-9]{32}$/;
+/** A send token of any service: its prefix, `send_`, then 32 letters and digits. */
+export const ANY_SEND_TOKEN_PATTERN = /^[A-Za-z0-9]+_send_[A-Za-z0-9]{32}$/;
 /** The characters a token may have where it is the last segment of `/v1/send/<TOKEN>`. */
 export const PATH_TOKEN_PATTERN = /^[A-Za-z0-9_]+$/;
 /**
@@ -285,7 +287,8 @@ export type SendValidation = { ok: true; value: Notification } | { ok: false; er
 export interface ValidateOptions {
   /**
    * `reject` (the server): a scene or version outside the catalog is `invalid_scene`.
-   * `pass` (the SDK): the server may know a newer catalog, so it judges unknown scenes.
+   * `pass` (the SDK, and the default): the service may know a newer catalog, so it judges
+   * unknown scenes.
    */
   unknownScenes: 'reject' | 'pass';
 }
@@ -341,7 +344,10 @@ function shownName(name: string): string {
  * problem wins, in a fixed order (unknown fields, message aliases, the fields in table order,
  * then the scene's parameters), so the SDK and the server name the same problem.
  */
-export function validateSend(input: Record<string, unknown>, options: ValidateOptions): SendValidation {
+export function validateSend(
+  input: Record<string, unknown>,
+  options: ValidateOptions = { unknownScenes: 'pass' },
+): SendValidation {
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
     if (!isSendFieldName(key)) return fail('invalid_field', key, `${shownName(key)} is not a send field`);

@@ -5,6 +5,7 @@
  */
 export { ERROR_CODES, type ErrorBody, type ErrorCode, isErrorCode, statusOf } from './errors.js';
 export {
+  ANY_SEND_TOKEN_PATTERN,
   BELL_COLOR_NAMES,
   BELL_HEX_PATTERN,
   FIELD_SCHEMAS,
@@ -39,6 +40,7 @@ export {
   validateSend,
 } from './fields.js';
 export {
+  catalogSceneSchema,
   catalogSchema,
   DESTINATION_STATES,
   type Destination,

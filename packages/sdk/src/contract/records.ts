@@ -103,16 +103,15 @@ export interface Device {
   platform: Platform | (string & {});
 }
 
-export const catalogSchema = z.looseObject({
-  scenes: z.array(
-    z.looseObject({
-      id: z.string(),
-      name: z.string(),
-      current_version: z.int(),
-      versions: z.array(z.looseObject({ version: z.int(), params: z.looseObject({}) })),
-    }),
-  ),
+/** A scene of the catalog as this service lays it out; another service may lay its own out otherwise. */
+export const catalogSceneSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  current_version: z.int(),
+  versions: z.array(z.looseObject({ version: z.int(), params: z.looseObject({}) })),
 });
+
+export const catalogSchema = z.looseObject({ scenes: z.array(catalogSceneSchema) });
 
 export const errorBodySchema = z.looseObject({
   error: z.looseObject({

@@ -9,6 +9,7 @@ import {
   TimeoutError,
 } from '../errors.js';
 import { decideRetry, type RetryReason } from '../retry.js';
+import type { Log } from './log.js';
 
 /** What `onRetry` is told before each retry. */
 export interface RetryInfo {
@@ -24,12 +25,15 @@ export interface RetryInfo {
 
 export interface Transport {
   ky: KyInstance;
+  /** The service's address, as errors name it. */
+  baseUrl: string;
   /** What sends each request ky builds: the caller's fetch, else the global one when called. */
   fetch: typeof fetch | undefined;
   maxRetries: number;
   timeoutMs: number;
   random: () => number;
   onRetry: ((info: RetryInfo) => void) | undefined;
+  log: Log | undefined;
 }
 
 export interface HttpRequest {
@@ -60,8 +64,31 @@ type Failure = { failure: 'network' | 'timeout' | 'aborted'; message: string; ca
  */
 export async function send(transport: Transport, request: HttpRequest): Promise<HttpResponse> {
   const attempts: Attempt[] = [];
+  const { log } = transport;
+  const what = `${request.method} /${request.path.split('?')[0]}`;
   for (let retriesDone = 0; ; retriesDone++) {
+    const started = Date.now();
+    log?.('debug', `${what}: attempt ${retriesDone + 1} of ${transport.maxRetries + 1}`, {
+      method: request.method,
+      path: `/${request.path}`,
+      attempt: retriesDone + 1,
+    });
     const result = await attempt(transport, request);
+    const ms = Date.now() - started;
+    if ('status' in result) {
+      log?.('info', `${what}: ${result.status} in ${ms} ms`, {
+        status: result.status,
+        requestId: result.headers.get('x-request-id') ?? undefined,
+        attempt: retriesDone + 1,
+        ms,
+      });
+    } else {
+      log?.('info', `${what}: no answer (${result.failure}) after ${ms} ms`, {
+        failure: result.failure,
+        attempt: retriesDone + 1,
+        ms,
+      });
+    }
     if ('status' in result && result.status < 400) return result;
     const failed = failedAttempt(result);
     attempts.push(failed.record);
@@ -79,7 +106,19 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
         ...(request.deadline === undefined ? {} : { remainingMs: request.deadline - Date.now() }),
       },
     );
-    if (!decision.retry) throw failed.endWith(attempts);
+    if (!decision.retry) {
+      log?.('info', `${what}: not retried (${decision.reason})`, {
+        reason: decision.reason,
+        attempts: attempts.length,
+      });
+      throw failed.endWith(attempts);
+    }
+    log?.('warn', `${what}: retry ${retriesDone + 1} in ${decision.waitMs} ms (${decision.reason})`, {
+      retry: retriesDone + 1,
+      waitMs: decision.waitMs,
+      reason: decision.reason,
+      ...failed.record,
+    });
     transport.onRetry?.({
       attempt: retriesDone + 1,
       waitMs: decision.waitMs,
@@ -162,7 +201,7 @@ async function attempt(transport: Transport, request: HttpRequest): Promise<Http
     if (timeout.signal.aborted) {
       return { failure: 'timeout', message: `No complete answer within ${transport.timeoutMs} ms`, cause };
     }
-    return { failure: 'network', message: connectionMessage(cause), cause };
+    return { failure: 'network', message: connectionMessage(transport.baseUrl, cause), cause };
   } finally {
     clearTimeout(timer);
   }
@@ -193,11 +232,31 @@ function readText(response: Response, signal: AbortSignal): Promise<string> {
   });
 }
 
-function connectionMessage(cause: unknown): string {
-  const detail = (cause as { cause?: { code?: unknown } } | undefined)?.cause?.code;
-  return typeof detail === 'string'
-    ? `Could not reach the service (${detail})`
-    : 'Could not reach the service';
+/** Why a connection failed, in words, by the error code Node (or the message another runtime) gives. */
+const CONNECTION_FAILURES: [RegExp, string][] = [
+  [/ECONNREFUSED|ConnectionRefused|refused/i, 'connection refused'],
+  [/ENOTFOUND|EAI_AGAIN|EAI_NONAME|dns|not known|resolve/i, 'its host name did not resolve (DNS)'],
+  [/CERT|TLS|SSL|certificate|self.signed/i, 'the TLS handshake failed (its certificate was not trusted)'],
+  [/ECONNRESET|EPIPE|UND_ERR_SOCKET|reset|hang up|closed/i, 'the connection was reset'],
+  [/ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|timed? ?out/i, 'the connection timed out'],
+  [/ENETUNREACH|EHOSTUNREACH|unreachable/i, 'the network cannot reach it'],
+];
+
+/**
+ * "Could not reach https://foxbell.example.com: connection refused (ECONNREFUSED)": the address
+ * and the reason, from fetch's error and its cause (never the request, which holds the token).
+ */
+function connectionMessage(baseUrl: string, cause: unknown): string {
+  const inner = (cause as { cause?: unknown } | undefined)?.cause;
+  const code = [inner, cause]
+    .map((error) => (error as { code?: unknown } | undefined)?.code)
+    .find((value): value is string => typeof value === 'string');
+  const text = [code, (inner as Error | undefined)?.message, (cause as Error | undefined)?.message]
+    .filter((part): part is string => typeof part === 'string')
+    .join(' ');
+  const reason = CONNECTION_FAILURES.find(([pattern]) => pattern.test(text))?.[1];
+  const detail = reason ?? (inner as Error | undefined)?.message ?? (cause as Error | undefined)?.message;
+  return `Could not reach ${baseUrl}${detail ? `: ${detail}` : ''}${code && reason ? ` (${code})` : ''}`;
 }
 
 /** Waits, or rejects with AbortError as soon as the signal fires. */

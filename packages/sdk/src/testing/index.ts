@@ -1,0 +1,13 @@
+/**
+ * `@foxbell/sdk/testing`: a Foxbell service in memory for the tests of an app that sends
+ * notifications. Give its `fetch` to a real client; see docs/testing.md.
+ */
+export {
+  answers,
+  type FakeDevice,
+  FakeFoxbell,
+  type FakeFoxbellOptions,
+  type RecordedRequest,
+  type RecordedSend,
+  type ScriptedAnswer,
+} from './fake-service.js';

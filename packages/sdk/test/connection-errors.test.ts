@@ -1,0 +1,71 @@
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:net';
+import { generate } from 'selfsigned';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConnectionError, Foxbell } from '../src/index.js';
+import { TOKEN } from './helpers.js';
+
+/** Real sockets here (no msw): what fetch itself reports when a connection fails. */
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+async function listening<T extends Server>(server: T): Promise<string> {
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function failureOf(baseUrl: string): Promise<ConnectionError> {
+  const error = await new Foxbell({ token: TOKEN, baseUrl, maxRetries: 0 })
+    .send({ message: 'hi' })
+    .catch((thrown: unknown) => thrown);
+  expect(error).toBeInstanceOf(ConnectionError);
+  expect((error as ConnectionError).message).not.toContain(TOKEN);
+  return error as ConnectionError;
+}
+
+/** A certificate no client trusts: it signs itself and no CA is given. */
+async function selfSignedPair(): Promise<{ cert: string; key: string }> {
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+  });
+  return { cert: pems.cert, key: pems.private };
+}
+
+describe('a connection that fails names the address and the reason', () => {
+  it('refused', async () => {
+    const address = await listening(createServer());
+    servers.pop()?.close();
+    expect((await failureOf(`http://${address}`)).message).toBe(
+      `Could not reach http://${address}: connection refused (ECONNREFUSED)`,
+    );
+  });
+
+  it('reset by the server', async () => {
+    const address = await listening(createServer((socket) => socket.on('data', () => socket.destroy())));
+    expect((await failureOf(`http://${address}`)).message).toMatch(
+      new RegExp(`^Could not reach http://${address}: the connection was reset( \\(\\w+\\))?$`),
+    );
+  });
+
+  it('a certificate it does not trust', async () => {
+    const address = await listening(
+      createHttpsServer(await selfSignedPair(), (_request, response) => response.end()),
+    );
+    expect((await failureOf(`https://${address}`)).message).toMatch(
+      new RegExp(
+        `^Could not reach https://${address}: the TLS handshake failed \\(its certificate was not trusted\\) \\(\\w+\\)$`,
+      ),
+    );
+  });
+
+  it('a host name that does not resolve', async () => {
+    expect((await failureOf('https://foxbell.invalid')).message).toMatch(
+      /^Could not reach https:\/\/foxbell\.invalid: its host name did not resolve \(DNS\) \((ENOTFOUND|EAI_AGAIN)\)$/,
+    );
+  });
+});
