@@ -17,7 +17,8 @@ function deliverEachSend() {
   const fetch = service.fetch;
   return async (input, init) => {
     const response = await fetch(input, init);
-    for (const sent of service.sends) if (service.status(sent.id).status === 'accepted') service.deliver(sent.id);
+    for (const sent of service.sends)
+      if (service.status(sent.id).status === 'accepted') service.deliver(sent.id);
     return response;
   };
 }
@@ -61,7 +62,12 @@ it('gives up after the retries a dropped connection gets, in no real time', asyn
   const announcing = announceDeploy(client, { service: 'web', version: 'v9', ok: true });
   await vi.runAllTimersAsync();
   expect(await announcing).toBe('not announced: connection_error');
-  expect(service.requests.map((request) => request.answer)).toEqual(['dropped', 'dropped', 'dropped', 'dropped']);
+  expect(service.requests.map((request) => request.answer)).toEqual([
+    'dropped',
+    'dropped',
+    'dropped',
+    'dropped',
+  ]);
 });
 
 it('reports a notification no device was there for', async () => {

@@ -60,12 +60,18 @@ describe('runCli, in-process', () => {
         env: { NOTIFY_BASE_URL: service.url, NOTIFY_TOKEN: account.token },
       }),
       inProcess(['send', 'second', '--json'], {
-        env: { NOTIFY_BASE_URL: service.url, NOTIFY_TOKEN: 'fb_live_wrong' },
+        env: { NOTIFY_BASE_URL: service.url, NOTIFY_TOKEN: `fox_send_${'W'.repeat(32)}` },
       }),
     ]);
     expect([sent.code, sent.stdout]).toEqual([0, expect.stringMatching(/^ntf_\w+\n$/)]);
     expect(refused.code).toBe(3);
     expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'unauthorized' } });
+    // A token of the wrong shape is a setting to fix, found before anything is sent.
+    const malformed = await inProcess(['send', 'third', '--json'], {
+      env: { NOTIFY_BASE_URL: service.url, NOTIFY_TOKEN: 'fb_live_wrong' },
+    });
+    expect(malformed.code).toBe(2);
+    expect(JSON.parse(malformed.stdout)).toMatchObject({ error: { code: 'invalid_config' } });
   });
 
   it('prints the version and the help to its stdout, and a usage mistake to its stderr with 2', async () => {

@@ -96,10 +96,11 @@ export function runScript(
   args: string[],
   env: Record<string, string>,
   cwd?: string,
+  node = process.execPath,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
+      node,
       [file, ...args],
       { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000, ...(cwd ? { cwd } : {}) },
       (error, stdout, stderr) =>

@@ -1,0 +1,131 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Foxbell } from '@foxbell/sdk';
+import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runScript, startServerWithToken, tempDir } from '../processes.js';
+
+/**
+ * The SDK behind a forward proxy, the two ways docs/sdk.md gives: Node's own NODE_USE_ENV_PROXY,
+ * and undici's EnvHttpProxyAgent through the `fetch` option. A real tinyproxy carries the requests
+ * and its log shows them.
+ */
+const SEND_SCRIPT = fileURLToPath(new URL('../runtimes/sdk-send.mjs', import.meta.url));
+const extraNodes = (process.env.FOXBELL_EXTRA_NODES ?? '').split(':').filter((node) => node !== '');
+
+const proxies: ChildProcess[] = [];
+afterEach(async () => {
+  await Promise.all(
+    proxies.splice(0).map((child) => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
+  vi.unstubAllEnvs();
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** tinyproxy in the foreground on a free port, logging each request line to a file of its own. */
+async function startTinyproxy(): Promise<{ url: string; log: () => Promise<string> }> {
+  const dir = await tempDir();
+  const port = await freePort();
+  const logFile = path.join(dir, 'tinyproxy.log');
+  const config = path.join(dir, 'tinyproxy.conf');
+  await writeFile(
+    config,
+    [
+      `Port ${port}`,
+      'Listen 127.0.0.1',
+      'Timeout 30',
+      `LogFile "${logFile}"`,
+      'LogLevel Connect',
+      'Allow 127.0.0.1',
+    ].join('\n'),
+  );
+  const child = spawn('tinyproxy', ['-d', '-c', config], { stdio: 'ignore' });
+  proxies.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries++) {
+    const ready = await fetch(`${url}/`).then(
+      () => true,
+      () => false,
+    );
+    if (ready) break;
+    if (tries > 50) throw new Error('tinyproxy did not start: apt-get install tinyproxy');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { url, log: () => readFile(logFile, 'utf8') };
+}
+
+describe('the SDK behind a forward proxy', () => {
+  it.each([['this run', process.execPath], ...extraNodes.map((node) => [node, node])])(
+    'goes through HTTP_PROXY with NODE_USE_ENV_PROXY=1 (Node at %s)',
+    async (_name, node) => {
+      const { server, token } = await startServerWithToken();
+      const proxy = await startTinyproxy();
+      // By name: Node 22 and 24 send to a loopback address directly, whatever HTTP_PROXY says.
+      const host = `localhost:${new URL(server.url).port}`;
+      const run = await runScript(
+        SEND_SCRIPT,
+        ['via the proxy'],
+        {
+          NODE_USE_ENV_PROXY: '1',
+          HTTP_PROXY: proxy.url,
+          NOTIFY_TOKEN: token,
+          NOTIFY_BASE_URL: `http://${host}`,
+        },
+        undefined,
+        node,
+      );
+      expect(run.stdout, run.stderr).toMatch(/^ntf_\w+\n$/);
+      expect(run.code).toBe(0);
+      // Node 26 forwards a plain-HTTP request by its absolute URL; 22 and 24 tunnel it with CONNECT.
+      expect(await proxy.log()).toMatch(
+        new RegExp(
+          `Request \\(file descriptor \\d+\\): (POST http://${host}/v1/notifications|CONNECT ${host}) HTTP/1\\.1`,
+        ),
+      );
+      expect(await proxy.log()).not.toContain(token);
+    },
+  );
+
+  it("goes through undici's EnvHttpProxyAgent given as the fetch option, and NO_PROXY bypasses it", async () => {
+    const { server, token } = await startServerWithToken();
+    const proxy = await startTinyproxy();
+    vi.stubEnv('HTTP_PROXY', proxy.url);
+    vi.stubEnv('NO_PROXY', '');
+    const viaProxy = (dispatcher: EnvHttpProxyAgent) =>
+      new Foxbell({
+        token,
+        baseUrl: server.url,
+        fetch: ((input, init) =>
+          undiciFetch(input as string, { ...init, dispatcher } as never)) as typeof fetch,
+      });
+    const agent = new EnvHttpProxyAgent();
+    const sent = await viaProxy(agent).send({ message: 'via undici' });
+    expect(await proxy.log()).toMatch(new RegExp(`POST ${server.url}/v1/notifications HTTP/1\\.1`));
+    await viaProxy(agent).status(sent.id as string);
+    expect(await proxy.log()).toContain(`GET ${server.url}/v1/notifications/${sent.id}/status HTTP/1.1`);
+    await agent.close();
+
+    vi.stubEnv('NO_PROXY', '127.0.0.1');
+    const bypassing = new EnvHttpProxyAgent();
+    const before = (await proxy.log()).length;
+    const direct = await viaProxy(bypassing).send({ message: 'not via the proxy' });
+    expect(direct.status).toBe('accepted');
+    expect((await proxy.log()).slice(before)).not.toContain('/v1/notifications');
+    await bypassing.close();
+  });
+});
