@@ -36,6 +36,7 @@ export class FoxbellPromise<T> extends Promise<T> {
     return this.#data;
   }
 
+  // biome-ignore lint/suspicious/noThenProperty: a promise's own then, answering from the request's result.
   override then<Fulfilled = T, Rejected = never>(
     onfulfilled?: ((value: T) => Fulfilled | PromiseLike<Fulfilled>) | null,
     onrejected?: ((reason: unknown) => Rejected | PromiseLike<Rejected>) | null,
