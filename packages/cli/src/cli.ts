@@ -1,7 +1,14 @@
 import yargs, { type Argv, type Options } from 'yargs';
 import type { Context, Handler } from './context.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import { GLOBAL_FLAGS, type GlobalArgs, normalizeWaitFlag, SEND_FLAGS, withSendFlags } from './flags.js';
+import {
+  CONFIG_KEY_NAMES,
+  GLOBAL_FLAGS,
+  type GlobalArgs,
+  normalizeWaitFlag,
+  SEND_FLAGS,
+  withSendFlags,
+} from './flags.js';
 import { Output, type Streams } from './output.js';
 import { CLI_VERSION } from './version.js';
 
@@ -46,18 +53,35 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
     return outcome ? await outcome : EXIT.ok;
   } catch (error) {
     // Handlers report their own failures: what arrives here is the parser's.
-    new Output({ json: false, quiet: false }, io).error([
-      (error as Error).message,
-      'Run `notify --help` for usage.',
-    ]);
+    const json = argv.includes('--json');
+    const message = usageMessage((error as Error).message, argv);
+    const out = new Output({ json, quiet: false }, io);
+    out.error([message, 'Run `notify --help` for usage.']);
+    if (json) out.result({ error: { code: 'usage', message }, exit_code: EXIT.usage }, () => '');
     return EXIT.usage;
   }
 }
 
+/** What a person who installed the package can open: not a path inside this repository. */
+const HOMEPAGE = 'https://github.com/foxbell/foxbell/blob/main/docs/cli.md';
+
+const COMMANDS = ['send', 'status', 'scenes', 'devices', 'ci', 'run', 'login', 'config', 'completion'];
+
 const EPILOGUE = `Exit codes: 0 sent · 1 failure · 2 usage or validation (nothing sent) · 3 authentication or permission · 4 rate limit or quota · 5 service or network, after retries · 6 --wait ended dropped or timed out
 
-Configuration: flags, then NOTIFY_TOKEN and NOTIFY_BASE_URL, then the profile saved by \`notify login\`.
-Reference: docs/cli.md`;
+Configuration: flags, then NOTIFY_* variables, then the profile saved by \`notify login\` (see \`notify config\`).
+Reference: ${HOMEPAGE}`;
+
+/** yargs' own words for an unknown command say only "Did you mean …?": say it is unknown first. */
+function usageMessage(message: string, argv: string[]): string {
+  const suggestion = /^Did you mean (\S+)\?$/.exec(message);
+  const given = argv.find((arg) => !arg.startsWith('-'));
+  if (suggestion && given) return `Unknown command "${given}": did you mean ${suggestion[1]}?`;
+  if (/^Unknown argument/.test(message) && given && !COMMANDS.includes(given)) {
+    return `Unknown command "${given}"; the commands are ${COMMANDS.join(', ')}`;
+  }
+  return message;
+}
 
 /** A command's module, loaded when it runs. */
 // biome-ignore lint/suspicious/noExplicitAny: each command declares the arguments it reads.
@@ -155,14 +179,15 @@ function parser(lazy: Lazy, columns: number | undefined): Argv {
       (y) =>
         y
           .positional('action', { choices: ['list', 'get', 'set', 'unset', 'path'] as const })
-          .positional('key', { choices: ['base-url', 'token'] as const })
+          .positional('key', { choices: CONFIG_KEY_NAMES })
           .positional('value', { type: 'string' })
           .example('$0 config set base-url https://foxbell.example.com', 'for the default profile')
+          .example('$0 config set scene rocket --profile ci', 'a default for the sends of profile ci')
           .example('$0 config list', 'every profile (tokens are never shown)'),
       lazy(() => import('./commands/config.js')),
     )
     .completion('completion', 'Print a bash or zsh completion script (add it to your shell profile)')
-    .demandCommand(1, 'Name a command: send, status, scenes, devices, ci, run, login, config')
+    .demandCommand(1, `Name a command: ${COMMANDS.join(', ')}`)
     .recommendCommands()
     .strict()
     .parserConfiguration({ 'populate--': true })

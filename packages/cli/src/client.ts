@@ -1,4 +1,4 @@
-import { Foxbell, type RetryInfo } from '@foxbell/sdk';
+import { Foxbell, type Logger, type RetryInfo } from '@foxbell/sdk';
 import { resolveSettings, type Settings } from './config.js';
 import type { Context } from './context.js';
 import { CliError, EXIT, usageError } from './exit-codes.js';
@@ -13,7 +13,7 @@ const DRY_RUN_TOKEN = `fox_send_${'0'.repeat(32)}`;
  */
 export async function openClient(
   args: GlobalArgs,
-  { out, env }: Context,
+  { out, env, streams }: Context,
   options: {
     tokenOptional?: boolean;
     /** A token typed at a prompt or piped in (`notify login`): it takes the place of --token. */
@@ -50,8 +50,27 @@ export async function openClient(
     baseUrl: settings.baseUrl,
     ...(retries === undefined ? {} : { maxRetries: retries }),
     onRetry: (info) => out.warn(describeRetry(info, retries ?? 3)),
+    ...(tracing(args, env) ? { logLevel: 'debug' as const, logger: traceLogger(streams.stderr) } : {}),
   });
   return { client, settings };
+}
+
+/** --verbose, or NOTIFY_DEBUG set to anything but empty, 0 or false. */
+function tracing(args: GlobalArgs, env: NodeJS.ProcessEnv): boolean {
+  const debug = env.NOTIFY_DEBUG;
+  return args.verbose === true || (debug !== undefined && !['', '0', 'false'].includes(debug));
+}
+
+/**
+ * The SDK's log as trace lines on stderr: each attempt, answer and retry. The SDK's lines carry
+ * no token, header or body; the request id is added from its fields.
+ */
+function traceLogger(stderr: NodeJS.WriteStream): Logger {
+  const line = (message: string, fields?: Record<string, unknown>) => {
+    const id = typeof fields?.requestId === 'string' ? ` (${fields.requestId})` : '';
+    stderr.write(`trace: ${message.replace(/^foxbell: /, '')}${id}\n`);
+  };
+  return { debug: line, info: line, warn: line, error: line };
 }
 
 function describeRetry(info: RetryInfo, maxRetries: number): string {

@@ -2,6 +2,7 @@ import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CliError, EXIT, usageError } from './exit-codes.js';
+import { CONFIG_KEY_NAMES, DEFAULTABLE_FLAGS, type DefaultableFlag, variableOf } from './flags.js';
 
 /**
  * Where `notify` finds its service and token: flags, then the environment (`NOTIFY_TOKEN`,
@@ -11,6 +12,13 @@ import { CliError, EXIT, usageError } from './exit-codes.js';
 export interface Profile {
   base_url?: string;
   token?: string;
+  scene?: string;
+  level?: string;
+  target?: string;
+  group?: string;
+  ttl?: string;
+  sound?: string;
+  bell_color?: string;
 }
 
 export interface ConfigFile {
@@ -27,13 +35,15 @@ export interface Settings {
   profile: string;
   token: string | undefined;
   baseUrl: string | undefined;
+  /** Send flags not given on the command line, from NOTIFY_<FLAG> or the profile. */
+  fieldDefaults: Partial<Record<DefaultableFlag, string>>;
 }
 
 export const DEFAULT_PROFILE = 'default';
-export const CONFIG_KEYS = { 'base-url': 'base_url', token: 'token' } as const satisfies Record<
-  string,
-  keyof Profile
->;
+/** Each `notify config` key and its name in the file: the flag's, with `_` for `-`. */
+export const CONFIG_KEYS = Object.fromEntries(
+  CONFIG_KEY_NAMES.map((key) => [key, key.replace('-', '_')]),
+) as Record<(typeof CONFIG_KEY_NAMES)[number], keyof Profile>;
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** A config file is a few hundred bytes; anything far larger is not ours. */
 const MAX_CONFIG_BYTES = 64 * 1024;
@@ -103,10 +113,16 @@ export async function resolveSettings(flags: ConnectionFlags, env: NodeJS.Proces
   const stored = (await readConfig(configPath(env))).profiles[profile] ?? {};
   const pick = (flag: string | undefined, variable: string | undefined, saved: string | undefined) =>
     flag ?? (variable === '' ? undefined : variable) ?? saved;
+  const fieldDefaults: Settings['fieldDefaults'] = {};
+  for (const flag of DEFAULTABLE_FLAGS) {
+    const value = pick(undefined, env[variableOf(flag)], stored[CONFIG_KEYS[flag]]);
+    if (value !== undefined) fieldDefaults[flag] = value;
+  }
   return {
     profile,
     token: pick(flags.token, env.NOTIFY_TOKEN, stored.token),
     baseUrl: pick(flags.baseUrl, env.NOTIFY_BASE_URL, stored.base_url),
+    fieldDefaults,
   };
 }
 

@@ -24,6 +24,11 @@ export const GLOBAL_FLAGS = {
     type: 'number',
     describe: 'Retries after a failed attempt, 0 to 3, as the service allows (default 3)',
   },
+  verbose: {
+    type: 'boolean',
+    describe:
+      'Trace each request on stderr: method, address, status, request id, time, retries (NOTIFY_DEBUG=1)',
+  },
 } as const satisfies Record<string, Options>;
 
 /** How a send field reaches `notify`: a flag of its own (its text, or its text read as an integer), or another way. */
@@ -107,6 +112,20 @@ export const SEND_FLAGS = {
   },
 } as const satisfies Record<string, Options>;
 
+/**
+ * Send flags a CI setup sets once: each also reads `NOTIFY_<FLAG>` (NOTIFY_SCENE, NOTIFY_BELL_COLOR…)
+ * and the profile's key of the same name (`notify config set scene rocket --profile ci`).
+ * A flag wins over the variable, the variable over the profile, the profile over the default.
+ */
+export const DEFAULTABLE_FLAGS = ['scene', 'level', 'target', 'group', 'ttl', 'sound', 'bell-color'] as const;
+export type DefaultableFlag = (typeof DEFAULTABLE_FLAGS)[number];
+
+/** The variable of a defaultable flag: `bell-color` is NOTIFY_BELL_COLOR. */
+export const variableOf = (flag: DefaultableFlag) => `NOTIFY_${flag.toUpperCase().replace('-', '_')}`;
+
+/** The keys `notify config` takes. */
+export const CONFIG_KEY_NAMES = ['base-url', 'token', ...DEFAULTABLE_FLAGS] as const;
+
 /** What the parser hands a command that sends. */
 export interface SendArgs extends GlobalArgs {
   [flag: string]: unknown;
@@ -124,6 +143,7 @@ export interface GlobalArgs {
   json?: boolean;
   quiet?: boolean;
   retries?: number;
+  verbose?: boolean;
 }
 
 export function withSendFlags(yargs: Argv): Argv {

@@ -31,6 +31,8 @@ export class Output {
   readonly interactive: boolean;
   readonly #streams: Streams;
   readonly #color: { stdout: boolean; stderr: boolean };
+  /** With --json, warnings go into the JSON document instead of onto stderr. */
+  readonly #warnings: string[] = [];
 
   constructor(mode: OutputMode, streams: Streams) {
     this.json = mode.json;
@@ -58,7 +60,12 @@ export class Output {
   /** The result of a command: `value` as JSON with --json, else the human text (the id alone with --quiet). */
   result(value: unknown, human: () => string, quietText?: string): void {
     if (this.json) {
-      this.#streams.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      const warnings = this.#warnings.splice(0);
+      const document =
+        warnings.length > 0 && typeof value === 'object' && value !== null && !Array.isArray(value)
+          ? { ...value, warnings }
+          : value;
+      this.#streams.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
     } else if (this.quiet) {
       if (quietText !== undefined) this.#streams.stdout.write(`${quietText}\n`);
     } else {
@@ -72,16 +79,22 @@ export class Output {
   }
 
   /**
-   * Something the person should know even with --json (it goes to stderr); not with --quiet
-   * unless `always` (a notification --fail-open let go unsent is never silent).
+   * Something the person should know: on stderr, or with --json in the document's `warnings`
+   * (stdout is then one JSON document and stderr stays empty); not with --quiet unless `always`
+   * (a notification --fail-open let go unsent is never silent).
    */
   warn(text: string, options: { always?: boolean } = {}): void {
+    if (this.json) {
+      this.#warnings.push(text);
+      return;
+    }
     if (this.quiet && !options.always) return;
     this.#streams.stderr.write(`${this.paint('stderr', 'yellow', 'warning:')} ${text}\n`);
   }
 
-  /** An error, always shown. */
+  /** An error, always shown: on stderr, or with --json only in the document the caller prints. */
   error(lines: string[]): void {
+    if (this.json) return;
     const [first, ...rest] = lines;
     this.#streams.stderr.write(
       `${this.paint('stderr', 'red', 'error:')} ${first ?? ''}\n${rest.map((line) => `  ${line}\n`).join('')}`,

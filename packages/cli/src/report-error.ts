@@ -4,7 +4,6 @@ import type { Output } from './output.js';
 
 /** What to do next for failures that have no HTTP status, and so no line in the spec's table. */
 const LOCAL_HINTS: Readonly<Record<string, string>> = {
-  connection_error: 'Check the base URL and your network; the request was retried',
   timeout: 'The service did not answer in time; try again later',
   aborted: 'The request was cancelled',
   invalid_response: 'The address answered, but not as a Foxbell service: check the base URL',
@@ -56,6 +55,7 @@ export function reportError(error: unknown, out: Output, options: { failOpen?: b
           ...(shape.details && typeof shape.details === 'object' ? { details: shape.details } : {}),
         },
         ...(requestId ? { request_id: requestId } : {}),
+        ...(next ? { next } : {}),
         exit_code: exitCode,
       },
       () => '',
@@ -64,8 +64,24 @@ export function reportError(error: unknown, out: Output, options: { failOpen?: b
   return exitCode;
 }
 
+/** The service this machine runs with `pnpm start`: when it does not answer, that is what to do. */
+const LOCAL_DEFAULT = /^Could not reach http:\/\/(127\.0\.0\.1|localhost):8787\b/;
+
+function connectionHint(error: unknown): string {
+  const { message, attempts } = error as { message?: unknown; attempts?: unknown };
+  const tries = Array.isArray(attempts) && attempts.length > 1 ? ` (tried ${attempts.length} times)` : '';
+  if (typeof message === 'string' && LOCAL_DEFAULT.test(message)) {
+    return `Is the local service running? Start it with \`pnpm start\` in the Foxbell repository${tries}`;
+  }
+  return `Check the base URL and your network, or a proxy (HTTPS_PROXY)${tries}`;
+}
+
 function hintFor(error: unknown, code: string): string | undefined {
   if (error instanceof CliError) return error.hint;
+  // Set where the CLI knows more than the code tells (the scenes to choose from, say).
+  const own = (error as { hint?: unknown }).hint;
+  if (typeof own === 'string') return own;
+  if (code === 'connection_error') return connectionHint(error);
   if (code === 'not_found')
     return 'Check the id; without the own_status read scope every status is not found';
   if (code === 'forbidden') {

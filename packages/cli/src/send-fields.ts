@@ -20,10 +20,12 @@ export async function fieldsFromFlags(
   client: Pick<Foxbell, 'scenes'> | undefined,
   /** The scene the command chose itself (`ci`, `run`), when the flags choose none. */
   chosen: Pick<SendFields, 'scene' | 'scene_version'> = {},
+  /** What NOTIFY_<FLAG> and the profile set, below the flags. */
+  defaults: Partial<Record<string, string>> = {},
 ): Promise<Partial<SendFields>> {
   const fields: Record<string, unknown> = {};
   for (const { field, flag, integer } of FIELD_FLAGS) {
-    const value = single(args, flag);
+    const value = single(args, flag) ?? defaults[flag];
     if (value !== undefined) fields[field] = integer ? integerOrText(value) : value;
   }
   const params = parseParams(args.param ?? []);

@@ -11,6 +11,7 @@ import type { Context } from './context.js';
 import { DROP_HINTS, deliveryLine, devicesReached } from './delivery-view.js';
 import { CliError, EXIT, type ExitCode, usageError } from './exit-codes.js';
 import type { SendArgs } from './flags.js';
+import { withSceneChoices } from './scene-hints.js';
 
 /** `--wait` without a number. */
 const DEFAULT_WAIT_SECONDS = 60;
@@ -31,6 +32,21 @@ export async function deliver(
   const wait = waitSeconds(args.wait);
   const idempotencyKey = args['idempotency-key'];
   const keyOption = idempotencyKey === undefined ? {} : { idempotencyKey };
+  try {
+    return await sendAndFollow(fields, args, client, { out }, wait, keyOption);
+  } catch (error) {
+    throw await withSceneChoices(error, fields, client);
+  }
+}
+
+async function sendAndFollow(
+  fields: Partial<SendFields>,
+  args: SendArgs,
+  client: Foxbell,
+  { out }: Pick<Context, 'out'>,
+  wait: number | undefined,
+  keyOption: { idempotencyKey?: string },
+): Promise<ExitCode> {
   if (args['dry-run']) {
     const request = client.prepareSend(fields as SendFields, keyOption);
     out.note('Dry run: checked, nothing sent. The request would be:');

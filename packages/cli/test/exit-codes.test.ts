@@ -128,6 +128,7 @@ describe('exit codes', () => {
           record: { id: expect.stringMatching(/^ntf_/), status: 'accepted', destinations: [], handled: [] },
         },
       },
+      next: expect.any(String),
       exit_code: 6,
     });
   });

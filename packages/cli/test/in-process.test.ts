@@ -82,7 +82,7 @@ describe('runCli, in-process', () => {
     expect(await inProcess(['sned'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'error: Did you mean send?\n  Run `notify --help` for usage.\n',
+      stderr: 'error: Unknown command "sned": did you mean send?\n  Run `notify --help` for usage.\n',
     });
   });
 });

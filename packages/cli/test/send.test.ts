@@ -169,8 +169,14 @@ describe('notify send', () => {
       status: 'dropped',
       reason: 'no_matching_device',
     });
-    expect(run.stderr).toContain('error: The notification was dropped: no_matching_device');
-    expect(run.stderr).toContain('next: No active device matches the target; see `notify devices`');
+    // With --json the one document says it all: stderr stays empty.
+    expect(run.stderr).toBe('');
+    const human = await notify(['send', 'hi', '--target', 'nobody', '--wait'], {
+      env: using(service, account.token),
+    });
+    expect(human.code).toBe(6);
+    expect(human.stderr).toContain('error: The notification was dropped: no_matching_device');
+    expect(human.stderr).toContain('next: No active device matches the target; see `notify devices`');
   });
 
   it('refuses a bad field before sending, with exit 2, the code, the field and what to do next', async () => {
@@ -182,7 +188,9 @@ describe('notify send', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('code: invalid_scene_param');
     expect(run.stderr).toContain('field: scene_params.countdown');
-    expect(run.stderr).toContain('next: Fix scene_params.countdown');
+    expect(run.stderr).toContain(
+      'next: rocket takes color (red, blue, green, white; default white), countdown (integer 0 to 10; default 3); give them as --param name=value',
+    );
     expect(await pushesTo(service, account.pushTokens[0])).toEqual([]);
   });
 
@@ -194,6 +202,7 @@ describe('notify send', () => {
     expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout)).toEqual({
       error: { code: 'missing_field', message: expect.any(String), field: 'message' },
+      next: 'Add the field',
       exit_code: 2,
     });
   });

@@ -206,11 +206,11 @@ describe('logging', () => {
     await client({ logger, logLevel: 'debug' }).send({ message: 'Secret launch codes', title: 'Private' });
     expect(lines.map((line) => `${line.level} ${line.message}`)).toEqual(
       [
-        'debug foxbell: POST /v1/notifications: attempt 1 of 4',
-        'info foxbell: POST /v1/notifications: 503 in 0 ms',
-        'warn foxbell: POST /v1/notifications: retry 1 in 0 ms (server_error)',
-        'debug foxbell: POST /v1/notifications: attempt 2 of 4',
-        'info foxbell: POST /v1/notifications: 202 in 0 ms',
+        'debug foxbell: POST https://foxbell.test/v1/notifications: attempt 1 of 4',
+        'info foxbell: POST https://foxbell.test/v1/notifications: 503 in 0 ms',
+        'warn foxbell: POST https://foxbell.test/v1/notifications: retry 1 in 0 ms (server_error)',
+        'debug foxbell: POST https://foxbell.test/v1/notifications: attempt 2 of 4',
+        'info foxbell: POST https://foxbell.test/v1/notifications: 202 in 0 ms',
       ].map((line) =>
         expect.stringMatching(new RegExp(`^${line.replace(/[()]/g, '\\$&').replace(/ 0 ms/, ' \\d+ ms')}$`)),
       ),
@@ -230,7 +230,7 @@ describe('logging', () => {
       vi.stubEnv('FOXBELL_LOG', 'info');
       await client().devices();
       expect(spy).toHaveBeenCalledWith(
-        expect.stringMatching(/^foxbell: GET \/v1\/devices: 200 in \d+ ms$/),
+        expect.stringMatching(/^foxbell: GET https:\/\/foxbell\.test\/v1\/devices: 200 in \d+ ms$/),
         expect.objectContaining({ status: 200, requestId: 'req_d' }),
       );
     } finally {

@@ -27,7 +27,7 @@ export const run: Handler<SendArgs & { status?: Outcome }> = async (args, contex
     );
   }
   const outcome = args.status ?? ci.outcome ?? 'unknown';
-  const { client } = await openClient(args, context, { tokenOptional: args['dry-run'] === true });
+  const { client, settings } = await openClient(args, context, { tokenOptional: args['dry-run'] === true });
   const built = ciNotification(ci, outcome);
   if (built.url === undefined && ci.runUrl) {
     context.out.note(`The run link is left out: ${urlProblem(ci.runUrl)} (${ci.runUrl})`);
@@ -35,7 +35,7 @@ export const run: Handler<SendArgs & { status?: Outcome }> = async (args, contex
   if (outcome === 'unknown') {
     context.out.note(`${ci.provider} does not tell a step the job's result: pass --status to report it`);
   }
-  const fields = withOverrides(built, await fieldsFromFlags(args, client, built));
+  const fields = withOverrides(built, await fieldsFromFlags(args, client, built, settings.fieldDefaults));
   return deliver(fields, args, client, context);
 };
 

@@ -1,7 +1,8 @@
+import { integerOrText, validateSend } from '@foxbell/sdk/contract';
 import { CONFIG_KEYS, configPath, profileName, readConfig, writeConfig } from '../config.js';
 import type { Handler } from '../context.js';
 import { EXIT, usageError } from '../exit-codes.js';
-import type { GlobalArgs } from '../flags.js';
+import { CONFIG_KEY_NAMES, type GlobalArgs } from '../flags.js';
 
 type Key = keyof typeof CONFIG_KEYS;
 
@@ -42,7 +43,7 @@ export const run: Handler<ConfigArgs> = async (args, { out, env }) => {
   }
   const profile = profileName({ profile: args.profile }, env);
   if (args.key === undefined)
-    throw usageError(`\`notify config ${args.action}\` needs a key: base-url or token`);
+    throw usageError(`\`notify config ${args.action}\` needs a key: ${CONFIG_KEY_NAMES.join(', ')}`);
   const field = CONFIG_KEYS[args.key];
   const saved = config.profiles[profile] ?? {};
   if (args.action === 'get') {
@@ -63,6 +64,7 @@ export const run: Handler<ConfigArgs> = async (args, { out, env }) => {
       );
     }
     if (field === 'base_url' && !URL.canParse(args.value)) throw usageError(`Not a URL: ${args.value}`);
+    if (field !== 'base_url' && field !== 'token') checkFieldDefault(field, args.value);
     config.profiles[profile] = { ...saved, [field]: args.value };
   } else {
     const { [field]: _removed, ...rest } = saved;
@@ -75,3 +77,9 @@ export const run: Handler<ConfigArgs> = async (args, { out, env }) => {
   );
   return EXIT.ok;
 };
+
+/** A saved default must be a value the field takes: refused now, not at every later send. */
+function checkFieldDefault(field: string, value: string): void {
+  const checked = validateSend({ message: 'x', [field]: field === 'ttl' ? integerOrText(value) : value });
+  if (!checked.ok) throw usageError(checked.error.message);
+}

@@ -54,7 +54,10 @@ export const run: Handler<RunArgs> = async (args, context) => {
   if (opened) {
     try {
       const built = runNotification(command, finished, args.lines);
-      const fields = withOverrides(built, await fieldsFromFlags(args, opened.client, built));
+      const fields = withOverrides(
+        built,
+        await fieldsFromFlags(args, opened.client, built, opened.settings.fieldDefaults),
+      );
       await deliver(fields, args, opened.client, context);
     } catch (error) {
       reportError(error, context.out, failOpen);

@@ -5,8 +5,8 @@ import { fieldsFromFlags, messageFrom } from '../send-fields.js';
 import { deliver } from '../sending.js';
 
 export const run: Handler<SendArgs & { message?: string[] }> = async (args, context) => {
-  const { client } = await openClient(args, context, { tokenOptional: args['dry-run'] === true });
+  const { client, settings } = await openClient(args, context, { tokenOptional: args['dry-run'] === true });
   const message = await messageFrom(args.message, context.stdin);
-  const fields = await fieldsFromFlags(args, client);
+  const fields = await fieldsFromFlags(args, client, {}, settings.fieldDefaults);
   return deliver({ ...(message === undefined ? {} : { message }), ...fields }, args, client, context);
 };

@@ -65,7 +65,8 @@ type Failure = { failure: 'network' | 'timeout' | 'aborted'; message: string; ca
 export async function send(transport: Transport, request: HttpRequest): Promise<HttpResponse> {
   const attempts: Attempt[] = [];
   const { log } = transport;
-  const what = `${request.method} /${request.path.split('?')[0]}`;
+  // The address in full (a send token is never part of a path the SDK requests).
+  const what = `${request.method} ${transport.baseUrl}/${request.path.split('?')[0]}`;
   for (let retriesDone = 0; ; retriesDone++) {
     const started = Date.now();
     log?.('debug', `${what}: attempt ${retriesDone + 1} of ${transport.maxRetries + 1}`, {

@@ -1,0 +1,59 @@
+import type { Foxbell, SendFields } from '@foxbell/sdk';
+import { DEFAULT_SCENE, findSceneVersion, sceneCatalog } from '@foxbell/sdk/contract';
+
+/**
+ * A refused scene or scene parameter, with what there is to choose from: the service's scenes for
+ * an unknown scene, the played scene's parameters for an unknown or out-of-range one. Any other
+ * error is returned as it is.
+ */
+export async function withSceneChoices(
+  error: unknown,
+  fields: Partial<SendFields>,
+  client: Pick<Foxbell, 'scenes'>,
+): Promise<unknown> {
+  const { code } = (error ?? {}) as { code?: unknown };
+  if (code === 'invalid_scene') {
+    // The service's own list (it may know scenes this copy does not), else this copy's.
+    const catalog = await client.scenes().catch(() => sceneCatalog());
+    const ids = (catalog.scenes.length > 0 ? catalog : sceneCatalog()).scenes.map((scene) => scene.id);
+    return hinted(error, `Scenes: ${ids.join(', ')} (\`notify scenes\` shows each one's parameters)`);
+  }
+  if (code === 'invalid_scene_param') {
+    const scene = typeof fields.scene === 'string' ? fields.scene : DEFAULT_SCENE;
+    const played = findSceneVersion(
+      scene,
+      typeof fields.scene_version === 'number' ? fields.scene_version : undefined,
+    );
+    const entry = sceneCatalog().scenes.find((candidate) => candidate.id === scene);
+    const params = entry?.versions.find((version) => version.version === played?.version)?.params;
+    const properties = Object.entries((params?.properties ?? {}) as Record<string, ParamSchema>);
+    const choices =
+      properties.length === 0
+        ? `${scene} takes no parameters`
+        : `${scene} takes ${properties.map(([name, schema]) => `${name} (${describeParam(schema)})`).join(', ')}`;
+    return hinted(error, `${choices}; give them as --param name=value`);
+  }
+  return error;
+}
+
+interface ParamSchema {
+  type?: string;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+}
+
+function describeParam(schema: ParamSchema): string {
+  const range = schema.enum
+    ? schema.enum.join(', ')
+    : schema.minimum !== undefined && schema.maximum !== undefined
+      ? `${schema.type ?? 'number'} ${schema.minimum} to ${schema.maximum}`
+      : (schema.type ?? 'any value');
+  return schema.default === undefined ? range : `${range}; default ${String(schema.default)}`;
+}
+
+/** The error as it is (its class, code, field and request id), with what to do next beside it. */
+function hinted(error: unknown, hint: string): unknown {
+  return Object.assign(error as object, { hint });
+}

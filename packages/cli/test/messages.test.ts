@@ -1,0 +1,123 @@
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, notify, type Service, startService, using } from './helpers.js';
+
+let service: Service;
+beforeAll(async () => {
+  service = await startService();
+});
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('messages that say what to do', () => {
+  it('lists the service’s scenes for a bogus --scene', async () => {
+    const account = await createAccount(service);
+    const run = await notify(['send', 'hi', '--scene', 'lazer'], { env: using(service, account.token) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^error: lazer is not in the scene catalog\n {2}code: invalid_scene \(HTTP 400\)\n {2}field: scene\n {2}request id: req_\w+\n {2}next: Scenes: notice, rocket, fireworks, garage, campfire \(`notify scenes` shows each one's parameters\)\n$/,
+    );
+  });
+
+  it('lists the scene’s parameters for an unknown or out-of-range --param, before sending', async () => {
+    const env = using(service, `fox_send_${'Z'.repeat(32)}`);
+    const unknown = await notify(['send', 'hi', '--scene', 'rocket', '--param', 'colour=red'], { env });
+    expect([unknown.code, unknown.stderr]).toEqual([
+      2,
+      'error: scene_params.colour is not a parameter of this scene\n  code: invalid_scene_param\n  field: scene_params.colour\n  next: rocket takes color (red, blue, green, white; default white), countdown (integer 0 to 10; default 3); give them as --param name=value\n',
+    ]);
+    const none = await notify(['send', 'hi', '--scene', 'campfire', '--param', 'size=3'], { env });
+    expect(none.stderr).toContain('next: campfire takes no parameters; give them as --param name=value\n');
+  });
+
+  it('names the address a refused connection went to, says to run pnpm start for the local default, and that it retried only when it did', async () => {
+    const token = `fox_send_${'Z'.repeat(32)}`;
+    const local = await notify(['send', 'hi', '--retries', '0'], {
+      env: { NOTIFY_BASE_URL: 'http://127.0.0.1:8787', NOTIFY_TOKEN: token },
+    });
+    // Unless this machine runs the service on its default port, which a test machine does not.
+    expect([local.code, local.stderr]).toEqual([
+      5,
+      'error: Could not reach http://127.0.0.1:8787: connection refused (ECONNREFUSED)\n  code: connection_error\n  next: Is the local service running? Start it with `pnpm start` in the Foxbell repository\n',
+    ]);
+    const port = await closedPort();
+    const elsewhere = await notify(['send', 'hi', '--retries', '1'], {
+      env: { NOTIFY_BASE_URL: `http://127.0.0.1:${port}`, NOTIFY_TOKEN: token },
+    });
+    expect(elsewhere.stderr).toMatch(
+      /^warning: attempt 1 failed \(no connection\); retry 1 of 1 in 1\.\d s\n/,
+    );
+    expect(elsewhere.stderr).toContain(
+      `error: Could not reach http://127.0.0.1:${port}: connection refused (ECONNREFUSED)\n  code: connection_error\n  next: Check the base URL and your network, or a proxy (HTTPS_PROXY) (tried 2 times)\n`,
+    );
+    expect(local.stderr).not.toMatch(/retried|tried \d/);
+  });
+
+  it('says a command is unknown before suggesting one', async () => {
+    expect(await notify(['sned', 'hi'])).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'error: Unknown command "sned": did you mean send?\n  Run `notify --help` for usage.\n',
+    });
+    expect((await notify(['frobnicate'])).stderr).toBe(
+      'error: Unknown command "frobnicate"; the commands are send, status, scenes, devices, ci, run, login, config, completion\n  Run `notify --help` for usage.\n',
+    );
+  });
+
+  it('links --help to the homepage, not to a path inside the repository', async () => {
+    const help = await notify(['--help']);
+    expect(help.stdout).toContain('Reference: https://github.com/foxbell/foxbell/blob/main/docs/cli.md\n');
+    expect(help.stdout).not.toMatch(/Reference: docs\//);
+  });
+});
+
+describe('--json', () => {
+  it('makes a failure one JSON document on stdout and nothing on stderr, warnings included', async () => {
+    const token = `fox_send_${'Z'.repeat(32)}`;
+    const port = await closedPort();
+    const run = await notify(['send', 'hi', '--json', '--retries', '1', '--token', token], {
+      env: { NOTIFY_BASE_URL: `http://127.0.0.1:${port}` },
+    });
+    expect([run.code, run.stderr]).toEqual([5, '']);
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: {
+        code: 'connection_error',
+        message: `Could not reach http://127.0.0.1:${port}: connection refused (ECONNREFUSED)`,
+      },
+      next: 'Check the base URL and your network, or a proxy (HTTPS_PROXY) (tried 2 times)',
+      exit_code: 5,
+      warnings: [
+        'a token given as --token may be saved in your shell history; prefer NOTIFY_TOKEN or `notify login`',
+        expect.stringMatching(/^attempt 1 failed \(no connection\); retry 1 of 1 in 1\.\d s$/),
+      ],
+    });
+  });
+
+  it('makes a usage mistake and a refusal one JSON document too', async () => {
+    const usage = await notify(['sned', '--json']);
+    expect([usage.code, usage.stderr, JSON.parse(usage.stdout)]).toEqual([
+      2,
+      '',
+      { error: { code: 'usage', message: 'Unknown command "sned": did you mean send?' }, exit_code: 2 },
+    ]);
+    const account = await createAccount(service);
+    const refused = await notify(['send', 'hi', '--scene', 'lazer', '--json'], {
+      env: using(service, account.token),
+    });
+    expect([refused.code, refused.stderr]).toEqual([2, '']);
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      error: { code: 'invalid_scene', field: 'scene' },
+      request_id: expect.stringMatching(/^req_/),
+      next: expect.stringContaining('Scenes: notice, rocket'),
+      exit_code: 2,
+    });
+  });
+});
