@@ -48,11 +48,38 @@ export async function openClient(
   const client = new Foxbell({
     token: settings.token ?? DRY_RUN_TOKEN,
     baseUrl: settings.baseUrl,
+    ...(await proxiedFetch(env)),
     ...(retries === undefined ? {} : { maxRetries: retries }),
     onRetry: (info) => out.warn(describeRetry(info, retries ?? 3)),
     ...(tracing(args, env) ? { logLevel: 'debug' as const, logger: traceLogger(streams.stderr) } : {}),
   });
   return { client, settings };
+}
+
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
+
+/**
+ * Node's fetch ignores HTTPS_PROXY and HTTP_PROXY (unless NODE_USE_ENV_PROXY is set, which not
+ * every supported Node has): when one is set, requests go through undici's EnvHttpProxyAgent,
+ * which reads them with NO_PROXY, in either case. undici is loaded only then.
+ */
+async function proxiedFetch(env: NodeJS.ProcessEnv): Promise<{ fetch?: typeof fetch }> {
+  if (!PROXY_VARIABLES.some((name) => env[name])) return {};
+  const { EnvHttpProxyAgent, fetch: undiciFetch } = await import('undici');
+  // From this run's environment (a test runs notify in-process with one of its own).
+  const options: Record<string, string> = {};
+  for (const [option, name] of [
+    ['httpProxy', 'http_proxy'],
+    ['httpsProxy', 'https_proxy'],
+    ['noProxy', 'no_proxy'],
+  ] as const) {
+    const value = env[name] || env[name.toUpperCase()];
+    if (value) options[option] = value;
+  }
+  const dispatcher = new EnvHttpProxyAgent(options);
+  return {
+    fetch: ((input, init) => undiciFetch(input as string, { ...init, dispatcher } as never)) as typeof fetch,
+  };
 }
 
 /** --verbose, or NOTIFY_DEBUG set to anything but empty, 0 or false. */

@@ -1,0 +1,59 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { afterEach } from 'vitest';
+import { tempDir } from './processes.js';
+
+/** Debian's tinyproxy, a real forward proxy, for the tests of the SDK and notify behind one. */
+const proxies: ChildProcess[] = [];
+afterEach(async () => {
+  await Promise.all(
+    proxies.splice(0).map((child) => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** tinyproxy in the foreground on a free port, logging each request line to a file of its own. */
+export async function startTinyproxy(): Promise<{ url: string; log: () => Promise<string> }> {
+  const dir = await tempDir();
+  const port = await freePort();
+  const logFile = path.join(dir, 'tinyproxy.log');
+  const config = path.join(dir, 'tinyproxy.conf');
+  await writeFile(
+    config,
+    [
+      `Port ${port}`,
+      'Listen 127.0.0.1',
+      'Timeout 30',
+      `LogFile "${logFile}"`,
+      'LogLevel Connect',
+      'Allow 127.0.0.1',
+    ].join('\n'),
+  );
+  const child = spawn('tinyproxy', ['-d', '-c', config], { stdio: 'ignore' });
+  proxies.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries++) {
+    const ready = await fetch(`${url}/`).then(
+      () => true,
+      () => false,
+    );
+    if (ready) break;
+    if (tries > 50) throw new Error('tinyproxy did not start: apt-get install tinyproxy');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { url, log: () => readFile(logFile, 'utf8') };
+}
