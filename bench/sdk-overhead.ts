@@ -101,7 +101,9 @@ const kyBaseline = Math.round(median(kyTimes));
 const rawBaseline = Math.round(median(rawTimes));
 const ratio = (a: number[], b: number[]) => Math.round((median(a) / median(b)) * 1000) / 1000;
 console.log(`client.send: ${value} µs per send (median of ${ROUNDS} rounds of ${SENDS_PER_ROUND})`);
-console.log(`ky alone:    ${kyBaseline} µs per send, called as the SDK calls it (goal: the SDK under 1.2 times this)`);
+console.log(
+  `ky alone:    ${kyBaseline} µs per send, called as the SDK calls it (goal: the SDK under 1.2 times this)`,
+);
 console.log(`raw fetch:   ${rawBaseline} µs per send`);
 console.log(
   JSON.stringify({

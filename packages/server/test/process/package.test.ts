@@ -9,10 +9,16 @@ import { startProcess, tempDir } from '../processes.js';
 
 const PACKAGES = fileURLToPath(new URL('../../..', import.meta.url));
 
-function run(command: string, args: string[], cwd: string) {
+function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
   return new Promise<string>((resolve, reject) => {
-    execFile(command, args, { cwd, timeout: 120_000 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${command} ${args.join(' ')}: ${stderr || error.message}`)) : resolve(stdout),
+    execFile(
+      command,
+      args,
+      { cwd, timeout: 120_000, env: { ...process.env, ...env } },
+      (error, stdout, stderr) =>
+        error
+          ? reject(new Error(`${command} ${args.join(' ')}: ${stderr || error.message}`))
+          : resolve(stdout),
     );
   });
 }
@@ -60,8 +66,8 @@ describe('the published packages', () => {
     expect(readme).not.toMatch(/\]\((?!https:\/\/)/);
   });
 
-  it('@foxbell/server installs from its packed tarball with plain npm into an empty folder, then serves --dev and delivers', async () => {
-    const tarballs = ['sdk', 'server'].map((name) => path.join(packs, `foxbell-${name}-0.1.0.tgz`));
+  it('@foxbell/server and @foxbell/cli install from their tarballs with plain npm into an empty folder; the server serves --dev and delivers what npx @foxbell/cli sends', async () => {
+    const tarballs = PUBLISHED.map((name) => path.join(packs, `foxbell-${name}-0.1.0.tgz`));
     const work = await tempDir();
     const prefix = path.join(work, 'prefix');
     await run(
@@ -89,15 +95,21 @@ describe('the published packages', () => {
     expect(token).toBeDefined();
     const page = await fetch(`${server.url}/devices`);
     expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
-    const sent = await send(server.url, 'POST', '/v1/notifications', {
-      token,
-      json: { message: 'from the packed server', scene: 'rocket' },
-    });
-    expect(sent.status, sent.text).toBe(202);
+    // As docs/cli.md says to run it: `npx @foxbell/cli`, which finds the installed package's one
+    // command (`npx notify` would fetch an unrelated package of that name outside a project).
+    const sentBy = await run(
+      'npx',
+      ['--no-install', '@foxbell/cli', 'send', 'from the packed CLI', '--scene', 'rocket', '--json'],
+      prefix,
+      { NOTIFY_BASE_URL: server.url, NOTIFY_TOKEN: token, npm_config_cache: path.join(work, 'npm-cache') },
+    );
+    const sent = JSON.parse(sentBy);
+    expect(sent).toMatchObject({ id: expect.stringMatching(/^ntf_/), status: 'accepted' });
+    expect((await run('npx', ['--no-install', '@foxbell/cli', '--version'], prefix)).trim()).toBe('0.1.0');
     await expect
       .poll(
         async () =>
-          (await send(server.url, 'GET', `/v1/notifications/${sent.body.id}/status`, { token })).body.status,
+          (await send(server.url, 'GET', `/v1/notifications/${sent.id}/status`, { token })).body.status,
       )
       .toBe('sent_to_push');
   }, 180_000);
