@@ -1,4 +1,5 @@
 import yargs, { type Argv, type Options } from 'yargs';
+import { SHELLS } from './completion/scripts.js';
 import type { Context, Handler } from './context.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import {
@@ -46,6 +47,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
   try {
     // yargs hands what it would print (help, the version, completions) to the callback instead.
     let printed = '';
+    if (argv[0] === COMPLETION_HOOK && (await completeFlagValue(argv.slice(1), io.stdout))) return EXIT.ok;
     await parser(lazy, io.stdout.columns).parseAsync(normalizeWaitFlag(argv), {}, (_error, _argv, output) => {
       printed = output;
     });
@@ -83,124 +85,158 @@ function usageMessage(message: string, argv: string[]): string {
   return message;
 }
 
+/** What each completion script calls with the words typed so far: `notify --get-yargs-completions notify send --scene ro`. */
+const COMPLETION_HOOK = '--get-yargs-completions';
+
+/**
+ * After a flag that takes one of a few values (`--scene`, `--level`…), those values; false to
+ * leave the rest (commands, flags) to the parser's own completion.
+ */
+async function completeFlagValue(words: string[], stdout: NodeJS.WriteStream): Promise<boolean> {
+  const previous = words[words.length - 2];
+  if (previous === undefined || !previous.startsWith('--')) return false;
+  const { FLAG_VALUES } = await import('./completion/values.js');
+  const values = FLAG_VALUES[previous];
+  if (values === undefined) return false;
+  stdout.write(values.map((value) => `${value}\n`).join(''));
+  return true;
+}
+
 /** A command's module, loaded when it runs. */
 // biome-ignore lint/suspicious/noExplicitAny: each command declares the arguments it reads.
 type CommandModule = { run: Handler<any> };
 type Lazy = (load: () => Promise<CommandModule>) => (parsed: Record<string, unknown>) => Promise<void>;
 
 function parser(lazy: Lazy, columns: number | undefined): Argv {
-  return (yargs() as Argv)
-    .scriptName('notify')
-    .usage('$0 <command> [options]\n\nSend a notification to your iPhone, Apple Watch and Vision Pro.')
-    .options(GLOBAL_FLAGS as Record<string, Options>)
-    .command(
-      'send [message..]',
-      'Send a notification (the message from the arguments, or from stdin with "-" or a pipe)',
-      (y) =>
-        withSendFlags(y)
-          .positional('message', { type: 'string', array: true, describe: 'The text; "-" reads stdin' })
-          .example('$0 send "Deploy finished" --scene rocket', 'a notification with the rocket scene')
-          .example('$0 send "Build failed" --level time-sensitive --wait', 'and follow it to the devices')
-          .example('git log -1 --format=%s | $0 send --title "New commit"', 'the message from a pipe')
-          .example(
-            '$0 send "Ready" --scene rocket --param color=green --param countdown=5',
-            'scene parameters',
-          ),
-      lazy(() => import('./commands/send.js')),
-    )
-    .command(
-      'status <id>',
-      "A notification's status and each device's delivery state",
-      (y) =>
-        y
-          .positional('id', { type: 'string', demandOption: true, describe: 'The notification id (ntf_…)' })
-          .option('wait', SEND_FLAGS.wait)
-          .example('$0 status ntf_8Hq2 --wait 30', 'follow it until it is sent to push or dropped'),
-      lazy(() => import('./commands/status.js')),
-    )
-    .command(
-      'scenes',
-      'The scene catalog, with each scene’s parameters and defaults',
-      (y) => y.example('$0 scenes --json', 'the catalog with JSON Schemas'),
-      lazy(() => import('./commands/scenes.js')),
-    )
-    .command(
-      'devices',
-      'The devices a notification can target',
-      (y) => y.example('$0 send "Hi" --target "$($0 devices --json | jq -r ".[0].name")"', 'target one'),
-      lazy(() => import('./commands/devices.js')),
-    )
-    .command(
-      'ci',
-      "Post the CI job's result: repository, branch, commit, run link, by result",
-      (y) =>
-        withSendFlags(y)
-          .option('status', {
-            type: 'string',
-            choices: ['success', 'failure', 'cancelled'],
-            describe: 'The result (default: read from the CI provider where it tells)',
-          })
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub's expression syntax, shown as typed.
-          .example('$0 ci --status "${{ job.status }}"', 'in a GitHub Actions step with if: always()')
-          .example('$0 ci', 'in GitLab after_script (CI_JOB_STATUS is read)'),
-      lazy(() => import('./commands/ci.js')),
-    )
-    .command(
-      'run',
-      "Run a command, then send its result; exits with the command's own code",
-      (y) =>
-        withSendFlags(y)
-          .usage('$0 run [send options] -- <command> [args…]')
-          .option('lines', {
-            type: 'number',
-            default: 10,
-            describe: 'Last lines of output to include in the message',
-          })
-          .example('$0 run -- make test', 'notify when the tests finish')
-          .example('$0 run --title "Nightly backup" -- ./backup.sh', 'with a title of your own'),
-      lazy(() => import('./commands/run.js')),
-    )
-    .command(
-      'login',
-      'Save a base URL and token for a profile (the token is read from a prompt or stdin)',
-      (y) =>
-        y
-          .option('verify', { type: 'boolean', default: true, describe: 'Check the token with the service' })
-          .example('$0 login --base-url https://foxbell.example.com', 'prompts for the token')
-          .example(
-            'echo "$TOKEN" | $0 login --base-url https://foxbell.example.com --profile ci',
-            'from stdin',
-          ),
-      lazy(() => import('./commands/login.js')),
-    )
-    .command(
-      'config <action> [key] [value]',
-      'Show or change the saved settings: list, get, set, unset, path',
-      (y) =>
-        y
-          .positional('action', { choices: ['list', 'get', 'set', 'unset', 'path'] as const })
-          .positional('key', { choices: CONFIG_KEY_NAMES })
-          .positional('value', { type: 'string' })
-          .example('$0 config set base-url https://foxbell.example.com', 'for the default profile')
-          .example('$0 config set scene rocket --profile ci', 'a default for the sends of profile ci')
-          .example('$0 config list', 'every profile (tokens are never shown)'),
-      lazy(() => import('./commands/config.js')),
-    )
-    .completion('completion', 'Print a bash or zsh completion script (add it to your shell profile)')
-    .demandCommand(1, `Name a command: ${COMMANDS.join(', ')}`)
-    .recommendCommands()
-    .strict()
-    .parserConfiguration({ 'populate--': true })
-    .version(CLI_VERSION)
-    .alias('help', 'h')
-    .alias('version', 'v')
-    .epilogue(EPILOGUE)
-    .wrap(Math.min(110, columns ?? 80))
-    .exitProcess(false)
-    .fail((message, error) => {
-      // Thrown, so that no command runs after a usage mistake.
-      throw error ?? new UsageMistake(message);
-    });
+  return (
+    (yargs() as Argv)
+      .scriptName('notify')
+      .usage('$0 <command> [options]\n\nSend a notification to your iPhone, Apple Watch and Vision Pro.')
+      .options(GLOBAL_FLAGS as Record<string, Options>)
+      .command(
+        'send [message..]',
+        'Send a notification (the message from the arguments, or from stdin with "-" or a pipe)',
+        (y) =>
+          withSendFlags(y)
+            .positional('message', { type: 'string', array: true, describe: 'The text; "-" reads stdin' })
+            .example('$0 send "Deploy finished" --scene rocket', 'a notification with the rocket scene')
+            .example('$0 send "Build failed" --level time-sensitive --wait', 'and follow it to the devices')
+            .example('git log -1 --format=%s | $0 send --title "New commit"', 'the message from a pipe')
+            .example(
+              '$0 send "Ready" --scene rocket --param color=green --param countdown=5',
+              'scene parameters',
+            ),
+        lazy(() => import('./commands/send.js')),
+      )
+      .command(
+        'status <id>',
+        "A notification's status and each device's delivery state",
+        (y) =>
+          y
+            .positional('id', { type: 'string', demandOption: true, describe: 'The notification id (ntf_…)' })
+            .option('wait', SEND_FLAGS.wait)
+            .example('$0 status ntf_8Hq2 --wait 30', 'follow it until it is sent to push or dropped'),
+        lazy(() => import('./commands/status.js')),
+      )
+      .command(
+        'scenes',
+        'The scene catalog, with each scene’s parameters and defaults',
+        (y) => y.example('$0 scenes --json', 'the catalog with JSON Schemas'),
+        lazy(() => import('./commands/scenes.js')),
+      )
+      .command(
+        'devices',
+        'The devices a notification can target',
+        (y) => y.example('$0 send "Hi" --target "$($0 devices --json | jq -r ".[0].name")"', 'target one'),
+        lazy(() => import('./commands/devices.js')),
+      )
+      .command(
+        'ci',
+        "Post the CI job's result: repository, branch, commit, run link, by result",
+        (y) =>
+          withSendFlags(y)
+            .option('status', {
+              type: 'string',
+              choices: ['success', 'failure', 'cancelled'],
+              describe: 'The result (default: read from the CI provider where it tells)',
+            })
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub's expression syntax, shown as typed.
+            .example('$0 ci --status "${{ job.status }}"', 'in a GitHub Actions step with if: always()')
+            .example('$0 ci', 'in GitLab after_script (CI_JOB_STATUS is read)'),
+        lazy(() => import('./commands/ci.js')),
+      )
+      .command(
+        'run',
+        "Run a command, then send its result; exits with the command's own code",
+        (y) =>
+          withSendFlags(y)
+            .usage('$0 run [send options] -- <command> [args…]')
+            .option('lines', {
+              type: 'number',
+              default: 10,
+              describe: 'Last lines of output to include in the message',
+            })
+            .example('$0 run -- make test', 'notify when the tests finish')
+            .example('$0 run --title "Nightly backup" -- ./backup.sh', 'with a title of your own'),
+        lazy(() => import('./commands/run.js')),
+      )
+      .command(
+        'login',
+        'Save a base URL and token for a profile (the token is read from a prompt or stdin)',
+        (y) =>
+          y
+            .option('verify', {
+              type: 'boolean',
+              default: true,
+              describe: 'Check the token with the service',
+            })
+            .example('$0 login --base-url https://foxbell.example.com', 'prompts for the token')
+            .example(
+              'echo "$TOKEN" | $0 login --base-url https://foxbell.example.com --profile ci',
+              'from stdin',
+            ),
+        lazy(() => import('./commands/login.js')),
+      )
+      .command(
+        'config <action> [key] [value]',
+        'Show or change the saved settings: list, get, set, unset, path',
+        (y) =>
+          y
+            .positional('action', { choices: ['list', 'get', 'set', 'unset', 'path'] as const })
+            .positional('key', { choices: CONFIG_KEY_NAMES })
+            .positional('value', { type: 'string' })
+            .example('$0 config set base-url https://foxbell.example.com', 'for the default profile')
+            .example('$0 config set scene rocket --profile ci', 'a default for the sends of profile ci')
+            .example('$0 config list', 'every profile (tokens are never shown)'),
+        lazy(() => import('./commands/config.js')),
+      )
+      .command(
+        'completion [shell]',
+        'Print a completion script for bash, zsh, fish or PowerShell (add it to your shell profile)',
+        (y) =>
+          y
+            .positional('shell', { choices: SHELLS, describe: 'The shell (default: the one in $SHELL)' })
+            .example('$0 completion bash >> ~/.bashrc', 'bash')
+            .example('$0 completion fish > ~/.config/fish/completions/notify.fish', 'fish'),
+        lazy(() => import('./commands/completion.js')),
+      )
+      // The hook each script calls, `notify --get-yargs-completions <words…>`; no command of its own.
+      .completion('__yargs-completion', false)
+      .demandCommand(1, `Name a command: ${COMMANDS.join(', ')}`)
+      .recommendCommands()
+      .strict()
+      .parserConfiguration({ 'populate--': true })
+      .version(CLI_VERSION)
+      .alias('help', 'h')
+      .alias('version', 'v')
+      .epilogue(EPILOGUE)
+      .wrap(Math.min(110, columns ?? 80))
+      .exitProcess(false)
+      .fail((message, error) => {
+        // Thrown, so that no command runs after a usage mistake.
+        throw error ?? new UsageMistake(message);
+      })
+  );
 }
 
 class UsageMistake extends Error {}
