@@ -65,14 +65,14 @@ async function sendAndFollow(
   const id = result.id;
   if (wait === undefined || id === null) {
     out.result(
-      result,
+      { ...result, notification: fields },
       () => `${out.paint('stdout', 'green', '✓')} Accepted ${id ?? `(${result.request_id})`}`,
       id ?? '',
     );
     return EXIT.ok;
   }
   const record = await follow(client, id, wait, { out });
-  out.result({ ...result, delivery: record }, () => summary(record, out), id);
+  out.result({ ...result, notification: fields, delivery: record }, () => summary(record, out), id);
   if (record.status === 'dropped') throw droppedError(record);
   return EXIT.ok;
 }

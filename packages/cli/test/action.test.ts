@@ -1,13 +1,16 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a build script of this package, in plain JavaScript.
+import { ACTION_BUNDLE, bundleAction } from '../scripts/bundle-action.mjs';
+import { argumentsOf } from '../src/action/run-action.js';
 import { SEND_FLAGS } from '../src/flags.js';
-import { createAccount, NOTIFY_BIN, notify, pushesTo, type Service, startService, using } from './helpers.js';
+import { createAccount, notify, pushesTo, type Service, startService, tempDir } from './helpers.js';
 
 const ACTION = fileURLToPath(new URL('../../../action.yml', import.meta.url));
-const STEP = fileURLToPath(new URL('../action/notify-ci.sh', import.meta.url));
+const BUNDLE = fileURLToPath(ACTION_BUNDLE as URL);
 
 let service: Service;
 beforeAll(async () => {
@@ -27,76 +30,157 @@ const GITHUB = {
   GITHUB_SERVER_URL: 'https://github.com',
 };
 
-/** The action's step as GitHub runs it: the script, the inputs as INPUT_* variables, our built CLI for npx. */
-async function step(inputs: Record<string, string>, account: { token: string }) {
+/**
+ * The action as the runner runs it: `node <main>` with each input as INPUT_<NAME> (upper case,
+ * hyphens kept), and the files for the step's outputs and the job summary.
+ */
+async function runAction(inputs: Record<string, string>) {
+  const dir = await tempDir();
+  const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary') };
   const env = {
     PATH: process.env.PATH,
-    HOME: process.env.HOME,
+    HOME: dir,
     ...GITHUB,
-    ...using(service, account.token),
-    NOTIFY_COMMAND: `${process.execPath} ${NOTIFY_BIN}`,
-    ...inputs,
+    ...files,
+    ...Object.fromEntries(
+      Object.entries(inputs).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value]),
+    ),
   };
-  try {
-    const { stdout, stderr } = await promisify(execFile)('bash', [STEP], { env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
+    (resolve) =>
+      execFile(process.execPath, [BUNDLE], { env, timeout: 60_000 }, (error, out, err) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
+      ),
+  );
+  const read = (file: string) => readFile(file, 'utf8').catch(() => '');
+  return {
+    code,
+    stdout,
+    stderr,
+    output: await read(files.GITHUB_OUTPUT),
+    summary: await read(files.GITHUB_STEP_SUMMARY),
+  };
 }
 
 describe('the GitHub Action', () => {
-  it('has an input for each flag of notify ci, each handed to the step, and nothing else', async () => {
+  it('is a JavaScript action on node24 whose inputs are the flags of notify ci, with its outputs', async () => {
     const yaml = await readFile(ACTION, 'utf8');
-    const inputs = [...(yaml.split('\nruns:')[0] ?? '').matchAll(/^ {2}([a-z-]+):$/gm)].map(
-      (match) => match[1],
-    );
-    const handed = [...yaml.matchAll(/\$\{\{ inputs\.([a-z-]+) \}\}/g)].map((match) => match[1]);
-    expect(handed.sort()).toEqual([...inputs].sort());
+    expect(yaml).toContain('runs:\n  using: node24\n  main: packages/cli/action/notify-action.mjs\n');
+    const section = (name: string) =>
+      [...(yaml.split(`\n${name}:\n`)[1]?.split(/\n[a-z]+:\n/)[0] ?? '').matchAll(/^ {2}([a-z-]+):$/gm)].map(
+        (match) => match[1],
+      );
     const ciFlags = [...Object.keys(SEND_FLAGS), 'status'].map((flag) =>
       flag === 'param' ? 'params' : flag,
     );
-    const own = ['token', 'base-url', 'version'];
-    expect(inputs.filter((input) => !own.includes(input as string)).sort()).toEqual(ciFlags.sort());
-    // And `notify ci` really takes those flags.
+    expect(section('inputs').sort()).toEqual([...ciFlags, 'token', 'base-url'].sort());
+    expect(section('outputs')).toEqual(['id', 'request-id', 'idempotency-key', 'status']);
+    // And notify ci really takes those flags.
     const help = (await notify(['ci', '--help'])).stdout;
     for (const flag of ciFlags) expect(help).toContain(`--${flag === 'params' ? 'param' : flag} `);
   });
 
-  it('turns the inputs into flags of notify ci', async () => {
-    const account = await createAccount(service);
-    const run = await step(
-      {
-        INPUT_STATUS: 'success',
-        INPUT_PARAMS: 'countdown=7\ncolor=blue\n',
-        INPUT_TARGET: 'watch',
-        INPUT_TITLE: 'Release "1.2" $(touch /tmp/pwned)',
-        INPUT_DRY_RUN: 'true',
-        INPUT_FAIL_OPEN: 'true',
-      },
-      account,
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const body = JSON.parse(run.stdout.trim().split('\n').at(-1) as string);
-    expect(body).toMatchObject({
-      title: 'Release "1.2" $(touch /tmp/pwned)',
-      scene: 'rocket',
-      scene_params: { countdown: 7, color: 'blue' },
-      target: 'watch',
-      url: 'https://github.com/acme/api/actions/runs/987654321',
-    });
+  it('is committed as one bundled file of the CLI of this commit (pnpm --filter @foxbell/cli action writes it)', async () => {
+    const committed = await readFile(BUNDLE, 'utf8');
+    expect(
+      committed === (await bundleAction()),
+      'packages/cli/action/notify-action.mjs is stale: run pnpm --filter @foxbell/cli action',
+    ).toBe(true);
   });
 
-  it('posts the result to the devices, and with fail-open never fails the job', async () => {
+  it('turns the inputs into flags of notify ci, one param a line, never through a shell', () => {
+    expect(
+      argumentsOf({
+        INPUT_STATUS: 'success',
+        INPUT_PARAMS: 'countdown=7\n color=blue \n\n',
+        INPUT_TITLE: 'Release "1.2" $(touch /tmp/pwned)',
+        'INPUT_SCENE-VERSION': '1',
+        INPUT_WAIT: '30',
+        'INPUT_DRY-RUN': 'true',
+        'INPUT_FAIL-OPEN': 'false',
+        INPUT_TARGET: '  ',
+      }),
+    ).toEqual([
+      'ci',
+      '--json',
+      '--status',
+      'success',
+      '--title',
+      'Release "1.2" $(touch /tmp/pwned)',
+      '--scene-version',
+      '1',
+      '--param',
+      'countdown=7',
+      '--param',
+      'color=blue',
+      '--wait=30',
+      '--dry-run',
+    ]);
+    expect(argumentsOf({ INPUT_WAIT: '0' })).toEqual(['ci', '--json', '--fail-open']);
+  });
+
+  it('masks the token, posts the result, writes the outputs and a summary line', async () => {
     const account = await createAccount(service);
-    const sent = await step({ INPUT_STATUS: 'failure', INPUT_WAIT: '20' }, account);
-    expect(sent.code, sent.stderr).toBe(0);
-    expect(sent.stdout).toMatch(/reached 3 devices/);
+    const run = await runAction({
+      token: account.token,
+      'base-url': service.url,
+      status: 'failure',
+      wait: '20',
+    });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const [mask, ...rest] = run.stdout.split('\n');
+    expect(mask).toBe(`::add-mask::${account.token}`);
+    expect(rest.join('\n')).not.toContain(account.token);
+    expect(rest.join('\n')).toMatch(
+      /^Sent "❌ acme\/api: test failed" as ntf_\w+ \(req_\w+\): sent_to_push, reached 3 devices\n$/,
+    );
+    const outputs = Object.fromEntries(
+      run.output
+        .trim()
+        .split('\n')
+        .map((line) => line.split('=')),
+    );
+    expect(outputs).toEqual({
+      id: expect.stringMatching(/^ntf_\w+$/),
+      'request-id': expect.stringMatching(/^req_\w+$/),
+      'idempotency-key': expect.stringMatching(/^[0-9a-f-]{36}$/),
+      status: 'sent_to_push',
+    });
+    expect(run.summary).toBe(
+      `Foxbell: sent “❌ acme/api: test failed” (${outputs.id}): sent_to_push, reached 3 devices\n`,
+    );
     const [push] = await pushesTo(service, account.pushTokens[0]);
     expect(JSON.stringify(push)).toContain('❌ acme/api: test failed');
-    const down = await step({ INPUT_STATUS: 'success', NOTIFY_BASE_URL: 'http://127.0.0.1:9' }, account);
-    expect(down.code).toBe(0);
-    expect(down.stderr).toContain('warning: notification not sent');
+  });
+
+  it('with fail-open (the default) a service that is down warns and passes; without, it fails the step', async () => {
+    const account = await createAccount(service);
+    const down = { token: account.token, 'base-url': 'http://127.0.0.1:9', status: 'success', wait: '0' };
+    const open = await runAction(down);
+    expect(open.code).toBe(0);
+    expect(open.stdout).toContain('::warning::Notification not sent: Could not reach http://127.0.0.1:9');
+    expect(open.output).toBe('');
+    expect(open.summary).toMatch(
+      /^Foxbell: the notification was not sent: Could not reach http:\/\/127\.0\.0\.1:9/,
+    );
+    const closed = await runAction({ ...down, 'fail-open': 'false' });
+    expect(closed.code).toBe(5);
+    expect(closed.stdout).toContain('::error::Notification not sent: Could not reach http://127.0.0.1:9');
+  });
+
+  it('shows the request of a dry run and sends nothing', async () => {
+    const account = await createAccount(service);
+    const run = await runAction({
+      token: account.token,
+      'base-url': service.url,
+      status: 'success',
+      params: 'countdown=7\ncolor=blue',
+      'dry-run': 'true',
+    });
+    expect(run.code).toBe(0);
+    const request = JSON.parse(run.stdout.split('The request would be:\n')[1] as string);
+    expect(request.body).toMatchObject({ scene: 'rocket', scene_params: { countdown: 7, color: 'blue' } });
+    expect(request.headers.authorization).toBe('Bearer [redacted]');
+    expect(await pushesTo(service, account.pushTokens[0])).toEqual([]);
   });
 });

@@ -1,0 +1,140 @@
+import { appendFile } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import { type CliIo, runCli } from '../cli.js';
+import type { ExitCode } from '../exit-codes.js';
+
+/**
+ * The GitHub Action (action.yml at the repository root): `notify ci` run in the action's own
+ * process with its inputs, its result written to the step's outputs and the job summary. The
+ * runner gives each input as `INPUT_<NAME>` (upper case, the hyphen kept) and the files to write
+ * as GITHUB_OUTPUT and GITHUB_STEP_SUMMARY.
+ */
+
+/** Inputs that are flags of `notify ci`, passed on as they are. */
+const FLAG_INPUTS = [
+  'status',
+  'title',
+  'subtitle',
+  'scene',
+  'scene-version',
+  'bell-color',
+  'url',
+  'url-title',
+  'image',
+  'level',
+  'group',
+  'tag',
+  'sound',
+  'ttl',
+  'target',
+  'idempotency-key',
+] as const;
+
+export interface ActionIo {
+  env: NodeJS.ProcessEnv;
+  /** The job log. */
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WriteStream;
+  stdin: NodeJS.ReadStream;
+}
+
+function input(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[`INPUT_${name.replaceAll(' ', '_').toUpperCase()}`]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The `notify ci` arguments the inputs stand for. */
+export function argumentsOf(env: NodeJS.ProcessEnv): string[] {
+  const args = ['ci', '--json'];
+  for (const flag of FLAG_INPUTS) {
+    const value = input(env, flag);
+    if (value !== undefined) args.push(`--${flag}`, value);
+  }
+  for (const line of (input(env, 'params') ?? '').split('\n')) {
+    if (line.trim() !== '') args.push('--param', line.trim());
+  }
+  const wait = input(env, 'wait');
+  if (wait !== undefined && wait !== '0') args.push(`--wait=${wait}`);
+  if (input(env, 'dry-run') === 'true') args.push('--dry-run');
+  if ((input(env, 'fail-open') ?? 'true') === 'true') args.push('--fail-open');
+  return args;
+}
+
+/** A workflow command's text: `%`, CR and LF escaped as the runner reads them. */
+const escaped = (text: string) => text.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
+
+interface Result {
+  id?: string | null;
+  request_id?: string;
+  idempotency_key?: string;
+  notification?: { title?: string; message?: string };
+  delivery?: { status: string; destinations: { state: string }[] };
+  dry_run?: boolean;
+  request?: unknown;
+  error?: { code: string; message: string };
+  next?: string;
+  warnings?: string[];
+}
+
+export async function runAction(io: ActionIo): Promise<ExitCode> {
+  const { env } = io;
+  const token = input(env, 'token');
+  // Before anything else is printed: the runner hides the token from the rest of the log.
+  if (token !== undefined) io.stdout.write(`::add-mask::${token}\n`);
+  let printed = '';
+  const captured = new Writable({
+    write(chunk, _encoding, done) {
+      printed += chunk;
+      done();
+    },
+  }) as unknown as NodeJS.WriteStream;
+  const cliEnv = { ...env, NOTIFY_TOKEN: token ?? '', NOTIFY_BASE_URL: input(env, 'base-url') ?? '' };
+  const cli: CliIo = { stdout: captured, stderr: io.stderr, env: cliEnv, stdin: io.stdin };
+  const code = await runCli(argumentsOf(env), cli);
+  const result = (printed.trim() === '' ? {} : JSON.parse(printed)) as Result;
+
+  for (const warning of result.warnings ?? []) io.stdout.write(`::warning::${escaped(warning)}\n`);
+  if (result.error) {
+    const line = `${result.error.message} (${result.error.code})${result.next ? `: ${result.next}` : ''}`;
+    io.stdout.write(`::${code === 0 ? 'warning' : 'error'}::${escaped(`Notification not sent: ${line}`)}\n`);
+    await summary(env, `Foxbell: the notification was not sent: ${result.error.message}`);
+    return code;
+  }
+  if (result.dry_run) {
+    io.stdout.write(
+      `Dry run, nothing sent. The request would be:\n${JSON.stringify(result.request, null, 2)}\n`,
+    );
+    return code;
+  }
+  const title = result.notification?.title ?? result.notification?.message ?? 'the notification';
+  const reached = result.delivery?.destinations.filter(
+    (destination) => destination.state === 'accepted',
+  ).length;
+  const outcome =
+    result.delivery === undefined
+      ? 'accepted (delivery not followed: set `wait` to follow it)'
+      : `${result.delivery.status}, reached ${reached} ${reached === 1 ? 'device' : 'devices'}`;
+  io.stdout.write(`Sent "${title}" as ${result.id} (${result.request_id}): ${outcome}\n`);
+  await outputs(env, {
+    id: result.id ?? undefined,
+    'request-id': result.request_id,
+    'idempotency-key': result.idempotency_key,
+    status: result.delivery?.status,
+  });
+  await summary(env, `Foxbell: sent “${title}” (${result.id}): ${outcome}`);
+  return code;
+}
+
+/** `name=value` lines in the GITHUB_OUTPUT file; values of ours are one line each. */
+async function outputs(env: NodeJS.ProcessEnv, values: Record<string, string | undefined>): Promise<void> {
+  const file = env.GITHUB_OUTPUT;
+  if (!file) return;
+  const lines = Object.entries(values)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined && !/[\r\n]/.test(entry[1]))
+    .map(([name, value]) => `${name}=${value}\n`);
+  await appendFile(file, lines.join(''));
+}
+
+async function summary(env: NodeJS.ProcessEnv, line: string): Promise<void> {
+  if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${line}\n`);
+}
