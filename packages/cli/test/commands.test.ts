@@ -104,9 +104,9 @@ describe('help, version and completion', () => {
   });
 
   it('prints a completion script that completes commands', async () => {
-    const script = await notify(['completion']);
+    const script = await notify(['completion', 'bash']);
     expect(script.code).toBe(0);
-    expect(script.stdout).toContain('_notify_yargs_completions');
+    expect(script.stdout).toContain('complete -o default -F _notify_completions notify');
     const completions = await notify(['--get-yargs-completions', 'notify', 'st']);
     expect(completions.stdout.split('\n')).toContain('status');
   });

@@ -118,5 +118,5 @@ describe('foxbell-server admin', () => {
       0,
       expect.stringContaining('  token create          make a send token; prints it once\n'),
     ]);
-  });
+  }, 30_000);
 });

@@ -133,7 +133,7 @@ describe('HTTPS on the API port', () => {
       .toContain('reading the certificate or key failed; the ones in use stay');
     expect(await servedName(port)).toBe('foxbell second');
     expect(server.stderr()).not.toContain('PRIVATE KEY');
-  });
+  }, 30_000);
 
   it('refuses to start without both files, or with files it cannot use, saying which', async () => {
     const dir = await tempDir();
