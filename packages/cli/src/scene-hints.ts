@@ -1,5 +1,6 @@
 import type { Foxbell, SendFields } from '@foxbell/sdk';
 import { DEFAULT_SCENE, findSceneVersion, sceneCatalog } from '@foxbell/sdk/contract';
+import { type ParamSchema, paramValues } from './scene-params.js';
 
 /**
  * A refused scene or scene parameter, with what there is to choose from: the service's scenes for
@@ -27,30 +28,14 @@ export async function withSceneChoices(
     const entry = sceneCatalog().scenes.find((candidate) => candidate.id === scene);
     const params = entry?.versions.find((version) => version.version === played?.version)?.params;
     const properties = Object.entries((params?.properties ?? {}) as Record<string, ParamSchema>);
-    const choices =
+    return hinted(
+      error,
       properties.length === 0
         ? `${scene} takes no parameters`
-        : `${scene} takes ${properties.map(([name, schema]) => `${name} (${describeParam(schema)})`).join(', ')}`;
-    return hinted(error, `${choices}; give them as --param name=value`);
+        : `${scene} takes ${properties.map(([name, schema]) => `--param ${name}=${paramValues(schema)}`).join(', ')}`,
+    );
   }
   return error;
-}
-
-interface ParamSchema {
-  type?: string;
-  enum?: unknown[];
-  minimum?: number;
-  maximum?: number;
-  default?: unknown;
-}
-
-function describeParam(schema: ParamSchema): string {
-  const range = schema.enum
-    ? schema.enum.join(', ')
-    : schema.minimum !== undefined && schema.maximum !== undefined
-      ? `${schema.type ?? 'number'} ${schema.minimum} to ${schema.maximum}`
-      : (schema.type ?? 'any value');
-  return schema.default === undefined ? range : `${range}; default ${String(schema.default)}`;
 }
 
 /** The error as it is (its class, code, field and request id), with what to do next beside it. */

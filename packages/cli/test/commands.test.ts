@@ -49,7 +49,7 @@ describe('notify scenes and devices', () => {
     const run = await notify(['scenes'], { env: using(service, account.token) });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
-      'rocket  Rocket, v1\n  --param color=red|blue|green|white  (default white)\n  --param countdown=0..10  (default 3)\n',
+      'rocket  Rocket, v1\n  --param color=red|blue|green|white (default white)\n  --param countdown=0..10 (default 3)\n',
     );
     expect(run.stdout).toContain('notice  Notice, v1\n  no parameters\n');
     const json = await notify(['scenes', '--json'], { env: using(service, account.token) });

@@ -32,10 +32,10 @@ describe('messages that say what to do', () => {
     const unknown = await notify(['send', 'hi', '--scene', 'rocket', '--param', 'colour=red'], { env });
     expect([unknown.code, unknown.stderr]).toEqual([
       2,
-      'error: scene_params.colour is not a parameter of this scene\n  code: invalid_scene_param\n  field: scene_params.colour\n  next: rocket takes color (red, blue, green, white; default white), countdown (integer 0 to 10; default 3); give them as --param name=value\n',
+      'error: scene_params.colour is not a parameter of this scene\n  code: invalid_scene_param\n  field: scene_params.colour\n  next: rocket takes --param color=red|blue|green|white (default white), --param countdown=0..10 (default 3)\n',
     ]);
     const none = await notify(['send', 'hi', '--scene', 'campfire', '--param', 'size=3'], { env });
-    expect(none.stderr).toContain('next: campfire takes no parameters; give them as --param name=value\n');
+    expect(none.stderr).toContain('next: campfire takes no parameters\n');
   });
 
   it('names the address a refused connection went to, says to run pnpm start for the local default, and that it retried only when it did', async () => {

@@ -189,7 +189,7 @@ describe('notify send', () => {
     expect(run.stderr).toContain('code: invalid_scene_param');
     expect(run.stderr).toContain('field: scene_params.countdown');
     expect(run.stderr).toContain(
-      'next: rocket takes color (red, blue, green, white; default white), countdown (integer 0 to 10; default 3); give them as --param name=value',
+      'next: rocket takes --param color=red|blue|green|white (default white), --param countdown=0..10 (default 3)',
     );
     expect(await pushesTo(service, account.pushTokens[0])).toEqual([]);
   });

@@ -2,6 +2,7 @@ import { appendFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { type CliIo, runCli } from '../cli.js';
 import type { ExitCode } from '../exit-codes.js';
+import { FIELD_FLAGS } from '../flags.js';
 
 /**
  * The GitHub Action (action.yml at the repository root): `notify ci` run in the action's own
@@ -10,25 +11,8 @@ import type { ExitCode } from '../exit-codes.js';
  * as GITHUB_OUTPUT and GITHUB_STEP_SUMMARY.
  */
 
-/** Inputs that are flags of `notify ci`, passed on as they are. */
-const FLAG_INPUTS = [
-  'status',
-  'title',
-  'subtitle',
-  'scene',
-  'scene-version',
-  'bell-color',
-  'url',
-  'url-title',
-  'image',
-  'level',
-  'group',
-  'tag',
-  'sound',
-  'ttl',
-  'target',
-  'idempotency-key',
-] as const;
+/** Inputs that are flags of `notify ci`, passed on as they are: the send fields', and two more. */
+const FLAG_INPUTS = [...FIELD_FLAGS.map(({ flag }) => flag), 'idempotency-key', 'status'];
 
 export interface ActionIo {
   env: NodeJS.ProcessEnv;

@@ -3,14 +3,7 @@ import { openClient } from '../client.js';
 import type { Handler } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import type { GlobalArgs } from '../flags.js';
-
-interface ParamSchema {
-  type?: string;
-  enum?: unknown[];
-  minimum?: number;
-  maximum?: number;
-  default?: unknown;
-}
+import { type ParamSchema, paramValues } from '../scene-params.js';
 
 export const run: Handler<GlobalArgs> = async (args, context) => {
   const { client } = await openClient(args, context);
@@ -25,18 +18,11 @@ function describeScene(scene: CatalogScene): string {
   const others = scene.versions.filter((version) => version !== current).map((version) => version.version);
   const versions = `v${scene.current_version}${others.length > 0 ? ` (also v${others.join(', v')})` : ''}`;
   const properties = (current?.params.properties ?? {}) as Record<string, ParamSchema>;
-  const params = Object.entries(properties).map(([name, schema]) => `  --param ${name}=${valuesOf(schema)}`);
+  const params = Object.entries(properties).map(
+    ([name, schema]) => `  --param ${name}=${paramValues(schema)}`,
+  );
   return [
     `${scene.id}  ${scene.name}, ${versions}`,
     ...(params.length > 0 ? params : ['  no parameters']),
   ].join('\n');
-}
-
-function valuesOf(schema: ParamSchema): string {
-  let values = schema.type ?? 'value';
-  if (schema.enum) values = schema.enum.map(String).join('|');
-  else if (schema.minimum !== undefined && schema.maximum !== undefined) {
-    values = `${schema.minimum}..${schema.maximum}`;
-  }
-  return schema.default === undefined ? values : `${values}  (default ${String(schema.default)})`;
 }
