@@ -307,7 +307,10 @@ async function report(card, action) {
       `Could not report it: ${problem.error?.message ?? response.status}`;
     return;
   }
+  // Shown at once; the record read next says the same, with the other devices' states.
   if (action === 'clear') card.classList.add('cleared');
+  card.querySelector('.open').disabled = true;
+  if (action === 'clear') card.querySelector('.clear').disabled = true;
   await refreshRecord(card.dataset.id);
 }
 
