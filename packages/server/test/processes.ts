@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll } from 'vitest';
 import { newProviderKeyPem } from '../src/apns/provider-token.js';
 import { ApnsSimulator } from '../src/apns/simulator.js';
+import { localCertificate } from '../src/local-certificate.js';
 import { send } from './helpers.js';
 
 /** foxbell-server as real processes, killed after each test. */
@@ -90,7 +91,13 @@ export async function startQuietServer(extra: string[] = []): Promise<Running> {
   return startProcess(['--data', await tempDir(), '--admin-key', ADMIN, '--log-level', 'warn', ...extra]);
 }
 
-/** Runs a Node script to its end, as a terminal would: its exit code, stdout and stderr. */
+/** Other Nodes to run on too, by path (`FOXBELL_EXTRA_NODES`, separated by `:`): CI names 22 and 24. */
+export const EXTRA_NODES = (process.env.FOXBELL_EXTRA_NODES ?? '').split(':').filter((node) => node !== '');
+
+/**
+ * Runs a script to its end, as a terminal would: its exit code, stdout and stderr. By this run's
+ * Node, or by another program (another Node, bash).
+ */
 export function runScript(
   file: string,
   args: string[],
@@ -157,6 +164,36 @@ export async function startServerWithToken(): Promise<{
   const token = await send(server.url, 'POST', '/v1/tokens', { token: account.body.key, json: {} });
   if (device.status !== 201 || token.status !== 201) throw new Error(`setup: ${device.text} ${token.text}`);
   return { server, accountKey: account.body.key, token: token.body.token };
+}
+
+/**
+ * A foxbell-server on HTTPS with a certificate that is its own CA, written into `dir` (cert.pem,
+ * key.pem, and ca.pem for clients to trust), as an operator gives it `--tls-cert`/`--tls-key`.
+ */
+export async function startHttpsServer(
+  dir: string,
+  { commonName, logLevel = 'warn' }: { commonName: string; logLevel?: string },
+) {
+  const certificate = await localCertificate(commonName);
+  const files = {
+    cert: path.join(dir, 'cert.pem'),
+    key: path.join(dir, 'key.pem'),
+    ca: path.join(dir, 'ca.pem'),
+  };
+  await Promise.all([
+    writeFile(files.cert, certificate.cert),
+    writeFile(files.key, certificate.key),
+    writeFile(files.ca, certificate.cert),
+  ]);
+  const server = await startProcess(
+    [
+      ...['--data', path.join(dir, 'data'), '--admin-key', ADMIN, '--log-level', logLevel],
+      ...['--tls-cert', files.cert, '--tls-key', files.key],
+    ],
+    {},
+    /listening on (https:\/\/\S+)/,
+  );
+  return { server, certificate, files };
 }
 
 /**

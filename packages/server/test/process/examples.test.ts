@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -24,18 +23,6 @@ const GITHUB_JOB = {
   GITHUB_RUN_NUMBER: '7',
   GITHUB_SERVER_URL: 'https://github.com',
 };
-
-function runShell(file: string, args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      file,
-      args,
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
-    );
-  });
-}
 
 describe('examples', () => {
   it.each(NODE_EXAMPLES)(
@@ -84,22 +71,24 @@ describe('examples', () => {
     const { server, token } = await startServerWithToken();
     const script = path.join(EXAMPLES, 'ci-script', 'notify-when-done.sh');
     const env = { ...GITHUB_JOB, HOME: await tempDir(), NOTIFY_BASE_URL: server.url, NOTIFY_TOKEN: token };
-    const failed = await runShell(script, ['false'], env);
+    const failed = await runScript(script, ['false'], env, undefined, 'bash');
     expect([failed.code, failed.stderr]).toEqual([1, '']);
     const id = /\b(ntf_\w+)\b/.exec(failed.stdout)?.[1];
     const record = await send(server.url, 'GET', `/v1/notifications/${id}/status`, { token });
     expect(record.status).toBe(200);
-    const passed = await runShell(script, ['true'], env);
+    const passed = await runScript(script, ['true'], env, undefined, 'bash');
     expect([passed.code, passed.stderr]).toEqual([0, '']);
   });
 
   it('ci-script warns without a token and still exits with the command code', async () => {
     const script = path.join(EXAMPLES, 'ci-script', 'notify-when-done.sh');
-    const run = await runShell(script, ['true'], {
-      ...GITHUB_JOB,
-      HOME: await tempDir(),
-      NOTIFY_BASE_URL: 'http://127.0.0.1:8787',
-    });
+    const run = await runScript(
+      script,
+      ['true'],
+      { ...GITHUB_JOB, HOME: await tempDir(), NOTIFY_BASE_URL: 'http://127.0.0.1:8787' },
+      undefined,
+      'bash',
+    );
     expect(run).toEqual({
       code: 0,
       stdout: '',

@@ -4,7 +4,7 @@ import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { localCertificate } from '../../src/local-certificate.js';
-import { ADMIN, runScript, runToExit, startProcess, tempDir } from '../processes.js';
+import { ADMIN, runScript, runToExit, startHttpsServer, tempDir } from '../processes.js';
 
 const NOTIFY_BIN = fileURLToPath(new URL('../../../cli/bin.cjs', import.meta.url));
 const SERVER_PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
@@ -28,34 +28,12 @@ const run = runScript;
 describe('HTTPS on the API port', () => {
   it('serves notify and the SDK over TLS they trust, and takes a renewed certificate on SIGHUP', async () => {
     const dir = await tempDir();
-    const [certFile, keyFile, firstCa, secondCa] = [
-      'cert.pem',
-      'key.pem',
-      'first-ca.pem',
-      'second-ca.pem',
-    ].map((name) => path.join(dir, name)) as [string, string, string, string];
-    const first = await localCertificate('foxbell first');
-    await Promise.all([
-      writeFile(certFile, first.cert),
-      writeFile(keyFile, first.key),
-      writeFile(firstCa, first.cert),
-    ]);
-    const server = await startProcess(
-      [
-        '--data',
-        path.join(dir, 'data'),
-        '--admin-key',
-        ADMIN,
-        '--log-level',
-        'info',
-        '--tls-cert',
-        certFile,
-        '--tls-key',
-        keyFile,
-      ],
-      {},
-      /listening on (https:\/\/\S+)/,
-    );
+    const {
+      server,
+      certificate: first,
+      files: { cert: certFile, key: keyFile, ca: firstCa },
+    } = await startHttpsServer(dir, { commonName: 'foxbell first', logLevel: 'info' });
+    const secondCa = path.join(dir, 'second-ca.pem');
     const port = Number(new URL(server.url).port);
     const baseUrl = `https://localhost:${port}`;
     // The process's own fetch does not trust the test CA: the account is made through TLS without checks.

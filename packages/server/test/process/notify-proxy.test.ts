@@ -1,10 +1,14 @@
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { localCertificate } from '../../src/local-certificate.js';
-import { ADMIN, runScript, startProcess, startServerWithToken, tempDir } from '../processes.js';
+import {
+  ADMIN,
+  EXTRA_NODES,
+  runScript,
+  startHttpsServer,
+  startServerWithToken,
+  tempDir,
+} from '../processes.js';
 import { startTinyproxy } from '../tinyproxy.js';
 
 /**
@@ -13,42 +17,16 @@ import { startTinyproxy } from '../tinyproxy.js';
  * with the company's CA from NODE_EXTRA_CA_CERTS, and NO_PROXY going around the proxy.
  */
 const NOTIFY_BIN = fileURLToPath(new URL('../../../cli/bin.cjs', import.meta.url));
-const extraNodes = (process.env.FOXBELL_EXTRA_NODES ?? '').split(':').filter((node) => node !== '');
 const NODES: [string, string][] = [
   ['this run', process.execPath],
-  ...extraNodes.map((node): [string, string] => [node, node]),
+  ...EXTRA_NODES.map((node): [string, string] => [node, node]),
 ];
 
 /** A foxbell-server on HTTPS, with a certificate of its own CA, and a send token made over it. */
 async function httpsServer() {
-  const dir = await tempDir();
-  const certificate = await localCertificate('foxbell proxy test');
-  const [cert, key, ca] = ['cert.pem', 'key.pem', 'ca.pem'].map((name) => path.join(dir, name)) as [
-    string,
-    string,
-    string,
-  ];
-  await Promise.all([
-    writeFile(cert, certificate.cert),
-    writeFile(key, certificate.key),
-    writeFile(ca, certificate.cert),
-  ]);
-  const server = await startProcess(
-    [
-      '--data',
-      path.join(dir, 'data'),
-      '--admin-key',
-      ADMIN,
-      '--log-level',
-      'warn',
-      '--tls-cert',
-      cert,
-      '--tls-key',
-      key,
-    ],
-    {},
-    /listening on (https:\/\/\S+)/,
-  );
+  const { server, certificate, files } = await startHttpsServer(await tempDir(), {
+    commonName: 'foxbell proxy test',
+  });
   const baseUrl = `https://localhost:${new URL(server.url).port}`;
   const trusting = new Agent({ connect: { ca: certificate.cert } });
   const call = async (route: string, credential: string, body: object) =>
@@ -68,7 +46,7 @@ async function httpsServer() {
   });
   const token = (await call('/v1/tokens', account.key as string, {})).token as string;
   await trusting.close();
-  return { baseUrl, token, ca, host: new URL(baseUrl).host };
+  return { baseUrl, token, ca: files.ca, host: new URL(baseUrl).host };
 }
 
 describe('notify behind a forward proxy', () => {

@@ -8,6 +8,7 @@ import {
   ADMIN,
   APNS_SIM_BIN,
   BIN,
+  EXTRA_NODES,
   runToExit,
   startProcess,
   startQuietServer,
@@ -345,14 +346,10 @@ describe('on a Node.js older than the one package.json names', () => {
   });
 
   // CI names Node 22 (FOXBELL_EXTRA_NODES), which has no stable node:sqlite.
-  const olderNodes = (process.env.FOXBELL_EXTRA_NODES ?? '')
-    .split(':')
-    .filter((node) => node !== '')
-    .map((node) => ({
-      node,
-      version: execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim(),
-    }))
-    .filter(({ version }) => Number(version.split('.')[0]) < floor);
+  const olderNodes = EXTRA_NODES.map((node) => ({
+    node,
+    version: execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim(),
+  })).filter(({ version }) => Number(version.split('.')[0]) < floor);
   for (const { node, version } of olderNodes) {
     it(`foxbell-server on Node.js ${version} says so too`, async () => {
       expect(await runToExit(['--dev'], {}, { node })).toEqual({

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Foxbell } from '@foxbell/sdk';
 import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runScript, startServerWithToken } from '../processes.js';
+import { EXTRA_NODES, runScript, startServerWithToken } from '../processes.js';
 import { startTinyproxy } from '../tinyproxy.js';
 
 /**
@@ -11,12 +11,11 @@ import { startTinyproxy } from '../tinyproxy.js';
  * and its log shows them.
  */
 const SEND_SCRIPT = fileURLToPath(new URL('../runtimes/sdk-send.mjs', import.meta.url));
-const extraNodes = (process.env.FOXBELL_EXTRA_NODES ?? '').split(':').filter((node) => node !== '');
 
 afterEach(() => vi.unstubAllEnvs());
 
 describe('the SDK behind a forward proxy', () => {
-  it.each([['this run', process.execPath], ...extraNodes.map((node) => [node, node])])(
+  it.each([['this run', process.execPath], ...EXTRA_NODES.map((node) => [node, node])])(
     'goes through HTTP_PROXY with NODE_USE_ENV_PROXY=1 (Node at %s)',
     async (_name, node) => {
       const { server, token } = await startServerWithToken();

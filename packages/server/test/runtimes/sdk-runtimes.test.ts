@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
-import { startServerWithToken } from '../processes.js';
+import { EXTRA_NODES, startServerWithToken } from '../processes.js';
 
 const run = promisify(execFile);
 const script = fileURLToPath(new URL('./sdk-smoke.mjs', import.meta.url));
@@ -17,13 +17,12 @@ const binary = (name: string) => fileURLToPath(new URL(`../../node_modules/.bin/
  * workerd (through miniflare) come from the npm registry as dev dependencies. More Node versions are named by
  * `FOXBELL_EXTRA_NODES` (paths, separated by `:`): CI names Node 22 and 24, and fails without them.
  */
-const extraNodes = (process.env.FOXBELL_EXTRA_NODES ?? '').split(':').filter((path) => path !== '');
-if (process.env.CI === 'true' && extraNodes.length === 0) {
+if (process.env.CI === 'true' && EXTRA_NODES.length === 0) {
   throw new Error('CI runs the SDK on Node 22 and 24 too: set FOXBELL_EXTRA_NODES');
 }
 const RUNTIMES: [string, string, string[]][] = [
   ['Node (this run)', process.execPath, []],
-  ...extraNodes.map((path): [string, string, string[]] => [`Node at ${path}`, path, []]),
+  ...EXTRA_NODES.map((path): [string, string, string[]] => [`Node at ${path}`, path, []]),
   ['Bun', binary('bun'), []],
   ['Deno', binary('deno'), ['run', '--allow-net', '--allow-read', '--allow-env']],
 ];
