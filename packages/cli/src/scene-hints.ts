@@ -15,8 +15,9 @@ export async function withSceneChoices(
   const { code } = (error ?? {}) as { code?: unknown };
   if (code === 'invalid_scene') {
     // The service's own list (it may know scenes this copy does not), else this copy's.
-    const catalog = await client.scenes().catch(() => sceneCatalog());
-    const ids = (catalog.scenes.length > 0 ? catalog : sceneCatalog()).scenes.map((scene) => scene.id);
+    const served = await client.scenes().catch(() => undefined);
+    const catalog = served && served.scenes.length > 0 ? served : sceneCatalog();
+    const ids = catalog.scenes.map((scene) => scene.id);
     return hinted(error, `Scenes: ${ids.join(', ')} (\`notify scenes\` shows each one's parameters)`);
   }
   if (code === 'invalid_scene_param') {
