@@ -96,4 +96,29 @@ describe('examples', () => {
         'warning: notification not sent: No send token\n  code: no_token\n  next: Set NOTIFY_TOKEN, or save one with `notify login`\n',
     });
   });
+
+  it('testing-with-jest passes under jest and its fake timers, through the CommonJS build', async () => {
+    const dir = path.join(EXAMPLES, 'testing-with-jest');
+    const jest = path.join(dir, 'node_modules', 'jest', 'bin', 'jest.js');
+    // jest keeps a cache in the system's temp folder unless told where: a folder of this test's.
+    const run = await runScript(
+      jest,
+      ['--ci', '--json', '--cacheDirectory', await tempDir()],
+      { HOME: await tempDir() },
+      dir,
+    );
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      numPassedTests: number;
+      numFailedTests: number;
+      testResults: { assertionResults: { title: string; status: string }[] }[];
+    };
+    expect([report.numPassedTests, report.numFailedTests]).toEqual([4, 0]);
+    expect(report.testResults[0]?.assertionResults.map((test) => test.title)).toEqual([
+      'a good backup is a passive notification, tagged per host',
+      'rides out two outages: the same bytes and key after 1 s, then 2 s',
+      'a revoked token is reported at once, never retried',
+      'gives up after the retries a dropped connection gets, in no real time',
+    ]);
+  });
 });
