@@ -43,12 +43,13 @@ const dependencies = await bundledBytes(`
   });
   export const loose = z.looseObject({ list: z.array(z.string()), maybe: z.optional(z.string()) });
 `);
-// The same, with the rules the SDK checks before a request leaves and the shapes it reads answers by.
+// The same, with the rules the SDK checks before a request leaves and the shapes it reads answers by
+// (not the error codes' table, which also holds the CLI's advice for each code).
 const withRules = await bundledBytes(`
   import ky from 'ky';
   export const client = ky.create({ retry: 0 });
   export {
-    ERROR_CODES, validateSend, sendResponseSchema, statusRecordSchema, deviceListSchema,
+    validateSend, sendResponseSchema, statusRecordSchema, deviceListSchema,
     catalogSceneSchema, errorBodySchema,
   } from '@foxbell/sdk/contract';
 `);
