@@ -64,15 +64,20 @@ export function reportError(error: unknown, out: Output, options: { failOpen?: b
   return exitCode;
 }
 
-/** The service this machine runs with `pnpm start`: when it does not answer, that is what to do. */
-const LOCAL_DEFAULT = /^Could not reach http:\/\/(127\.0\.0\.1|localhost):8787\b/;
+/** The service this machine runs with `pnpm start`: when nothing answers there, that is what to do. */
+const LOCAL_DEFAULT = /^http:\/\/(127\.0\.0\.1|localhost):8787$/;
 
+/** What to do when a connection failed, by why it did (the SDK's `reason`) and where it went. */
 function connectionHint(error: unknown): string {
-  const { message, attempts } = error as { message?: unknown; attempts?: unknown };
+  const { reason, baseUrl, attempts } = error as { reason?: unknown; baseUrl?: unknown; attempts?: unknown };
   const tries = Array.isArray(attempts) && attempts.length > 1 ? ` (tried ${attempts.length} times)` : '';
-  if (typeof message === 'string' && LOCAL_DEFAULT.test(message)) {
+  if (reason === 'refused' && typeof baseUrl === 'string' && LOCAL_DEFAULT.test(baseUrl)) {
     return `Is the local service running? Start it with \`pnpm start\` in the Foxbell repository${tries}`;
   }
+  if (reason === 'tls') {
+    return `Its certificate is not signed by a CA this machine trusts: point NODE_EXTRA_CA_CERTS at the CA's PEM file${tries}`;
+  }
+  if (reason === 'dns') return `Check the host name of the base URL, and your DNS${tries}`;
   return `Check the base URL and your network, or a proxy (HTTPS_PROXY)${tries}`;
 }
 

@@ -61,6 +61,16 @@ describe('messages that say what to do', () => {
     expect(local.stderr).not.toMatch(/retried|tried \d/);
   });
 
+  it('says to check the host name when it does not resolve', async () => {
+    const run = await notify(['send', 'hi', '--retries', '0'], {
+      env: { NOTIFY_BASE_URL: 'https://foxbell.invalid', NOTIFY_TOKEN: `fox_send_${'Z'.repeat(32)}` },
+    });
+    expect(run.code).toBe(5);
+    expect(run.stderr).toMatch(
+      /^error: Could not reach https:\/\/foxbell\.invalid: its host name did not resolve \(DNS\) \((ENOTFOUND|EAI_AGAIN)\)\n {2}code: connection_error\n {2}next: Check the host name of the base URL, and your DNS\n$/,
+    );
+  });
+
   it('says a command is unknown before suggesting one', async () => {
     expect(await notify(['sned', 'hi'])).toMatchObject({
       code: 2,

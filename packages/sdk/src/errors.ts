@@ -80,11 +80,27 @@ export class ValidationError extends FoxbellError {
   }
 }
 
+/**
+ * Why a connection failed: refused (nothing listens there), its host name did not resolve, the
+ * TLS handshake failed, the connection was reset, connecting timed out, or the network has no
+ * route to it.
+ */
+export type ConnectionReason = 'refused' | 'dns' | 'tls' | 'reset' | 'connect_timeout' | 'unreachable';
+
 /** No HTTP status: the connection failed or broke. */
 export class ConnectionError extends FoxbellError {
   static override readonly kind: string = 'ConnectionError';
-  constructor(message: string, options?: ErrorOptions) {
+  /** The service address the client could not reach. */
+  readonly baseUrl: string | undefined;
+  /** Why, when the runtime's error says; undefined when it says nothing we recognise. */
+  readonly reason: ConnectionReason | undefined;
+  constructor(
+    message: string,
+    options: ErrorOptions & { baseUrl?: string | undefined; reason?: ConnectionReason | undefined } = {},
+  ) {
     super('connection_error', message, options);
+    this.baseUrl = options.baseUrl;
+    this.reason = options.reason;
   }
 }
 

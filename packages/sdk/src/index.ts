@@ -34,6 +34,7 @@ export {
   AuthenticationError,
   ConflictError,
   ConnectionError,
+  type ConnectionReason,
   FoxbellError,
   InvalidRequestError,
   NotFoundError,

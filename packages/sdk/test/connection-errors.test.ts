@@ -36,36 +36,59 @@ async function selfSignedPair(): Promise<{ cert: string; key: string }> {
   return { cert: pems.cert, key: pems.private };
 }
 
-describe('a connection that fails names the address and the reason', () => {
+describe('a connection that fails names the address and the reason, in words and as data', () => {
   it('refused', async () => {
     const address = await listening(createServer());
     servers.pop()?.close();
-    expect((await failureOf(`http://${address}`)).message).toBe(
-      `Could not reach http://${address}: connection refused (ECONNREFUSED)`,
-    );
+    const error = await failureOf(`http://${address}`);
+    expect(error.message).toBe(`Could not reach http://${address}: connection refused (ECONNREFUSED)`);
+    expect([error.reason, error.baseUrl]).toEqual(['refused', `http://${address}`]);
   });
 
   it('reset by the server', async () => {
     const address = await listening(createServer((socket) => socket.on('data', () => socket.destroy())));
-    expect((await failureOf(`http://${address}`)).message).toMatch(
+    const error = await failureOf(`http://${address}`);
+    expect(error.message).toMatch(
       new RegExp(`^Could not reach http://${address}: the connection was reset( \\(\\w+\\))?$`),
     );
+    expect(error.reason).toBe('reset');
   });
 
   it('a certificate it does not trust', async () => {
     const address = await listening(
       createHttpsServer(await selfSignedPair(), (_request, response) => response.end()),
     );
-    expect((await failureOf(`https://${address}`)).message).toMatch(
+    const error = await failureOf(`https://${address}`);
+    expect(error.message).toMatch(
       new RegExp(
         `^Could not reach https://${address}: the TLS handshake failed \\(its certificate was not trusted\\) \\(\\w+\\)$`,
       ),
     );
+    expect([error.reason, error.baseUrl]).toEqual(['tls', `https://${address}`]);
   });
 
   it('a host name that does not resolve', async () => {
-    expect((await failureOf('https://foxbell.invalid')).message).toMatch(
+    const error = await failureOf('https://foxbell.invalid');
+    expect(error.message).toMatch(
       /^Could not reach https:\/\/foxbell\.invalid: its host name did not resolve \(DNS\) \((ENOTFOUND|EAI_AGAIN)\)$/,
     );
+    expect([error.reason, error.baseUrl]).toEqual(['dns', 'https://foxbell.invalid']);
+  });
+
+  it("a failure it does not recognise: the runtime's words, and no reason", async () => {
+    const fetch = () => Promise.reject(new TypeError('the fetch polyfill gave up'));
+    const error = await new Foxbell({
+      token: TOKEN,
+      baseUrl: 'https://foxbell.example.com',
+      maxRetries: 0,
+      fetch,
+    })
+      .send({ message: 'hi' })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).message).toBe(
+      'Could not reach https://foxbell.example.com: the fetch polyfill gave up',
+    );
+    expect((error as ConnectionError).reason).toBeUndefined();
   });
 });

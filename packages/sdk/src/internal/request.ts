@@ -5,6 +5,7 @@ import {
   apiErrorFrom,
   apiErrorInit,
   ConnectionError,
+  type ConnectionReason,
   type FoxbellError,
   TimeoutError,
 } from '../errors.js';
@@ -55,7 +56,13 @@ export interface HttpResponse {
 }
 
 /** How an attempt that got no answer ended. */
-type Failure = { failure: 'network' | 'timeout' | 'aborted'; message: string; cause: unknown };
+type Failure = {
+  failure: 'network' | 'timeout' | 'aborted';
+  message: string;
+  cause: unknown;
+  /** For a network failure: why, when fetch's error tells. */
+  reason?: ConnectionReason | undefined;
+};
 
 /**
  * Sends a request under the spec's retry policy and returns the first success; throws the error
@@ -91,7 +98,7 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
       });
     }
     if ('status' in result && result.status < 400) return result;
-    const failed = failedAttempt(result);
+    const failed = failedAttempt(result, transport.baseUrl);
     attempts.push(failed.record);
     if ('failure' in result && result.failure === 'aborted') throw failed.endWith(attempts);
 
@@ -140,7 +147,10 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
  * carried, and the error it ends the call with. An aborted attempt is recorded as the network
  * failure it looks like to the service.
  */
-function failedAttempt(result: HttpResponse | Failure): {
+function failedAttempt(
+  result: HttpResponse | Failure,
+  baseUrl: string,
+): {
   record: Attempt;
   retryAfter?: number | undefined;
   endWith: (attempts: readonly Attempt[]) => FoxbellError;
@@ -157,13 +167,13 @@ function failedAttempt(result: HttpResponse | Failure): {
       endWith: (attempts) => apiErrorFrom({ ...answer, attempts }),
     };
   }
-  const { failure, message, cause } = result;
+  const { failure, message, cause, reason } = result;
   return {
     record: { failure: failure === 'timeout' ? 'timeout' : 'network' },
     endWith: (attempts) => {
       if (failure === 'aborted') return new AbortError({ cause, attempts });
       if (failure === 'timeout') return new TimeoutError(message, { cause, attempts });
-      return new ConnectionError(message, { cause, attempts });
+      return new ConnectionError(message, { cause, attempts, baseUrl, reason });
     },
   };
 }
@@ -202,7 +212,7 @@ async function attempt(transport: Transport, request: HttpRequest): Promise<Http
     if (timeout.signal.aborted) {
       return { failure: 'timeout', message: `No complete answer within ${transport.timeoutMs} ms`, cause };
     }
-    return { failure: 'network', message: connectionMessage(transport.baseUrl, cause), cause };
+    return { failure: 'network', ...connectionFailure(transport.baseUrl, cause), cause };
   } finally {
     clearTimeout(timer);
   }
@@ -233,21 +243,29 @@ function readText(response: Response, signal: AbortSignal): Promise<string> {
   });
 }
 
-/** Why a connection failed, in words, by the error code Node (or the message another runtime) gives. */
-const CONNECTION_FAILURES: [RegExp, string][] = [
-  [/ECONNREFUSED|ConnectionRefused|refused/i, 'connection refused'],
-  [/ENOTFOUND|EAI_AGAIN|EAI_NONAME|dns|not known|resolve/i, 'its host name did not resolve (DNS)'],
-  [/CERT|TLS|SSL|certificate|self.signed/i, 'the TLS handshake failed (its certificate was not trusted)'],
-  [/ECONNRESET|EPIPE|UND_ERR_SOCKET|reset|hang up|closed/i, 'the connection was reset'],
-  [/ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|timed? ?out/i, 'the connection timed out'],
-  [/ENETUNREACH|EHOSTUNREACH|unreachable/i, 'the network cannot reach it'],
+/** Why a connection failed, by the error code Node (or the message another runtime) gives. */
+const CONNECTION_FAILURES: [RegExp, ConnectionReason, string][] = [
+  [/ECONNREFUSED|ConnectionRefused|refused/i, 'refused', 'connection refused'],
+  [/ENOTFOUND|EAI_AGAIN|EAI_NONAME|dns|not known|resolve/i, 'dns', 'its host name did not resolve (DNS)'],
+  [
+    /CERT|TLS|SSL|certificate|self.signed/i,
+    'tls',
+    'the TLS handshake failed (its certificate was not trusted)',
+  ],
+  [/ECONNRESET|EPIPE|UND_ERR_SOCKET|reset|hang up|closed/i, 'reset', 'the connection was reset'],
+  [/ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|timed? ?out/i, 'connect_timeout', 'the connection timed out'],
+  [/ENETUNREACH|EHOSTUNREACH|unreachable/i, 'unreachable', 'the network cannot reach it'],
 ];
 
 /**
  * "Could not reach https://foxbell.example.com: connection refused (ECONNREFUSED)": the address
- * and the reason, from fetch's error and its cause (never the request, which holds the token).
+ * and the reason, from fetch's error and its cause (never the request, which holds the token);
+ * and the reason again as data, for code that acts on it.
  */
-function connectionMessage(baseUrl: string, cause: unknown): string {
+function connectionFailure(
+  baseUrl: string,
+  cause: unknown,
+): { message: string; reason: ConnectionReason | undefined } {
   const inner = (cause as { cause?: unknown } | undefined)?.cause;
   const code = [inner, cause]
     .map((error) => (error as { code?: unknown } | undefined)?.code)
@@ -255,9 +273,12 @@ function connectionMessage(baseUrl: string, cause: unknown): string {
   const text = [code, (inner as Error | undefined)?.message, (cause as Error | undefined)?.message]
     .filter((part): part is string => typeof part === 'string')
     .join(' ');
-  const reason = CONNECTION_FAILURES.find(([pattern]) => pattern.test(text))?.[1];
-  const detail = reason ?? (inner as Error | undefined)?.message ?? (cause as Error | undefined)?.message;
-  return `Could not reach ${baseUrl}${detail ? `: ${detail}` : ''}${code && reason ? ` (${code})` : ''}`;
+  const [, reason, words] = CONNECTION_FAILURES.find(([pattern]) => pattern.test(text)) ?? [];
+  const detail = words ?? (inner as Error | undefined)?.message ?? (cause as Error | undefined)?.message;
+  return {
+    message: `Could not reach ${baseUrl}${detail ? `: ${detail}` : ''}${code && words ? ` (${code})` : ''}`,
+    reason,
+  };
 }
 
 /** Waits, or rejects with AbortError as soon as the signal fires. */

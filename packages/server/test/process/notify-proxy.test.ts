@@ -109,7 +109,7 @@ describe('notify behind a forward proxy', () => {
       expect(untrusted.code).toBe(5);
       expect(untrusted.stderr).toMatch(
         new RegExp(
-          `^error: Could not reach ${service.baseUrl}: the TLS handshake failed \\(its certificate was not trusted\\) \\(\\w+\\)\\n`,
+          `^error: Could not reach ${service.baseUrl}: the TLS handshake failed \\(its certificate was not trusted\\) \\(\\w+\\)\\n  code: connection_error\\n  next: Its certificate is not signed by a CA this machine trusts: point NODE_EXTRA_CA_CERTS at the CA's PEM file\\n$`,
         ),
       );
     },
