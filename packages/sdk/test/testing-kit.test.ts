@@ -116,6 +116,12 @@ describe('FakeFoxbell', () => {
     ['the quota', answers.quotaExceeded(), QuotaExceededError, 'quota_exceeded'],
     ['a revoked token', answers.tokenRevoked(), AuthenticationError, 'token_revoked'],
     ['a gateway 429', answers.gatewayRateLimit(), RateLimitError, 'rate_limited'],
+    [
+      'a gateway 429 with no body',
+      answers.gatewayRateLimit({ body: 'none' }),
+      RateLimitError,
+      'rate_limited',
+    ],
     ['a proxy 502', answers.badGateway(), ServerError, 'service_unavailable'],
     ['a dropped connection', answers.dropConnection(), ConnectionError, 'connection_error'],
   ])('answers as told: %s', async (name, answer, kind, code) => {
@@ -128,6 +134,25 @@ describe('FakeFoxbell', () => {
     // Then it serves again.
     expect((await client.send({ message: 'hi' })).status).toBe('accepted');
     expect(service.sends).toHaveLength(1);
+  });
+
+  it('a gateway 429 with no body is retried as a rate limit, after the first backoff', async () => {
+    vi.useFakeTimers();
+    const service = new FakeFoxbell();
+    // No jitter: the first backoff is exactly 1 s.
+    const client = new Foxbell({
+      token: service.token,
+      baseUrl: service.baseUrl,
+      fetch: service.fetch,
+      random: () => 0,
+    });
+    service.failNext(answers.gatewayRateLimit({ body: 'none' }));
+    const sending = client.send({ message: 'hi' });
+    await vi.advanceTimersByTimeAsync(999);
+    expect(service.requests.map((request) => request.answer)).toEqual([429]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await sending).status).toBe('accepted');
+    expect(service.requests.map((request) => request.answer)).toEqual([429, 202]);
   });
 
   it('drives "retries, then gives up" on fake timers in no real time', async () => {

@@ -86,13 +86,19 @@ export const answers = {
     ),
   /** `401 token_revoked`. */
   tokenRevoked: (): ScriptedAnswer => errorAnswer(401, 'token_revoked', 'this token was revoked'),
-  /** A gateway's `429`: `{ "message": … }`, no error code and no `Retry-After`. */
-  gatewayRateLimit: (): ScriptedAnswer => ({
-    kind: 'answer',
-    status: 429,
-    body: JSON.stringify({ message: 'Too Many Requests' }),
-    headers: { 'content-type': 'application/json' },
-  }),
+  /**
+   * A gateway's `429`, with no error code and no `Retry-After`: `{ "message": … }` as the interface
+   * describes it, or `{ body: 'none' }` for a gateway that sends no body at all.
+   */
+  gatewayRateLimit: ({ body = 'message' }: { body?: 'message' | 'none' } = {}): ScriptedAnswer =>
+    body === 'none'
+      ? { kind: 'answer', status: 429, body: '', headers: {} }
+      : {
+          kind: 'answer',
+          status: 429,
+          body: JSON.stringify({ message: 'Too Many Requests' }),
+          headers: { 'content-type': 'application/json' },
+        },
   /** A proxy's `502` with a page of its own. */
   badGateway: (): ScriptedAnswer => ({
     kind: 'answer',
