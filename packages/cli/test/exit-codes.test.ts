@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, notify, type Service, startService, using } from './helpers.js';
+import { closedPort, createAccount, notify, type Service, startService, using } from './helpers.js';
 
 /** A well-formed send token no server issued. */
 const FOREIGN_TOKEN = `fox_send_${'Zz9'.repeat(10)}zz`;
@@ -16,15 +16,6 @@ beforeAll(async () => {
     startService(['--no-workers']),
   ]);
 });
-
-/** A port nothing listens on: a server is opened there, then closed. */
-async function deadAddress(): Promise<string> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
-}
 
 describe('exit codes', () => {
   it('3 for a token the service does not know, with the code and what to do next', async () => {
@@ -72,7 +63,7 @@ describe('exit codes', () => {
 
   it('5 when the service cannot be reached, after the retries asked for', async () => {
     const run = await notify(['send', 'hi', '--retries', '0'], {
-      env: { NOTIFY_BASE_URL: await deadAddress(), NOTIFY_TOKEN: FOREIGN_TOKEN },
+      env: { NOTIFY_BASE_URL: `http://127.0.0.1:${await closedPort()}`, NOTIFY_TOKEN: FOREIGN_TOKEN },
     });
     expect(run.code).toBe(5);
     expect(run.stderr).toContain('code: connection_error');
@@ -142,7 +133,7 @@ describe('exit codes', () => {
 
   it('0 with --fail-open whatever went wrong, with a warning that says what', async () => {
     const run = await notify(['send', 'hi', '--fail-open', '--retries', '0', '--quiet'], {
-      env: { NOTIFY_BASE_URL: await deadAddress(), NOTIFY_TOKEN: FOREIGN_TOKEN },
+      env: { NOTIFY_BASE_URL: `http://127.0.0.1:${await closedPort()}`, NOTIFY_TOKEN: FOREIGN_TOKEN },
     });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('');

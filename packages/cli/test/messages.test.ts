@@ -1,21 +1,10 @@
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, notify, type Service, startService, using } from './helpers.js';
+import { closedPort, createAccount, notify, type Service, startService, using } from './helpers.js';
 
 let service: Service;
 beforeAll(async () => {
   service = await startService();
 });
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('messages that say what to do', () => {
   it('lists the service’s scenes for a bogus --scene', async () => {

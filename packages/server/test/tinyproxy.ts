@@ -1,10 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach } from 'vitest';
-import { tempDir } from './processes.js';
+import { freePort, tempDir } from './processes.js';
 
 /** Debian's tinyproxy, a real forward proxy, for the tests of the SDK and notify behind one. */
 const proxies: ChildProcess[] = [];
@@ -17,14 +15,6 @@ afterEach(async () => {
     }),
   );
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** tinyproxy in the foreground on a free port, logging each request line to a file of its own. */
 export async function startTinyproxy(): Promise<{ url: string; log: () => Promise<string> }> {

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { localCertificate } from '../../src/local-certificate.js';
 import { send } from '../helpers.js';
-import { ADMIN, startProcess, tempDir } from '../processes.js';
+import { ADMIN, freePort, startProcess, tempDir } from '../processes.js';
 
 const DEPLOY_DOC = fileURLToPath(new URL('../../../../docs/deploy.md', import.meta.url));
 
@@ -22,14 +21,6 @@ async function documentedConfig(): Promise<string> {
   const block = /<!-- nginx-config -->\n```nginx\n([\s\S]*?)\n```/.exec(doc)?.[1];
   if (!block) throw new Error('docs/deploy.md has no nginx configuration block');
   return block;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('behind nginx, from the configuration in docs/deploy.md', () => {
