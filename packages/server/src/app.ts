@@ -1,3 +1,4 @@
+import type { Server as TlsServer } from 'node:tls';
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -31,6 +32,8 @@ import { sceneRoutes } from './http/routes/scenes.js';
 import { sendRoutes } from './http/routes/send.js';
 import { tokenRoutes } from './http/routes/tokens.js';
 import { registerSendMetrics } from './http/send-metrics.js';
+import { trackHandshakes } from './http/tls-handshakes.js';
+import { TLS_POLICY } from './http/tls-policy.js';
 import { type IdSource, randomIds } from './ids.js';
 import type { Metrics } from './metrics.js';
 import type { Store } from './store/store.js';
@@ -126,7 +129,16 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const app = Fastify({
     // Fastify gives Node's server `http` or `https`, not both: the same options go in either.
     ...(deps.tls
-      ? { https: { ...serverOptions, cert: deps.tls.cert, key: deps.tls.key } }
+      ? {
+          https: {
+            ...serverOptions,
+            ...TLS_POLICY,
+            cert: deps.tls.cert,
+            key: deps.tls.key,
+            // Node's HTTP timeouts start after the handshake; until then this one bounds it.
+            handshakeTimeout: timeouts.headersMs,
+          },
+        }
       : { http: serverOptions }),
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
@@ -150,6 +162,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       logRequest?.(request, reply);
     },
   }) as unknown as FastifyInstance;
+  if (deps.tls) {
+    const handshakes = trackHandshakes(app.server as unknown as TlsServer);
+    app.addHook('preClose', async () => handshakes.destroyPending());
+  }
   // Node's HTTP parser stops counting headers at 2,000 (`rawHeaders` then misses the rest, and
   // the 16 KB rule with them). The 16 KB head limit already bounds how many there can be.
   app.server.maxHeadersCount = 0;

@@ -8,6 +8,7 @@ import { readConfig, type ServerConfig, USAGE } from './config.js';
 import { type DeliveryLog, DeliveryWorker } from './delivery/worker.js';
 import { seedDevAccount } from './dev-seed.js';
 import { devSessionFile, readDevSession, writeDevSession } from './dev-session.js';
+import { TLS_POLICY } from './http/tls-policy.js';
 import { randomBase62, randomIds } from './ids.js';
 import { Metrics, serveMetrics } from './metrics.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS, NOTIFICATION_RETENTION_MS } from './retention.js';
@@ -129,7 +130,7 @@ async function main(): Promise<void> {
     process.on('SIGHUP', () => {
       readTls(files).then(
         (renewed) => {
-          (app.server as unknown as TlsServer).setSecureContext(renewed);
+          (app.server as unknown as TlsServer).setSecureContext({ ...TLS_POLICY, ...renewed });
           app.log.info({ cert: files.certFile }, 'certificate and key read again');
         },
         (error: unknown) =>

@@ -106,14 +106,30 @@ export function storageUnavailable(error: unknown): boolean {
   );
 }
 
+/** How long a refused client has to read its answer and close before its socket is destroyed. */
+const REFUSAL_LINGER_MS = 2_000;
+
+/**
+ * Node's HTTP parser's refusals (llhttp's `HPE_*`) and its request timeout: the only client errors
+ * that come with an HTTP connection to answer on.
+ */
+function isHttpRefusal(error: NodeJS.ErrnoException): boolean {
+  return error.code?.startsWith('HPE_') === true || error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+}
+
 /**
  * Requests Node's HTTP parser refuses never reach Fastify. Headers over Node's limit (16 KB, the
  * same as the interface's) are the spec's `413`, never a bare `431`; anything else malformed is
  * `400 invalid_request`. Both in the spec's error body.
+ *
+ * Every other client error is the connection's, not a request's: a TLS handshake that failed,
+ * timed out or was abandoned (the HTTPS server reports those here too), or a reset. There is no
+ * HTTP to answer in, and an answer written into a socket whose handshake never completed keeps it
+ * open for good: the socket is destroyed.
  */
 export function clientErrorResponder(ids: IdSource) {
   return (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable) return socket.destroy();
+    if (!isHttpRefusal(error) || !socket.writable) return socket.destroy();
     const requestId = ids.id('req');
     // The spec has no timeout code: a request too slow to arrive is one the server could not read.
     const refusal =
@@ -130,5 +146,11 @@ export function clientErrorResponder(ids: IdSource) {
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );
+    // The answer is sent and our side closed; a client that neither reads it nor closes its own
+    // side would hold the descriptor. (Not destroyed at once: unread bytes of the refused request
+    // would make that a reset, which can discard the answer before the client reads it.)
+    const linger = setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS);
+    linger.unref();
+    socket.once('close', () => clearTimeout(linger));
   };
 }
