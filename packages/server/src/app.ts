@@ -95,7 +95,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     clock,
     ids,
     limits,
-    managementWrites: new ManagementWriteLimit(limits.managementWritesPerMinute, clock),
+    accountWrites: {
+      account_changes: new ManagementWriteLimit(limits.managementWritesPerMinute, clock, 'account_changes'),
+      account_events: new ManagementWriteLimit(limits.eventsPerMinute, clock, 'account_events'),
+    },
     adminKey: deps.adminKey,
     onQueued: deps.onQueued ?? (() => {}),
     inFlight: { sends: 0 },

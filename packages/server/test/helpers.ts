@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, expect } from 'vitest';
 import { type AppDeps, buildApp } from '../src/app.js';
 import type { Clock } from '../src/clock.js';
+import { routeNotification } from '../src/delivery/routing.js';
 import type { Metrics } from '../src/metrics.js';
 import type { Store } from '../src/store/store.js';
 import { openTestStore } from './test-database.js';
@@ -197,6 +199,20 @@ export async function createToken(
   const reply = await server.request('POST', '/v1/tokens', { token: accountKey, json: options });
   if (reply.status !== 201) throw new Error(`token: ${reply.text}`);
   return reply.body.token as string;
+}
+
+/**
+ * Routes every queued send to its devices as a worker would, without pushing: each destination
+ * waits as `pending`. For servers started without delivery, where a report of what was opened
+ * needs a device the notification went to.
+ */
+export async function routeQueued(server: TestServer): Promise<void> {
+  const now = server.clock.now();
+  await server.store.routeQueued({
+    now,
+    limit: 1000,
+    decide: (input) => routeNotification(input, now, randomUUID),
+  });
 }
 
 /** Asserts the spec's error body and returns it. */

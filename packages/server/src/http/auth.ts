@@ -61,7 +61,7 @@ const ROUTE_CREDENTIALS: Record<CredentialKind, string> = {
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('caller', undefined);
   app.addHook('onRequest', async (request) => {
-    const { credentials, tokenInPath, managementWrite } = request.routeOptions.config;
+    const { credentials, tokenInPath, accountWrite } = request.routeOptions.config;
     if (!credentials) return;
     const secret = tokenInPath
       ? (request.params as { token?: string }).token
@@ -77,6 +77,6 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
       );
     }
     request.caller = caller;
-    if (managementWrite && caller.kind === 'account') ctx.managementWrites.take(caller.account.id);
+    if (accountWrite && caller.kind === 'account') ctx.accountWrites[accountWrite].take(caller.account.id);
   });
 }

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { IdSource } from '../ids.js';
 import type { Metrics } from '../metrics.js';
 import type { Account, Credential, RateLimits, SendToken, Store } from '../store/store.js';
-import type { ManagementWriteLimit } from './management-rate.js';
+import type { AccountWriteScope, ManagementWriteLimit } from './management-rate.js';
 
 /** The limits of the service. Defaults are the spec's; operators and benchmarks may change them. */
 export interface ServiceLimits extends RateLimits {
@@ -16,6 +16,8 @@ export interface ServiceLimits extends RateLimits {
   sendsInFlight: number;
   /** Management writes (devices, tokens, key, account) per account per minute. */
   managementWritesPerMinute: number;
+  /** Reports of a notification opened or cleared, per account per minute. */
+  eventsPerMinute: number;
 }
 
 export const DEFAULT_LIMITS: ServiceLimits = {
@@ -26,6 +28,7 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   tokensPerAccount: 50,
   sendsInFlight: 1000,
   managementWritesPerMinute: 60,
+  eventsPerMinute: 120,
 };
 
 /** What every route may use: one object, made once by buildApp. */
@@ -40,7 +43,8 @@ export interface AppContext {
   onQueued: () => void;
   /** Sends being stored now (see `ServiceLimits.sendsInFlight`). */
   inFlight: { sends: number };
-  managementWrites: ManagementWriteLimit;
+  /** The per-account write windows, by what they count. */
+  accountWrites: Record<AccountWriteScope, ManagementWriteLimit>;
   /** This process's metrics, when it serves them. */
   metrics: Metrics | undefined;
 }
@@ -75,8 +79,11 @@ declare module 'fastify' {
     credentials?: readonly CredentialKind[];
     /** The send token is the last path segment (`/v1/send/<TOKEN>`), not the Authorization header. */
     tokenInPath?: boolean;
-    /** Changes an account's devices, tokens, key or existence: counted by ManagementWriteLimit. */
-    managementWrite?: boolean;
+    /**
+     * An account's write, counted by ManagementWriteLimit in its scope's window: `account_changes`
+     * for its devices, tokens, key or existence; `account_events` for opened and cleared reports.
+     */
+    accountWrite?: AccountWriteScope;
   }
 }
 

@@ -5,8 +5,18 @@ const WINDOW_MS = 60_000;
 /** Past this many accounts in the map, windows that ended are dropped on the next take. */
 const PRUNE_AT = 10_000;
 
+/** What a window counts, named in a refusal's `details.scope`. */
+export type AccountWriteScope = 'account_changes' | 'account_events';
+
+const REFUSAL: Record<AccountWriteScope, string> = {
+  account_changes: 'too many changes to this account in the last minute; retry after Retry-After',
+  account_events:
+    'too many opened or cleared reports for this account in the last minute; retry after Retry-After',
+};
+
 /**
- * Management writes (devices, tokens, key rotation, deletion) per account per minute, counted in
+ * Account writes per account per minute, of one scope: management writes (devices, tokens, key
+ * rotation, deletion), or the reports of what was opened and cleared. Counted in
  * this process in fixed one-minute windows. Written here rather than taken from
  * @fastify/rate-limit: that plugin reads `Date.now()`, and every window here is tested exactly on
  * the injected clock. Several processes each count their own share: the limit is a brake on
@@ -18,6 +28,7 @@ export class ManagementWriteLimit {
   constructor(
     private readonly perMinute: number,
     private readonly clock: Clock,
+    private readonly scope: AccountWriteScope,
   ) {}
 
   /** Counts one write of `accountId`, or throws `429 rate_limited` with the seconds until the next window. */
@@ -33,14 +44,10 @@ export class ManagementWriteLimit {
     }
     if (window.count >= this.perMinute) {
       const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
-      throw new ApiError(
-        'rate_limited',
-        'too many changes to this account in the last minute; retry after Retry-After',
-        {
-          headers: { 'retry-after': String(retryAfter) },
-          details: { scope: 'account_changes', limit: this.perMinute },
-        },
-      );
+      throw new ApiError('rate_limited', REFUSAL[this.scope], {
+        headers: { 'retry-after': String(retryAfter) },
+        details: { scope: this.scope, limit: this.perMinute },
+      });
     }
     window.count += 1;
   }

@@ -236,7 +236,7 @@ export interface Store {
     deviceId: string;
     action: HandledAction;
     now: number;
-  }): Promise<'recorded' | 'no_notification' | 'no_device'>;
+  }): Promise<'recorded' | 'no_notification' | 'not_routed'>;
   inbox(
     accountId: string,
     page: { after: { createdAt: number; id: string } | undefined; limit: number; since: number },
@@ -288,15 +288,23 @@ export interface Store {
   /**
    * Deletes notifications created before `notificationsBefore`, idempotency keys made before
    * `keysBefore`, rate-window counts of seconds before `windowsBefore`, and tokens revoked or
-   * expired and devices removed before `credentialsBefore` (the same retention as notifications:
-   * no notification kept can name them).
+   * expired, devices removed and account keys replaced before `credentialsBefore` (the same
+   * retention as notifications: no notification kept can name them; a key replaced longer ago
+   * than that is unknown rather than `key_rotated`).
    */
   purge(cutoffs: {
     notificationsBefore: number;
     keysBefore: number;
     windowsBefore: number;
     credentialsBefore: number;
-  }): Promise<{ notifications: number; keys: number; windows: number; tokens: number; devices: number }>;
+  }): Promise<{
+    notifications: number;
+    keys: number;
+    windows: number;
+    tokens: number;
+    devices: number;
+    accountKeys: number;
+  }>;
   /**
    * Whether the database answers with every migration of this release applied; throws when it
    * does not answer. Reads only.

@@ -32,7 +32,8 @@ async function silentConnection(port: number): Promise<{ socket: net.Socket; clo
 async function httpsApp() {
   const store = await openTestStore();
   const certificate = await localCertificate('foxbell tls test');
-  const app = buildApp({ store, tls: certificate, timeouts: { headersMs: 1000, requestMs: 2000 } });
+  const tls = { cert: Buffer.from(certificate.cert), key: Buffer.from(certificate.key) };
+  const app = buildApp({ store, tls, timeouts: { headersMs: 1000, requestMs: 2000 } });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   closing.push(async () => {
     await app.close();

@@ -20,11 +20,8 @@ describe('SQLite migrations', () => {
   it('turns the routing queue into the unrouted notifications: queued ones stay queued, nothing else is routed again', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'foxbell.db');
-    // A database as the release before this migration left it.
-    const before = new DatabaseSync(file);
-    before.exec('PRAGMA journal_mode = WAL');
-    for (const sql of SQLITE_MIGRATIONS.slice(0, -1)) before.exec(sql);
-    before.exec(`PRAGMA user_version = ${SQLITE_MIGRATIONS.length - 1}`);
+    // A database as the release before this migration (the third) left it.
+    const before = databaseAt(file, 2);
     before.exec(`
       INSERT INTO accounts (id, name, key_hash, key_generation, created_at) VALUES ('acct_1', NULL, 'h', 1, ${T0});
       INSERT INTO tokens (id, account_id, secret_hash, name, kind, own_status, device_names, allow_urls, created_at)
@@ -78,6 +75,33 @@ describe('SQLite migrations', () => {
     }
   });
 
+  it('counts the destinations already there by state, and keeps one opened or cleared report per device', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'foxbell.db');
+    // As the release before these two migrations left it: reports repeated, no counts kept.
+    const before = databaseAt(file, 3);
+    before.exec(`
+      INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status, created_at,
+                                 expires_at, routed_at)
+        VALUES ('ntf_1', 'acct_1', 'tok_1', 'req_1', 'CI', '${PAYLOAD}', 'opened', ${T0}, ${T0 + 3_600_000}, ${T0});
+      INSERT INTO destinations (notification_id, device_id, platform, state, updated_at)
+        VALUES ('ntf_1', 'dev_1', 'ios', 'accepted', ${T0}), ('ntf_1', 'dev_2', 'watchos', 'accepted', ${T0}),
+               ('ntf_1', 'dev_3', 'visionos', 'failed_permanent', ${T0});
+      INSERT INTO handled_events (notification_id, device_id, platform, action, at)
+        VALUES ('ntf_1', 'dev_1', 'ios', 'opened', ${T0 + 1}), ('ntf_1', 'dev_1', 'ios', 'opened', ${T0 + 2}),
+               ('ntf_1', 'dev_1', 'ios', 'cleared', ${T0 + 3}), ('ntf_1', 'dev_1', 'ios', 'opened', ${T0 + 4});
+    `);
+    before.close();
+
+    const store = openSqliteStore({ dataDir: dir });
+    open.push(store);
+    expect(await store.destinationCounts()).toEqual({ accepted: 2, failed_permanent: 1 });
+    expect((await store.getNotification('ntf_1'))?.handled).toEqual([
+      { deviceId: 'dev_1', platform: 'ios', action: 'opened', at: T0 + 1 },
+      { deviceId: 'dev_1', platform: 'ios', action: 'cleared', at: T0 + 3 },
+    ]);
+  });
+
   it('opens a database written by release 0.1.0 (better-sqlite3): its accounts, tokens, devices and notifications are all there', async () => {
     // Written by `foxbell-server` 0.1.0 on 2026-11-24: an account, an iPhone, a token named CI, and
     // one notification sent with an idempotency key and delivered to the simulator.
@@ -116,6 +140,15 @@ describe('SQLite migrations', () => {
     expect((await store.getNotification('ntf_new'))?.status).toBe('accepted');
   });
 });
+
+/** A database file with the first `applied` migrations run, as the release that had only those left it. */
+function databaseAt(file: string, applied: number): DatabaseSync {
+  const db = new DatabaseSync(file);
+  db.exec('PRAGMA journal_mode = WAL');
+  for (const sql of SQLITE_MIGRATIONS.slice(0, applied)) db.exec(sql);
+  db.exec(`PRAGMA user_version = ${applied}`);
+  return db;
+}
 
 /** The secrets behind the fixture's hashes (a test database's, never a real one's). */
 const FIXTURE = {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_KEY, createAccount, createToken, expectError, pushToken, startServer } from '../helpers.js';
+import {
+  ADMIN_KEY,
+  createAccount,
+  createToken,
+  expectError,
+  pushToken,
+  routeQueued,
+  startServer,
+} from '../helpers.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -348,6 +356,7 @@ describe('status, events and the inbox', () => {
       token: account.token,
       json: { message: 'hi' },
     });
+    await routeQueued(server);
     const event = (action: string, device = account.devices[0]?.id) =>
       server.request('POST', `/v1/notifications/${sent.body.id}/events`, {
         token: account.key,
@@ -366,6 +375,74 @@ describe('status, events and the inbox', () => {
     ]);
     expectError(await event('opened', 'dev_unknown'), 400, 'invalid_field', 'device_id');
     expectError(await event('displayed'), 400, 'invalid_field', 'action');
+  });
+
+  it('records a report once per device and action, only from a device the notification went to', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const sent = await server.request('POST', '/v1/notifications', {
+      token: account.token,
+      json: { message: 'to the iPhone', target: 'iphone' },
+    });
+    const [iphone, watch] = account.devices;
+    const event = (action: string, device = iphone?.id) =>
+      server.request('POST', `/v1/notifications/${sent.body.id}/events`, {
+        token: account.key,
+        json: { device_id: device, action },
+      });
+    // Not routed yet: it went to no device.
+    expectError(await event('opened'), 400, 'invalid_field', 'device_id');
+    await routeQueued(server);
+    // The watch is this account's, but the notification did not go to it.
+    expectError(await event('opened', watch?.id), 400, 'invalid_field', 'device_id');
+    for (let i = 0; i < 5; i += 1) {
+      expect((await event('opened')).status).toBe(204);
+      server.clock.advance(1000);
+    }
+    expect((await event('cleared')).status).toBe(204);
+    const status = await server.request('GET', `/v1/notifications/${sent.body.id}/status`, {
+      token: account.token,
+    });
+    expect(status.body.status).toBe('cleared');
+    expect(status.body.handled).toEqual([
+      { action: 'opened', platform: 'ios', at: '2026-11-22T10:00:00.000Z' },
+      { action: 'cleared', platform: 'ios', at: '2026-11-22T10:00:05.000Z' },
+    ]);
+  });
+
+  it('limits reports to 120 a minute per account: 429 rate_limited with Retry-After; the record stays small', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const other = await createAccount(server);
+    const sent = await server.request('POST', '/v1/notifications', {
+      token: account.token,
+      json: { message: 'hi' },
+    });
+    await routeQueued(server);
+    const report = (key: string, device: string | undefined) =>
+      server.request('POST', `/v1/notifications/${sent.body.id}/events`, {
+        token: key,
+        json: { device_id: device, action: 'opened' },
+      });
+    server.clock.advance(30_000);
+    for (let i = 0; i < 120; i += 1) {
+      const reply = await report(account.key, account.devices[i % 3]?.id);
+      expect(reply.status, reply.text).toBe(204);
+    }
+    const limited = await report(account.key, account.devices[0]?.id);
+    const body = expectError(limited, 429, 'rate_limited');
+    expect(body.error.details).toEqual({ scope: 'account_events', limit: 120 });
+    expect(limited.headers.get('retry-after')).toBe('60');
+    // Another account's window, and this account's management writes, are apart from it.
+    expect((await report(other.key, other.devices[0]?.id)).status).toBe(404);
+    expect((await server.request('POST', '/v1/tokens', { token: account.key, json: {} })).status).toBe(201);
+    server.clock.advance(60_000);
+    expect((await report(account.key, account.devices[0]?.id)).status).toBe(204);
+    // 121 reports, one per device and action kept.
+    const status = await server.request('GET', `/v1/notifications/${sent.body.id}/status`, {
+      token: account.token,
+    });
+    expect(status.body.handled).toHaveLength(3);
   });
 
   it('pages the inbox newest first and refuses a cursor of another account or past retention', async () => {

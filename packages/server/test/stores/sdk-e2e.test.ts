@@ -1,7 +1,7 @@
 import { ApiError, Foxbell, ValidationError } from '@foxbell/sdk';
 import { describe, expect, it } from 'vitest';
 import { startDeliveryServer } from '../delivery-helpers.js';
-import { createAccount, startServer } from '../helpers.js';
+import { createAccount, routeQueued, startServer } from '../helpers.js';
 
 /** The published SDK against the real server over HTTP: the two halves of one contract. */
 describe('the SDK against the server', () => {
@@ -34,6 +34,7 @@ describe('the SDK against the server', () => {
     const { id } = await client.send({ message: 'hi' });
     if (id === null) throw new Error('the 202 had no id');
     const waiting = client.waitFor(id, { until: 'opened', intervalMs: 20, timeoutMs: 5_000 });
+    await routeQueued(server);
     await server.request('POST', `/v1/notifications/${id}/events`, {
       token: account.key,
       json: { device_id: account.devices[0]?.id, action: 'opened' },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routeNotification } from '../../src/delivery/routing.js';
 import {
+  type AttemptEnd,
   type ClaimedDestination,
   RETIRED_LISTED,
   type Store,
@@ -568,5 +569,101 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     expect(live.map((t) => t.name).sort()).toEqual([token.name, 'expires-later'].sort());
     expect(listed.length - live.length).toBe(RETIRED_LISTED);
     expect(listed.map((t) => t.name)).not.toContain('retired-0');
+  });
+
+  it('keeps the count of destinations in each state exact through every change, as metrics read it', async () => {
+    const [a, b] = await stores(2);
+    const { account, token, devices } = await accountWithDevices(a as Store, ['ios', 'watchos', 'visionos']);
+    const sent: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const outcome = await (a as Store).acceptSend(
+        newSend(account, token, T0 + i, { ...(i === 3 ? { tag: 'build' } : {}), ttl: 60 }),
+      );
+      if (outcome.kind === 'accepted') sent.push(outcome.id);
+    }
+    /** The states of every destination, read record by record: the truth the counts must match. */
+    const tally = async () => {
+      const counts: Record<string, number> = {};
+      for (const id of sent) {
+        for (const state of statesOf(await (a as Store).getNotification(id)) ?? []) {
+          counts[state] = (counts[state] ?? 0) + 1;
+        }
+      }
+      return counts;
+    };
+    const expectCounts = async (expected: Record<string, number>) => {
+      expect(await tally()).toEqual(expected);
+      // Every process reads the same figures, whichever connection made the change.
+      expect(await (a as Store).destinationCounts()).toEqual(expected);
+      expect(await (b as Store).destinationCounts()).toEqual(expected);
+    };
+
+    await expectCounts({});
+    await route(a as Store, T0 + 10);
+    await expectCounts({ pending: 12 });
+    const claimedA = await claim(a as Store, 'wa', T0 + 20, 4);
+    const claimedB = await claim(b as Store, 'wb', T0 + 20, 3);
+    await expectCounts({ pending: 5, sending: 7 });
+    const end = (d: ClaimedDestination, owner: string, endOf: AttemptEnd) => ({
+      notificationId: d.notificationId,
+      deviceId: d.deviceId,
+      owner,
+      end: endOf,
+    });
+    await (a as Store).finishAttempts(
+      [
+        end(claimedA[0] as ClaimedDestination, 'wa', { kind: 'accepted', pushStatus: 200 }),
+        end(claimedA[1] as ClaimedDestination, 'wa', { kind: 'accepted', pushStatus: 200 }),
+        end(claimedA[2] as ClaimedDestination, 'wa', {
+          kind: 'failed_permanent',
+          pushStatus: 400,
+          deactivateDevice: false,
+        }),
+        end(claimedA[3] as ClaimedDestination, 'wa', { kind: 'released' }),
+      ],
+      T0 + 30,
+    );
+    await (b as Store).finishAttempts(
+      [
+        end(claimedB[0] as ClaimedDestination, 'wb', {
+          kind: 'retry',
+          pushStatus: 503,
+          nextAttemptAt: T0 + 2_000,
+        }),
+        end(claimedB[1] as ClaimedDestination, 'wb', { kind: 'accepted', pushStatus: 200 }),
+      ],
+      T0 + 30,
+    );
+    // A lease renewal changes no state.
+    await (b as Store).renewLeases({
+      owner: 'wb',
+      until: T0 + 90_000,
+      destinations: [claimedB[2] as ClaimedDestination],
+    });
+    await expectCounts({ pending: 7, sending: 1, accepted: 3, failed_permanent: 1 });
+    // A tagged send supersedes the tag's waiting destination on each device.
+    const tagged = await (a as Store).acceptSend(newSend(account, token, T0 + 40, { tag: 'build', ttl: 60 }));
+    if (tagged.kind === 'accepted') sent.push(tagged.id);
+    await route(b as Store, T0 + 50);
+    const afterTag = await tally();
+    expect(afterTag.superseded ?? 0).toBeGreaterThan(0);
+    await expectCounts(afterTag);
+    // A device leaving skips what waits for it; the deadline expires the rest.
+    await (b as Store).removeDevice(account.id, devices[2]?.id as string, T0 + 60);
+    const afterRemoval = await tally();
+    expect(afterRemoval.skipped ?? 0).toBeGreaterThan(0);
+    await expectCounts(afterRemoval);
+    await claim(a as Store, 'wa', T0 + 200_000, 100);
+    const afterExpiry = await tally();
+    expect(afterExpiry.expired ?? 0).toBeGreaterThan(0);
+    await expectCounts(afterExpiry);
+    // Retention takes them all away, and the counts with them.
+    await (b as Store).purge({
+      notificationsBefore: T0 + 1_000,
+      keysBefore: 0,
+      windowsBefore: 0,
+      credentialsBefore: 0,
+    });
+    expect(await (a as Store).destinationCounts()).toEqual({});
   });
 });

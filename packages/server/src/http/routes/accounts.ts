@@ -27,7 +27,7 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
    */
   app.post(
     '/v1/account/key',
-    { config: { credentials: ['account'], managementWrite: true } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       const body = readBody(request, keyRotation);
@@ -49,7 +49,7 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete(
     '/v1/account',
-    { config: { credentials: ['account'], managementWrite: true } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
     async (request, reply) => {
       await ctx.store.deleteAccount(callerAccount(request.caller).id, ctx.clock.now());
       return reply.code(204).send();

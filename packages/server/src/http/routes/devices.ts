@@ -38,7 +38,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post(
     '/v1/devices',
-    { config: { credentials: ['account'], managementWrite: true } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       const body = readBody(request, newDevice);
@@ -72,7 +72,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.patch<{ Params: { id: string } }>(
     '/v1/devices/:id',
-    { config: { credentials: ['account'], managementWrite: true } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
     async (request) => {
       const account = callerAccount(request.caller);
       const body = readBody(request, deviceChange);
@@ -87,7 +87,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete<{ Params: { id: string } }>(
     '/v1/devices/:id',
-    { config: { credentials: ['account'], managementWrite: true } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       if (!(await ctx.store.removeDevice(account.id, request.params.id, ctx.clock.now()))) throw noDevice();

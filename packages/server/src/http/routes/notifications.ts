@@ -37,7 +37,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
 
   app.post<{ Params: { id: string } }>(
     '/v1/notifications/:id/events',
-    { config: { credentials: ['account'] } },
+    { config: { credentials: ['account'], accountWrite: 'account_events' } },
     async (request, reply) => {
       if (request.caller?.kind !== 'account') throw notFound();
       const body = readBody(request, eventBody);
@@ -49,8 +49,8 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
         now: ctx.clock.now(),
       });
       if (result === 'no_notification') throw notFound();
-      if (result === 'no_device') {
-        throw new ApiError('invalid_field', 'device_id is not a device of this account', {
+      if (result === 'not_routed') {
+        throw new ApiError('invalid_field', 'device_id is not a device this notification was sent to', {
           field: 'device_id',
         });
       }

@@ -32,7 +32,7 @@ export const newToken = z.strictObject({
 export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post(
     '/v1/tokens',
-    { config: { credentials: ['account'], managementWrite: true } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       const body = readBody(request, newToken);
@@ -79,7 +79,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete<{ Params: { id: string } }>(
     '/v1/tokens/:id',
-    { config: { credentials: ['account'], managementWrite: true } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       if (!(await ctx.store.revokeToken(account.id, request.params.id, ctx.clock.now()))) {

@@ -16,10 +16,11 @@ export function postgresHealth(db: PostgresConnection): HealthPart {
     },
     async destinationCounts() {
       return Object.fromEntries(
-        (await db.read('SELECT state, count(*) AS n FROM destinations GROUP BY state')).map((row) => [
-          row.state as DestinationState,
-          Number(row.n),
-        ]),
+        (
+          await db.read(
+            'SELECT state, sum(n) AS n FROM destination_state_counts GROUP BY state HAVING sum(n) <> 0',
+          )
+        ).map((row) => [row.state as DestinationState, Number(row.n)]),
       );
     },
   };

@@ -26,20 +26,22 @@ export function postgresRecords(db: PostgresConnection): RecordsPart {
     },
 
     async recordEvent(event) {
-      return db.transaction(async (session): Promise<'recorded' | 'no_notification' | 'no_device'> => {
+      return db.transaction(async (session): Promise<'recorded' | 'no_notification' | 'not_routed'> => {
         const notification = await session.row(
           'SELECT status FROM notifications WHERE id = $1 AND account_id = $2 FOR UPDATE',
           [event.notificationId, event.accountId],
         );
         if (!notification) return 'no_notification';
-        const device = await session.row('SELECT platform FROM devices WHERE id = $1 AND account_id = $2', [
-          event.deviceId,
-          event.accountId,
-        ]);
-        if (!device) return 'no_device';
+        const destination = await session.row(
+          'SELECT platform FROM destinations WHERE notification_id = $1 AND device_id = $2',
+          [event.notificationId, event.deviceId],
+        );
+        if (!destination) return 'not_routed';
+        // Once per device and action: a report sent again is answered alike and changes nothing.
         await session.rows(
-          'INSERT INTO handled_events (notification_id, device_id, platform, action, at) VALUES ($1, $2, $3, $4, $5)',
-          [event.notificationId, event.deviceId, device.platform, event.action, event.now],
+          `INSERT INTO handled_events (notification_id, device_id, platform, action, at) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (notification_id, device_id, action) DO NOTHING`,
+          [event.notificationId, event.deviceId, destination.platform, event.action, event.now],
         );
         const status = statusAfter(String(notification.status), event.action);
         if (status) {

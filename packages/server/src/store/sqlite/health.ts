@@ -19,7 +19,7 @@ export function sqliteHealth(db: SqliteConnection): HealthPart {
     async destinationCounts() {
       return Object.fromEntries(
         db
-          .all('SELECT state, count(*) AS n FROM destinations GROUP BY state')
+          .all('SELECT state, n FROM destination_state_counts WHERE n <> 0')
           .map((row) => [row.state as DestinationState, Number(row.n)]),
       );
     },

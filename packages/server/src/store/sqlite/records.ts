@@ -26,24 +26,26 @@ export function sqliteRecords(db: SqliteConnection): RecordsPart {
     },
 
     async recordEvent(event) {
-      return db.write((): 'recorded' | 'no_notification' | 'no_device' => {
+      return db.write((): 'recorded' | 'no_notification' | 'not_routed' => {
         const notification = db.get(
           'SELECT status FROM notifications WHERE id = ? AND account_id = ?',
           event.notificationId,
           event.accountId,
         );
         if (!notification) return 'no_notification';
-        const device = db.get(
-          'SELECT platform FROM devices WHERE id = ? AND account_id = ?',
-          event.deviceId,
-          event.accountId,
-        );
-        if (!device) return 'no_device';
-        db.run(
-          'INSERT INTO handled_events (notification_id, device_id, platform, action, at) VALUES (?, ?, ?, ?, ?)',
+        const destination = db.get(
+          'SELECT platform FROM destinations WHERE notification_id = ? AND device_id = ?',
           event.notificationId,
           event.deviceId,
-          device.platform,
+        );
+        if (!destination) return 'not_routed';
+        // Once per device and action: a report sent again is answered alike and changes nothing.
+        db.run(
+          `INSERT INTO handled_events (notification_id, device_id, platform, action, at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (notification_id, device_id, action) DO NOTHING`,
+          event.notificationId,
+          event.deviceId,
+          destination.platform,
           event.action,
           event.now,
         );

@@ -12,6 +12,10 @@ export function sqlitePurge(db: SqliteConnection): RetentionPart {
           cutoffs.credentialsBefore,
         ),
         devices: db.run('DELETE FROM devices WHERE active = 0 AND removed_at < ?', cutoffs.credentialsBefore),
+        accountKeys: db.run(
+          'DELETE FROM retired_account_keys WHERE retired_at < ?',
+          cutoffs.credentialsBefore,
+        ),
         keys: db.run('DELETE FROM idempotency_keys WHERE created_at < ?', cutoffs.keysBefore),
         windows: db.run(
           'DELETE FROM send_windows WHERE second < ?',

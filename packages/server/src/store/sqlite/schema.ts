@@ -143,4 +143,36 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   DROP INDEX destinations_device_state;
   CREATE INDEX destinations_device_pending ON destinations(device_id) WHERE state = 'pending';
   `,
+  // How many destinations are in each state, kept by triggers in the writes' own transactions, so
+  // that a metrics scrape reads eight rows instead of grouping the whole table (0.5 s of the event
+  // loop at a million rows). SQLite has one writer at a time: one row per state is enough.
+  `
+  CREATE TABLE destination_state_counts (
+    state TEXT PRIMARY KEY,
+    n INTEGER NOT NULL
+  );
+  INSERT INTO destination_state_counts (state, n) SELECT state, count(*) FROM destinations GROUP BY state;
+  CREATE TRIGGER destinations_counted_insert AFTER INSERT ON destinations BEGIN
+    INSERT INTO destination_state_counts (state, n) VALUES (NEW.state, 1)
+      ON CONFLICT (state) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER destinations_counted_update AFTER UPDATE OF state ON destinations
+    WHEN OLD.state <> NEW.state BEGIN
+    UPDATE destination_state_counts SET n = n - 1 WHERE state = OLD.state;
+    INSERT INTO destination_state_counts (state, n) VALUES (NEW.state, 1)
+      ON CONFLICT (state) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER destinations_counted_delete AFTER DELETE ON destinations BEGIN
+    UPDATE destination_state_counts SET n = n - 1 WHERE state = OLD.state;
+  END;
+  `,
+  // A notification's opened and cleared reports: one per device and action, kept at most for
+  // every device it went to, however often an app (or a script) reports the same one.
+  `
+  DELETE FROM handled_events WHERE rowid NOT IN (
+    SELECT min(rowid) FROM handled_events GROUP BY notification_id, device_id, action
+  );
+  DROP INDEX handled_events_notification;
+  CREATE UNIQUE INDEX handled_events_once ON handled_events(notification_id, device_id, action);
+  `,
 ];
