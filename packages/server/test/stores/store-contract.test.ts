@@ -518,7 +518,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
         windowsBefore: T0 + 60_000,
         credentialsBefore: T0 + 1,
       }),
-    ).toEqual({ notifications: 1, keys: 1, windows: 2, tokens: 0, devices: 0 });
+    ).toEqual({ notifications: 1, keys: 1, windows: 2, tokens: 0, devices: 0, accountKeys: 0 });
     expect(await store.getNotification(old.id)).toBeUndefined();
     expect((await store.getNotification(recent.id))?.status).toBe('accepted');
     // The key went with its notification: the same key is a new send now.
@@ -542,6 +542,18 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     const devices = await store.listDevices(account.id, { activeOnly: true });
     await store.removeDevice(account.id, devices[0]?.id as string, T0 + 10);
     await store.removeDevice(account.id, devices[1]?.id as string, T0 + 5_000);
+    // Three rotations: the first two keys replaced long ago, the third lately.
+    for (const [n, now] of [
+      [1, T0 + 10],
+      [2, T0 + 20],
+      [3, T0 + 5_000],
+    ] as const) {
+      await store.rotateAccountKey(account.id, {
+        keyHash: `hash_key-${n}`,
+        expectedGeneration: undefined,
+        now,
+      });
+    }
 
     const purged = await store.purge({
       notificationsBefore: 0,
@@ -549,7 +561,10 @@ describe(`Store contract on ${TEST_STORE}`, () => {
       windowsBefore: 0,
       credentialsBefore: T0 + 1_000,
     });
-    expect([purged.tokens, purged.devices]).toEqual([2, 1]);
+    expect([purged.tokens, purged.devices, purged.accountKeys]).toEqual([2, 1, 2]);
+    // A key replaced before the cutoff is forgotten; one replaced since still says key_rotated.
+    expect(await store.findCredential('hash_key-1')).toBeUndefined();
+    expect((await store.findCredential('hash_key-2'))?.kind).toBe('retired_account_key');
     expect((await store.listTokens(account.id, T0 + 2_000)).map((t) => t.name).sort()).toEqual(
       [token.name, 'expires-later', 'revoked-lately'].sort(),
     );
