@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/schema.js';
 import { type Reply, send } from '../helpers.js';
 import { ADMIN, startOutsideSimulator, startProcess, tempDir } from '../processes.js';
 import { newTestSchema, TEST_DATABASE_URL } from '../test-database.js';
@@ -78,7 +79,7 @@ describe('several API and worker processes on one PostgreSQL', () => {
     closing.push(() => db.end());
     const count = async (sql: string, values: unknown[] = []) =>
       Number((await db.query(sql, values)).rows[0].n);
-    expect(await count('SELECT count(*) AS n FROM foxbell_migrations')).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM foxbell_migrations')).toBe(POSTGRES_MIGRATIONS.length);
 
     // Accounts with two tokens and an iPhone and a watch each, made through either API.
     const accounts = await inParallel(

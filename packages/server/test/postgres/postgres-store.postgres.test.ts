@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatabaseUnreachableError, openPostgresStore } from '../../src/store/postgres/open.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { runToExit } from '../processes.js';
 import { newTestSchema, TEST_DATABASE_URL } from '../test-database.js';
@@ -24,12 +25,12 @@ describe('the PostgreSQL store', () => {
       const { rows } = await client.query(
         `SELECT version FROM ${schema}.foxbell_migrations ORDER BY version`,
       );
-      expect(rows).toEqual([{ version: 1 }]);
+      expect(rows).toEqual(POSTGRES_MIGRATIONS.map((_sql, i) => ({ version: i + 1 })));
       const tables = await client.query(
         'SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1',
         [schema],
       );
-      expect(tables.rows[0].n).toBe(13);
+      expect(tables.rows[0].n).toBe(14);
     } finally {
       await client.end();
     }
