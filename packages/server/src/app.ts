@@ -18,6 +18,7 @@ import {
 } from './http/error-handler.js';
 import { loggedPath } from './http/log-safe-path.js';
 import { ManagementWriteLimit } from './http/management-rate.js';
+import { registerPathIds } from './http/path-ids.js';
 import { registerRateLimitHeaders } from './http/rate-limit-headers.js';
 import { registerRequestSize } from './http/request-size.js';
 import { accountRoutes } from './http/routes/accounts.js';
@@ -195,6 +196,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   registerRequestSize(app);
   registerAuth(app, ctx);
+  registerPathIds(app);
   registerBodyParsers(app);
   registerErrorHandling(app);
   if (logRequest) app.addHook('onResponse', async (request, reply) => logRequest(request, reply));

@@ -50,6 +50,21 @@ function timeDigits(ms: number): string {
 
 export type IdPrefix = 'ntf' | 'req' | 'acct' | 'dev' | 'tok';
 
+/**
+ * Whether `text` has the shape of an id with this prefix: the prefix, `_`, then letters and
+ * digits (22 of them since 0.1.0; any count up to 64 is taken, so an id made another way still
+ * reads). Checked before a store is asked: a NUL or a character PostgreSQL cannot store is not
+ * something every database can even look up.
+ */
+export function isIdShaped(prefix: IdPrefix, text: string): boolean {
+  return (
+    text.length <= prefix.length + 65 &&
+    text.startsWith(`${prefix}_`) &&
+    ID_BODY.test(text.slice(prefix.length + 1))
+  );
+}
+const ID_BODY = /^[A-Za-z0-9]{1,64}$/;
+
 /** Makes ids and secrets. Injected, so tests may make them predictable. */
 export interface IdSource {
   /**

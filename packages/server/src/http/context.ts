@@ -3,6 +3,7 @@ import type { IdSource } from '../ids.js';
 import type { Metrics } from '../metrics.js';
 import type { Account, Credential, RateLimits, SendToken, Store } from '../store/store.js';
 import type { AccountWriteScope, ManagementWriteLimit } from './management-rate.js';
+import type { PathIdPrefix } from './path-ids.js';
 
 /** The limits of the service. Defaults are the spec's; operators and benchmarks may change them. */
 export interface ServiceLimits extends RateLimits {
@@ -84,6 +85,8 @@ declare module 'fastify' {
      * for its devices, tokens, key or existence; `account_events` for opened and cleared reports.
      */
     accountWrite?: AccountWriteScope;
+    /** The kind of id the route's `:id` is: another shape is `404` before any store is asked. */
+    pathId?: PathIdPrefix;
   }
 }
 

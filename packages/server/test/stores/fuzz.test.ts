@@ -17,7 +17,13 @@ const LONG = process.env.FOXBELL_LONG === '1';
 const RUNS = LONG ? 50_000 : 150;
 /** Each case is one or two requests; the long variant needs minutes. */
 const TIMEOUT_MS = RUNS * 40 + 10_000;
-const NO_LIMITS = { perTokenPerMinute: 1e9, perAccountPerMinute: 1e9, perAccountPerMonth: 1e12 };
+const NO_LIMITS = {
+  perTokenPerMinute: 1e9,
+  perAccountPerMinute: 1e9,
+  perAccountPerMonth: 1e12,
+  managementWritesPerMinute: 1e9,
+  eventsPerMinute: 1e9,
+};
 
 // One server for the file: the properties run many requests, each on its own.
 let server: TestServer;
@@ -64,6 +70,9 @@ interface Raw {
   body?: Uint8Array | string;
 }
 
+/** The error code of the last answer `check` read (undefined for a 202). */
+let lastErrorCode: string | undefined;
+
 /** Sends a request as given and checks the answer against the spec; returns its status. */
 async function check(raw: Raw): Promise<number> {
   requests += 1;
@@ -78,6 +87,7 @@ async function check(raw: Raw): Promise<number> {
   expect(requestId, text).toMatch(/^req_/);
   expect(response.status, text).not.toBeGreaterThanOrEqual(500);
   const body = JSON.parse(text);
+  lastErrorCode = body.error?.code;
   if (response.status === 202) {
     expect(body).toMatchObject({
       id: expect.stringMatching(/^ntf_/),
@@ -257,3 +267,180 @@ describe('the send endpoints under arbitrary input', () => {
     expect(statuses).toEqual([400, 400, 413, 202]);
   });
 });
+
+/** Ids as a path segment: each character percent-encoded as UTF-8, or as raw bytes that are not. */
+const encodedId = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 30 }).map((text) => encodeURIComponent(text)),
+  fc
+    .uint8Array({ maxLength: 20 })
+    .map((bytes) => [...bytes].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')),
+  fc.constantFrom('%00', '%FF', '%C0%80', '%ED%A0%80', 'x'.repeat(200), '%E2%82'),
+);
+/** An id of each kind with something after its prefix: mostly not letters and digits. */
+const prefixed = (prefix: string) =>
+  fc.tuple(fc.constantFrom(prefix, `${prefix}_`), encodedId).map(([p, rest]) => `${p}${rest}`);
+
+/** Stands for the test account's id, which exists only once the file's server runs. */
+const OWN_ACCOUNT = '<own account>';
+/** A cursor as the feed encodes one (base64url JSON), with fields of any value. */
+const cursor = fc
+  .record(
+    {
+      // Mostly the account's own, so that the checks after the account's are reached.
+      a: fc.oneof(fc.constant(OWN_ACCOUNT), fc.constant(OWN_ACCOUNT), nasty, fc.integer()),
+      t: fc.oneof(
+        fc.double(),
+        fc.integer(),
+        fc.constantFrom(1e300, -1, 2 ** 53, 2 ** 63, Number.MAX_VALUE, 0.5),
+        nasty,
+      ),
+      i: fc.oneof(nasty, fc.constantFrom('ntf_\u0000x', 'ntf_ok')),
+    },
+    { requiredKeys: [] },
+  )
+  .map((fields) =>
+    Buffer.from(JSON.stringify(fields.a === OWN_ACCOUNT ? { ...fields, a: account.id } : fields)).toString(
+      'base64url',
+    ),
+  );
+
+describe('ids, cursors and reports under arbitrary input', () => {
+  /** The account's own cursor fields, so the account check is passed and the rest is reached. */
+  const ownCursor = (t: string) =>
+    Buffer.from(`{"a":${JSON.stringify(account.id)},"t":${t},"i":"ntf_x"}`).toString('base64url');
+
+  it('answers malformed ids 404 and out-of-range cursors 400 on every store, never a 500', async () => {
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+    const json = { 'content-type': 'application/json' };
+    // Each of these was a 500 on PostgreSQL: NUL, invalid UTF-8 and bigint overflow.
+    const cases: [Raw, number, string][] = [
+      [
+        { method: 'GET', path: '/v1/notifications/ntf_%00x/status', headers: bearer(account.token) },
+        404,
+        'not_found',
+      ],
+      // A path that is not UTF-8 once decoded is not read at all, as everywhere.
+      [
+        { method: 'GET', path: '/v1/notifications/ntf_%FFx/status', headers: bearer(account.key) },
+        400,
+        'invalid_request',
+      ],
+      [
+        {
+          method: 'PATCH',
+          path: '/v1/devices/dev_%00x',
+          headers: { ...bearer(account.key), ...json },
+          body: '{}',
+        },
+        404,
+        'not_found',
+      ],
+      [{ method: 'DELETE', path: '/v1/devices/dev_%00x', headers: bearer(account.key) }, 404, 'not_found'],
+      [{ method: 'DELETE', path: '/v1/tokens/tok_%00x', headers: bearer(account.key) }, 404, 'not_found'],
+      [
+        {
+          method: 'POST',
+          path: `/v1/notifications/${(await firstNotification()).id}/events`,
+          headers: { ...bearer(account.key), ...json },
+          body: '{"device_id":"a\\u0000b","action":"opened"}',
+        },
+        400,
+        'invalid_field',
+      ],
+      [
+        { method: 'GET', path: `/v1/inbox?cursor=${ownCursor('1e300')}`, headers: bearer(account.key) },
+        400,
+        'invalid_field',
+      ],
+      [
+        {
+          method: 'GET',
+          path: `/v1/inbox?cursor=${ownCursor('9223372036854775808')}`,
+          headers: bearer(account.key),
+        },
+        400,
+        'invalid_field',
+      ],
+    ];
+    for (const [raw, status, code] of cases) {
+      expect([await check(raw), lastErrorCode], raw.path).toEqual([status, code]);
+    }
+  });
+
+  it(
+    'answers any id in a path with 404 not_found, whichever credential asks',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(
+            ['GET', '/v1/notifications/{}/status'],
+            ['POST', '/v1/notifications/{}/events'],
+            ['PATCH', '/v1/devices/{}'],
+            ['DELETE', '/v1/devices/{}'],
+            ['DELETE', '/v1/tokens/{}'],
+          ),
+          fc.constantFrom('token', 'key'),
+          fc.oneof(prefixed('ntf'), prefixed('dev'), prefixed('tok')),
+          async ([method, template], credential, id) => {
+            const token = credential === 'token' ? account.token : account.key;
+            const status = await check({
+              method,
+              path: template.replace('{}', id),
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              ...(method === 'GET' || method === 'DELETE'
+                ? {}
+                : { body: '{"device_id":"dev_x","action":"opened"}' }),
+            });
+            // A send token on an account route is 403; every other answer names nothing found.
+            // (and a path that is not UTF-8 once decoded is not read: 400 invalid_request).
+            if (lastErrorCode === 'invalid_request') expect(status).toBe(400);
+            else if (credential === 'key') expect(status).toBe(404);
+            else expect([403, 404]).toContain(status);
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'answers any cursor and any device in a report with a spec error, never a 500',
+    async () => {
+      const sent = await firstNotification();
+      await fc.assert(
+        fc.asyncProperty(cursor, fc.oneof(nasty, fc.integer(), fc.constant(null)), async (text, deviceId) => {
+          const inbox = await check({
+            method: 'GET',
+            path: `/v1/inbox?cursor=${text}`,
+            headers: { authorization: `Bearer ${account.key}` },
+          });
+          // 413 for a cursor that takes the request past 16 KB.
+          expect([400, 410, 413]).toContain(inbox);
+          const report = await check({
+            method: 'POST',
+            path: `/v1/notifications/${sent.id}/events`,
+            headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ device_id: deviceId, action: 'opened' }),
+          });
+          expect([400, 413]).toContain(report);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT_MS,
+  );
+});
+
+/** A notification of the account, sent once for the file. */
+let sentOnce: { id: string } | undefined;
+async function firstNotification(): Promise<{ id: string }> {
+  if (sentOnce) return sentOnce;
+  const reply = await fetch(`${server.url}/v1/notifications`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ message: 'reported on' }),
+  });
+  sentOnce = (await reply.json()) as { id: string };
+  return sentOnce;
+}

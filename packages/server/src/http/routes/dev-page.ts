@@ -134,26 +134,30 @@ function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
   });
 
   // Each device's state for a notification, with device ids (the spec's record leaves them out).
-  app.get<{ Params: { id: string } }>('/dev/notifications/:id', async (request) => {
-    // Polled by the page for every card still moving: no device listing here.
-    const session = await sessionOf();
-    const stored = await store.getNotification(request.params.id);
-    if (!stored || stored.accountId !== session.accountId) {
-      throw new ApiError('not_found', 'no such notification in the dev account');
-    }
-    return {
-      id: stored.id,
-      status: stored.status,
-      reason: stored.reason,
-      destinations: stored.destinations.map((d) => ({
-        device_id: d.deviceId,
-        state: d.state,
-        push_status: d.pushStatus,
-        updated_at: isoTime(d.updatedAt),
-      })),
-      handled: stored.handled.map((h) => ({ device_id: h.deviceId, action: h.action, at: isoTime(h.at) })),
-    };
-  });
+  app.get<{ Params: { id: string } }>(
+    '/dev/notifications/:id',
+    { config: { pathId: 'ntf' } },
+    async (request) => {
+      // Polled by the page for every card still moving: no device listing here.
+      const session = await sessionOf();
+      const stored = await store.getNotification(request.params.id);
+      if (!stored || stored.accountId !== session.accountId) {
+        throw new ApiError('not_found', 'no such notification in the dev account');
+      }
+      return {
+        id: stored.id,
+        status: stored.status,
+        reason: stored.reason,
+        destinations: stored.destinations.map((d) => ({
+          device_id: d.deviceId,
+          state: d.state,
+          push_status: d.pushStatus,
+          updated_at: isoTime(d.updatedAt),
+        })),
+        handled: stored.handled.map((h) => ({ device_id: h.deviceId, action: h.action, at: isoTime(h.at) })),
+      };
+    },
+  );
 
   // Server-sent events: every push the simulator received for the dev devices, then each new one.
   app.get('/dev/pushes', async (request, reply) => {

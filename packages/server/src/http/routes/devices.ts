@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { ApiError } from '../../errors.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
+import { noSuch } from '../path-ids.js';
 import { deviceView } from '../views.js';
 
 /** A device name is what a send's `target` names, so it follows the same rule: 1-64 bytes of text. */
@@ -17,8 +18,6 @@ export const newDevice = z.strictObject({
 });
 
 export const deviceChange = z.strictObject({ name: deviceName.optional(), in_auto: z.boolean().optional() });
-
-const noDevice = () => new ApiError('not_found', 'no such device', { field: 'id' });
 
 export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/v1/devices', { config: { credentials: ['send', 'account'] } }, async (request) => {
@@ -72,7 +71,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.patch<{ Params: { id: string } }>(
     '/v1/devices/:id',
-    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes', pathId: 'dev' } },
     async (request) => {
       const account = callerAccount(request.caller);
       const body = readBody(request, deviceChange);
@@ -80,17 +79,18 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
         ...(body.name === undefined ? {} : { name: body.name }),
         ...(body.in_auto === undefined ? {} : { inAuto: body.in_auto }),
       });
-      if (!updated) throw noDevice();
+      if (!updated) throw noSuch('dev');
       return deviceView(updated);
     },
   );
 
   app.delete<{ Params: { id: string } }>(
     '/v1/devices/:id',
-    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes', pathId: 'dev' } },
     async (request, reply) => {
       const account = callerAccount(request.caller);
-      if (!(await ctx.store.removeDevice(account.id, request.params.id, ctx.clock.now()))) throw noDevice();
+      if (!(await ctx.store.removeDevice(account.id, request.params.id, ctx.clock.now())))
+        throw noSuch('dev');
       return reply.code(204).send();
     },
   );

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
+import { isIdShaped } from '../../ids.js';
 import { NOTIFICATION_RETENTION_MS } from '../../retention.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { inboxItemView } from '../views.js';
@@ -17,7 +18,15 @@ const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toS
 function decodeCursor(text: string): Cursor {
   try {
     const cursor = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Cursor;
-    if (typeof cursor.a === 'string' && Number.isInteger(cursor.t) && typeof cursor.i === 'string')
+    // Checked as the feed wrote it: a time no database column can hold (1e300, 2^63), or an id
+    // of another shape, is not one of its cursors.
+    if (
+      typeof cursor.a === 'string' &&
+      Number.isSafeInteger(cursor.t) &&
+      cursor.t >= 0 &&
+      typeof cursor.i === 'string' &&
+      isIdShaped('ntf', cursor.i)
+    )
       return cursor;
   } catch {}
   throw new ApiError('invalid_field', 'cursor is not a cursor this feed handed out', { field: 'cursor' });

@@ -2,14 +2,16 @@ import { HANDLED_ACTIONS } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../errors.js';
+import { isIdShaped } from '../../ids.js';
 import type { AppContext } from '../context.js';
 import { readBody } from '../management-body.js';
+import { noSuch } from '../path-ids.js';
 import { statusRecordView } from '../views.js';
 
-const notFound = () => new ApiError('not_found', 'no such notification', { field: 'id' });
+const notFound = () => noSuch('ntf');
 
 export const eventBody = z.strictObject({
-  device_id: z.string(),
+  device_id: z.string().refine((id) => isIdShaped('dev', id), 'is not a device id'),
   action: z.enum(HANDLED_ACTIONS),
 });
 
@@ -21,7 +23,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
    */
   app.get<{ Params: { id: string } }>(
     '/v1/notifications/:id/status',
-    { config: { credentials: ['send', 'account'] } },
+    { config: { credentials: ['send', 'account'], pathId: 'ntf' } },
     async (request) => {
       const { caller } = request;
       const stored = await ctx.store.getNotification(request.params.id);
@@ -37,7 +39,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
 
   app.post<{ Params: { id: string } }>(
     '/v1/notifications/:id/events',
-    { config: { credentials: ['account'], accountWrite: 'account_events' } },
+    { config: { credentials: ['account'], accountWrite: 'account_events', pathId: 'ntf' } },
     async (request, reply) => {
       if (request.caller?.kind !== 'account') throw notFound();
       const body = readBody(request, eventBody);

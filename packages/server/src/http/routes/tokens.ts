@@ -5,6 +5,7 @@ import { ApiError } from '../../errors.js';
 import { hashSecret } from '../../secrets.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
+import { noSuch } from '../path-ids.js';
 import { tokenView } from '../views.js';
 
 export const newToken = z.strictObject({
@@ -79,11 +80,11 @@ export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete<{ Params: { id: string } }>(
     '/v1/tokens/:id',
-    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes', pathId: 'tok' } },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       if (!(await ctx.store.revokeToken(account.id, request.params.id, ctx.clock.now()))) {
-        throw new ApiError('not_found', 'no such token', { field: 'id' });
+        throw noSuch('tok');
       }
       return reply.code(204).send();
     },
