@@ -81,7 +81,7 @@ const server = await start(
     SERVER_BIN,
     '--port=0',
     `--data=${data}`,
-    '--admin-key=bench-admin-key-0123456789',
+    '--admin-key=bench-admin-key-0123456789-abcdefghij',
     '--log-level=warn',
     ...NO_LIMITS,
     `--sends-in-flight=${IN_FLIGHT}`,

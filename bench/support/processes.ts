@@ -8,7 +8,7 @@ import type autocannon from 'autocannon';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const SERVER_BIN = path.join(ROOT, 'packages/server/bin/foxbell-server.js');
-export const ADMIN = 'bench-admin-key-0123456789';
+export const ADMIN = 'bench-admin-key-0123456789-abcdefghij';
 
 /** Limits high enough that a bench measures the service, not the spec's per-minute limits. */
 export const NO_LIMITS = [

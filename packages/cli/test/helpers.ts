@@ -14,7 +14,7 @@ const SERVER_BIN = join(
   'bin',
   'foxbell-server.js',
 );
-export const ADMIN_KEY = 'cli-test-admin-key-0123';
+export const ADMIN_KEY = 'cli-test-admin-key-0123456789abcdefg';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {

@@ -16,6 +16,7 @@ import {
   sendApiError,
   setBaseHeaders,
 } from './http/error-handler.js';
+import { FailedCredentialLimit } from './http/failed-credentials.js';
 import { loggedPath } from './http/log-safe-path.js';
 import { ManagementWriteLimit } from './http/management-rate.js';
 import { registerPathIds } from './http/path-ids.js';
@@ -100,6 +101,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       account_changes: new ManagementWriteLimit(limits.managementWritesPerMinute, clock, 'account_changes'),
       account_events: new ManagementWriteLimit(limits.eventsPerMinute, clock, 'account_events'),
     },
+    failedCredentials: new FailedCredentialLimit(limits.failedCredentialsPerMinute, clock),
     adminKey: deps.adminKey,
     onQueued: deps.onQueued ?? (() => {}),
     inFlight: { sends: 0 },

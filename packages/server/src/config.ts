@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL } from './apns/endpoints.js';
 import type { ApnsTopics } from './apns/push-request.js';
 import { DEFAULT_LEASE_MS } from './delivery/attempts.js';
@@ -50,6 +51,18 @@ export interface ListenAddress {
   port: number;
 }
 
+/**
+ * An IPv4 or IPv6 address, or a CIDR range with a prefix its family can have (at most 32 or
+ * 128 bits): what the proxy-address matcher behind `--trust-proxy` takes without throwing.
+ */
+export function isAddressOrRange(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
 /** `HOST:PORT` (`[::1]:9100` for IPv6; port 0 picks a free one), or why it is not one. */
 export function listenAddressOf(text: string): ListenAddress | string {
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(text);
@@ -60,6 +73,8 @@ export function listenAddressOf(text: string): ListenAddress | string {
 }
 
 const DEFAULT_TOPIC = 'app.foxbell.Foxbell';
+/** An admin key creates accounts: as hard to guess as the 190-bit secrets the server makes. */
+export const ADMIN_KEY_MIN_LENGTH = 32;
 
 /** Every setting of `foxbell-server`, once: its flag, variable, default, check and help. */
 export const SERVER_SETTINGS = {
@@ -125,7 +140,11 @@ export const SERVER_SETTINGS = {
     argument: 'KEY',
     type: 'text',
     help: "the operator's key for admin routes",
-    check: (key: string) => (key.length >= 16 ? undefined : 'must be at least 16 characters'),
+    secret: true,
+    check: (key: string) =>
+      key.length >= ADMIN_KEY_MIN_LENGTH
+        ? undefined
+        : `must be at least ${ADMIN_KEY_MIN_LENGTH} characters (make one: openssl rand -base64 32)`,
   },
   dev: {
     flag: 'dev',
@@ -226,10 +245,12 @@ export const SERVER_SETTINGS = {
     variable: 'FOXBELL_TRUST_PROXY',
     argument: 'ADDRS',
     type: 'text',
-    check: (value) =>
-      value.split(',').every((part) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(part.trim()))
+    check: (value) => {
+      const bad = value.split(',').find((part) => !isAddressOrRange(part.trim()));
+      return bad === undefined
         ? undefined
-        : 'must be addresses or CIDR ranges, separated by commas (127.0.0.1,10.0.0.0/8)',
+        : `must be addresses or CIDR ranges, separated by commas (127.0.0.1,10.0.0.0/8), not "${bad.trim()}"`;
+    },
     help: 'reverse proxies (addresses or CIDR ranges, by commas) whose X-Forwarded-For names the client in logs',
   },
   metrics: {
@@ -334,7 +355,7 @@ export const USAGE = usageOf(
 );
 
 export type ConfigResult =
-  | { ok: true; config: ServerConfig }
+  | { ok: true; config: ServerConfig; warnings: string[] }
   | { ok: false; problems: string[] }
   | { ok: 'help' };
 
@@ -364,6 +385,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
+    warnings: read.warnings,
     config: {
       command: command as ServerConfig['command'],
       port: values.port,

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const { config } = read;
+  for (const warning of read.warnings) process.stderr.write(`foxbell-server: warning: ${warning}\n`);
   const clock = systemClock;
   if (config.command === 'worker') return runWorker(config, clock);
   // In dev mode an admin key is made up when none is given, so every route can be tried.

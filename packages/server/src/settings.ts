@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 /**
@@ -20,7 +21,17 @@ interface Common {
 export type Setting = Common &
   (
     | { type: 'integer'; min: number; max: number; default?: number }
-    | { type: 'text'; default?: string; check?: (value: string) => string | undefined }
+    | {
+        type: 'text';
+        default?: string;
+        check?: (value: string) => string | undefined;
+        /**
+         * A secret: also read from a file (`--FLAG-file`, `VARIABLE_FILE`: a systemd credential,
+         * a container secret), and a warning when given as a flag, which every local user can read
+         * in the process list.
+         */
+        secret?: true;
+      }
     | { type: 'choice'; choices: readonly string[]; default?: string }
     /** A switch: given, or its variable set to `1` or `true`. */
     | { type: 'switch' }
@@ -37,7 +48,14 @@ export type SettingValues<Table extends Record<string, Setting>> = {
 };
 
 export type SettingsRead<Table extends Record<string, Setting>> =
-  | { ok: true; values: SettingValues<Table>; positionals: string[]; problems: string[] }
+  | {
+      ok: true;
+      values: SettingValues<Table>;
+      positionals: string[];
+      problems: string[];
+      /** Not wrong, but worth saying: a secret given on the command line. */
+      warnings: string[];
+    }
   | { ok: false; problems: string[] }
   | { ok: 'help' };
 
@@ -64,9 +82,9 @@ export function readSettings<Table extends Record<string, Setting>>(
       allowPositionals: options.positionals ?? false,
       options: {
         ...Object.fromEntries(
-          Object.values(table).map((setting) => [
-            setting.flag,
-            { type: setting.type === 'switch' ? ('boolean' as const) : ('string' as const) },
+          Object.values(table).flatMap((setting) => [
+            [setting.flag, { type: setting.type === 'switch' ? ('boolean' as const) : ('string' as const) }],
+            ...(isSecret(setting) ? [[`${setting.flag}-file`, { type: 'string' as const }]] : []),
           ]),
         ),
         help: { type: 'boolean' },
@@ -78,6 +96,7 @@ export function readSettings<Table extends Record<string, Setting>>(
   if (parsed.values.help) return { ok: 'help' };
 
   const problems: string[] = [];
+  const warnings: string[] = [];
   const values: Record<string, unknown> = {};
   for (const [name, setting] of Object.entries(table)) {
     const given = parsed.values[setting.flag];
@@ -86,7 +105,18 @@ export function readSettings<Table extends Record<string, Setting>>(
       values[name] = given === true || fromEnv === '1' || fromEnv === 'true';
       continue;
     }
-    const text = (given as string | undefined) ?? (fromEnv === '' ? undefined : fromEnv);
+    let text = (given as string | undefined) ?? (fromEnv === '' ? undefined : fromEnv);
+    if (isSecret(setting)) {
+      const secret = readSecret(
+        { flag: setting.flag, variable: setting.variable },
+        given as string | undefined,
+        parsed.values[`${setting.flag}-file`] as string | undefined,
+        env,
+      );
+      text = secret.value;
+      if (secret.warning) warnings.push(secret.warning);
+      if (secret.problem) problems.push(secret.problem);
+    }
     if (text === undefined) {
       values[name] = setting.default;
       continue;
@@ -110,7 +140,51 @@ export function readSettings<Table extends Record<string, Setting>>(
       values[name] = text;
     }
   }
-  return { ok: true, values: values as SettingValues<Table>, positionals: parsed.positionals, problems };
+  return {
+    ok: true,
+    values: values as SettingValues<Table>,
+    positionals: parsed.positionals,
+    problems,
+    warnings,
+  };
+}
+
+function isSecret(setting: Setting): boolean {
+  return setting.type === 'text' && setting.secret === true;
+}
+
+/**
+ * A secret's value: the flag (with a warning: every user of the machine can read a command line),
+ * else `--FLAG-file`, else the variable, else the file `VARIABLE_FILE` names. A file's content is
+ * taken less the line end an editor or `echo` leaves, and never quoted back in a problem.
+ */
+export function readSecret(
+  names: { flag: string; variable?: string | undefined },
+  given: string | undefined,
+  givenFile: string | undefined,
+  env: NodeJS.ProcessEnv,
+): { value: string | undefined; warning?: string; problem?: string } {
+  const instead = `--${names.flag}-file FILE${names.variable ? ` or ${names.variable}` : ''}`;
+  if (given !== undefined) {
+    return {
+      value: given,
+      warning: `--${names.flag} on the command line can be read by every user of this machine (ps, /proc); give ${instead} instead`,
+    };
+  }
+  const fromEnv = names.variable === undefined ? undefined : env[names.variable] || undefined;
+  const file =
+    givenFile !== undefined
+      ? { path: givenFile, name: `--${names.flag}-file` }
+      : fromEnv === undefined && names.variable !== undefined && env[`${names.variable}_FILE`]
+        ? { path: env[`${names.variable}_FILE`] as string, name: `${names.variable}_FILE` }
+        : undefined;
+  if (file === undefined) return { value: fromEnv };
+  try {
+    return { value: readFileSync(file.path, 'utf8').replace(/\r?\n$/, '') };
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    return { value: undefined, problem: `${file.name} cannot be read: ${why}` };
+  }
 }
 
 const HELP_COLUMN = 24;
@@ -126,7 +200,10 @@ export function usageOf(head: string, table: Record<string, Setting>): string {
       .filter((part) => part !== undefined)
       .join(', ');
     const left = `--${setting.flag}${setting.argument ? ` ${setting.argument}` : ''}`;
-    return helpEntry(left, `${setting.help}${source ? ` (${source})` : ''}`);
+    const entry = helpEntry(left, `${setting.help}${source ? ` (${source})` : ''}`);
+    if (!isSecret(setting)) return entry;
+    const fileVariable = setting.variable === undefined ? '' : ` (${setting.variable}_FILE)`;
+    return `${entry}\n${helpEntry(`--${setting.flag}-file FILE`, `the same, read from FILE${fileVariable}; safer than the flag`)}`;
   });
   return `${head}\n\n${entries.join('\n')}\n${helpEntry('--help', 'print this and exit')}\n`;
 }

@@ -8,7 +8,7 @@ import type { Metrics } from '../src/metrics.js';
 import type { Store } from '../src/store/store.js';
 import { openTestStore } from './test-database.js';
 
-export const ADMIN_KEY = 'test-admin-key-0123456789';
+export const ADMIN_KEY = 'test-admin-key-0123456789-abcdefghij';
 /** A well-formed send token that no server issued. */
 export const FOREIGN_TOKEN = `fox_send_${'Zz9'.repeat(10)}zz`;
 

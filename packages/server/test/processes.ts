@@ -15,7 +15,7 @@ import { send } from './helpers.js';
 
 export const BIN = fileURLToPath(new URL('../bin/foxbell-server.js', import.meta.url));
 export const APNS_SIM_BIN = fileURLToPath(new URL('../bin/foxbell-apns-sim.js', import.meta.url));
-export const ADMIN = 'process-test-admin-key';
+export const ADMIN = 'process-test-admin-key-0123456789abc';
 
 export interface Running {
   child: ChildProcess;

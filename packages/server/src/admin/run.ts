@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { SERVER_SETTINGS } from '../config.js';
+import { readSecret } from '../settings.js';
 import { ADMIN_COMMANDS, type AdminCommand, type OptionValues } from './commands.js';
 
 /** What `foxbell-server admin` touches of its process. */
@@ -30,6 +31,9 @@ const SETTINGS = {
   },
 } as const;
 
+/** The keys: also read from a file (`--admin-key-file`, `FOXBELL_ADMIN_KEY_FILE`), warned of as flags. */
+const SECRET_FLAGS = ['admin-key', 'account-key'] as const;
+
 export const ADMIN_USAGE = `Usage: foxbell-server admin <command> [options]
 
 Talks to a running foxbell-server's management API.
@@ -43,6 +47,7 @@ ${Object.entries(SETTINGS)
       `  --${`${flag} ${setting.argument}`.padEnd(20)}${setting.help} (env ${setting.variable})`,
   )
   .join('\n')}
+${SECRET_FLAGS.map((flag) => `  --${`${flag}-file FILE`.padEnd(20)}the same, read from FILE (env ${SETTINGS[flag].variable}_FILE)`).join('\n')}
   --json                print the API's answer as it is (a failure too: nothing on stderr)
   --help                this text, or a command's options: foxbell-server admin token create --help
 
@@ -98,6 +103,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       strict: true,
       options: {
         ...Object.fromEntries(Object.keys(SETTINGS).map((flag) => [flag, { type: 'string' as const }])),
+        ...Object.fromEntries(SECRET_FLAGS.map((flag) => [`${flag}-file`, { type: 'string' as const }])),
         json: { type: 'boolean' },
         help: { type: 'boolean' },
         ...command.options,
@@ -121,7 +127,15 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     }
     const id = parsed.positionals[0] ?? '';
     const keyFlag = command.credential === 'admin' ? 'admin-key' : 'account-key';
-    const key = setting(keyFlag);
+    const secret = readSecret(
+      { flag: keyFlag, variable: SETTINGS[keyFlag].variable },
+      values[keyFlag] as string | undefined,
+      values[`${keyFlag}-file`] as string | undefined,
+      io.env,
+    );
+    if (secret.problem) throw new UsageMistake(secret.problem);
+    if (secret.warning && !json) write(io.stderr, [`warning: ${secret.warning}`]);
+    const key = secret.value;
     if (key === undefined)
       throw new UsageMistake(`${command.name} needs --${keyFlag} (or ${SETTINGS[keyFlag].variable})`);
     const body = command.body?.(values);

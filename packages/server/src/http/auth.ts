@@ -69,7 +69,16 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     if (secret === undefined || secret === '') {
       throw unauthorized('no credential: send "Authorization: Bearer <token>"');
     }
-    const caller = await identify(secret, ctx);
+    // A secret that is not known counts against its address; past the limit, none is looked up.
+    ctx.failedCredentials.check(request.ip);
+    let caller: Caller;
+    try {
+      caller = await identify(secret, ctx);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'unauthorized')
+        ctx.failedCredentials.failed(request.ip);
+      throw error;
+    }
     if (!credentials.includes(caller.kind)) {
       throw new ApiError(
         'forbidden',

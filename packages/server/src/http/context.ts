@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { IdSource } from '../ids.js';
 import type { Metrics } from '../metrics.js';
 import type { Account, Credential, RateLimits, SendToken, Store } from '../store/store.js';
+import type { FailedCredentialLimit } from './failed-credentials.js';
 import type { AccountWriteScope, ManagementWriteLimit } from './management-rate.js';
 import type { PathIdPrefix } from './path-ids.js';
 
@@ -19,6 +20,8 @@ export interface ServiceLimits extends RateLimits {
   managementWritesPerMinute: number;
   /** Reports of a notification opened or cleared, per account per minute. */
   eventsPerMinute: number;
+  /** Unknown credentials per client address per minute, before its requests are refused for a while. */
+  failedCredentialsPerMinute: number;
 }
 
 export const DEFAULT_LIMITS: ServiceLimits = {
@@ -30,6 +33,7 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   sendsInFlight: 1000,
   managementWritesPerMinute: 60,
   eventsPerMinute: 120,
+  failedCredentialsPerMinute: 30,
 };
 
 /** What every route may use: one object, made once by buildApp. */
@@ -46,6 +50,7 @@ export interface AppContext {
   inFlight: { sends: number };
   /** The per-account write windows, by what they count. */
   accountWrites: Record<AccountWriteScope, ManagementWriteLimit>;
+  failedCredentials: FailedCredentialLimit;
   /** This process's metrics, when it serves them. */
   metrics: Metrics | undefined;
 }

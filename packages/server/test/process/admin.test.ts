@@ -1,7 +1,9 @@
+import { writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
-import { ADMIN, BIN, runScript, startQuietServer } from '../processes.js';
+import { ADMIN, BIN, runScript, startQuietServer, tempDir } from '../processes.js';
 
 /** `foxbell-server admin …` run as a process, as an operator would. */
 const admin = (args: string[], env: Record<string, string> = {}) => runScript(BIN, ['admin', ...args], env);
@@ -11,7 +13,10 @@ describe('foxbell-server admin', () => {
     const server = await startQuietServer();
     const base = { FOXBELL_BASE_URL: server.url };
 
-    const account = await admin(['account', 'create', '--name', 'Home', '--admin-key', ADMIN], base);
+    // The key from a file (a systemd credential, a container secret), out of the process list.
+    const keyFile = path.join(await tempDir(), 'admin-key');
+    await writeFile(keyFile, `${ADMIN}\n`, { mode: 0o600 });
+    const account = await admin(['account', 'create', '--name', 'Home', '--admin-key-file', keyFile], base);
     expect([account.code, account.stderr]).toEqual([0, '']);
     const [, accountId, accountKey] =
       /^account (acct_\w+) created\n {2}key: +(fox_acct_\w+) \(shown once: keep it now\)\n {2}generation: 1\n$/.exec(
@@ -42,9 +47,12 @@ describe('foxbell-server admin', () => {
     );
 
     // The pause, as every sender sees it.
-    expect((await admin(['pause', '--retry-after', '12', '--admin-key', ADMIN], base)).stdout).toBe(
-      'sends paused; clients are told to retry after 12 s\n',
+    const pause = await admin(['pause', '--retry-after', '12', '--admin-key', ADMIN], base);
+    // Given as a flag, it works, and the operator is told who else can read it.
+    expect(pause.stderr).toBe(
+      'warning: --admin-key on the command line can be read by every user of this machine (ps, /proc); give --admin-key-file FILE or FOXBELL_ADMIN_KEY instead\n',
     );
+    expect(pause.stdout).toBe('sends paused; clients are told to retry after 12 s\n');
     const paused = await send(server.url, 'POST', '/v1/notifications', {
       token: secret as string,
       json: { message: 'm', scene: 'rocket' },

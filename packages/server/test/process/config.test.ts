@@ -1,9 +1,13 @@
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { readConfig, SERVER_SETTINGS, USAGE } from '../../src/config.js';
 import { DEFAULT_LIMITS } from '../../src/http/context.js';
+import { send } from '../helpers.js';
+import { ADMIN, runToExit, startProcess, tempDir } from '../processes.js';
 
 const run = promisify(execFile);
 
@@ -98,11 +102,105 @@ describe("foxbell-server's settings, one table", () => {
       ok: true,
       config: { trustProxy: ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'] },
     });
-    expect(readConfig(['--trust-proxy', 'proxy.internal'], {})).toEqual({
+    for (const bad of [
+      'proxy.internal',
+      '127.0.0.1/999',
+      '127.0.0.1/33',
+      '::1/129',
+      '10.0.0.0/8/8',
+      '300.1.1.1',
+    ]) {
+      expect(readConfig(['--trust-proxy', `127.0.0.1,${bad}`], {}), bad).toEqual({
+        ok: false,
+        problems: [
+          `--trust-proxy (FOXBELL_TRUST_PROXY) must be addresses or CIDR ranges, separated by commas (127.0.0.1,10.0.0.0/8), not "${bad}"`,
+        ],
+      });
+    }
+  });
+
+  it('refuses a range the proxy matcher cannot take with exit 2, listed with the other mistakes, never a crash', async () => {
+    const refused = await runToExit(['--trust-proxy', '127.0.0.1/999', '--port', 'x']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--port (FOXBELL_PORT) must be an integer');
+    expect(refused.stderr).toContain('--trust-proxy (FOXBELL_TRUST_PROXY) must be addresses or CIDR ranges');
+    expect(refused.stderr).not.toContain('    at ');
+  });
+});
+
+describe('the admin key', () => {
+  it('is at least 32 characters, and says how to make one', () => {
+    expect(readConfig(['--admin-key', 'x'.repeat(31)], {})).toEqual({
       ok: false,
       problems: [
-        '--trust-proxy (FOXBELL_TRUST_PROXY) must be addresses or CIDR ranges, separated by commas (127.0.0.1,10.0.0.0/8)',
+        '--admin-key (FOXBELL_ADMIN_KEY) must be at least 32 characters (make one: openssl rand -base64 32)',
       ],
     });
+    expect(readConfig([], { FOXBELL_ADMIN_KEY: 'k'.repeat(32) })).toMatchObject({
+      ok: true,
+      warnings: [],
+      config: { adminKey: 'k'.repeat(32) },
+    });
+  });
+
+  it('is read from a file (flag or variable), less its line end; a flag is warned of', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'admin-key');
+    await writeFile(file, `${'f'.repeat(40)}\n`, { mode: 0o600 });
+    const expected = { ok: true, warnings: [], config: { adminKey: 'f'.repeat(40) } };
+    expect(readConfig(['--admin-key-file', file], {})).toMatchObject(expected);
+    expect(readConfig([], { FOXBELL_ADMIN_KEY_FILE: file })).toMatchObject(expected);
+    // The variable itself wins over the file it would name.
+    expect(readConfig([], { FOXBELL_ADMIN_KEY: 'v'.repeat(32), FOXBELL_ADMIN_KEY_FILE: file })).toMatchObject(
+      {
+        config: { adminKey: 'v'.repeat(32) },
+      },
+    );
+    expect(readConfig(['--admin-key', 'a'.repeat(32)], {})).toMatchObject({
+      ok: true,
+      warnings: [
+        '--admin-key on the command line can be read by every user of this machine (ps, /proc); give --admin-key-file FILE or FOXBELL_ADMIN_KEY instead',
+      ],
+    });
+    // A file that cannot be read is named, and nothing of what it may hold is.
+    expect(readConfig(['--admin-key-file', path.join(dir, 'none')], {})).toEqual({
+      ok: false,
+      problems: ['--admin-key-file cannot be read: ENOENT'],
+    });
+    const short = path.join(dir, 'short');
+    await writeFile(short, 'secret-but-short\n');
+    const problems = (readConfig(['--admin-key-file', short], {}) as { problems: string[] }).problems;
+    expect(problems).toEqual([
+      '--admin-key (FOXBELL_ADMIN_KEY) must be at least 32 characters (make one: openssl rand -base64 32)',
+    ]);
+  });
+
+  it('given as a flag, is warned of at start; from a file, the server starts quietly and takes it', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'admin-key');
+    await writeFile(file, `${ADMIN}\n`, { mode: 0o600 });
+    const quiet = await startProcess([
+      '--data',
+      path.join(dir, 'a'),
+      '--admin-key-file',
+      file,
+      '--log-level',
+      'warn',
+    ]);
+    const account = await send(quiet.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
+    expect(account.status).toBe(201);
+    expect(quiet.stderr()).toBe('');
+    const loud = await startProcess([
+      '--data',
+      path.join(dir, 'b'),
+      '--admin-key',
+      ADMIN,
+      '--log-level',
+      'warn',
+    ]);
+    expect(loud.stderr()).toBe(
+      'foxbell-server: warning: --admin-key on the command line can be read by every user of this machine (ps, /proc); give --admin-key-file FILE or FOXBELL_ADMIN_KEY instead\n',
+    );
+    expect(loud.stderr()).not.toContain(ADMIN);
   });
 });

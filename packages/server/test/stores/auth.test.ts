@@ -27,6 +27,62 @@ describe('authentication', () => {
     expect(reply.headers.get('x-ratelimit-limit')).toBeNull();
   });
 
+  it('slows a client address that presents 30 unknown credentials in a minute: 429 until the minute ends, for any credential', async () => {
+    // Behind a trusted proxy, so that X-Forwarded-For names each client address.
+    const server = await startServer({ trustProxy: ['127.0.0.1'] });
+    const account = await createAccount(server);
+    const from = (address: string, token: string, path = '/v1/notifications') =>
+      server.request(path === '/v1/notifications' ? 'POST' : 'GET', path, {
+        token,
+        headers: { 'x-forwarded-for': address },
+        ...(path === '/v1/notifications' ? { json: send } : {}),
+      });
+    server.clock.advance(10_000);
+    for (let i = 0; i < 30; i += 1)
+      expectError(await from('203.0.113.7', FOREIGN_TOKEN), 401, 'unauthorized');
+    // Known but no longer valid credentials, and none at all, are not guesses: they do not count.
+    const limited = await from('203.0.113.7', FOREIGN_TOKEN);
+    const body = expectError(limited, 429, 'rate_limited');
+    expect(body.error.details).toEqual({ scope: 'failed_credentials', limit: 30 });
+    expect(limited.headers.get('retry-after')).toBe('60');
+    // A good credential from that address waits too; from another address it is served.
+    expectError(await from('203.0.113.7', account.token), 429, 'rate_limited');
+    expectError(await from('203.0.113.7', account.key, '/v1/devices'), 429, 'rate_limited');
+    expect((await from('198.51.100.2', account.token)).status).toBe(202);
+    server.clock.advance(59_000);
+    expect((await from('203.0.113.7', account.token)).headers.get('retry-after')).toBe('1');
+    server.clock.advance(1_000);
+    expect((await from('203.0.113.7', account.token)).status).toBe(202);
+  });
+
+  it('counts only unknown credentials toward that limit, not revoked ones or none', async () => {
+    const server = await startServer({ trustProxy: ['127.0.0.1'] });
+    const account = await createAccount(server);
+    const revoked = await createToken(server, account.key);
+    // Tokens are listed oldest first: the one just made is the last.
+    const tokens = (await server.request('GET', '/v1/tokens', { token: account.key })).body.tokens as {
+      id: string;
+    }[];
+    await server.request('DELETE', `/v1/tokens/${tokens.at(-1)?.id}`, { token: account.key });
+    const headers = { 'x-forwarded-for': '203.0.113.9' };
+    for (let i = 0; i < 40; i += 1) {
+      expectError(
+        await server.request('POST', '/v1/notifications', { json: send, headers }),
+        401,
+        'unauthorized',
+      );
+      expectError(
+        await server.request('POST', '/v1/notifications', { json: send, headers, token: revoked }),
+        401,
+        'token_revoked',
+      );
+    }
+    expect(
+      (await server.request('POST', '/v1/notifications', { json: send, headers, token: account.token }))
+        .status,
+    ).toBe(202);
+  });
+
   it('answers 401 unauthorized for an Authorization header that is not Bearer', async () => {
     const server = await startServer();
     const { token } = await createAccount(server);

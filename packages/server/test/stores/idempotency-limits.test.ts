@@ -227,7 +227,7 @@ describe('rate limits and the monthly quota', () => {
     const server = await startServer();
     const account = await createAccount(server);
     const pause = await server.request('POST', '/v1/admin/pause', {
-      token: 'test-admin-key-0123456789',
+      token: 'test-admin-key-0123456789-abcdefghij',
       json: { paused: true, retry_after: 45 },
     });
     expect(pause.body).toEqual({ paused: true, retry_after: 45 });
@@ -235,7 +235,7 @@ describe('rate limits and the monthly quota', () => {
     expectError(refused, 503, 'service_unavailable');
     expect(refused.headers.get('retry-after')).toBe('45');
     await server.request('POST', '/v1/admin/pause', {
-      token: 'test-admin-key-0123456789',
+      token: 'test-admin-key-0123456789-abcdefghij',
       json: { paused: false },
     });
     expect(
