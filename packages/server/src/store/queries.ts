@@ -1,6 +1,14 @@
 /** SQL that reads the same in SQLite and PostgreSQL, shared by both stores. */
 
 /**
+ * A token row that still works at the time `now` (a placeholder: `?` or `$2`): not revoked, and
+ * not past its expiry, which ends it from that instant on (as auth reads it). What counts toward
+ * an account's token limit, and what a list shows apart from the retired ones.
+ */
+export const liveToken = (now: string) =>
+  `(revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}))`;
+
+/**
  * The earliest time delivery has something to do: a queued notification (`queuedSince`, the
  * store's query for its oldest queued send), a destination due or expiring, or a lease running
  * out. min() over rows, not min(a, b, …), which is NULL as soon as one argument is.

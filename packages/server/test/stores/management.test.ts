@@ -266,6 +266,22 @@ describe('tokens', () => {
     expect(refused.body.error.details).toEqual({ limit: 'tokens', max: 50 });
   });
 
+  it('counts live tokens only toward the 50: expired ones leave room, from the instant they expire', async () => {
+    const server = await startServer();
+    const account = await createAccount(server);
+    const expiresAt = new Date(server.clock.now() + 60_000).toISOString();
+    for (let i = 2; i <= 50; i++) await createToken(server, account.key, { expires_at: expiresAt });
+    const create = () => server.request('POST', '/v1/tokens', { token: account.key, json: {} });
+    expectError(await create(), 409, 'limit_reached');
+    server.clock.advance(59_999);
+    expectError(await create(), 409, 'limit_reached');
+    server.clock.advance(1);
+    expect((await create()).status).toBe(201);
+    // Listed apart: the live ones, then the newest retired.
+    const listed = (await server.request('GET', '/v1/tokens', { token: account.key })).body.tokens;
+    expect(listed).toHaveLength(51);
+  });
+
   it.each([
     [{ scenes: ['disco'] }, 'scenes.0'],
     [{ expires_at: '2020-01-01T00:00:00.000Z' }, 'expires_at'],

@@ -1,4 +1,5 @@
 import { TurnBatcher } from '../../turn-batcher.js';
+import { liveToken } from '../queries.js';
 import { accountFromRow, type Row, tokenOf } from '../rows.js';
 import { type Credential, type CredentialsPart, RETIRED_LISTED, type SendToken } from '../store.js';
 import type { PostgresConnection } from './connection.js';
@@ -99,8 +100,8 @@ export function postgresCredentials(db: PostgresConnection): CredentialsPart {
       return db.transaction(
         async (session): Promise<SendToken | 'limit_reached'> => {
           const live = (await session.row(
-            'SELECT count(*) AS n FROM tokens WHERE account_id = $1 AND revoked_at IS NULL',
-            [token.accountId],
+            `SELECT count(*) AS n FROM tokens WHERE account_id = $1 AND ${liveToken('$2')}`,
+            [token.accountId, token.createdAt],
           )) as Row;
           if (Number(live.n) >= maxTokens) return 'limit_reached';
           await session.rows(
@@ -133,7 +134,7 @@ export function postgresCredentials(db: PostgresConnection): CredentialsPart {
         await db.read(
           `SELECT * FROM (
              SELECT *, row_number() OVER (PARTITION BY retired ORDER BY created_at DESC, seq DESC) AS newest
-             FROM (SELECT t.*, revoked_at IS NOT NULL OR coalesce(expires_at <= $2, false) AS retired
+             FROM (SELECT t.*, NOT ${liveToken('$2')} AS retired
                    FROM tokens t WHERE account_id = $1) classified) listed
            WHERE NOT retired OR newest <= $3 ORDER BY created_at, seq`,
           [accountId, now, RETIRED_LISTED],

@@ -1,3 +1,4 @@
+import { liveToken } from '../queries.js';
 import { accountFromRow, joinedAccountFromRow, type Row, tokenOf } from '../rows.js';
 import { type Credential, type CredentialsPart, RETIRED_LISTED, type SendToken } from '../store.js';
 import { int, type SqliteConnection } from './connection.js';
@@ -107,8 +108,9 @@ export function sqliteCredentials(db: SqliteConnection): CredentialsPart {
     async createToken(token, secretHash, maxTokens) {
       return db.write((): SendToken | 'limit_reached' => {
         const live = db.get(
-          'SELECT count(*) AS n FROM tokens WHERE account_id = ? AND revoked_at IS NULL',
+          `SELECT count(*) AS n FROM tokens WHERE account_id = ? AND ${liveToken('?')}`,
           token.accountId,
+          token.createdAt,
         ) as Row;
         if (Number(live.n) >= maxTokens) return 'limit_reached';
         db.run(
@@ -137,7 +139,7 @@ export function sqliteCredentials(db: SqliteConnection): CredentialsPart {
         .all(
           `SELECT * FROM (
              SELECT *, row_number() OVER (PARTITION BY retired ORDER BY created_at DESC, r DESC) AS newest
-             FROM (SELECT t.*, t.rowid AS r, revoked_at IS NOT NULL OR coalesce(expires_at <= ?, 0) AS retired
+             FROM (SELECT t.*, t.rowid AS r, NOT ${liveToken('?')} AS retired
                    FROM tokens t WHERE account_id = ?))
            WHERE NOT retired OR newest <= ? ORDER BY created_at, r`,
           now,
