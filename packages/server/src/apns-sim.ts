@@ -109,6 +109,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
+  // Nothing to read again; SIGHUP must not stop it (its default).
+  process.on('SIGHUP', () => process.stderr.write('foxbell-apns-sim: SIGHUP: nothing to read again\n'));
   process.stdout.write(`foxbell-apns-sim control API on ${controlUrl}\n`);
   process.stdout.write(`foxbell-apns-sim listening on ${simulator.url}\n`);
 }

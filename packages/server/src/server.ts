@@ -126,19 +126,22 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   const files = config.tls;
-  if (files) {
+  // SIGHUP reads again what can be read again, and never stops the process (its default).
+  process.on('SIGHUP', () => {
+    if (!files) {
+      app.log.info({ signal: 'SIGHUP' }, 'nothing to read again: no --tls-cert');
+      return;
+    }
     // A renewed certificate is taken without a restart: connections made from now on get it.
-    process.on('SIGHUP', () => {
-      readTls(files).then(
-        (renewed) => {
-          (app.server as unknown as TlsServer).setSecureContext({ ...TLS_POLICY, ...renewed });
-          app.log.info({ cert: files.certFile }, 'certificate and key read again');
-        },
-        (error: unknown) =>
-          app.log.error({ err: error }, 'reading the certificate or key failed; the ones in use stay'),
-      );
-    });
-  }
+    readTls(files).then(
+      (renewed) => {
+        (app.server as unknown as TlsServer).setSecureContext({ ...TLS_POLICY, ...renewed });
+        app.log.info({ cert: files.certFile }, 'certificate and key read again');
+      },
+      (error: unknown) =>
+        app.log.error({ err: error }, 'reading the certificate or key failed; the ones in use stay'),
+    );
+  });
 
   const address = await app.listen({ port: config.port, host: config.host });
   const baseUrl = address.replace('[::1]', 'localhost');
@@ -235,12 +238,9 @@ async function startDelivery(
 /** `foxbell-server worker`: delivery only, on the database a server also uses. */
 async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
   const store = await openStore(config.database, 'worker');
-  const log: DeliveryLog = {
-    error: (message, details) =>
-      process.stderr.write(
-        `${JSON.stringify({ level: 'error', time: clock.now(), msg: message, ...details })}\n`,
-      ),
-  };
+  const line = (level: 'info' | 'error', message: string, details?: Record<string, unknown>) =>
+    process.stderr.write(`${JSON.stringify({ level, time: clock.now(), msg: message, ...details })}\n`);
+  const log: DeliveryLog = { error: (message, details) => line('error', message, details) };
   const metrics = config.metrics && new Metrics(store, clock);
   const delivery = (await startDelivery(config, store, clock, metrics, log)) as Delivery;
   let stopping = false;
@@ -257,6 +257,8 @@ async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
+  // A worker has nothing to read again; SIGHUP must not stop it (its default).
+  process.on('SIGHUP', () => line('info', 'nothing to read again', { signal: 'SIGHUP' }));
   metricsServer = await announceMetrics(metrics, config);
   process.stdout.write(
     `foxbell-server worker ${delivery.worker.owner} delivering from ${describeDatabase(config.database)}\n`,

@@ -300,6 +300,35 @@ describe('foxbell-server, delivering', () => {
     expect(await worker.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('stops no process on SIGHUP: the API without TLS, a worker and the standalone simulator each say so and go on', async () => {
+    const data = await tempDir();
+    const api = await startProcess([
+      '--data',
+      data,
+      '--admin-key',
+      ADMIN,
+      '--no-workers',
+      '--log-level',
+      'info',
+    ]);
+    const worker = await startProcess(['worker', '--data', data], {}, /worker (wrk_\w+) delivering from/);
+    const sim = await startProcess(
+      ['--cleartext'],
+      {},
+      /foxbell-apns-sim listening on (http:\/\/\S+)/,
+      APNS_SIM_BIN,
+    );
+    for (const running of [api, worker, sim]) running.child.kill('SIGHUP');
+    await expect.poll(() => api.stderr()).toContain('"msg":"nothing to read again: no --tls-cert"');
+    await expect.poll(() => worker.stderr()).toContain('"msg":"nothing to read again"');
+    await expect.poll(() => sim.stderr()).toContain('foxbell-apns-sim: SIGHUP: nothing to read again');
+    // Still serving: a signal that ended them would have done so at once.
+    expect((await send(api.url, 'GET', '/healthz')).status).toBe(200);
+    for (const running of [api, worker, sim]) expect(running.child.exitCode).toBeNull();
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toEqual({ code: 0, signal: null });
+  });
+
   it('refuses to serve sends from data another server is serving', async () => {
     const data = await tempDir();
     await startProcess(['--data', data, '--admin-key', ADMIN, '--log-level', 'warn']);
