@@ -62,6 +62,8 @@ export async function startService(extraArgs: string[] = []): Promise<Service> {
       ADMIN_KEY,
       '--log-level',
       'warn',
+      // The tests read what the simulator took through its control API.
+      '--apns-sim-control',
       ...extraArgs,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

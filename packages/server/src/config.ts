@@ -9,7 +9,12 @@ import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './store/postgres/options.js';
 
 /** Where pushes go: the simulator inside the process, or an APNs endpoint with a `.p8` key. */
 export type ApnsConfig =
-  | { kind: 'sim'; controlPort: number; topics: ApnsTopics }
+  | {
+      kind: 'sim';
+      /** Where its control API listens (on 127.0.0.1), when it is on: with --dev, or asked for. */
+      control: { port: number } | undefined;
+      topics: ApnsTopics;
+    }
   | {
       kind: 'remote';
       url: string;
@@ -334,6 +339,12 @@ export const SERVER_SETTINGS = {
     defaultText: 'BUNDLE',
     help: "the visionOS app's",
   },
+  apnsSimControl: {
+    flag: 'apns-sim-control',
+    variable: 'FOXBELL_APNS_SIM_CONTROL',
+    type: 'switch',
+    help: "serve the built-in simulator's control API (every push it took; on with --dev): any local user can read it",
+  },
   apnsSimControlPort: {
     flag: 'apns-sim-control-port',
     variable: 'FOXBELL_APNS_SIM_CONTROL_PORT',
@@ -341,8 +352,8 @@ export const SERVER_SETTINGS = {
     type: 'integer',
     min: 0,
     max: 65_535,
-    default: 0,
-    help: "the simulator's control API; 0 is any free port",
+    defaultText: '0, any free port',
+    help: "the simulator's control API's port, on 127.0.0.1",
   },
 } as const satisfies Record<string, Setting>;
 
@@ -433,7 +444,18 @@ function apnsConfigOf(values: SettingValues<typeof SERVER_SETTINGS>, problems: s
   const url = values.apnsUrl;
   const mode = values.apns ?? (url === undefined ? 'sim' : undefined);
   if (values.apns !== undefined && url !== undefined) problems.push('give --apns or --apns-url, not both');
-  if (mode === 'sim') return { kind: 'sim', controlPort: values.apnsSimControlPort, topics };
+  if (mode === 'sim') {
+    // The control API reads every account's pushes: on in dev mode, else only when asked for.
+    const controlOn = values.apnsSimControl || values.dev;
+    if (!controlOn && values.apnsSimControlPort !== undefined) {
+      problems.push(`${settingName(SERVER_SETTINGS.apnsSimControlPort)} needs --apns-sim-control (or --dev)`);
+    }
+    return {
+      kind: 'sim',
+      control: controlOn ? { port: values.apnsSimControlPort ?? 0 } : undefined,
+      topics,
+    };
+  }
   const required = (name: 'apnsKeyFile' | 'apnsKeyId' | 'apnsTeamId'): string => {
     const value = values[name];
     if (value === undefined)

@@ -147,6 +147,7 @@ async function main(): Promise<void> {
   const baseUrl = address.replace('[::1]', 'localhost');
   metricsServer = await announceMetrics(metrics, config);
   if (config.dev) await announceDev(baseUrl, adminKey);
+  if (delivery && !config.dev) warnOfSimulator(delivery.push);
   if (delivery?.push.controlUrl) {
     process.stdout.write(`foxbell-server APNs simulator control API on ${delivery.push.controlUrl}\n`);
   }
@@ -197,6 +198,15 @@ async function announceMetrics(metrics: Metrics | undefined, config: ServerConfi
   return server;
 }
 
+/** Outside dev mode, a process delivering to the built-in simulator says so: nothing reaches a device. */
+function warnOfSimulator(push: PushService): void {
+  if (!push.simulator) return;
+  process.stderr.write(
+    'foxbell-server: warning: delivering to the built-in APNs simulator: no notification reaches a real device. ' +
+      'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial\n',
+  );
+}
+
 interface Delivery {
   worker: DeliveryWorker;
   push: PushService;
@@ -243,6 +253,7 @@ async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
   const log: DeliveryLog = { error: (message, details) => line('error', message, details) };
   const metrics = config.metrics && new Metrics(store, clock);
   const delivery = (await startDelivery(config, store, clock, metrics, log)) as Delivery;
+  warnOfSimulator(delivery.push);
   let stopping = false;
   let metricsServer: Server | undefined;
   const stop = async () => {

@@ -54,8 +54,9 @@ export async function openPushService(config: ApnsConfig, clock: Clock): Promise
     clock,
     keys: [{ keyId: key.keyId, teamId: key.teamId, keyPem: key.privateKeyPem }],
   });
-  const control: FastifyInstance = buildSimulatorControl(simulator);
-  const controlUrl = await control.listen({ port: config.controlPort, host: '127.0.0.1' });
+  const control: FastifyInstance | undefined = config.control && buildSimulatorControl(simulator);
+  const controlUrl =
+    config.control && (await control?.listen({ port: config.control.port, host: '127.0.0.1' }));
   const client = new ApnsClient({ url: simulator.url, ca: simulator.ca, key, clock });
   return {
     client,
@@ -64,7 +65,7 @@ export async function openPushService(config: ApnsConfig, clock: Clock): Promise
     controlUrl,
     close: async () => {
       await client.close();
-      await control.close();
+      await control?.close();
       await simulator.close();
     },
   };

@@ -49,7 +49,7 @@ describe("foxbell-server's settings, one table", () => {
         logLevel: 'info',
         workers: 64,
         leaseMs: 6_000,
-        apns: { kind: 'sim', controlPort: 0 },
+        apns: { kind: 'sim', control: undefined },
       },
     });
     const chosen = readConfig(['--port', '9001', '--no-workers'], {
@@ -186,6 +186,8 @@ describe('the admin key', () => {
       file,
       '--log-level',
       'warn',
+      // No workers: a server delivering to the built-in simulator warns of that too.
+      '--no-workers',
     ]);
     const account = await send(quiet.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
     expect(account.status).toBe(201);
@@ -197,6 +199,8 @@ describe('the admin key', () => {
       ADMIN,
       '--log-level',
       'warn',
+      // No workers: a server delivering to the built-in simulator warns of that too.
+      '--no-workers',
     ]);
     expect(loud.stderr()).toBe(
       'foxbell-server: warning: --admin-key on the command line can be read by every user of this machine (ps, /proc); give --admin-key-file FILE or FOXBELL_ADMIN_KEY instead\n',

@@ -214,8 +214,8 @@ async function addDevice(url: string, key: string, pushToken: string) {
 }
 
 describe('foxbell-server, delivering', () => {
-  it('delivers through its own workers to the built-in simulator, whose control API it prints', async () => {
-    const server = await startQuietServer();
+  it('delivers through its own workers to the built-in simulator, whose control API it prints when asked', async () => {
+    const server = await startQuietServer(['--apns-sim-control']);
     const control = /APNs simulator control API on (http:\/\/\S+)/.exec(server.stdout())?.[1];
     expect(control).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const { key, token } = await accountWithToken(server.url);
@@ -298,6 +298,34 @@ describe('foxbell-server, delivering', () => {
     expect(record.status).toBe('sent_to_push');
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('outside --dev, serves no simulator control API unless asked, and warns that nothing reaches a device', async () => {
+    const server = await startQuietServer();
+    expect(server.stdout()).not.toContain('control API');
+    expect(server.stderr()).toBe(
+      'foxbell-server: warning: delivering to the built-in APNs simulator: no notification reaches a real device. ' +
+        'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial\n',
+    );
+    const worker = await startProcess(
+      ['worker', '--data', await tempDir()],
+      {},
+      /worker (wrk_\w+) delivering from/,
+    );
+    expect(worker.stderr()).toContain('delivering to the built-in APNs simulator');
+    expect(worker.stdout()).not.toContain('control API');
+    // A port for a control API that is off is a mistake, not silently ignored.
+    const refused = await runToExit(['--data', await tempDir(), '--apns-sim-control-port', '9911']);
+    expect([refused.code, refused.stderr]).toEqual([
+      2,
+      expect.stringContaining(
+        'foxbell-server: --apns-sim-control-port (FOXBELL_APNS_SIM_CONTROL_PORT) needs --apns-sim-control (or --dev)\n',
+      ),
+    ]);
+    // In dev mode it is on, and the warning is not needed: a trial is what --dev is for.
+    const dev = await startProcess(['--data', await tempDir(), '--dev', '--log-level', 'warn']);
+    expect(dev.stdout()).toMatch(/APNs simulator control API on http:\/\/127\.0\.0\.1:\d+/);
+    expect(dev.stderr()).not.toContain('warning');
   });
 
   it('stops no process on SIGHUP: the API without TLS, a worker and the standalone simulator each say so and go on', async () => {

@@ -132,7 +132,10 @@ describe('the built-in simulator with foxbell-server --host 0.0.0.0', () => {
   afterAll(() => foreign?.remove());
 
   it('listens on loopback only, push port and control API alike', async () => {
-    const server = await startProcess(['--host', '0.0.0.0', '--admin-key', ADMIN, '--data', await tempDir()]);
+    const server = await startProcess([
+      ...['--host', '0.0.0.0', '--admin-key', ADMIN, '--data', await tempDir()],
+      '--apns-sim-control',
+    ]);
     const controlUrl = /APNs simulator control API on (http:\/\/\S+)/.exec(server.stdout())?.[1] as string;
     expect(controlUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const controlPort = Number(new URL(controlUrl).port);
