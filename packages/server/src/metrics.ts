@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { DESTINATION_STATES } from '@foxbell/sdk/contract';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from './clock.js';
+import { isLocalHost, isLoopbackAddress, requestedHost } from './http/local-only.js';
 import type { Store } from './store/store.js';
 
 /**
@@ -114,7 +115,20 @@ export async function serveMetrics(
   metrics: Metrics,
   at: { host: string; port: number },
 ): Promise<{ url: string; server: Server }> {
+  // On loopback, only a request that names this machine: a web page whose name was rebound to
+  // 127.0.0.1 (DNS rebinding) sends its own. Listening elsewhere, the operator has put it on a
+  // network for a scraper that may name it any way.
+  const localOnly = isLoopbackAddress(at.host) || at.host === 'localhost';
   const server = createServer((request, response) => {
+    if (
+      localOnly &&
+      !isLocalHost(requestedHost(request.url, request.headers.host), request.socket.localPort)
+    ) {
+      response
+        .writeHead(403, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('forbidden: the metrics listen on this machine only; name it localhost or 127.0.0.1\n');
+      return;
+    }
     if (request.url !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
       response
         .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })

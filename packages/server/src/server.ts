@@ -25,6 +25,9 @@ const DELIVERY_GRACE_MS = 5_000;
 const PURGE_INTERVAL_MS = DAY_MS / 24;
 
 async function main(): Promise<void> {
+  // Whatever the server makes from here on (the database's journal and lock files, a worker's
+  // owner files) is its user's alone, as the start-time pass makes what was already there.
+  process.umask(0o077);
   if (process.argv[2] === 'admin') {
     // A client of a running server: none of the server loads.
     const { runAdmin } = await import('./admin/run.js');

@@ -175,8 +175,14 @@ async function main(): Promise<void> {
 
   const { child, url } = await startServer(env);
   server = child;
+  // A Ctrl-C reaches the whole process group: this process from the terminal, and again from
+  // each launcher in between (pnpm, tsx) relaying it. The first one stops the server; the server,
+  // in the same group, has had it too and stops once whatever it is sent.
+  let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
       if (signal === 'SIGINT') process.stdout.write(`\nStopping Foxbell: your data stays in ${dataDir}\n`);
       child.kill(signal);
     });

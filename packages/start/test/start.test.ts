@@ -225,6 +225,8 @@ describe('pnpm start', () => {
     const exited = new Promise<number | null>((resolve) => first.child.once('exit', resolve));
     process.kill(-(first.child.pid as number), 'SIGINT');
     expect(await exited).toBe(0);
+    // Said once, however often the signal came.
+    expect(first.output().split('Stopping Foxbell').length - 1).toBe(1);
     expect(first.output()).toContain(`Stopping Foxbell: your data stays in ${path.join(home, 'data')}\n`);
   });
 

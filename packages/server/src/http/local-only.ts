@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 const LOCAL_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Whether a peer address is this machine: all of 127.0.0.0/8 and ::1, in IPv4 or IPv4-mapped form. */
-function isLoopbackAddress(address: string | undefined): boolean {
+export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;
   const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
   return v4.startsWith('127.') || address === '::1';
@@ -23,12 +23,26 @@ export function isLocalHost(host: string | undefined, port: number | undefined):
 }
 
 /**
+ * The host a request names: the authority of an absolute-form target (`GET http://host/path`),
+ * which a server must take over `Host` (RFC 9112, 3.2.2), else `Host`. Undefined for an absolute
+ * target that does not parse.
+ */
+export function requestedHost(target: string | undefined, host: string | undefined): string | undefined {
+  if (target === undefined || !/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return host;
+  try {
+    return new URL(target).host;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * What may see a page or API that holds a secret of this machine's developer (the device page, the
  * simulator's control API): a peer on this machine that names this machine.
  */
 export function isLocalRequest(request: FastifyRequest): boolean {
   return (
     isLoopbackAddress(request.socket.remoteAddress) &&
-    isLocalHost(request.headers.host, request.socket.localPort)
+    isLocalHost(requestedHost(request.raw.url, request.headers.host), request.socket.localPort)
   );
 }

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import serverPackage from '../../package.json' with { type: 'json' };
@@ -67,6 +68,30 @@ describe('foxbell-server, the process', () => {
     }
     second.child.kill('SIGTERM');
     await second.exited;
+  });
+
+  it('keeps what it makes while running private too: owner files of workers, journals, the WAL', async () => {
+    const data = await tempDir();
+    const server = await startProcess(['--data', data, '--log-level', 'warn'], { FOXBELL_ADMIN_KEY: ADMIN });
+    const { key, token } = await accountWithToken(server.url);
+    await addDevice(server.url, key, 'd'.repeat(64));
+    const sent = await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'hi' } });
+    expect((await deliveredStatus(server.url, token, sent.body.id)).status).toBe('sent_to_push');
+    // Every file and folder below the data directory, as it is while the server runs.
+    const modes: Record<string, string> = {};
+    const walk = async (dir: string) => {
+      for (const entry of await readdir(dir, { withFileTypes: true })) {
+        const at = path.join(dir, entry.name);
+        modes[path.relative(data, at)] = ((await stat(at)).mode & 0o777).toString(8);
+        if (entry.isDirectory()) await walk(at);
+      }
+    };
+    await walk(data);
+    // The worker's owner file is made at its first lease, after the start-time pass.
+    expect(Object.keys(modes).some((name) => /^owners\/wrk_\w+\.lock$/.test(name))).toBe(true);
+    for (const [name, mode] of Object.entries(modes)) {
+      expect(mode, name).toBe(name === 'owners' ? '700' : '600');
+    }
   });
 
   it('loses nothing it answered 202 for when killed with SIGKILL', async () => {
@@ -271,6 +296,23 @@ describe('foxbell-server, delivering', () => {
     expect((await fetch(metricsUrl.replace('/metrics', '/'))).status).toBe(404);
     const onApi = await send(server.url, 'GET', '/metrics', {});
     expect([onApi.status, onApi.body.error.code]).toEqual([404, 'not_found']);
+    // On loopback, only a request naming this machine: not a page whose name was rebound here.
+    const port = Number(new URL(metricsUrl).port);
+    const raw = (head: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(`${head}\r\nConnection: close\r\n\r\n`));
+        let answer = '';
+        socket.on('data', (chunk) => {
+          answer += chunk;
+        });
+        socket.on('end', () => resolve(answer.split('\r\n')[0] as string));
+        socket.on('error', reject);
+      });
+    expect(await raw('GET /metrics HTTP/1.1\r\nHost: attacker.example')).toBe('HTTP/1.1 403 Forbidden');
+    expect(await raw(`GET http://attacker.example:${port}/metrics HTTP/1.1\r\nHost: localhost:${port}`)).toBe(
+      'HTTP/1.1 403 Forbidden',
+    );
+    expect(await raw(`GET /metrics HTTP/1.1\r\nHost: localhost:${port}`)).toBe('HTTP/1.1 200 OK');
   });
 
   it('serves the API with --no-workers while `foxbell-server worker` delivers from the same data', async () => {

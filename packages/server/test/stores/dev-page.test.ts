@@ -138,6 +138,20 @@ describe('the device page (--dev)', () => {
         expect(answer.split('\r\n')[0], host).toBe('HTTP/1.1 403 Forbidden');
         expect(answer, host).not.toContain(seed?.accountKey as string);
       }
+      // An absolute-form target names the host, whatever Host says (RFC 9112, 3.2.2).
+      for (const target of [`http://attacker.example:${port}/dev/session`, 'http://[/dev/session']) {
+        const answer = await exchange(
+          port,
+          `GET ${target} HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`,
+        );
+        expect(answer, target).not.toContain(seed?.accountKey as string);
+        expect(answer.split('\r\n')[0], target).toMatch(/^HTTP\/1\.1 (403 Forbidden|400 Bad Request)$/);
+      }
+      const named = await exchange(
+        port,
+        `GET http://localhost:${port}/dev/session HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n`,
+      );
+      expect(named.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
       for (const [host, options] of [
         [`localhost:${port}`, {}],
         [`LOCALHOST:${port}`, {}],
