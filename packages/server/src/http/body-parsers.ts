@@ -1,7 +1,7 @@
 import { LIMITS } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import type { RawBody } from './context.js';
-import { tooLarge } from './request-size.js';
+import { tooLarge, wireBytes } from './request-size.js';
 
 /**
  * The three body types the interface accepts, each kept as its raw bytes: an idempotent retry is
@@ -21,10 +21,11 @@ export function registerBodyParsers(app: FastifyInstance): void {
   for (const [contentType, type] of TYPES) {
     app.addContentTypeParser(
       contentType,
-      // Fastify stops reading at bodyLimit; the exact budget also counts the request's head.
+      // Fastify stops reading at bodyLimit; the exact budget counts the whole request as it came
+      // in (see request-size), trailers too, which have all arrived once the body has.
       { parseAs: 'buffer', bodyLimit: LIMITS.requestBytes },
       (request, bytes, done) => {
-        const total = request.headBytes + bytes.length;
+        const total = wireBytes(request);
         if (total > LIMITS.requestBytes) done(tooLarge(total), undefined);
         else done(null, { type, bytes: bytes as Buffer } satisfies RawBody);
       },

@@ -73,8 +73,8 @@ export interface RawBody {
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | undefined;
-    /** Request line and headers as sent, in bytes: the part of the 16 KB budget the body cannot use. */
-    headBytes: number;
+    /** The connection's `bytesRead` when this request began: its size is what came in since. */
+    wireStart: number;
     /** The account's accepted sends this month, once a send route knows it (for X-RateLimit-*). */
     monthlyCount: number | undefined;
     /** The error code the request was refused with, once it was (for metrics). */

@@ -175,6 +175,76 @@ describe('the 16 KB limit counts every header as sent', () => {
   });
 });
 
+describe('the 16 KB limit counts the request as it came over the wire', () => {
+  /** The head of a send with these headers (and `Connection: close`), ready for a body. */
+  const sendHead = (token: string, headers: string) =>
+    `POST /v1/notifications HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\n` +
+    `Content-Type: application/json\r\nConnection: close\r\n${headers}\r\n`;
+
+  it('counts the padding around a header value: 14,000 spaces and a 14 KB body are 413', async () => {
+    const { server } = await serverWithLog();
+    const { token } = await createAccount(server);
+    const body = JSON.stringify({ message: 'x'.repeat(14_000) });
+    const padded = sendHead(
+      token,
+      `X-Title: ${' '.repeat(14_000)}CI${' '.repeat(10)}\r\nContent-Length: ${body.length}\r\n`,
+    );
+    expectSpecError(await exchange(server.url, padded + body), 413, 'payload_too_large');
+    // Exactly 16,384 bytes as sent, padding and all, is taken; one byte more is not.
+    const fill = (total: number) => {
+      const bare = sendHead(token, `X-Title: CI\r\nContent-Length: 16\r\n`);
+      const room = total - bare.length - 16;
+      return sendHead(token, `X-Title: ${' '.repeat(room)}CI\r\nContent-Length: 16\r\n`) + '{"message":"hi"}';
+    };
+    expect(Buffer.byteLength(fill(16_384))).toBe(16_384);
+    expect((await exchange(server.url, fill(16_384))).status).toBe(202);
+    expectSpecError(await exchange(server.url, fill(16_385)), 413, 'payload_too_large');
+  });
+
+  it('counts chunk framing and extensions as they arrive: 1-byte chunks with 1 KB extensions are cut off at 16 KB', async () => {
+    const { server } = await serverWithLog();
+    const { token } = await createAccount(server);
+    const { port } = new URL(server.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', () => {});
+    let written = 0;
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(sendHead(token, 'Transfer-Encoding: chunked\r\n'));
+    // 4.5 MB if it were all read: each byte of the body costs 1,030 on the wire. Written a chunk
+    // at a time, with a turn of the event loop between (the server runs in this process), until
+    // an answer comes.
+    const chunk = `1;${'e='.padEnd(1024, 'x')}\r\n{\r\n`;
+    for (let i = 0; i < 4_500 && chunks.length === 0 && socket.writable; i += 1) {
+      written += chunk.length;
+      socket.write(chunk);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await closed;
+    const answer = Buffer.concat(chunks).toString('utf8');
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(answer).toContain('"code":"payload_too_large"');
+    // The answer came once about 16 KB had come in, not at the end of the 4.5 MB.
+    expect(written).toBeLessThan(64_000);
+  });
+
+  it('counts trailers: 8.5 KB of headers, 4.5 KB of body and 14.6 KB of trailers are 413', async () => {
+    const { server } = await serverWithLog();
+    const { token } = await createAccount(server);
+    // 4.5 KB: a message of the longest kind, and JSON whitespace.
+    const body = `${JSON.stringify({ message: 'x'.repeat(3_900) }).slice(0, -1)}${' '.repeat(590)}}`;
+    const headers = `X-Pad: ${'h'.repeat(8_400)}\r\nTransfer-Encoding: chunked\r\n`;
+    const trailers = `X-Trailer: ${'t'.repeat(14_600)}\r\n`;
+    const request = `${sendHead(token, headers)}${body.length.toString(16)}\r\n${body}\r\n0\r\n${trailers}\r\n`;
+    expectSpecError(await exchange(server.url, request), 413, 'payload_too_large');
+    // Without the trailers it is taken.
+    const without = await exchange(server.url, request.replace(trailers, ''));
+    expect(without.status, without.body).toBe(202);
+  });
+});
+
 describe('a field given twice in headers, and a body where none is read', () => {
   it('X-Title or X-Level twice with different values is 400 conflicting_field; twice with one value is one', async () => {
     const { server } = await serverWithLog();
