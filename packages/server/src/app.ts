@@ -5,11 +5,10 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import { type Clock, systemClock } from './clock.js';
-import { ApiError } from './errors.js';
+import { type DevPageDeps, devPageRoutes } from './dev/page-routes.js';
 import { registerAuth } from './http/auth.js';
 import { registerBodyParsers } from './http/body-parsers.js';
-import { type AppContext, DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
+import type { AppContext } from './http/context.js';
 import {
   clientErrorResponder,
   registerErrorHandling,
@@ -24,7 +23,6 @@ import { registerRateLimitHeaders } from './http/rate-limit-headers.js';
 import { registerRequestSize } from './http/request-size.js';
 import { accountRoutes } from './http/routes/accounts.js';
 import { adminRoutes } from './http/routes/admin.js';
-import { type DevPageDeps, devPageRoutes } from './http/routes/dev-page.js';
 import { deviceRoutes } from './http/routes/devices.js';
 import { type HealthDeps, healthRoutes } from './http/routes/health.js';
 import { inboxRoutes } from './http/routes/inbox.js';
@@ -36,8 +34,11 @@ import { tokenRoutes } from './http/routes/tokens.js';
 import { registerSendMetrics } from './http/send-metrics.js';
 import { trackHandshakes } from './http/tls-handshakes.js';
 import { TLS_POLICY } from './http/tls-policy.js';
-import { type IdSource, randomIds } from './ids.js';
-import type { Metrics } from './metrics.js';
+import { ApiError } from './kernel/api-error.js';
+import { type Clock, systemClock } from './kernel/clock.js';
+import { type IdSource, randomIds } from './kernel/ids.js';
+import { DEFAULT_LIMITS, type ServiceLimits } from './kernel/limits.js';
+import type { Metrics } from './metrics/metrics.js';
 import type { Store } from './store/store.js';
 
 export interface AppDeps {
@@ -85,7 +86,7 @@ export const DEFAULT_TIMEOUTS: Timeouts = { headersMs: 10_000, requestMs: 15_000
 
 /**
  * The Foxbell service as a Fastify instance: every route, hook and rule, and nothing of the
- * process (no port, no signals, no workers). Tests listen on a free port or inject; server.ts
+ * process (no port, no signals, no workers). Tests listen on a free port or inject; main/serve.ts
  * runs it for real.
  */
 export function buildApp(deps: AppDeps): FastifyInstance {

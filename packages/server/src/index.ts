@@ -1,24 +1,18 @@
 /**
- * `@foxbell/server` as a library: the app without the process, and the stores. The process
- * itself is `foxbell-server` (src/server.ts).
+ * `@foxbell/server` as a library: the app without the process, the stores and the delivery
+ * worker. The processes are `foxbell-server` (src/main/) and `foxbell-apns-sim`; the APNs
+ * simulator is `@foxbell/server/simulator` (src/simulator/), apart from the product.
  */
 
-export { ApnsClient, type ApnsClientOptions, type PushResult } from './apns/client.js';
-export { newProviderKeyPem, type ProviderKey } from './apns/provider-token.js';
-export { type ApnsTopics, type PushRequest, pushRequestFor } from './apns/push-request.js';
-export {
-  ApnsSimulator,
-  type ApnsSimulatorOptions,
-  type ReceivedPush,
-  type ScriptedAnswer,
-} from './apns/simulator.js';
-export { buildSimulatorControl } from './apns/simulator-control.js';
 export { type AppDeps, buildApp } from './app.js';
-export { type Clock, systemClock } from './clock.js';
+export { ApnsClient, type ApnsClientOptions, type PushResult } from './delivery/apns/client.js';
+export { newProviderKeyPem, type ProviderKey } from './delivery/apns/provider-token.js';
+export { type ApnsTopics, type PushRequest, pushRequestFor } from './delivery/apns/push-request.js';
 export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker.js';
-export { DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
-export { type IdSource, randomIds } from './ids.js';
-export { openApiDocument } from './openapi/document.js';
+export { openApiDocument } from './http/openapi/document.js';
+export { type Clock, systemClock } from './kernel/clock.js';
+export { type IdSource, randomIds } from './kernel/ids.js';
+export { DEFAULT_LIMITS, type ServiceLimits } from './kernel/limits.js';
 export { type DatabaseConfig, openStore } from './store/open.js';
 export {
   DatabaseUnreachableError,

@@ -1,10 +1,10 @@
 import { afterEach } from 'vitest';
-import { ApnsClient } from '../src/apns/client.js';
-import { newProviderKeyPem, type ProviderKey } from '../src/apns/provider-token.js';
-import type { ApnsTopics } from '../src/apns/push-request.js';
-import { ApnsSimulator, type ApnsSimulatorOptions } from '../src/apns/simulator.js';
-import type { Clock } from '../src/clock.js';
+import { ApnsClient } from '../src/delivery/apns/client.js';
+import { newProviderKeyPem, type ProviderKey } from '../src/delivery/apns/provider-token.js';
+import type { ApnsTopics } from '../src/delivery/apns/push-request.js';
 import { DeliveryWorker, type DeliveryWorkerOptions, type PushSender } from '../src/delivery/worker.js';
+import type { Clock } from '../src/kernel/clock.js';
+import { ApnsSimulator, type ApnsSimulatorOptions } from '../src/simulator/simulator.js';
 import { startServer, type TestServer } from './helpers.js';
 
 export const TOPICS: ApnsTopics = {

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, expect } from 'vitest';
 import { type AppDeps, buildApp } from '../src/app.js';
-import type { Clock } from '../src/clock.js';
 import { routeNotification } from '../src/delivery/routing.js';
-import type { Metrics } from '../src/metrics.js';
+import type { Clock } from '../src/kernel/clock.js';
+import type { Metrics } from '../src/metrics/metrics.js';
 import type { Store } from '../src/store/store.js';
 import { openTestStore } from './test-database.js';
 

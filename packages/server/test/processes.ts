@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll } from 'vitest';
-import { newProviderKeyPem } from '../src/apns/provider-token.js';
-import { ApnsSimulator } from '../src/apns/simulator.js';
-import { localCertificate } from '../src/local-certificate.js';
+import { newProviderKeyPem } from '../src/delivery/apns/provider-token.js';
+import { localCertificate } from '../src/simulator/local-certificate.js';
+import { ApnsSimulator } from '../src/simulator/simulator.js';
 import { send } from './helpers.js';
 
 /** foxbell-server as real processes, killed after each test. */

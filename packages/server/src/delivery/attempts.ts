@@ -1,6 +1,6 @@
-import type { PushResult } from '../apns/client.js';
-import { type ApnsVerdict, judgeApnsAnswer, NO_ANSWER_VERDICT } from '../apns/responses.js';
 import type { AttemptEnd, ClaimedDestination } from '../store/store.js';
+import type { PushResult } from './apns/client.js';
+import { type ApnsVerdict, judgeApnsAnswer, NO_ANSWER_VERDICT } from './apns/responses.js';
 
 /**
  * How long a lease on a destination being pushed lasts between renewals. Its worker renews it every

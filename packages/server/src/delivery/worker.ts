@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { PushResult } from '../apns/client.js';
-import { type ApnsTopics, type PushRequest, pushRequestFor } from '../apns/push-request.js';
-import type { Clock } from '../clock.js';
-import { randomBase62 } from '../ids.js';
+import type { Clock } from '../kernel/clock.js';
+import { randomBase62 } from '../kernel/ids.js';
+import { TurnBatcher } from '../kernel/turn-batcher.js';
 import type { ClaimedDestination, FinishedAttempt, Store } from '../store/store.js';
-import { TurnBatcher } from '../turn-batcher.js';
+import type { PushResult } from './apns/client.js';
+import { type ApnsTopics, type PushRequest, pushRequestFor } from './apns/push-request.js';
 import { DEFAULT_LEASE_MS, endOfAttempt, MAX_ATTEMPTS } from './attempts.js';
 import { routeNotification } from './routing.js';
 

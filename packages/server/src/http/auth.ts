@@ -1,7 +1,7 @@
 import { SEND_TOKEN_PATTERN } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
-import { hashSecret, secretsEqual } from '../secrets.js';
+import { ApiError } from '../kernel/api-error.js';
+import { hashSecret, secretsEqual } from '../kernel/secrets.js';
 import type { AppContext, Caller, CredentialKind } from './context.js';
 
 export const ACCOUNT_KEY_PATTERN = /^fox_acct_[A-Za-z0-9]{32}$/;

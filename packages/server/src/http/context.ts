@@ -1,40 +1,11 @@
-import type { Clock } from '../clock.js';
-import type { IdSource } from '../ids.js';
-import type { Metrics } from '../metrics.js';
-import type { Account, Credential, RateLimits, SendToken, Store } from '../store/store.js';
+import type { Clock } from '../kernel/clock.js';
+import type { IdSource } from '../kernel/ids.js';
+import type { ServiceLimits } from '../kernel/limits.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { Account, Credential, SendToken, Store } from '../store/store.js';
 import type { FailedCredentialLimit } from './failed-credentials.js';
 import type { AccountWriteScope, ManagementWriteLimit } from './management-rate.js';
 import type { PathIdPrefix } from './path-ids.js';
-
-/** The limits of the service. Defaults are the spec's; operators and benchmarks may change them. */
-export interface ServiceLimits extends RateLimits {
-  devicesPerAccount: number;
-  tokensPerAccount: number;
-  /**
-   * Sends being stored at once in this process. Past it a send is shed at once with `503` and
-   * `Retry-After: 1` instead of queueing: under overload the queue, and every client's wait, would
-   * otherwise grow without end.
-   */
-  sendsInFlight: number;
-  /** Management writes (devices, tokens, key, account) per account per minute. */
-  managementWritesPerMinute: number;
-  /** Reports of a notification opened or cleared, per account per minute. */
-  eventsPerMinute: number;
-  /** Unknown credentials per client address per minute, before its requests are refused for a while. */
-  failedCredentialsPerMinute: number;
-}
-
-export const DEFAULT_LIMITS: ServiceLimits = {
-  perTokenPerMinute: 30,
-  perAccountPerMinute: 60,
-  perAccountPerMonth: 10_000,
-  devicesPerAccount: 20,
-  tokensPerAccount: 50,
-  sendsInFlight: 1000,
-  managementWritesPerMinute: 60,
-  eventsPerMinute: 120,
-  failedCredentialsPerMinute: 30,
-};
 
 /** What every route may use: one object, made once by buildApp. */
 export interface AppContext {

@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, errorBody } from '../errors.js';
-import type { IdSource } from '../ids.js';
-import { sqliteStorageCode } from '../store/sqlite/database.js';
+import { ApiError, errorBody } from '../kernel/api-error.js';
+import type { IdSource } from '../kernel/ids.js';
+import { isStorageUnavailable } from '../store/storage-errors.js';
 import { tooLarge } from './request-size.js';
 
 /** Fastify's own refusals, in the interface's words. */
@@ -59,7 +59,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const known = error instanceof ApiError ? error : fromFastify(error);
     if (known) return sendApiError(reply, request, known);
     request.log.error({ err: error }, 'request failed');
-    if (storageUnavailable(error)) {
+    if (isStorageUnavailable(error)) {
       return sendApiError(
         reply,
         request,
@@ -81,30 +81,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 const STORAGE_RETRY_AFTER_SECONDS = 5;
-
-/**
- * Database errors that say the storage, not the request, is the trouble: full, locked, gone or
- * restarting (SQLite's result codes; PostgreSQL's SQLSTATE classes 08, 53 and 57P; refused
- * connections). They are answered `503` with `Retry-After`, so clients wait and retry rather than
- * give up; any other fault is a `500`. Neither is ever a `202`: a send is answered only after its
- * commit.
- */
-export function storageUnavailable(error: unknown): boolean {
-  if (sqliteStorageCode(error) !== undefined) return true;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  // node-postgres's own words for a pool that cannot reach the server, which carry no code.
-  if (
-    typeof message === 'string' &&
-    /^(timeout exceeded when trying to connect|Connection terminated)/.test(message)
-  ) {
-    return true;
-  }
-  if (typeof code !== 'string') return false;
-  return (
-    /^(08...|53...|57P0[1-3])$/.test(code) ||
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOSPC'].includes(code)
-  );
-}
 
 /** How long a refused client has to read its answer and close before its socket is destroyed. */
 const REFUSAL_LINGER_MS = 2_000;

@@ -1,7 +1,7 @@
 import { textChecks } from '@foxbell/sdk/contract';
 import type { FastifyRequest } from 'fastify';
 import * as z from 'zod';
-import { ApiError, valueOrThrow } from '../errors.js';
+import { ApiError, valueOrThrow } from '../kernel/api-error.js';
 import { parseJsonObject } from '../send/json-body.js';
 import type { RawBody } from './context.js';
 

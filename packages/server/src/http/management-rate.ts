@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../kernel/api-error.js';
+import type { Clock } from '../kernel/clock.js';
 import { MinuteWindows } from './minute-windows.js';
 
 /** What a window counts, named in a refusal's `details.scope`. */

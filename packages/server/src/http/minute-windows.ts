@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../kernel/clock.js';
 
 const WINDOW_MS = 60_000;
 /** Past this many keys in the map, windows that ended are dropped on the next count. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
-import { type IdPrefix, isIdShaped } from '../ids.js';
+import { ApiError } from '../kernel/api-error.js';
+import { type IdPrefix, isIdShaped } from '../kernel/ids.js';
 
 /** The ids routes take in their path, and what each names. */
 export type PathIdPrefix = Extract<IdPrefix, 'ntf' | 'dev' | 'tok'>;

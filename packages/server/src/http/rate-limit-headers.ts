@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { nextUtcMonthStart } from '../clock.js';
+import { nextUtcMonthStart } from '../kernel/clock.js';
 import type { AppContext } from './context.js';
 
 /**

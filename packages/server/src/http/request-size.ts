@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { Transform } from 'node:stream';
 import { LIMITS } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../kernel/api-error.js';
 
 export function tooLarge(bytes: number | undefined): ApiError {
   return new ApiError(

@@ -1,4 +1,4 @@
-import { isoTime } from '../clock.js';
+import { isoTime } from '../kernel/clock.js';
 import type { Device, SendToken, StoredNotification } from '../store/store.js';
 
 /** A device as its account sees it (management API). */

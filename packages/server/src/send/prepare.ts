@@ -1,5 +1,5 @@
 import { isSendFieldName, type Notification, validateSend } from '@foxbell/sdk/contract';
-import { ApiError, valueOrThrow } from '../errors.js';
+import { ApiError, valueOrThrow } from '../kernel/api-error.js';
 import type { SendToken } from '../store/store.js';
 import { mergeSources, type SendSources } from './sources.js';
 

@@ -9,7 +9,7 @@ import {
   paramTypesOf,
   sameValue,
 } from '@foxbell/sdk/contract';
-import { CATALOG } from '../catalog.js';
+import { CATALOG } from '../kernel/catalog.js';
 import type { Pairs } from './url-encoded.js';
 
 /** Where a send field came from, highest precedence first (spec: URL-token endpoint, rule 2). */

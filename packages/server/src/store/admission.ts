@@ -1,4 +1,4 @@
-import { MINUTE_MS } from '../clock.js';
+import { MINUTE_MS } from '../kernel/clock.js';
 import type { NewSend, RateLimits, SendOutcome } from './store.js';
 
 // Whether a send is admitted, decided the same way by both stores: the Idempotency-Key first (a

@@ -6,6 +6,7 @@ import type {
   NotificationStatus,
   Platform,
 } from '@foxbell/sdk/contract';
+import type { RateLimits } from '../kernel/limits.js';
 
 export interface Account {
   id: string;
@@ -52,11 +53,7 @@ export type Credential =
   | { kind: 'retired_account_key'; account: Account }
   | { kind: 'send'; token: SendToken; account: Account };
 
-export interface RateLimits {
-  perTokenPerMinute: number;
-  perAccountPerMinute: number;
-  perAccountPerMonth: number;
-}
+export type { RateLimits } from '../kernel/limits.js';
 
 /** A validated send, ready to be stored. */
 export interface NewSend {

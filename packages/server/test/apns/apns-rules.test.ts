@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderTokenSource, publicKeyOf, verifyProviderToken } from '../../src/apns/provider-token.js';
-import { MAX_PAYLOAD_BYTES, pushRequestFor } from '../../src/apns/push-request.js';
-import { type ApnsVerdict, judgeApnsAnswer } from '../../src/apns/responses.js';
+import {
+  ProviderTokenSource,
+  publicKeyOf,
+  verifyProviderToken,
+} from '../../src/delivery/apns/provider-token.js';
+import { MAX_PAYLOAD_BYTES, pushRequestFor } from '../../src/delivery/apns/push-request.js';
+import { type ApnsVerdict, judgeApnsAnswer } from '../../src/delivery/apns/responses.js';
 import { endOfAttempt, retryDelayMs } from '../../src/delivery/attempts.js';
 import type { ClaimedDestination } from '../../src/store/store.js';
 import { PROVIDER_KEY, TOPICS } from '../delivery-helpers.js';

@@ -2,10 +2,10 @@ import { createPrivateKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { ApnsClient, type PushResult } from '../../src/apns/client.js';
-import { signProviderToken } from '../../src/apns/provider-token.js';
-import type { ApnsSimulator } from '../../src/apns/simulator.js';
-import { buildSimulatorControl } from '../../src/apns/simulator-control.js';
+import { ApnsClient, type PushResult } from '../../src/delivery/apns/client.js';
+import { signProviderToken } from '../../src/delivery/apns/provider-token.js';
+import { buildSimulatorControl } from '../../src/simulator/control.js';
+import type { ApnsSimulator } from '../../src/simulator/simulator.js';
 import { PROVIDER_KEY, startSimulator } from '../delivery-helpers.js';
 import { ManualClock } from '../helpers.js';
 

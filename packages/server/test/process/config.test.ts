@@ -4,8 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { readConfig, SERVER_SETTINGS, USAGE } from '../../src/config.js';
-import { DEFAULT_LIMITS } from '../../src/http/context.js';
+import { readConfig, SERVER_SETTINGS, USAGE } from '../../src/config/server-settings.js';
+import { DEFAULT_LIMITS } from '../../src/kernel/limits.js';
 import { send } from '../helpers.js';
 import { ADMIN, runToExit, startProcess, tempDir } from '../processes.js';
 
@@ -14,10 +14,10 @@ const run = promisify(execFile);
 describe("foxbell-server's settings, one table", () => {
   it('reads no database driver, DataLoader or APNs client to read the settings', async () => {
     const probe = fileURLToPath(new URL('../fixtures/imported-modules.mjs', import.meta.url));
-    const config = fileURLToPath(new URL('../../src/config.ts', import.meta.url));
+    const config = fileURLToPath(new URL('../../src/config/server-settings.ts', import.meta.url));
     const { stdout } = await run(process.execPath, ['--import', 'tsx', probe, config]);
     const resolved: string[] = JSON.parse(stdout);
-    expect(resolved).toContain(new URL('../../src/settings.ts', import.meta.url).href);
+    expect(resolved).toContain(new URL('../../src/config/settings.ts', import.meta.url).href);
     expect(
       resolved.filter((url) =>
         /node_modules|\/apns\/client\.ts$|\/store\/postgres\/(?!options\.ts)/.test(url),

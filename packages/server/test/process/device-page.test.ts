@@ -4,13 +4,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HISTORY_LENGTH } from '../../src/http/routes/dev-page.js';
+import { HISTORY_LENGTH } from '../../src/dev/page-routes.js';
 import { send } from '../helpers.js';
 import { startProcess, tempDir } from '../processes.js';
 
 const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
 /** Pictures of the page at the widths people use, to look at after a run. */
-const OUTPUT = fileURLToPath(new URL('../../test-output/', import.meta.url));
+const OUTPUT = fileURLToPath(new URL('../../test-output', import.meta.url));
 
 let browser: Browser | undefined;
 afterEach(async () => {

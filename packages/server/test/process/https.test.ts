@@ -3,7 +3,7 @@ import path from 'node:path';
 import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { localCertificate } from '../../src/local-certificate.js';
+import { localCertificate } from '../../src/simulator/local-certificate.js';
 import { ADMIN, runScript, runToExit, startHttpsServer, tempDir } from '../processes.js';
 
 const NOTIFY_BIN = fileURLToPath(new URL('../../../cli/bin.cjs', import.meta.url));

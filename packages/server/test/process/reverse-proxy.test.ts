@@ -4,7 +4,7 @@ import { request } from 'node:https';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { localCertificate } from '../../src/local-certificate.js';
+import { localCertificate } from '../../src/simulator/local-certificate.js';
 import { send } from '../helpers.js';
 import { ADMIN, freePort, startProcess, tempDir } from '../processes.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { localCertificate } from '../../src/local-certificate.js';
+import { localCertificate } from '../../src/simulator/local-certificate.js';
 import { ADMIN, startHttpsServer, startProcess, tempDir } from '../processes.js';
 import { openTestStore } from '../test-database.js';
 

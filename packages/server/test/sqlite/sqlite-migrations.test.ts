@@ -2,7 +2,7 @@ import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/secrets.js';
+import { hashSecret } from '../../src/kernel/secrets.js';
 import { openSqliteStore } from '../../src/store/sqlite/open.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/schema.js';
 import type { Store } from '../../src/store/store.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { PushResult } from '../../src/apns/client.js';
-import type { PushRequest } from '../../src/apns/push-request.js';
+import type { PushResult } from '../../src/delivery/apns/client.js';
+import type { PushRequest } from '../../src/delivery/apns/push-request.js';
 import { type DeliveryServer, startDeliveryServer, TOPICS } from '../delivery-helpers.js';
 import { type Account, createAccount, createToken } from '../helpers.js';
 

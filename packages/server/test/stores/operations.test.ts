@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Metrics } from '../../src/metrics.js';
+import { Metrics } from '../../src/metrics/metrics.js';
 import type { Store } from '../../src/store/store.js';
 import { ADMIN_KEY, createAccount, startServer } from '../helpers.js';
 

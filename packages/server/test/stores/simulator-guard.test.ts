@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PushHistory } from '../../src/apns/push-history.js';
-import { buildSimulatorControl } from '../../src/apns/simulator-control.js';
+import { buildSimulatorControl } from '../../src/simulator/control.js';
+import { PushHistory } from '../../src/simulator/push-history.js';
 import { startSimulator } from '../delivery-helpers.js';
 import { type ForeignHost, makeForeignHost } from '../foreign-host.js';
 import { ManualClock } from '../helpers.js';

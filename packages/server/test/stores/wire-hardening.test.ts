@@ -194,7 +194,7 @@ describe('the 16 KB limit counts the request as it came over the wire', () => {
     const fill = (total: number) => {
       const bare = sendHead(token, `X-Title: CI\r\nContent-Length: 16\r\n`);
       const room = total - bare.length - 16;
-      return sendHead(token, `X-Title: ${' '.repeat(room)}CI\r\nContent-Length: 16\r\n`) + '{"message":"hi"}';
+      return `${sendHead(token, `X-Title: ${' '.repeat(room)}CI\r\nContent-Length: 16\r\n`)}{"message":"hi"}`;
     };
     expect(Buffer.byteLength(fill(16_384))).toBe(16_384);
     expect((await exchange(server.url, fill(16_384))).status).toBe(202);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { randomIds } from '../../src/ids.js';
+import { randomIds } from '../../src/kernel/ids.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashSecret, secretsEqual } from '../../src/secrets.js';
+import { hashSecret, secretsEqual } from '../../src/kernel/secrets.js';
 
 describe('secrets', () => {
   it('are stored as their SHA-256 in base64url: a change here would orphan every stored token and key', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TurnBatcher } from '../../src/turn-batcher.js';
+import { TurnBatcher } from '../../src/kernel/turn-batcher.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { ApiError } from '../../errors.js';
-import { hashSecret } from '../../secrets.js';
+import { ApiError } from '../../kernel/api-error.js';
+import { hashSecret } from '../../kernel/secrets.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 

@@ -1,7 +1,7 @@
 import { PLATFORMS } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../kernel/api-error.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch } from '../path-ids.js';

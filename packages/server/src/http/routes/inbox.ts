@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../errors.js';
-import { isIdShaped } from '../../ids.js';
-import { NOTIFICATION_RETENTION_MS } from '../../retention.js';
+import { ApiError } from '../../kernel/api-error.js';
+import { isIdShaped } from '../../kernel/ids.js';
+import { NOTIFICATION_RETENTION_MS } from '../../kernel/retention.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { inboxItemView } from '../views.js';
 

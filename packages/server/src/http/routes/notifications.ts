@@ -1,8 +1,8 @@
 import { HANDLED_ACTIONS } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { ApiError } from '../../errors.js';
-import { isIdShaped } from '../../ids.js';
+import { ApiError } from '../../kernel/api-error.js';
+import { isIdShaped } from '../../kernel/ids.js';
 import type { AppContext } from '../context.js';
 import { readBody } from '../management-body.js';
 import { noSuch } from '../path-ids.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { openApiDocument } from '../../openapi/document.js';
+import { openApiDocument } from '../openapi/document.js';
 
 /** The document's text, made on the first request and kept: it depends on nothing but the contract. */
 let document: string | undefined;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { CATALOG } from '../../catalog.js';
+import { CATALOG } from '../../kernel/catalog.js';
 
 export function sceneRoutes(app: FastifyInstance): void {
   app.get('/v1/scenes', { config: { credentials: ['send', 'account', 'admin'] } }, async () => CATALOG);

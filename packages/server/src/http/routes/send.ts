@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, valueOrThrow } from '../../errors.js';
+import { ApiError, valueOrThrow } from '../../kernel/api-error.js';
 import { parseJsonObject } from '../../send/json-body.js';
 import { notificationFromRequest } from '../../send/prepare.js';
 import type { SendSources } from '../../send/sources.js';

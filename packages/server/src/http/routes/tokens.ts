@@ -1,8 +1,8 @@
 import { isKnownScene, parseTimestamp } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { ApiError } from '../../errors.js';
-import { hashSecret } from '../../secrets.js';
+import { ApiError } from '../../kernel/api-error.js';
+import { hashSecret } from '../../kernel/secrets.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch } from '../path-ids.js';

@@ -1,4 +1,4 @@
-import { TurnBatcher } from '../../turn-batcher.js';
+import { TurnBatcher } from '../../kernel/turn-batcher.js';
 import { liveToken } from '../queries.js';
 import { accountFromRow, type Row, tokenOf } from '../rows.js';
 import { type Credential, type CredentialsPart, RETIRED_LISTED, type SendToken } from '../store.js';

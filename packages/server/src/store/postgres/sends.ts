@@ -1,6 +1,6 @@
-import { utcMonth } from '../../clock.js';
-import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../../retention.js';
-import { TurnBatcher } from '../../turn-batcher.js';
+import { utcMonth } from '../../kernel/clock.js';
+import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../../kernel/retention.js';
+import { TurnBatcher } from '../../kernel/turn-batcher.js';
 import { admit, countInWindow, type SecondCount, windowStart } from '../admission.js';
 import type { Row } from '../rows.js';
 import type { NewSend, SendOutcome, SendsPart } from '../store.js';

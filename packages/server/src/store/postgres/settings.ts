@@ -1,4 +1,4 @@
-import { TurnBatcher } from '../../turn-batcher.js';
+import { TurnBatcher } from '../../kernel/turn-batcher.js';
 import type { Pause, SettingsPart } from '../store.js';
 import type { PostgresConnection } from './connection.js';
 

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { DEFAULT_HISTORY } from './apns/push-history.js';
-import { ApnsSimulator, type SimulatorKey } from './apns/simulator.js';
-import { buildSimulatorControl } from './apns/simulator-control.js';
-import { readSettings, type Setting, type SettingValues, usageOf } from './settings.js';
+import { readSettings, type Setting, type SettingValues, usageOf } from '../config/settings.js';
+import { buildSimulatorControl } from './control.js';
+import { DEFAULT_HISTORY } from './push-history.js';
+import { ApnsSimulator, type SimulatorKey } from './simulator.js';
 
 /** Every setting of `foxbell-apns-sim`, once. */
 const APNS_SIM_SETTINGS = {

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import type { Clock } from '../clock.js';
-import type { ApnsConfig } from '../config.js';
-import { ApnsClient } from './client.js';
-import { newProviderKeyPem } from './provider-token.js';
-import type { ApnsTopics } from './push-request.js';
-import { ApnsSimulator } from './simulator.js';
-import { buildSimulatorControl } from './simulator-control.js';
+import type { ApnsConfig } from '../config/server-settings.js';
+import { ApnsClient } from '../delivery/apns/client.js';
+import { newProviderKeyPem } from '../delivery/apns/provider-token.js';
+import type { ApnsTopics } from '../delivery/apns/push-request.js';
+import type { Clock } from '../kernel/clock.js';
+import { buildSimulatorControl } from '../simulator/control.js';
+import { ApnsSimulator } from '../simulator/simulator.js';
 
 /** The push side of a process: the client, the topics, and the simulator when it runs inside. */
 export interface PushService {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock } from './clock.js';
-import type { IdSource } from './ids.js';
-import { hashSecret } from './secrets.js';
-import type { Store } from './store/store.js';
+import type { Clock } from '../kernel/clock.js';
+import type { IdSource } from '../kernel/ids.js';
+import { hashSecret } from '../kernel/secrets.js';
+import type { Store } from '../store/store.js';
 
 /** The simulated devices of a dev account: one of each platform. */
 export const DEV_DEVICES = [

@@ -21,11 +21,11 @@ import {
   TARGET_KEYWORDS,
 } from '@foxbell/sdk/contract';
 import * as z from 'zod';
-import { keyRotation, newAccount } from '../http/routes/accounts.js';
-import { pauseBody } from '../http/routes/admin.js';
-import { deviceChange, newDevice } from '../http/routes/devices.js';
-import { eventBody } from '../http/routes/notifications.js';
-import { newToken } from '../http/routes/tokens.js';
+import { keyRotation, newAccount } from '../routes/accounts.js';
+import { pauseBody } from '../routes/admin.js';
+import { deviceChange, newDevice } from '../routes/devices.js';
+import { eventBody } from '../routes/notifications.js';
+import { newToken } from '../routes/tokens.js';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 takes it). */
 export type JsonSchema = { [key: string]: unknown };

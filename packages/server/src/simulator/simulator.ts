@@ -6,11 +6,11 @@ import http2, {
   type ServerHttp2Stream,
 } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { type Clock, isoTime, systemClock } from '../clock.js';
-import { localCertificate } from '../local-certificate.js';
-import { providerTokenKeyId, publicKeyOf, verifyProviderToken } from './provider-token.js';
+import { providerTokenKeyId, publicKeyOf, verifyProviderToken } from '../delivery/apns/provider-token.js';
+import { MAX_PAYLOAD_BYTES } from '../delivery/apns/push-request.js';
+import { type Clock, isoTime, systemClock } from '../kernel/clock.js';
+import { localCertificate } from './local-certificate.js';
 import { DEFAULT_HISTORY, type HistoryBounds, PushHistory } from './push-history.js';
-import { MAX_PAYLOAD_BYTES } from './push-request.js';
 
 /** A push as the simulator received it, with the answer it gave. */
 export interface ReceivedPush {

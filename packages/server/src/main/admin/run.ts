@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { SERVER_SETTINGS } from '../config.js';
-import { readSecret } from '../settings.js';
+import { SERVER_SETTINGS } from '../../config/server-settings.js';
+import { readSecret } from '../../config/settings.js';
 import { ADMIN_COMMANDS, type AdminCommand, type OptionValues } from './commands.js';
 
 /** What `foxbell-server admin` touches of its process. */

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { buildPayload } from '../../apns/push-request.js';
-import type { ApnsSimulator, ReceivedPush } from '../../apns/simulator.js';
-import { isoTime } from '../../clock.js';
-import { ApiError } from '../../errors.js';
-import type { Device, Store } from '../../store/store.js';
-import { isLocalRequest } from '../local-only.js';
+import { buildPayload } from '../delivery/apns/push-request.js';
+import { ApiError } from '../kernel/api-error.js';
+import { isoTime } from '../kernel/clock.js';
+import { isLocalRequest } from '../kernel/local-only.js';
+import type { ApnsSimulator, ReceivedPush } from '../simulator/simulator.js';
+import type { Device, Store } from '../store/store.js';
 
 /** What the device page needs from the process: the dev account and the simulator inside. */
 export interface DevPageDeps {
@@ -15,8 +15,8 @@ export interface DevPageDeps {
   simulator(): ApnsSimulator | undefined;
 }
 
-// `dev-page/` at the package's root: one level up from the bundle in dist/, three from this file.
-const ASSETS = ['../dev-page/', '../../../dev-page/']
+// `dev-page/` at the package's root: one level up from the bundle in dist/, two from this file.
+const ASSETS = ['../dev-page/', '../../dev-page/']
   .map((relative) => new URL(relative, import.meta.url))
   .find((url) => existsSync(new URL('index.html', url))) as URL;
 const asset = (name: string) => readFileSync(new URL(name, ASSETS), 'utf8');

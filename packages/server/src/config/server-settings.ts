@@ -1,11 +1,11 @@
 import { isIP } from 'node:net';
-import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL } from './apns/endpoints.js';
-import type { ApnsTopics } from './apns/push-request.js';
-import { DEFAULT_LEASE_MS } from './delivery/attempts.js';
-import { DEFAULT_LIMITS, type ServiceLimits } from './http/context.js';
+import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL } from '../delivery/apns/endpoints.js';
+import type { ApnsTopics } from '../delivery/apns/push-request.js';
+import { DEFAULT_LEASE_MS } from '../delivery/attempts.js';
+import { DEFAULT_LIMITS, type ServiceLimits } from '../kernel/limits.js';
+import type { DatabaseConfig } from '../store/open.js';
+import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from '../store/postgres/options.js';
 import { readSettings, type Setting, type SettingValues, settingName, usageOf } from './settings.js';
-import type { DatabaseConfig } from './store/open.js';
-import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './store/postgres/options.js';
 
 /** Where pushes go: the simulator inside the process, or an APNs endpoint with a `.p8` key. */
 export type ApnsConfig =

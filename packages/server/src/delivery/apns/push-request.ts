@@ -1,5 +1,24 @@
-import { findSceneVersion, LEVEL_PUSH_PRIORITY, type Platform } from '@foxbell/sdk/contract';
-import type { ClaimedDestination } from '../store/store.js';
+import {
+  findSceneVersion,
+  LEVEL_PUSH_PRIORITY,
+  type Notification,
+  type Platform,
+} from '@foxbell/sdk/contract';
+
+/**
+ * What a push is made of: one destination of one notification. The store's claimed destinations
+ * are of this shape; the transport needs no more of them (and imports nothing of the store).
+ */
+export interface PushDestination {
+  notificationId: string;
+  platform: Platform;
+  pushToken: string;
+  /** Fixed when the destination was made; the same on every attempt. */
+  apnsId: string;
+  senderName: string;
+  notification: Notification;
+  expiresAt: number;
+}
 
 /** APNs refuses a payload over 4 KB (`413 PayloadTooLarge`). */
 export const MAX_PAYLOAD_BYTES = 4096;
@@ -25,7 +44,7 @@ const ELLIPSIS = '…';
  * still too big, the image, the link and the scene parameters are left out in that order (the app
  * gets them from the inbox the same way).
  */
-export function pushRequestFor(destination: ClaimedDestination, topics: ApnsTopics): PushRequest {
+export function pushRequestFor(destination: PushDestination, topics: ApnsTopics): PushRequest {
   const shared = sharedPartsOf(destination);
   const headers: Record<string, string> = {
     'apns-push-type': 'alert',
@@ -56,14 +75,14 @@ interface SharedParts {
  * they are made once per notification (the claimed destinations of one notification share its
  * object), not once per device.
  */
-const shared = new WeakMap<ClaimedDestination['notification'], SharedParts>();
+const shared = new WeakMap<PushDestination['notification'], SharedParts>();
 
 function sharedPartsOf({
   notification,
   notificationId,
   senderName,
   expiresAt,
-}: ClaimedDestination): SharedParts {
+}: PushDestination): SharedParts {
   const cached = shared.get(notification);
   if (
     cached?.notificationId === notificationId &&
@@ -86,7 +105,7 @@ function sharedPartsOf({
 
 /** The JSON payload, within APNs' 4 KB: a long message is shortened, then optional keys dropped. */
 export function buildPayload(
-  n: ClaimedDestination['notification'],
+  n: PushDestination['notification'],
   notificationId: string,
   senderName: string,
 ): string {

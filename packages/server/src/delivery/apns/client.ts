@@ -1,5 +1,5 @@
 import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../kernel/clock.js';
 import { type ProviderKey, ProviderTokenSource } from './provider-token.js';
 import type { PushRequest } from './push-request.js';
 

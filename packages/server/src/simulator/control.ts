@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { isLocalHost, isLocalRequest } from '../http/local-only.js';
+import { isLocalHost, isLocalRequest } from '../kernel/local-only.js';
 import type { ApnsSimulator } from './simulator.js';
 
 const pushTokenParams = z.object({ pushToken: z.string().regex(/^[0-9a-fA-F]{64}$/) });

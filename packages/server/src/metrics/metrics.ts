@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DESTINATION_STATES } from '@foxbell/sdk/contract';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Clock } from './clock.js';
-import { isLocalHost, isLoopbackAddress, requestedHost } from './http/local-only.js';
-import type { Store } from './store/store.js';
+import type { Clock } from '../kernel/clock.js';
+import { isLocalHost, isLoopbackAddress, requestedHost } from '../kernel/local-only.js';
+import type { Store } from '../store/store.js';
 
 /**
  * What this process counts, in Prometheus' text format (prom-client). Counters are this process's

@@ -6,7 +6,7 @@ import {
   sign,
   verify,
 } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../kernel/clock.js';
 
 /** What token-based APNs authentication needs: the `.p8` key and the ids Apple issued with it. */
 export interface ProviderKey {

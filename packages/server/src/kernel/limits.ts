@@ -1,0 +1,41 @@
+/**
+ * Every limit of the service, in one place: the spec's rate limits and quota (which the store
+ * admits sends by), the account's sizes, and the brakes of this process. Defaults are the spec's;
+ * operators and benchmarks may change them (`--rate-per-token` and the rest).
+ */
+
+/** The per-minute windows and the monthly quota a send is admitted by. */
+export interface RateLimits {
+  perTokenPerMinute: number;
+  perAccountPerMinute: number;
+  perAccountPerMonth: number;
+}
+
+export interface ServiceLimits extends RateLimits {
+  devicesPerAccount: number;
+  tokensPerAccount: number;
+  /**
+   * Sends being stored at once in this process. Past it a send is shed at once with `503` and
+   * `Retry-After: 1` instead of queueing: under overload the queue, and every client's wait, would
+   * otherwise grow without end.
+   */
+  sendsInFlight: number;
+  /** Management writes (devices, tokens, key, account) per account per minute. */
+  managementWritesPerMinute: number;
+  /** Reports of a notification opened or cleared, per account per minute. */
+  eventsPerMinute: number;
+  /** Unknown credentials per client address per minute, before its requests are refused for a while. */
+  failedCredentialsPerMinute: number;
+}
+
+export const DEFAULT_LIMITS: ServiceLimits = {
+  perTokenPerMinute: 30,
+  perAccountPerMinute: 60,
+  perAccountPerMonth: 10_000,
+  devicesPerAccount: 20,
+  tokensPerAccount: 50,
+  sendsInFlight: 1000,
+  managementWritesPerMinute: 60,
+  eventsPerMinute: 120,
+  failedCredentialsPerMinute: 30,
+};

@@ -1,0 +1,104 @@
+import type { Server as TlsServer } from 'node:tls';
+import { buildApp } from '../app.js';
+import type { ServerConfig } from '../config/server-settings.js';
+import { devModeBanner } from '../dev/announce.js';
+import { readDevSession } from '../dev/session.js';
+import { TLS_POLICY } from '../http/tls-policy.js';
+import type { Clock } from '../kernel/clock.js';
+import { randomBase62, randomIds } from '../kernel/ids.js';
+import { PURGE_INTERVAL_MS, retentionCutoffs } from '../kernel/retention.js';
+import { Metrics } from '../metrics/metrics.js';
+import { openStore } from '../store/open.js';
+import { announceMetrics, type Delivery, startDelivery } from './delivery.js';
+import { handleSignals } from './lifecycle.js';
+import { readTls } from './tls-files.js';
+
+/** `foxbell-server`: the API, and delivery in the same process unless `--workers` is 0. */
+export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
+  // In dev mode an admin key is made up when none is given, so every route can be tried.
+  const adminKey = config.adminKey ?? (config.dev ? `fox_admin_${randomBase62(32)}` : undefined);
+  const store = await openStore(config.database, 'api');
+  let delivery: Delivery | undefined;
+  let signals: { stopping(): boolean } | undefined;
+  const metrics = config.metrics && new Metrics(store, clock);
+  const tls = config.tls && (await readTls(config.tls));
+  const app = buildApp({
+    ...(tls ? { tls } : {}),
+    trustProxy: config.trustProxy,
+    store,
+    clock,
+    ids: randomIds,
+    adminKey,
+    limits: config.limits,
+    logger: { level: config.logLevel, stream: process.stderr },
+    onQueued: () => delivery?.worker.poke(),
+    health: {
+      stopping: () => signals?.stopping() ?? false,
+      ...(config.workers > 0 ? { credentialRefused: () => delivery?.worker.credentialRefused ?? false } : {}),
+    },
+    ...(metrics ? { metrics } : {}),
+    ...(config.dev
+      ? {
+          devPage: {
+            session: async () => {
+              const accountId = await store.getSetting('dev_account');
+              const saved = await readDevSession(config.dataDir);
+              return accountId && saved ? { accountId, accountKey: saved.accountKey } : undefined;
+            },
+            simulator: () => delivery?.push.simulator,
+          },
+        }
+      : {}),
+  });
+  delivery = await startDelivery(config, store, clock, metrics, {
+    error: (message, details) => app.log.error(details ?? {}, message),
+  });
+
+  const purge = async () => {
+    const purged = await store.purge(retentionCutoffs(clock.now()));
+    app.log.info(purged, 'purged what is past its retention');
+  };
+  await purge();
+  const purgeTimer = setInterval(
+    () => purge().catch((error) => app.log.error({ err: error }, 'purge failed')),
+    PURGE_INTERVAL_MS,
+  );
+  purgeTimer.unref();
+
+  const metricsServer = await announceMetrics(metrics, config);
+  const files = config.tls;
+  signals = handleSignals({
+    stop: async (signal) => {
+      app.log.info({ signal }, 'stopping: no new requests; waiting for those in flight');
+      clearInterval(purgeTimer);
+      metricsServer?.close();
+      await app.close();
+      await delivery?.stop();
+      await store.close();
+    },
+    onOvertime: () => app.log.warn('requests still in flight after the grace period; closing anyway'),
+    reload: () => {
+      if (!files) {
+        app.log.info({ signal: 'SIGHUP' }, 'nothing to read again: no --tls-cert');
+        return;
+      }
+      // A renewed certificate is taken without a restart: connections made from now on get it.
+      readTls(files).then(
+        (renewed) => {
+          (app.server as unknown as TlsServer).setSecureContext({ ...TLS_POLICY, ...renewed });
+          app.log.info({ cert: files.certFile }, 'certificate and key read again');
+        },
+        (error: unknown) =>
+          app.log.error({ err: error }, 'reading the certificate or key failed; the ones in use stay'),
+      );
+    },
+  });
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  const baseUrl = address.replace('[::1]', 'localhost');
+  if (config.dev) process.stdout.write(await devModeBanner(store, clock, config.dataDir, baseUrl, adminKey));
+  if (delivery?.push.controlUrl) {
+    process.stdout.write(`foxbell-server APNs simulator control API on ${delivery.push.controlUrl}\n`);
+  }
+  process.stdout.write(`foxbell-server listening on ${baseUrl}\n`);
+}

@@ -1,0 +1,30 @@
+import type { ServerConfig } from '../config/server-settings.js';
+import type { DeliveryLog } from '../delivery/worker.js';
+import type { Clock } from '../kernel/clock.js';
+import { Metrics } from '../metrics/metrics.js';
+import { describeDatabase, openStore } from '../store/open.js';
+import { announceMetrics, type Delivery, startDelivery } from './delivery.js';
+import { handleSignals } from './lifecycle.js';
+
+/** `foxbell-server worker`: delivery only, on the database a server also uses. */
+export async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
+  const store = await openStore(config.database, 'worker');
+  const line = (level: 'info' | 'error', message: string, details?: Record<string, unknown>) =>
+    process.stderr.write(`${JSON.stringify({ level, time: clock.now(), msg: message, ...details })}\n`);
+  const log: DeliveryLog = { error: (message, details) => line('error', message, details) };
+  const metrics = config.metrics && new Metrics(store, clock);
+  const delivery = (await startDelivery(config, store, clock, metrics, log)) as Delivery;
+  const metricsServer = await announceMetrics(metrics, config);
+  handleSignals({
+    stop: async () => {
+      metricsServer?.close();
+      await delivery.stop();
+      await store.close();
+    },
+    // A worker has nothing to read again.
+    reload: () => line('info', 'nothing to read again', { signal: 'SIGHUP' }),
+  });
+  process.stdout.write(
+    `foxbell-server worker ${delivery.worker.owner} delivering from ${describeDatabase(config.database)}\n`,
+  );
+}

@@ -1,0 +1,118 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The server's rooms and the doors between them (docs/architecture.md draws them). A room is a
+ * folder of src/ (delivery/apns and the two stores count as rooms of their own, since they have
+ * rules of their own); each may import only the rooms listed here. Read from the source itself, so
+ * an import that crosses an edge fails here the day it is written.
+ */
+const ALLOWED: Record<string, readonly string[]> = {
+  // The shared kernel: clock, ids, secrets, limits, batching, errors as data. Imports nothing of the server.
+  kernel: [],
+  // The settings table and its reader: the defaults it names come from the rooms that own them.
+  config: ['kernel', 'store', 'store/postgres', 'delivery', 'delivery/apns'],
+  store: ['kernel', 'store/sqlite', 'store/postgres'],
+  'store/sqlite': ['kernel', 'store'],
+  'store/postgres': ['kernel', 'store'],
+  send: ['kernel', 'store'],
+  metrics: ['kernel', 'store'],
+  // A transport knows its protocol and the kernel, nothing of the store or the worker.
+  'delivery/apns': ['kernel'],
+  delivery: ['kernel', 'store', 'metrics', 'delivery/apns'],
+  // The API never reaches into one database's code.
+  http: ['kernel', 'send', 'store', 'metrics'],
+  simulator: ['kernel', 'config', 'delivery/apns'],
+  dev: ['kernel', 'config', 'store', 'http', 'simulator', 'delivery/apns'],
+  'app.ts': ['kernel', 'http', 'dev', 'metrics', 'store'],
+  'index.ts': [
+    'kernel',
+    'http',
+    'store',
+    'store/sqlite',
+    'store/postgres',
+    'delivery',
+    'delivery/apns',
+    'app.ts',
+  ],
+  // The processes: they put everything together, and nothing imports them.
+  main: [
+    'kernel',
+    'config',
+    'store',
+    'store/sqlite',
+    'store/postgres',
+    'metrics',
+    'delivery',
+    'delivery/apns',
+    'http',
+    'simulator',
+    'dev',
+    'app.ts',
+  ],
+};
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+
+/** The room of a file of src/, by its path from src/. */
+function roomOf(file: string): string {
+  const parts = file.split('/');
+  if (parts.length === 1) return file;
+  const [top = '', second = ''] = parts;
+  if ((top === 'delivery' || top === 'store') && parts.length > 2) return `${top}/${second}`;
+  return top;
+}
+
+function sourceFiles(dir = SRC): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const at = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(at);
+    return entry.name.endsWith('.ts') ? [path.relative(SRC, at)] : [];
+  });
+}
+
+/** Every relative import of a file (static, re-exported or dynamic), as a source path from src/. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(path.join(SRC, file), 'utf8');
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map(([, spec]) =>
+    path.relative(SRC, path.resolve(SRC, path.dirname(file), spec as string)).replace(/\.js$/, '.ts'),
+  );
+}
+
+describe("the server's rooms", () => {
+  const files = sourceFiles();
+
+  it('holds only app.ts and index.ts at the root of src/', () => {
+    expect(files.filter((file) => !file.includes('/')).sort()).toEqual(['app.ts', 'index.ts']);
+  });
+
+  it('puts every file in a room whose doors are written down', () => {
+    expect(files.map(roomOf).filter((room) => !(room in ALLOWED))).toEqual([]);
+  });
+
+  it('crosses no edge: each room imports only the rooms it may', () => {
+    const crossings = files.flatMap((file) => {
+      const from = roomOf(file);
+      return importsOf(file)
+        .map(roomOf)
+        .filter((to) => to !== from && !ALLOWED[from]?.includes(to))
+        .map((to) => `${file} -> ${to}`);
+    });
+    expect(crossings).toEqual([]);
+  });
+
+  it('lets nothing import main/, and only main/ and dev/ import the simulator', () => {
+    const into = (room: string) =>
+      files.filter(
+        (file) => roomOf(file) !== room && importsOf(file).some((target) => roomOf(target) === room),
+      );
+    expect(into('main')).toEqual([]);
+    expect(
+      into('simulator')
+        .map(roomOf)
+        .filter((room) => room !== 'main' && room !== 'dev'),
+    ).toEqual([]);
+  });
+});
