@@ -18,7 +18,6 @@ import {
 import { FailedCredentialLimit } from './http/failed-credentials.js';
 import { loggedPath } from './http/log-safe-path.js';
 import { ManagementWriteLimit } from './http/management-rate.js';
-import { registerPathIds } from './http/path-ids.js';
 import { registerRateLimitHeaders } from './http/rate-limit-headers.js';
 import { registerRequestSize } from './http/request-size.js';
 import { accountRoutes } from './http/routes/accounts.js';
@@ -199,7 +198,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   registerRequestSize(app);
   registerAuth(app, ctx);
-  registerPathIds(app);
   registerBodyParsers(app);
   registerErrorHandling(app);
   if (logRequest) app.addHook('onResponse', async (request, reply) => logRequest(request, reply));

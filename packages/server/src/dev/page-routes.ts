@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildPayload } from '../delivery/apns/push-request.js';
+import { pathIdOf } from '../http/path-ids.js';
 import { ApiError } from '../kernel/api-error.js';
 import { isoTime } from '../kernel/clock.js';
 import { isLocalRequest } from '../kernel/local-only.js';
@@ -136,7 +137,7 @@ function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
   // Each device's state for a notification, with device ids (the spec's record leaves them out).
   app.get<{ Params: { id: string } }>(
     '/dev/notifications/:id',
-    { config: { pathId: 'ntf' } },
+    { onRequest: pathIdOf('ntf') },
     async (request) => {
       // Polled by the page for every card still moving: no device listing here.
       const session = await sessionOf();

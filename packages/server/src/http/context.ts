@@ -5,7 +5,6 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Account, Credential, SendToken, Store } from '../store/store.js';
 import type { FailedCredentialLimit } from './failed-credentials.js';
 import type { AccountWriteScope, ManagementWriteLimit } from './management-rate.js';
-import type { PathIdPrefix } from './path-ids.js';
 
 /** What every route may use: one object, made once by buildApp. */
 export interface AppContext {
@@ -61,8 +60,6 @@ declare module 'fastify' {
      * for its devices, tokens, key or existence; `account_events` for opened and cleared reports.
      */
     accountWrite?: AccountWriteScope;
-    /** The kind of id the route's `:id` is: another shape is `404` before any store is asked. */
-    pathId?: PathIdPrefix;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { onRequestHookHandler } from 'fastify';
 import { ApiError } from '../kernel/api-error.js';
 import { type IdPrefix, isIdShaped } from '../kernel/ids.js';
 
@@ -12,15 +12,14 @@ export function noSuch(prefix: PathIdPrefix): ApiError {
 }
 
 /**
- * A route that names a resource by `:id` says which kind (`config.pathId`); an id of another shape
- * is answered as one that exists nowhere, once, here, before any store sees it. (Registered after
- * auth: a request without a credential is `401` whatever its path holds.)
+ * The route hook of a route that names a resource by `:id`: an id of another shape is answered as
+ * one that exists nowhere, here, before any store sees it. A route's own hooks run after the
+ * app's, so a request without a credential is `401` whatever its path holds; and the routes
+ * without an id (a send) pay nothing for it.
  */
-export function registerPathIds(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => {
-    const prefix = request.routeOptions.config.pathId;
-    if (prefix === undefined) return done();
+export function pathIdOf(prefix: PathIdPrefix): onRequestHookHandler {
+  return (request, _reply, done) => {
     const { id } = request.params as { id?: string };
     done(id !== undefined && isIdShaped(prefix, id) ? undefined : noSuch(prefix));
-  });
+  };
 }

@@ -65,12 +65,11 @@ export function registerRequestSize(app: FastifyInstance): void {
     );
     done(total > LIMITS.requestBytes ? tooLarge(total) : undefined);
   });
-  // A body is counted as it comes in; only requests that have one pay for the stream between.
+  // A chunked body is counted as it comes in, framing and all, and cut off past the limit. One
+  // with a Content-Length needs no stream between: its length was checked above, and the body
+  // parsers count it with the head's padding once it is in, before it is used.
   app.addHook('preParsing', (request, _reply, payload, done) => {
-    const { headers } = request;
-    if (headers['transfer-encoding'] === undefined && (headers['content-length'] ?? '0') === '0') {
-      return done(null, payload);
-    }
+    if (request.headers['transfer-encoding'] === undefined) return done(null, payload);
     const counting = new Transform({
       transform(chunk, _encoding, next) {
         const total = wireBytes(request);

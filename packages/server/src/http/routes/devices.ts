@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { ApiError } from '../../kernel/api-error.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
-import { noSuch } from '../path-ids.js';
+import { noSuch, pathIdOf } from '../path-ids.js';
 import { deviceView } from '../views.js';
 
 /** A device name is what a send's `target` names, so it follows the same rule: 1-64 bytes of text. */
@@ -71,7 +71,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.patch<{ Params: { id: string } }>(
     '/v1/devices/:id',
-    { config: { credentials: ['account'], accountWrite: 'account_changes', pathId: 'dev' } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes' }, onRequest: pathIdOf('dev') },
     async (request) => {
       const account = callerAccount(request.caller);
       const body = readBody(request, deviceChange);
@@ -86,7 +86,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete<{ Params: { id: string } }>(
     '/v1/devices/:id',
-    { config: { credentials: ['account'], accountWrite: 'account_changes', pathId: 'dev' } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes' }, onRequest: pathIdOf('dev') },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       if (!(await ctx.store.removeDevice(account.id, request.params.id, ctx.clock.now())))

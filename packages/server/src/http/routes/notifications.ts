@@ -5,7 +5,7 @@ import { ApiError } from '../../kernel/api-error.js';
 import { isIdShaped } from '../../kernel/ids.js';
 import type { AppContext } from '../context.js';
 import { readBody } from '../management-body.js';
-import { noSuch } from '../path-ids.js';
+import { noSuch, pathIdOf } from '../path-ids.js';
 import { statusRecordView } from '../views.js';
 
 const notFound = () => noSuch('ntf');
@@ -23,7 +23,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
    */
   app.get<{ Params: { id: string } }>(
     '/v1/notifications/:id/status',
-    { config: { credentials: ['send', 'account'], pathId: 'ntf' } },
+    { config: { credentials: ['send', 'account'] }, onRequest: pathIdOf('ntf') },
     async (request) => {
       const { caller } = request;
       const stored = await ctx.store.getNotification(request.params.id);
@@ -39,7 +39,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
 
   app.post<{ Params: { id: string } }>(
     '/v1/notifications/:id/events',
-    { config: { credentials: ['account'], accountWrite: 'account_events', pathId: 'ntf' } },
+    { config: { credentials: ['account'], accountWrite: 'account_events' }, onRequest: pathIdOf('ntf') },
     async (request, reply) => {
       if (request.caller?.kind !== 'account') throw notFound();
       const body = readBody(request, eventBody);

@@ -5,7 +5,7 @@ import { ApiError } from '../../kernel/api-error.js';
 import { hashSecret } from '../../kernel/secrets.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
-import { noSuch } from '../path-ids.js';
+import { noSuch, pathIdOf } from '../path-ids.js';
 import { tokenView } from '../views.js';
 
 export const newToken = z.strictObject({
@@ -80,7 +80,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete<{ Params: { id: string } }>(
     '/v1/tokens/:id',
-    { config: { credentials: ['account'], accountWrite: 'account_changes', pathId: 'tok' } },
+    { config: { credentials: ['account'], accountWrite: 'account_changes' }, onRequest: pathIdOf('tok') },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       if (!(await ctx.store.revokeToken(account.id, request.params.id, ctx.clock.now()))) {
