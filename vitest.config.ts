@@ -3,24 +3,57 @@ import { defineConfig } from 'vitest/config';
 // One project per package; `pnpm test` runs them all, `vitest run --project sdk` one of them.
 // The server's suite runs a second time on PostgreSQL, each test on a schema of its own: the
 // files under test/stores/ and test/postgres/ (the latter only there).
+
+/**
+ * `pnpm test:fast` (`FOXBELL_TIER=fast`): every unit and contract test that starts no process (no
+ * server process, browser, proxy or other Node), on SQLite, the SDK's and the server's. `pnpm test`
+ * runs everything.
+ */
+const FAST = process.env.FOXBELL_TIER === 'fast';
+/** Files that start a process of some kind, by the project they belong to. */
+const STARTS_PROCESSES = {
+  sdk: ['test/packaging.test.ts'],
+  server: [
+    'test/process/**',
+    'test/runtimes/**',
+    'test/sqlite/crash.test.ts',
+    'test/stores/dev-page.test.ts',
+    'test/stores/overload.test.ts',
+    'test/stores/simulator-guard.test.ts',
+  ],
+};
+
 export default defineConfig({
   test: {
-    projects: [
-      'packages/*',
-      // The example of testing an app with @foxbell/sdk/testing runs as users would run it.
-      'examples/testing-with-vitest',
-      {
-        // Not `extends` of the server's config: arrays such as `exclude` would be merged.
-        root: './packages/server',
-        test: {
-          name: 'server-postgres',
-          env: { FOXBELL_TEST_STORE: 'postgres' },
-          // By folder (packages/server/vitest.config.ts): the tests that touch a store, and those
-          // of PostgreSQL alone.
-          include: ['test/stores/**/*.test.ts', 'test/postgres/**/*.test.ts'],
-          globalSetup: ['./test/postgres-setup.ts'],
-        },
-      },
-    ],
+    projects: FAST
+      ? [
+          {
+            extends: './packages/sdk/vitest.config.ts',
+            root: './packages/sdk',
+            test: { exclude: ['**/node_modules/**', ...STARTS_PROCESSES.sdk] },
+          },
+          {
+            extends: './packages/server/vitest.config.ts',
+            root: './packages/server',
+            test: { exclude: ['**/node_modules/**', 'test/postgres/**', ...STARTS_PROCESSES.server] },
+          },
+        ]
+      : [
+          'packages/*',
+          // The example of testing an app with @foxbell/sdk/testing runs as users would run it.
+          'examples/testing-with-vitest',
+          {
+            // Not `extends` of the server's config: arrays such as `exclude` would be merged.
+            root: './packages/server',
+            test: {
+              name: 'server-postgres',
+              env: { FOXBELL_TEST_STORE: 'postgres' },
+              // By folder (packages/server/vitest.config.ts): the tests that touch a store, and those
+              // of PostgreSQL alone.
+              include: ['test/stores/**/*.test.ts', 'test/postgres/**/*.test.ts'],
+              globalSetup: ['./test/postgres-setup.ts'],
+            },
+          },
+        ],
   },
 });

@@ -45,7 +45,7 @@ export {
   TimeoutError,
   ValidationError,
 } from './errors.js';
-export type { Logger, LogLevel } from './internal/log.js';
-export type { RetryInfo } from './internal/request.js';
-export { FoxbellPromise, type WithResponse } from './internal/response-promise.js';
+export type { Logger, LogLevel } from './logging.js';
+export { FoxbellPromise, type WithResponse } from './response-promise.js';
+export type { RetryInfo } from './retry.js';
 export type { RetryDecision, RetryReason, StopReason } from './retry.js';

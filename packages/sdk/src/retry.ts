@@ -1,6 +1,6 @@
 /**
  * The spec's client retry policy (Errors, rule 3) as pure functions: what to retry and how
- * long to wait. The request loop in client.ts only carries out what `decideRetry` says.
+ * long to wait. The request loop (internal/request.ts) only carries out what `decideRetry` says.
  */
 
 /** At most this many retries after the first attempt, whatever the caller asks. */
@@ -15,6 +15,19 @@ export const MAX_WAIT_MS = 60_000;
 export const ATTEMPT_TIMEOUT_MS = 30_000;
 
 export type RetryReason = 'rate_limited' | 'server_error' | 'network' | 'timeout';
+
+/** What `onRetry` is told before each retry. */
+export interface RetryInfo {
+  /** 1 for the first retry, up to 3. */
+  attempt: number;
+  waitMs: number;
+  reason: RetryReason;
+  /** The status of the attempt that failed, when it got one. */
+  status?: number;
+  code?: string;
+  requestId?: string;
+}
+
 
 export type StopReason =
   | 'not_retryable'

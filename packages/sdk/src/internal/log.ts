@@ -1,15 +1,5 @@
 import { FoxbellError } from '../errors.js';
-
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'off'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** Anything with these four methods: `console`, pino, winston, a test's recorder. */
-export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
+import { LOG_LEVELS, type Logger, type LogLevel } from '../logging.js';
 
 /** Writes one line at a level, or nothing below the chosen one. Never given a token or message text. */
 export type Log = (level: Exclude<LogLevel, 'off'>, message: string, fields: Record<string, unknown>) => void;

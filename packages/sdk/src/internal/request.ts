@@ -9,20 +9,8 @@ import {
   type FoxbellError,
   TimeoutError,
 } from '../errors.js';
-import { decideRetry, type RetryReason } from '../retry.js';
+import { decideRetry, type RetryInfo } from '../retry.js';
 import type { Log } from './log.js';
-
-/** What `onRetry` is told before each retry. */
-export interface RetryInfo {
-  /** 1 for the first retry, up to 3. */
-  attempt: number;
-  waitMs: number;
-  reason: RetryReason;
-  /** The status of the attempt that failed, when it got one. */
-  status?: number;
-  code?: string;
-  requestId?: string;
-}
 
 export interface Transport {
   ky: KyInstance;

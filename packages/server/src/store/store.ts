@@ -169,13 +169,13 @@ export interface Pause {
   retryAfterSeconds: number;
 }
 
-/** A device to register: its fields but those the store sets (active, and the time, given as `now`). */
 /**
  * How many revoked or expired tokens, and removed devices, an account's lists show (the newest):
  * however many a script made and retired, a list stays small.
  */
 export const RETIRED_LISTED = 50;
 
+/** A device to register: its fields but those the store sets (active, and the time, given as `now`). */
 export type NewDevice = Omit<Device, 'active' | 'createdAt'> & { now: number };
 
 /**

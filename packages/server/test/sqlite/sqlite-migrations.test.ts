@@ -1,6 +1,7 @@
 import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { DESTINATION_STATES } from '@foxbell/sdk/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/kernel/secrets.js';
 import { openSqliteStore } from '../../src/store/sqlite/open.js';
@@ -96,6 +97,22 @@ describe('SQLite migrations', () => {
     const store = openSqliteStore({ dataDir: dir });
     open.push(store);
     expect(await store.destinationCounts()).toEqual({ accepted: 2, failed_permanent: 1 });
+    // A row for every final state the interface has (a state without one would never be counted);
+    // pending and sending are counted when read.
+    const counts = new DatabaseSync(file, { readOnly: true });
+    try {
+      const states = counts.prepare('SELECT state FROM destination_state_counts ORDER BY state').all();
+      expect(states.map((row) => row.state)).toEqual(
+        DESTINATION_STATES.filter((state) => state !== 'pending' && state !== 'sending').sort(),
+      );
+      const plan = counts
+        .prepare("EXPLAIN QUERY PLAN SELECT count(*) FROM destinations WHERE state = 'pending'")
+        .all()
+        .map((row) => row.detail);
+      expect(plan.join(' ')).toMatch(/USING COVERING INDEX destinations_(pending|device_pending)/);
+    } finally {
+      counts.close();
+    }
     expect((await store.getNotification('ntf_1'))?.handled).toEqual([
       { deviceId: 'dev_1', platform: 'ios', action: 'opened', at: T0 + 1 },
       { deviceId: 'dev_1', platform: 'ios', action: 'cleared', at: T0 + 3 },

@@ -640,8 +640,7 @@ describe('workers sharing a store', () => {
       json: { message: 'm' },
     });
     void dead.tick();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(pushed).toHaveLength(3);
+    await vi.waitFor(() => expect(pushed).toHaveLength(3));
 
     await server.worker.tick();
     expect(server.sim.received()).toEqual([]);
@@ -699,13 +698,20 @@ describe('workers sharing a store', () => {
   it('hands pushes still in flight back at once when a stop runs out of time, uncounted', async () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);
-    const stuck = server.addWorker({ push: () => new Promise(() => {}), renewToken() {} });
+    let pushing = false;
+    const stuck = server.addWorker({
+      push: () => {
+        pushing = true;
+        return new Promise(() => {});
+      },
+      renewToken() {},
+    });
     const reply = await server.request('POST', '/v1/notifications', {
       token: account.token,
       json: { message: 'm', target: 'iphone' },
     });
     void stuck.tick();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(pushing).toBe(true));
     await stuck.stop(10);
     await server.worker.tick();
     expect(server.sim.received().map((push) => push.status)).toEqual([200]);

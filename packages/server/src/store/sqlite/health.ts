@@ -19,7 +19,14 @@ export function sqliteHealth(db: SqliteConnection): HealthPart {
     async destinationCounts() {
       return Object.fromEntries(
         db
-          .all('SELECT state, n FROM destination_state_counts WHERE n <> 0')
+          .all(
+            // The final states from their counts; pending and sending through their partial
+            // indexes (destinations_pending_due, destinations_leased): what waits or is in flight.
+            `SELECT state, n FROM destination_state_counts WHERE n <> 0
+             UNION ALL SELECT 'pending', count(*) FROM destinations WHERE state = 'pending'
+             UNION ALL SELECT 'sending', count(*) FROM destinations WHERE state = 'sending'`,
+          )
+          .filter((row) => Number(row.n) !== 0)
           .map((row) => [row.state as DestinationState, Number(row.n)]),
       );
     },

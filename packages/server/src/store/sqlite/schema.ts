@@ -143,26 +143,34 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   DROP INDEX destinations_device_state;
   CREATE INDEX destinations_device_pending ON destinations(device_id) WHERE state = 'pending';
   `,
-  // How many destinations are in each state, kept by triggers in the writes' own transactions, so
-  // that a metrics scrape reads eight rows instead of grouping the whole table (0.5 s of the event
-  // loop at a million rows). SQLite has one writer at a time: one row per state is enough.
+  // How many destinations have ended in each final state, kept by triggers in the writes' own
+  // transactions, so that a metrics scrape reads five rows instead of grouping the whole table
+  // (0.5 s of the event loop at a million rows). Those waiting or in flight (pending, sending)
+  // are counted when scraped, through their partial indexes: that is the work not yet done, and
+  // counting them here would run a trigger at every step of every push (it cost delivery 15% of
+  // its pushes a second); a final state is reached once. SQLite has one writer at a time: one row
+  // per state is enough, each made here, so a trigger is one update by primary key.
   `
   CREATE TABLE destination_state_counts (
     state TEXT PRIMARY KEY,
     n INTEGER NOT NULL
   );
-  INSERT INTO destination_state_counts (state, n) SELECT state, count(*) FROM destinations GROUP BY state;
-  CREATE TRIGGER destinations_counted_insert AFTER INSERT ON destinations BEGIN
-    INSERT INTO destination_state_counts (state, n) VALUES (NEW.state, 1)
-      ON CONFLICT (state) DO UPDATE SET n = n + 1;
+  INSERT INTO destination_state_counts (state, n)
+    VALUES ('accepted', 0), ('failed_permanent', 0), ('expired', 0), ('superseded', 0), ('skipped', 0);
+  UPDATE destination_state_counts
+    SET n = (SELECT count(*) FROM destinations d WHERE d.state = destination_state_counts.state);
+  CREATE TRIGGER destinations_counted_insert AFTER INSERT ON destinations
+    WHEN NEW.state NOT IN ('pending', 'sending') BEGIN
+    UPDATE destination_state_counts SET n = n + 1 WHERE state = NEW.state;
   END;
   CREATE TRIGGER destinations_counted_update AFTER UPDATE OF state ON destinations
-    WHEN OLD.state <> NEW.state BEGIN
-    UPDATE destination_state_counts SET n = n - 1 WHERE state = OLD.state;
-    INSERT INTO destination_state_counts (state, n) VALUES (NEW.state, 1)
-      ON CONFLICT (state) DO UPDATE SET n = n + 1;
+    WHEN OLD.state <> NEW.state
+      AND (OLD.state NOT IN ('pending', 'sending') OR NEW.state NOT IN ('pending', 'sending')) BEGIN
+    UPDATE destination_state_counts SET n = n + (state = NEW.state) - (state = OLD.state)
+      WHERE state IN (OLD.state, NEW.state);
   END;
-  CREATE TRIGGER destinations_counted_delete AFTER DELETE ON destinations BEGIN
+  CREATE TRIGGER destinations_counted_delete AFTER DELETE ON destinations
+    WHEN OLD.state NOT IN ('pending', 'sending') BEGIN
     UPDATE destination_state_counts SET n = n - 1 WHERE state = OLD.state;
   END;
   `,
