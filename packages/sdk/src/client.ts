@@ -24,10 +24,10 @@ import { FoxbellError, TimeoutError, ValidationError } from './errors.js';
 import { parseJson } from './internal/json.js';
 import { logOf } from './internal/log.js';
 import { type HttpResponse, send, sleep, type Transport } from './internal/request.js';
+import { SDK_VERSION } from './internal/version.js';
 import type { Logger, LogLevel } from './logging.js';
 import { FoxbellPromise, type WithResponse } from './response-promise.js';
 import type { RetryInfo } from './retry.js';
-import { SDK_VERSION } from './internal/version.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_RETRIES } from './retry.js';
 
 export interface FoxbellOptions {

@@ -47,5 +47,4 @@ export {
 } from './errors.js';
 export type { Logger, LogLevel } from './logging.js';
 export { FoxbellPromise, type WithResponse } from './response-promise.js';
-export type { RetryInfo } from './retry.js';
-export type { RetryDecision, RetryReason, StopReason } from './retry.js';
+export type { RetryDecision, RetryInfo, RetryReason, StopReason } from './retry.js';

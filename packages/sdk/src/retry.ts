@@ -28,7 +28,6 @@ export interface RetryInfo {
   requestId?: string;
 }
 
-
 export type StopReason =
   | 'not_retryable'
   | 'quota_exceeded'
