@@ -15,9 +15,8 @@ import {
   sendApiError,
   setBaseHeaders,
 } from './http/error-handler.js';
-import { FailedCredentialLimit } from './http/failed-credentials.js';
 import { loggedPath } from './http/log-safe-path.js';
-import { ManagementWriteLimit } from './http/management-rate.js';
+import { MinuteLimit } from './http/minute-limit.js';
 import { registerRateLimitHeaders } from './http/rate-limit-headers.js';
 import { registerRequestSize } from './http/request-size.js';
 import { accountRoutes } from './http/routes/accounts.js';
@@ -98,10 +97,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     ids,
     limits,
     accountWrites: {
-      account_changes: new ManagementWriteLimit(limits.managementWritesPerMinute, clock, 'account_changes'),
-      account_events: new ManagementWriteLimit(limits.eventsPerMinute, clock, 'account_events'),
+      account_changes: new MinuteLimit(limits.managementWritesPerMinute, clock, 'account_changes'),
+      account_events: new MinuteLimit(limits.eventsPerMinute, clock, 'account_events'),
     },
-    failedCredentials: new FailedCredentialLimit(limits.failedCredentialsPerMinute, clock),
+    failedCredentials: new MinuteLimit(limits.failedCredentialsPerMinute, clock, 'failed_credentials'),
     adminKey: deps.adminKey,
     onQueued: deps.onQueued ?? (() => {}),
     inFlight: { sends: 0 },

@@ -75,8 +75,7 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     try {
       caller = await identify(secret, ctx);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'unauthorized')
-        ctx.failedCredentials.failed(request.ip);
+      if (error instanceof ApiError && error.code === 'unauthorized') ctx.failedCredentials.count(request.ip);
       throw error;
     }
     if (!credentials.includes(caller.kind)) {

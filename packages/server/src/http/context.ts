@@ -3,8 +3,7 @@ import type { IdSource } from '../kernel/ids.js';
 import type { ServiceLimits } from '../kernel/limits.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Account, Credential, SendToken, Store } from '../store/store.js';
-import type { FailedCredentialLimit } from './failed-credentials.js';
-import type { AccountWriteScope, ManagementWriteLimit } from './management-rate.js';
+import type { AccountWriteScope, MinuteLimit } from './minute-limit.js';
 
 /** What every route may use: one object, made once by buildApp. */
 export interface AppContext {
@@ -19,8 +18,9 @@ export interface AppContext {
   /** Sends being stored now (see `ServiceLimits.sendsInFlight`). */
   inFlight: { sends: number };
   /** The per-account write windows, by what they count. */
-  accountWrites: Record<AccountWriteScope, ManagementWriteLimit>;
-  failedCredentials: FailedCredentialLimit;
+  accountWrites: Record<AccountWriteScope, MinuteLimit>;
+  /** Unknown credentials per client address. */
+  failedCredentials: MinuteLimit;
   /** This process's metrics, when it serves them. */
   metrics: Metrics | undefined;
 }
@@ -56,7 +56,7 @@ declare module 'fastify' {
     /** The send token is the last path segment (`/v1/send/<TOKEN>`), not the Authorization header. */
     tokenInPath?: boolean;
     /**
-     * An account's write, counted by ManagementWriteLimit in its scope's window: `account_changes`
+     * An account's write, counted by a MinuteLimit in its scope's window: `account_changes`
      * for its devices, tokens, key or existence; `account_events` for opened and cleared reports.
      */
     accountWrite?: AccountWriteScope;

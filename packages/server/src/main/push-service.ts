@@ -54,9 +54,12 @@ export async function openPushService(config: ApnsConfig, clock: Clock): Promise
     clock,
     keys: [{ keyId: key.keyId, teamId: key.teamId, keyPem: key.privateKeyPem }],
   });
-  const control: FastifyInstance | undefined = config.control && buildSimulatorControl(simulator);
-  const controlUrl =
-    config.control && (await control?.listen({ port: config.control.port, host: '127.0.0.1' }));
+  let control: FastifyInstance | undefined;
+  let controlUrl: string | undefined;
+  if (config.control) {
+    control = buildSimulatorControl(simulator);
+    controlUrl = await control.listen({ port: config.control.port, host: '127.0.0.1' });
+  }
   const client = new ApnsClient({ url: simulator.url, ca: simulator.ca, key, clock });
   return {
     client,

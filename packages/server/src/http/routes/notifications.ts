@@ -8,8 +8,6 @@ import { readBody } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
 import { statusRecordView } from '../views.js';
 
-const notFound = () => noSuch('ntf');
-
 export const eventBody = z.strictObject({
   device_id: z.string().refine((id) => isIdShaped('dev', id), 'is not a device id'),
   action: z.enum(HANDLED_ACTIONS),
@@ -27,12 +25,12 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     async (request) => {
       const { caller } = request;
       const stored = await ctx.store.getNotification(request.params.id);
-      if (!stored || !caller || caller.kind === 'admin') throw notFound();
+      if (!stored || !caller || caller.kind === 'admin') throw noSuch('ntf');
       const visible =
         caller.kind === 'send'
           ? caller.token.ownStatus && stored.tokenId === caller.token.id
           : stored.accountId === caller.account.id;
-      if (!visible) throw notFound();
+      if (!visible) throw noSuch('ntf');
       return statusRecordView(stored);
     },
   );
@@ -41,7 +39,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     '/v1/notifications/:id/events',
     { config: { credentials: ['account'], accountWrite: 'account_events' }, onRequest: pathIdOf('ntf') },
     async (request, reply) => {
-      if (request.caller?.kind !== 'account') throw notFound();
+      if (request.caller?.kind !== 'account') throw noSuch('ntf');
       const body = readBody(request, eventBody);
       const result = await ctx.store.recordEvent({
         accountId: request.caller.account.id,
@@ -50,7 +48,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
         action: body.action,
         now: ctx.clock.now(),
       });
-      if (result === 'no_notification') throw notFound();
+      if (result === 'no_notification') throw noSuch('ntf');
       if (result === 'not_routed') {
         throw new ApiError('invalid_field', 'device_id is not a device this notification was sent to', {
           field: 'device_id',

@@ -22,7 +22,7 @@ export function sqliteHealth(db: SqliteConnection): HealthPart {
           .all(
             // The final states from their counts; pending and sending through their partial
             // indexes (destinations_pending_due, destinations_leased): what waits or is in flight.
-            `SELECT state, n FROM destination_state_counts WHERE n <> 0
+            `SELECT state, n FROM destination_state_counts
              UNION ALL SELECT 'pending', count(*) FROM destinations WHERE state = 'pending'
              UNION ALL SELECT 'sending', count(*) FROM destinations WHERE state = 'sending'`,
           )
