@@ -21,6 +21,7 @@ import {
   type Store,
   systemClock,
 } from '@foxbell/server';
+import { median } from './support/stats.js';
 
 // Ten timed rounds, five with each side first: this VM's speed moves by ±15% within a minute.
 const ROUNDS = 10;
@@ -287,13 +288,6 @@ for (let round = 0; round <= ROUNDS; round++) {
 sim.kill('SIGTERM');
 await rm(work, { recursive: true, force: true });
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
 const value = Math.round(median(ours));
 const base = Math.round(median(baseline));
 console.log(

@@ -12,6 +12,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { openPostgresStore, openSqliteStore } from '@foxbell/server';
 import pg from 'pg';
 import { ADMIN, SERVER_BIN, start, stop } from './support/processes.js';
+import { median } from './support/stats.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const SCRAPERS = Number(process.env.BENCH_SCRAPERS ?? 4);
@@ -120,15 +121,6 @@ async function scrape(until: number): Promise<number> {
     }),
   );
   return scrapes;
-}
-
-/** The median of `values`. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /**
