@@ -282,7 +282,10 @@ export interface FieldError {
   details?: Record<string, unknown>;
 }
 
-export type SendValidation = { ok: true; value: Notification } | { ok: false; error: FieldError };
+/** The value a check made, or the one refusal it found: how every check of a request reports. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; error: FieldError };
+
+export type SendValidation = Checked<Notification>;
 
 export interface ValidateOptions {
   /**

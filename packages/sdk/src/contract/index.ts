@@ -8,6 +8,7 @@ export {
   ANY_SEND_TOKEN_PATTERN,
   BELL_COLOR_NAMES,
   BELL_HEX_PATTERN,
+  type Checked,
   FIELD_SCHEMAS,
   type FieldError,
   IDEMPOTENCY_KEY_PATTERN,

@@ -1,4 +1,4 @@
-import { type FieldError, isPlainObject, sameValue } from '@foxbell/sdk/contract';
+import { type Checked, isPlainObject, sameValue } from '@foxbell/sdk/contract';
 import { evaluate, parse as parseJsonAst } from '@humanwhocodes/momoa';
 import { decodeUtf8 } from './utf8.js';
 
@@ -9,9 +9,7 @@ import { decodeUtf8 } from './utf8.js';
  */
 export const MAX_JSON_DEPTH = 16;
 
-export type JsonObjectResult =
-  | { ok: true; value: Record<string, unknown> }
-  | { ok: false; error: FieldError };
+export type JsonObjectResult = Checked<Record<string, unknown>>;
 
 const invalid = (message: string): JsonObjectResult => ({
   ok: false,

@@ -1,5 +1,4 @@
-import { isSendFieldName, type Notification, validateSend } from '@foxbell/sdk/contract';
-import { ApiError, valueOrThrow } from '../kernel/api-error.js';
+import { type Checked, isSendFieldName, type Notification, validateSend } from '@foxbell/sdk/contract';
 import type { SendToken } from '../store/store.js';
 import { mergeSources, type SendSources } from './sources.js';
 
@@ -14,33 +13,46 @@ function isUnknownFormName(field: string | undefined, sources: SendSources): boo
 }
 
 /**
- * Turns what a request carried into the notification to store, or throws the refusal: the
- * sources merged, every field rule of the contract, then what this token may send (its scene
- * allowlist, applied to the scene actually played, and its URL permission).
+ * Turns what a request carried into the notification to store, or into its refusal: the sources
+ * merged, every field rule of the contract, then what this token may send (its scene allowlist,
+ * applied to the scene actually played, and its URL permission). Refusals are data; the HTTP
+ * layer answers them.
  */
-export function notificationFromRequest(sources: SendSources, token: SendToken): PreparedNotification {
+export function notificationFromRequest(
+  sources: SendSources,
+  token: SendToken,
+): Checked<PreparedNotification> {
   const merged = mergeSources(sources);
-  if (!merged.ok) throw ApiError.fromField(merged.error);
-  const validated = validateSend(merged.fields, { unknownScenes: 'reject' });
-  if (!validated.ok && sources.form && isUnknownFormName(validated.error.field, sources)) {
-    // `curl -d "x = 1 + 1"` means a message, but a form is name=value pairs: say how to send text.
-    validated.error.message += `: a form body is read as name=value pairs; send the text as text/plain, or as message=… (curl --data-urlencode "message=…")`;
+  if (!merged.ok) return merged;
+  const validated = validateSend(merged.value, { unknownScenes: 'reject' });
+  if (!validated.ok) {
+    if (sources.form && isUnknownFormName(validated.error.field, sources)) {
+      // `curl -d "x = 1 + 1"` means a message, but a form is name=value pairs: say how to send text.
+      validated.error.message += `: a form body is read as name=value pairs; send the text as text/plain, or as message=… (curl --data-urlencode "message=…")`;
+    }
+    return validated;
   }
-  const notification = valueOrThrow(validated);
+  const notification = validated.value;
   if (token.scenes !== null && !token.scenes.includes(notification.scene)) {
-    throw new ApiError('scene_not_allowed', `this token may not play the scene ${notification.scene}`, {
-      field: 'scene',
-      details: { allowed: token.scenes },
+    return refusal('scene_not_allowed', 'scene', `this token may not play the scene ${notification.scene}`, {
+      allowed: token.scenes,
     });
   }
   if (!token.allowUrls) {
     const field = URL_FIELDS.find((name) => notification[name] !== undefined);
-    if (field) {
-      throw new ApiError('urls_not_allowed', 'this token may not send url, url_title or image', { field });
-    }
+    if (field) return refusal('urls_not_allowed', field, 'this token may not send url, url_title or image');
   }
   // Set on the validated object itself (validateSend made it for this request): a copy by
   // spread cost more than the rest of this function.
   notification.target ??= token.defaultTarget ?? 'auto';
-  return notification as PreparedNotification;
+  return { ok: true, value: notification as PreparedNotification };
+}
+
+function refusal(
+  code: 'scene_not_allowed' | 'urls_not_allowed',
+  field: string,
+  message: string,
+  details?: Record<string, unknown>,
+): Checked<never> {
+  return { ok: false, error: { code, field, message, ...(details ? { details } : {}) } };
 }

@@ -1,6 +1,6 @@
 import {
+  type Checked,
   DEFAULT_SCENE,
-  type FieldError,
   findSceneVersion,
   IGNORED_BODY_FIELDS,
   integerOrText,
@@ -26,8 +26,6 @@ export interface SendSources {
   headers?: { title?: string | undefined; level?: string | undefined };
 }
 
-export type MergeResult = { ok: true; fields: Record<string, unknown> } | { ok: false; error: FieldError };
-
 const PARAM_PREFIX = 'param.';
 /** Fields whose text from a query, form or header is read as an integer. */
 const INTEGER_FIELDS = new Set(['scene_version', 'ttl']);
@@ -39,85 +37,71 @@ interface Entry {
   value: unknown;
 }
 
-class MergeError extends Error {
-  constructor(readonly error: FieldError) {
-    super(error.message);
-  }
-}
-
 /**
  * Merges the sources of one send into one set of fields, as the spec's URL-token endpoint reads
  * them: every source counts, a field given twice with different values (in two sources, or
  * repeated in one) is `conflicting_field`, and `param.<name>` values are read as the types of the
  * scene's parameter schema. Validation of the merged fields is validateSend's job.
  */
-export function mergeSources(sources: SendSources): MergeResult {
-  try {
-    const fieldEntries: Entry[] = [];
-    const paramEntries: Entry[] = [];
-    let paramsGiven = false;
+export function mergeSources(sources: SendSources): Checked<Record<string, unknown>> {
+  const fieldEntries: Entry[] = [];
+  const paramEntries: Entry[] = [];
+  let paramsGiven = false;
 
-    if (sources.json) {
-      for (const [name, value] of Object.entries(sources.json)) {
-        if (IGNORED.has(name)) continue;
-        if (name === 'scene_params' && isPlainObject(value)) {
-          paramsGiven = true;
-          for (const [param, paramValue] of Object.entries(value)) {
-            paramEntries.push({ source: 'json', name: param, value: paramValue });
-          }
-        } else fieldEntries.push({ source: 'json', name, value });
-      }
+  if (sources.json) {
+    for (const [name, value] of Object.entries(sources.json)) {
+      if (IGNORED.has(name)) continue;
+      if (name === 'scene_params' && isPlainObject(value)) {
+        paramsGiven = true;
+        for (const [param, paramValue] of Object.entries(value)) {
+          paramEntries.push({ source: 'json', name: param, value: paramValue });
+        }
+      } else fieldEntries.push({ source: 'json', name, value });
     }
-    for (const source of ['form', 'query'] as const) {
-      for (const { name, value } of sources[source] ?? []) {
-        if (name.startsWith(PARAM_PREFIX)) {
-          const param = name.slice(PARAM_PREFIX.length);
-          if (param === '') throw fieldError('invalid_field', name, `${name} names no scene parameter`);
-          paramsGiven = true;
-          paramEntries.push({ source, name: param, value });
-        } else if (name.startsWith('param[')) {
-          throw fieldError('invalid_field', name, `${name}: scene parameters are written param.<name>`);
-        } else if (IGNORED.has(name)) {
-          if (source === 'query') {
-            throw fieldError('invalid_field', name, `${name} is ignored only in a JSON or form body`);
-          }
-        } else fieldEntries.push({ source, name, value: fromText(name, value) });
-      }
-    }
-    if (sources.text !== undefined)
-      fieldEntries.push({ source: 'text', name: 'message', value: sources.text });
-    const { title, level } = sources.headers ?? {};
-    if (title !== undefined) fieldEntries.push({ source: 'header', name: 'title', value: title });
-    if (level !== undefined) fieldEntries.push({ source: 'header', name: 'level', value: level });
-
-    const fields = merge(fieldEntries, '');
-    if (paramsGiven) {
-      if (fields.scene_params !== undefined) {
-        throw fieldError('invalid_field', 'scene_params', 'scene_params must be an object');
-      }
-      const types = playedParamTypes(fields.scene, fields.scene_version);
-      const typed = paramEntries.map((entry) =>
-        entry.source === 'json'
-          ? entry
-          : {
-              ...entry,
-              // Own keys only: a parameter named `constructor` is not the object's constructor.
-              value: paramFromText(
-                entry.value as string,
-                Object.hasOwn(types, entry.name) ? types[entry.name] : undefined,
-              ),
-            },
-      );
-      fields.scene_params = merge(typed, 'scene_params.');
-    }
-    return { ok: true, fields };
-  } catch (error) {
-    if (error instanceof MergeError) return { ok: false, error: error.error };
-    throw error;
   }
+  for (const source of ['form', 'query'] as const) {
+    for (const { name, value } of sources[source] ?? []) {
+      if (name.startsWith(PARAM_PREFIX)) {
+        const param = name.slice(PARAM_PREFIX.length);
+        if (param === '') return refused(name, `${name} names no scene parameter`);
+        paramsGiven = true;
+        paramEntries.push({ source, name: param, value });
+      } else if (name.startsWith('param[')) {
+        return refused(name, `${name}: scene parameters are written param.<name>`);
+      } else if (IGNORED.has(name)) {
+        if (source === 'query') return refused(name, `${name} is ignored only in a JSON or form body`);
+      } else fieldEntries.push({ source, name, value: fromText(name, value) });
+    }
+  }
+  if (sources.text !== undefined) fieldEntries.push({ source: 'text', name: 'message', value: sources.text });
+  const { title, level } = sources.headers ?? {};
+  if (title !== undefined) fieldEntries.push({ source: 'header', name: 'title', value: title });
+  if (level !== undefined) fieldEntries.push({ source: 'header', name: 'level', value: level });
+
+  const merged = merge(fieldEntries, '');
+  if (!merged.ok || !paramsGiven) return merged;
+  const fields = merged.value;
+  if (fields.scene_params !== undefined) return refused('scene_params', 'scene_params must be an object');
+  const types = playedParamTypes(fields.scene, fields.scene_version);
+  const typed = paramEntries.map((entry) =>
+    entry.source === 'json'
+      ? entry
+      : {
+          ...entry,
+          // Own keys only: a parameter named `constructor` is not the object's constructor.
+          value: paramFromText(
+            entry.value as string,
+            Object.hasOwn(types, entry.name) ? types[entry.name] : undefined,
+          ),
+        },
+  );
+  const params = merge(typed, 'scene_params.');
+  if (!params.ok) return params;
+  fields.scene_params = params.value;
+  return merged;
 }
 
-function merge(entries: Entry[], fieldPrefix: string): Record<string, unknown> {
+function merge(entries: Entry[], fieldPrefix: string): Checked<Record<string, unknown>> {
   const order = (entry: Entry) => SOURCE_ORDER.indexOf(entry.source);
   // A JSON send, the common case, has one source: nothing to put in order.
   const oneSource = entries.every((entry) => entry.source === entries[0]?.source);
@@ -132,15 +116,18 @@ function merge(entries: Entry[], fieldPrefix: string): Record<string, unknown> {
         first.source === entry.source
           ? `twice in the ${entry.source}`
           : `in the ${first.source} and the ${entry.source}`;
-      throw new MergeError({
-        code: 'conflicting_field',
-        field,
-        message: `${field} is given ${where} with different values`,
-        details: { sources: [first.source, entry.source] },
-      });
+      return {
+        ok: false,
+        error: {
+          code: 'conflicting_field',
+          field,
+          message: `${field} is given ${where} with different values`,
+          details: { sources: [first.source, entry.source] },
+        },
+      };
     }
   }
-  return Object.fromEntries([...merged].map(([name, entry]) => [name, entry.value]));
+  return { ok: true, value: Object.fromEntries([...merged].map(([name, entry]) => [name, entry.value])) };
 }
 
 /**
@@ -175,6 +162,6 @@ function playedParamTypes(scene: unknown, version: unknown): Record<string, stri
   return (played && PARAM_TYPES.get(`${played.scene}@${played.version}`)) ?? {};
 }
 
-function fieldError(code: FieldError['code'], field: string, message: string): MergeError {
-  return new MergeError({ code, field, message });
+function refused(field: string, message: string): Checked<never> {
+  return { ok: false, error: { code: 'invalid_field', field, message } };
 }

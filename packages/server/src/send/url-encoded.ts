@@ -1,7 +1,7 @@
-import type { FieldError } from '@foxbell/sdk/contract';
+import type { Checked } from '@foxbell/sdk/contract';
 
 export type Pairs = { name: string; value: string }[];
-export type PairsResult = { ok: true; value: Pairs } | { ok: false; error: FieldError };
+export type PairsResult = Checked<Pairs>;
 
 /**
  * Reads `application/x-www-form-urlencoded` text (a query string or a form body) into its pairs,

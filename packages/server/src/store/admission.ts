@@ -25,8 +25,8 @@ interface RecentSends extends SenderWindows {
 
 type Admission =
   | { ok: true }
-  | { ok: false; kind: 'quota_exceeded' }
-  | { ok: false; kind: 'rate_limited'; scope: 'token' | 'account'; retryAfterSeconds: number };
+  | { ok: false; kind: 'quota_exceeded'; limit: number }
+  | { ok: false; kind: 'rate_limited'; scope: 'token' | 'account'; limit: number; retryAfterSeconds: number };
 
 /** The first epoch second still inside the minute window at `now`. */
 export function windowStart(now: number): number {
@@ -40,7 +40,9 @@ export function windowStart(now: number): number {
  * seconds from 1 to 60 (spec-decisions 22). The month is checked first: waiting would not help.
  */
 function admitSend(recent: RecentSends, limits: RateLimits, now: number): Admission {
-  if (recent.monthlyCount >= limits.perAccountPerMonth) return { ok: false, kind: 'quota_exceeded' };
+  if (recent.monthlyCount >= limits.perAccountPerMonth) {
+    return { ok: false, kind: 'quota_exceeded', limit: limits.perAccountPerMonth };
+  }
   let limited: Admission = { ok: true };
   for (const [scope, window, limit] of [
     ['token', recent.tokenWindow, limits.perTokenPerMinute],
@@ -49,7 +51,7 @@ function admitSend(recent: RecentSends, limits: RateLimits, now: number): Admiss
     const retryAfterSeconds = secondsUntilRoom(window, limit, now);
     if (retryAfterSeconds === undefined) continue;
     if (limited.ok || (limited.kind === 'rate_limited' && retryAfterSeconds > limited.retryAfterSeconds)) {
-      limited = { ok: false, kind: 'rate_limited', scope, retryAfterSeconds };
+      limited = { ok: false, kind: 'rate_limited', scope, limit, retryAfterSeconds };
     }
   }
   return limited;
@@ -110,12 +112,6 @@ export function countInWindow(window: SecondCount[], now: number): void {
 
 /** The outcome of a send `admitSend` refused, with the month's count as it stands. */
 function refusalOf(admission: Exclude<Admission, { ok: true }>, monthlyCount: number): SendOutcome {
-  return admission.kind === 'quota_exceeded'
-    ? { kind: 'quota_exceeded', monthlyCount }
-    : {
-        kind: 'rate_limited',
-        scope: admission.scope,
-        retryAfterSeconds: admission.retryAfterSeconds,
-        monthlyCount,
-      };
+  const { ok: _, ...refusal } = admission;
+  return { ...refusal, monthlyCount };
 }

@@ -73,8 +73,15 @@ export type SendOutcome =
   | { kind: 'accepted'; id: string; requestId: string; monthlyCount: number }
   | { kind: 'replayed'; id: string; requestId: string; monthlyCount: number }
   | { kind: 'idempotency_conflict'; monthlyCount: number }
-  | { kind: 'rate_limited'; scope: 'token' | 'account'; retryAfterSeconds: number; monthlyCount: number }
-  | { kind: 'quota_exceeded'; monthlyCount: number };
+  | {
+      kind: 'rate_limited';
+      scope: 'token' | 'account';
+      /** The limit of that scope, for the refusal's `details`. */
+      limit: number;
+      retryAfterSeconds: number;
+      monthlyCount: number;
+    }
+  | { kind: 'quota_exceeded'; limit: number; monthlyCount: number };
 
 export interface DestinationRecord {
   deviceId: string;

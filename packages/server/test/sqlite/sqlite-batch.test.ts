@@ -68,6 +68,7 @@ describe('SQLite send batches', () => {
     expect(await store.acceptSend(newSend(account, token, T0 + 20, { limits }))).toEqual({
       kind: 'rate_limited',
       scope: 'token',
+      limit: 5,
       retryAfterSeconds: 60,
       monthlyCount: 5,
     });
@@ -95,6 +96,7 @@ describe('SQLite send batches', () => {
     expect(await second.acceptSend(newSend(account, token, T0 + 2_001, { limits }))).toEqual({
       kind: 'rate_limited',
       scope: 'account',
+      limit: 7,
       retryAfterSeconds: 58,
       monthlyCount: 7,
     });

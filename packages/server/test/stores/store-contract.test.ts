@@ -77,7 +77,13 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     const limited = outcomes.filter((o) => o.kind === 'rate_limited');
     expect(limited).toHaveLength(13);
     for (const o of limited)
-      expect(o).toEqual({ kind: 'rate_limited', scope: 'token', retryAfterSeconds: 60, monthlyCount: 7 });
+      expect(o).toEqual({
+        kind: 'rate_limited',
+        scope: 'token',
+        limit: 7,
+        retryAfterSeconds: 60,
+        monthlyCount: 7,
+      });
     // The second they were sent in leaves the window a minute later.
     expect((await (a as Store).acceptSend(newSend(account, token, T0 + 59_999, { limits }))).kind).toBe(
       'rate_limited',
@@ -98,7 +104,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     );
     expect(outcomes.filter((o) => o.kind === 'accepted')).toHaveLength(5);
     expect(outcomes.filter((o) => o.kind === 'quota_exceeded')).toEqual(
-      Array(7).fill({ kind: 'quota_exceeded', monthlyCount: 5 }),
+      Array(7).fill({ kind: 'quota_exceeded', limit: 5, monthlyCount: 5 }),
     );
     const december = Date.parse('2026-12-01T00:00:00.000Z');
     expect(await (a as Store).acceptSend(newSend(account, token, december, { limits }))).toMatchObject({

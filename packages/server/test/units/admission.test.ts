@@ -62,18 +62,29 @@ describe('admission, the one decision both stores make', () => {
     const full = [{ second: SECOND, count: 3 }];
     expect(admit(sendWith(), view({ month: 100, token: full }).senderView)).toEqual({
       kind: 'quota_exceeded',
+      limit: 100,
       monthlyCount: 100,
     });
   });
 
   it.each([
-    ['the token', [{ second: SECOND - 50, count: 3 }], [], { scope: 'token', retryAfterSeconds: 10 }],
-    ['the account', [], [{ second: SECOND - 20, count: 5 }], { scope: 'account', retryAfterSeconds: 40 }],
+    [
+      'the token',
+      [{ second: SECOND - 50, count: 3 }],
+      [],
+      { scope: 'token', limit: 3, retryAfterSeconds: 10 },
+    ],
+    [
+      'the account',
+      [],
+      [{ second: SECOND - 20, count: 5 }],
+      { scope: 'account', limit: 5, retryAfterSeconds: 40 },
+    ],
     [
       'both, the longer wait',
       [{ second: SECOND - 50, count: 3 }],
       [{ second: SECOND - 20, count: 5 }],
-      { scope: 'account', retryAfterSeconds: 40 },
+      { scope: 'account', limit: 5, retryAfterSeconds: 40 },
     ],
   ])('refuses when %s has no room, with the seconds until it has', (_, token, account, refusal) => {
     expect(admit(sendWith(), view({ token, account, month: 7 }).senderView)).toEqual({

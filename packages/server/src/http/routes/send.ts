@@ -1,18 +1,20 @@
 import { createHash } from 'node:crypto';
-import { IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
+import { type Checked, IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, valueOrThrow } from '../../kernel/api-error.js';
+import { ApiError } from '../../kernel/api-error.js';
 import { parseJsonObject } from '../../send/json-body.js';
-import { notificationFromRequest } from '../../send/prepare.js';
+import { notificationFromRequest, type PreparedNotification } from '../../send/prepare.js';
 import type { SendSources } from '../../send/sources.js';
 import { parseUrlEncoded } from '../../send/url-encoded.js';
 import { decodeUtf8 } from '../../send/utf8.js';
+import type { SendToken } from '../../store/store.js';
 import type { AppContext, Caller, RawBody } from '../context.js';
 
-function textOf(bytes: Uint8Array, what: string): string {
+function bodyText(bytes: Uint8Array): Checked<string> {
   const text = decodeUtf8(bytes);
-  if (text === undefined) throw new ApiError('invalid_request', `the ${what} is not valid UTF-8`);
-  return text;
+  return text === undefined
+    ? { ok: false, error: { code: 'invalid_request', message: 'the body is not valid UTF-8' } }
+    : { ok: true, value: text };
 }
 
 /** The raw query string of a request, without the `?`. */
@@ -34,25 +36,24 @@ function headerText(value: string): string {
  * same field given twice with different values is `conflicting_field` (spec, URL-token rule 3),
  * twice with one value is that value.
  */
-function fieldHeader(request: FastifyRequest, name: string, field: string): string | undefined {
+function fieldHeader(request: FastifyRequest, name: string, field: string): Checked<string | undefined> {
   // Most sends carry none of these: `headers` is already parsed, `headersDistinct` would be made.
-  if (request.headers[name] === undefined) return undefined;
+  if (request.headers[name] === undefined) return { ok: true, value: undefined };
   const values = request.raw.headersDistinct[name];
   const first = values?.[0];
-  if (first === undefined) return undefined;
   if (values?.some((value) => value !== first)) {
-    throw new ApiError('conflicting_field', `${field} is given twice with different values`, { field });
+    const message = `${field} is given twice with different values`;
+    return { ok: false, error: { code: 'conflicting_field', field, message } };
   }
-  return first;
+  return { ok: true, value: first };
 }
 
 /** The `Idempotency-Key` of a request: 1-255 printable ASCII characters, given once. */
-function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+function idempotencyKeyOf(request: FastifyRequest): Checked<string | undefined> {
   const key = fieldHeader(request, 'idempotency-key', 'Idempotency-Key');
-  if (key !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw new ApiError('invalid_field', 'Idempotency-Key must be 1 to 255 printable ASCII characters', {
-      field: 'Idempotency-Key',
-    });
+  if (key.ok && key.value !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(key.value)) {
+    const message = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
+    return { ok: false, error: { code: 'invalid_field', field: 'Idempotency-Key', message } };
   }
   return key;
 }
@@ -76,36 +77,42 @@ function fingerprintOf(request: FastifyRequest, body: RawBody | undefined): stri
   return hash.digest('base64url');
 }
 
-function mapDefined<T, R>(value: T | undefined, map: (value: T) => R): R | undefined {
-  return value === undefined ? undefined : map(value);
-}
-
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** The sources of a send to `/v1/send/<TOKEN>` (spec: URL-token endpoint, rules 1-9). */
-function urlTokenSources(request: FastifyRequest, body: RawBody | undefined): SendSources {
+function urlTokenSources(request: FastifyRequest, body: RawBody | undefined): Checked<SendSources> {
+  const query = parseUrlEncoded(queryOf(request), 'query');
+  if (!query.ok) return query;
+  const title = fieldHeader(request, 'x-title', 'title');
+  if (!title.ok) return title;
+  const level = fieldHeader(request, 'x-level', 'level');
+  if (!level.ok) return level;
   const sources: SendSources = {
-    query: valueOrThrow(parseUrlEncoded(queryOf(request), 'query')),
+    query: query.value,
     headers: {
-      title: mapDefined(fieldHeader(request, 'x-title', 'title'), headerText),
-      level: mapDefined(fieldHeader(request, 'x-level', 'level'), headerText),
+      title: title.value === undefined ? undefined : headerText(title.value),
+      level: level.value === undefined ? undefined : headerText(level.value),
     },
   };
-  if (body?.type === 'json') sources.json = valueOrThrow(parseJsonObject(body.bytes));
-  else if (body?.type === 'text') {
-    const text = textOf(body.bytes, 'body');
-    // An empty text body carries no message (spec-decisions 1): the send is then missing one.
-    if (text !== '') sources.text = text;
-  } else if (body?.type === 'form') {
-    const text = textOf(body.bytes, 'body');
-    if (!text.includes('=')) {
-      if (text !== '') sources.text = text;
-    } else sources.form = valueOrThrow(parseUrlEncoded(text, 'form'));
+  if (body?.type === 'json') {
+    const json = parseJsonObject(body.bytes);
+    if (!json.ok) return json;
+    sources.json = json.value;
+  } else if (body?.type === 'text' || body?.type === 'form') {
+    const text = bodyText(body.bytes);
+    if (!text.ok) return text;
+    // An empty body carries no message (spec-decisions 1): the send is then missing one. A form
+    // body without `=` is the message as written.
+    if (body.type === 'form' && text.value.includes('=')) {
+      const form = parseUrlEncoded(text.value, 'form');
+      if (!form.ok) return form;
+      sources.form = form.value;
+    } else if (text.value !== '') sources.text = text.value;
   }
-  return sources;
+  return { ok: true, value: sources };
 }
 
 export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -116,7 +123,8 @@ export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     return accept(request, reply, ctx, body, () => {
       if (body === undefined) throw new ApiError('invalid_request', 'the body must be a JSON object');
-      return { json: valueOrThrow(parseJsonObject(body.bytes)) };
+      const json = parseJsonObject(body.bytes);
+      return json.ok ? { ok: true, value: { json: json.value } } : json;
     });
   });
 
@@ -147,7 +155,7 @@ async function accept(
   reply: FastifyReply,
   ctx: AppContext,
   body: RawBody | undefined,
-  readSources: () => SendSources,
+  readSources: () => Checked<SendSources>,
 ) {
   const caller = request.caller;
   if (caller?.kind !== 'send') throw new Error('send route reached without a send token');
@@ -165,6 +173,21 @@ async function accept(
   }
 }
 
+/** The send's Idempotency-Key and notification, or the first refusal among them. */
+function preparedSend(
+  request: FastifyRequest,
+  readSources: () => Checked<SendSources>,
+  token: SendToken,
+): Checked<{ key: string | undefined; notification: PreparedNotification }> {
+  const key = idempotencyKeyOf(request);
+  if (!key.ok) return key;
+  const sources = readSources();
+  if (!sources.ok) return sources;
+  const notification = notificationFromRequest(sources.value, token);
+  if (!notification.ok) return notification;
+  return { ok: true, value: { key: key.value, notification: notification.value } };
+}
+
 /** From the pause switch to the `202`. */
 async function store(
   request: FastifyRequest,
@@ -172,7 +195,7 @@ async function store(
   ctx: AppContext,
   caller: Extract<Caller, { kind: 'send' }>,
   body: RawBody | undefined,
-  readSources: () => SendSources,
+  readSources: () => Checked<SendSources>,
 ) {
   const pause = await ctx.store.getPause();
   if (pause.paused) {
@@ -180,8 +203,10 @@ async function store(
       headers: { 'retry-after': String(pause.retryAfterSeconds) },
     });
   }
-  const key = idempotencyKeyOf(request);
-  const notification = notificationFromRequest(readSources(), caller.token);
+  const prepared = preparedSend(request, readSources, caller.token);
+  // The one place a send's refusal becomes an answer.
+  if (!prepared.ok) throw ApiError.fromField(prepared.error);
+  const { key, notification } = prepared.value;
   const outcome = await ctx.store.acceptSend({
     id: ctx.ids.id('ntf'),
     requestId: request.id,
@@ -215,7 +240,7 @@ async function store(
         {
           details: {
             scope: outcome.scope,
-            limit: outcome.scope === 'token' ? ctx.limits.perTokenPerMinute : ctx.limits.perAccountPerMinute,
+            limit: outcome.limit,
           },
           headers: { 'retry-after': String(outcome.retryAfterSeconds) },
         },
@@ -225,7 +250,7 @@ async function store(
         'quota_exceeded',
         'the monthly send quota is used up; it renews with the next UTC month',
         {
-          details: { limit: ctx.limits.perAccountPerMonth },
+          details: { limit: outcome.limit },
         },
       );
   }
