@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 // The built package, as users run it (tsx's transform of the sources is not what ships).
 import {
   ApnsClient,
+  ApnsTransport,
   type ClaimedDestination,
   DeliveryWorker,
   newProviderKeyPem,
@@ -167,8 +168,7 @@ async function runFoxbell(round: number, pushTokens: string[]): Promise<number> 
   const client = new ApnsClient({ url: simUrls.push, ca, key, clock: systemClock });
   const worker = new DeliveryWorker({
     store,
-    sender: client,
-    topics: TOPICS,
+    transport: new ApnsTransport(client, TOPICS),
     clock: systemClock,
     concurrency: CONCURRENCY,
   });

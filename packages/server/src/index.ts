@@ -8,6 +8,8 @@ export { type AppDeps, buildApp } from './app.js';
 export { ApnsClient, type ApnsClientOptions, type PushResult } from './delivery/apns/client.js';
 export { newProviderKeyPem, type ProviderKey } from './delivery/apns/provider-token.js';
 export { type ApnsTopics, type PushRequest, pushRequestFor } from './delivery/apns/push-request.js';
+export { ApnsTransport } from './delivery/apns/transport.js';
+export type { PushDestination, PushOutcome, Transport } from './delivery/transport.js';
 export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker.js';
 export { openApiDocument } from './http/openapi/document.js';
 export { type Clock, systemClock } from './kernel/clock.js';

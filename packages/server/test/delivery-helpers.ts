@@ -2,7 +2,9 @@ import { afterEach } from 'vitest';
 import { ApnsClient } from '../src/delivery/apns/client.js';
 import { newProviderKeyPem, type ProviderKey } from '../src/delivery/apns/provider-token.js';
 import type { ApnsTopics } from '../src/delivery/apns/push-request.js';
-import { DeliveryWorker, type DeliveryWorkerOptions, type PushSender } from '../src/delivery/worker.js';
+import { ApnsTransport } from '../src/delivery/apns/transport.js';
+import type { Transport } from '../src/delivery/transport.js';
+import { DeliveryWorker, type DeliveryWorkerOptions } from '../src/delivery/worker.js';
 import type { Clock } from '../src/kernel/clock.js';
 import { ApnsSimulator, type ApnsSimulatorOptions } from '../src/simulator/simulator.js';
 import { startServer, type TestServer } from './helpers.js';
@@ -48,26 +50,28 @@ export interface DeliveryServer extends TestServer {
   client: ApnsClient;
   /** A worker driven by hand: `await worker.tick()` routes, pushes and records once. */
   worker: DeliveryWorker;
-  /** Another worker on the same store, with its own sender; the test settles it. */
-  addWorker(sender: PushSender, options?: Partial<DeliveryWorkerOptions>): DeliveryWorker;
+  /** Another worker on the same store, with its own transport; the test settles it. */
+  addWorker(transport: Transport, options?: Partial<DeliveryWorkerOptions>): DeliveryWorker;
+  /** APNs through the test's client, the transport of the test's own worker. */
+  transport: Transport;
 }
 
 /** The real app, store, worker, client and simulator, sharing one manual clock. */
 export async function startDeliveryServer(): Promise<DeliveryServer> {
   const server = await startServer();
   const { sim, client } = await startSimulator(server.clock);
-  const addWorker = (sender: PushSender, options: Partial<DeliveryWorkerOptions> = {}) => {
+  const addWorker = (transport: Transport, options: Partial<DeliveryWorkerOptions> = {}) => {
     const worker = new DeliveryWorker({
       store: server.store,
-      sender,
-      topics: TOPICS,
+      transport,
       clock: server.clock,
       concurrency: 16,
       ...options,
     });
     return worker;
   };
-  const worker = addWorker(client);
+  const transport = new ApnsTransport(client, TOPICS);
+  const worker = addWorker(transport);
   closing.push(() => worker.idle());
-  return { ...server, sim, client, worker, addWorker };
+  return { ...server, sim, client, worker, addWorker, transport };
 }

@@ -1,6 +1,5 @@
 import type { AttemptEnd, ClaimedDestination } from '../store/store.js';
-import type { PushResult } from './apns/client.js';
-import { type ApnsVerdict, judgeApnsAnswer, NO_ANSWER_VERDICT } from './apns/responses.js';
+import type { PushOutcome } from './transport.js';
 
 /**
  * How long a lease on a destination being pushed lasts between renewals. Its worker renews it every
@@ -19,29 +18,15 @@ export function retryDelayMs(attempt: number): number {
 }
 
 /**
- * How one attempt ends, from what APNs answered (or that it did not): accepted, failed for good,
- * or another attempt after the wait, unless that was the last attempt or the wait would pass the
- * deadline (then it fails, or expires when the deadline is what stopped it).
+ * How one attempt ends, from what its transport made of the answer: accepted, failed for good, or
+ * another attempt after the wait, unless that was the last attempt (the cap is decided here and
+ * nowhere else). A retry due after the deadline stays pending until the deadline expires it.
  */
-export function endOfAttempt(
-  destination: ClaimedDestination,
-  result: PushResult,
-  now: number,
-): { end: AttemptEnd; verdict: ApnsVerdict } {
-  const verdict =
-    result.kind === 'answered' ? judgeApnsAnswer(result, destination.pushTokenSince) : NO_ANSWER_VERDICT;
-  const pushStatus = result.kind === 'answered' ? result.status : null;
-  if (verdict.destination === 'accepted')
-    return { end: { kind: 'accepted', pushStatus: pushStatus ?? 200 }, verdict };
-  if (verdict.destination === 'failed_permanent' || destination.attempt >= MAX_ATTEMPTS) {
-    return {
-      end: { kind: 'failed_permanent', pushStatus, deactivateDevice: verdict.deactivateDevice },
-      verdict,
-    };
+export function endOfAttempt(destination: ClaimedDestination, outcome: PushOutcome, now: number): AttemptEnd {
+  const { verdict, status } = outcome;
+  if (verdict === 'accepted') return { kind: 'accepted', pushStatus: status ?? 200 };
+  if (verdict === 'failed_permanent' || destination.attempt >= MAX_ATTEMPTS) {
+    return { kind: 'failed_permanent', pushStatus: status, deactivateDevice: outcome.deactivateDevice };
   }
-  // A retry due after the deadline stays pending until the deadline expires it.
-  return {
-    end: { kind: 'retry', pushStatus, nextAttemptAt: now + retryDelayMs(destination.attempt) },
-    verdict,
-  };
+  return { kind: 'retry', pushStatus: status, nextAttemptAt: now + retryDelayMs(destination.attempt) };
 }

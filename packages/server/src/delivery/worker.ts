@@ -3,16 +3,9 @@ import type { Clock } from '../kernel/clock.js';
 import { randomBase62 } from '../kernel/ids.js';
 import { TurnBatcher } from '../kernel/turn-batcher.js';
 import type { ClaimedDestination, FinishedAttempt, Store } from '../store/store.js';
-import type { PushResult } from './apns/client.js';
-import { type ApnsTopics, type PushRequest, pushRequestFor } from './apns/push-request.js';
 import { DEFAULT_LEASE_MS, endOfAttempt, MAX_ATTEMPTS } from './attempts.js';
 import { routeNotification } from './routing.js';
-
-/** What the worker pushes through: the APNs client, or anything that answers like it. */
-export interface PushSender {
-  push(request: PushRequest): Promise<PushResult>;
-  renewToken(): void;
-}
+import { NO_ANSWER, type PushOutcome, type Transport } from './transport.js';
 
 export interface DeliveryLog {
   error(message: string, details?: Record<string, unknown>): void;
@@ -20,8 +13,8 @@ export interface DeliveryLog {
 
 export interface DeliveryWorkerOptions {
   store: Store;
-  sender: PushSender;
-  topics: ApnsTopics;
+  /** What the worker pushes through (it does not close it). */
+  transport: Transport;
   clock: Clock;
   /** Pushes in flight at most. */
   concurrency: number;
@@ -255,26 +248,30 @@ export class DeliveryWorker {
     this.#claimed.add(destination);
     this.#inFlight += 1;
     const sent = performance.now();
-    this.#options.sender.push(pushRequestFor(destination, this.#options.topics)).then(
-      (result) => this.#answered(destination, result, sent),
-      (error: unknown) => this.#answered(destination, { kind: 'no_answer', error: String(error) }, sent),
+    this.#options.transport.push(destination).then(
+      (outcome) => this.#answered(destination, outcome, sent),
+      (error: unknown) => {
+        // A transport's push does not reject; one that did is a push without an answer.
+        this.#options.log?.error('a push failed', { error: String(error) });
+        this.#answered(destination, NO_ANSWER, sent);
+      },
     );
   }
 
-  /** Whether APNs refused the credential lately: pushes wait (see credentialPauseMs). */
+  /** Whether the push service refused the credential lately: pushes wait (see credentialPauseMs). */
   get credentialRefused(): boolean {
     return this.#options.clock.now() < this.#pausedUntil;
   }
 
-  #answered(destination: ClaimedDestination, result: PushResult, sent: number): void {
+  #answered(destination: ClaimedDestination, outcome: PushOutcome, sent: number): void {
     this.#options.metrics?.pushed(
       destination.platform,
-      result.kind === 'answered' ? result.status : undefined,
+      outcome.status ?? undefined,
       (performance.now() - sent) / 1000,
     );
     try {
       // Not claimed any more: a stop that ran out of time released it.
-      if (this.#claimed.delete(destination)) this.#record(destination, result);
+      if (this.#claimed.delete(destination)) this.#record(destination, outcome);
     } finally {
       this.#inFlight -= 1;
       if (this.#inFlight === 0) for (const resolve of this.#whenNoneInFlight.splice(0)) resolve();
@@ -283,15 +280,13 @@ export class DeliveryWorker {
   }
 
   /** What the answer means for the destination, kept to be written with the others of this turn. */
-  #record(destination: ClaimedDestination, result: PushResult): void {
+  #record(destination: ClaimedDestination, outcome: PushOutcome): void {
     const now = this.#options.clock.now();
-    const { end, verdict } = endOfAttempt(destination, result, now);
-    if (verdict.renewToken) this.#options.sender.renewToken();
-    if (verdict.pauseCredential) {
+    if (outcome.pauseCredential) {
       this.#pausedUntil = now + this.#options.credentialPauseMs;
-      this.#options.log?.error('APNs refused the credential; pushes paused', {
-        status: result.kind === 'answered' ? result.status : undefined,
-        reason: result.kind === 'answered' ? result.reason : undefined,
+      this.#options.log?.error('the push service refused the credential; pushes paused', {
+        status: outcome.status,
+        reason: outcome.reason,
         pausedForMs: this.#options.credentialPauseMs,
       });
     }
@@ -299,7 +294,7 @@ export class DeliveryWorker {
       notificationId: destination.notificationId,
       deviceId: destination.deviceId,
       owner: this.owner,
-      end,
+      end: endOfAttempt(destination, outcome, now),
     });
   }
 }

@@ -27,8 +27,7 @@ export async function startDelivery(
   if (!config.dev) warnOfSimulator(push);
   const worker = new DeliveryWorker({
     store,
-    sender: push.client,
-    topics: push.topics,
+    transport: push.transport,
     clock,
     concurrency: config.workers,
     leaseMs: config.leaseMs,

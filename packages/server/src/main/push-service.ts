@@ -3,15 +3,15 @@ import type { FastifyInstance } from 'fastify';
 import type { ApnsConfig } from '../config/server-settings.js';
 import { ApnsClient } from '../delivery/apns/client.js';
 import { newProviderKeyPem } from '../delivery/apns/provider-token.js';
-import type { ApnsTopics } from '../delivery/apns/push-request.js';
+import { ApnsTransport } from '../delivery/apns/transport.js';
+import type { Transport } from '../delivery/transport.js';
 import type { Clock } from '../kernel/clock.js';
 import { buildSimulatorControl } from '../simulator/control.js';
 import { ApnsSimulator } from '../simulator/simulator.js';
 
-/** The push side of a process: the client, the topics, and the simulator when it runs inside. */
+/** The push side of a process: the transport, and the simulator when it runs inside. */
 export interface PushService {
-  client: ApnsClient;
-  topics: ApnsTopics;
+  transport: Transport;
   simulator: ApnsSimulator | undefined;
   /** The simulator's control API address, when it runs inside. */
   controlUrl: string | undefined;
@@ -34,13 +34,8 @@ export async function openPushService(config: ApnsConfig, clock: Clock): Promise
       },
       clock,
     });
-    return {
-      client,
-      topics: config.topics,
-      simulator: undefined,
-      controlUrl: undefined,
-      close: () => client.close(),
-    };
+    const transport = new ApnsTransport(client, config.topics);
+    return { transport, simulator: undefined, controlUrl: undefined, close: () => transport.close() };
   }
   const key = {
     privateKeyPem: newProviderKeyPem(),
@@ -60,14 +55,16 @@ export async function openPushService(config: ApnsConfig, clock: Clock): Promise
     control = buildSimulatorControl(simulator);
     controlUrl = await control.listen({ port: config.control.port, host: '127.0.0.1' });
   }
-  const client = new ApnsClient({ url: simulator.url, ca: simulator.ca, key, clock });
+  const transport = new ApnsTransport(
+    new ApnsClient({ url: simulator.url, ca: simulator.ca, key, clock }),
+    config.topics,
+  );
   return {
-    client,
-    topics: config.topics,
+    transport,
     simulator,
     controlUrl,
     close: async () => {
-      await client.close();
+      await transport.close();
       await control?.close();
       await simulator.close();
     },

@@ -7,13 +7,15 @@ import {
 import { MAX_PAYLOAD_BYTES, pushRequestFor } from '../../src/delivery/apns/push-request.js';
 import { type ApnsVerdict, judgeApnsAnswer } from '../../src/delivery/apns/responses.js';
 import { endOfAttempt, retryDelayMs } from '../../src/delivery/attempts.js';
+import { NO_ANSWER } from '../../src/delivery/transport.js';
 import type { ClaimedDestination } from '../../src/store/store.js';
 import { PROVIDER_KEY, TOPICS } from '../delivery-helpers.js';
 import { ManualClock } from '../helpers.js';
 
 const TOKEN_SINCE = 1_000_000;
-const v = (destination: ApnsVerdict['destination'], extra: Partial<ApnsVerdict> = {}): ApnsVerdict => ({
-  destination,
+type Meaning = Omit<ApnsVerdict, 'status' | 'reason'>;
+const v = (verdict: ApnsVerdict['verdict'], extra: Partial<Meaning> = {}): Meaning => ({
+  verdict,
   deactivateDevice: false,
   renewToken: false,
   pauseCredential: false,
@@ -21,7 +23,7 @@ const v = (destination: ApnsVerdict['destination'], extra: Partial<ApnsVerdict> 
 });
 
 describe("what each of Apple's answers does", () => {
-  const table: [number, string | undefined, ApnsVerdict][] = [
+  const table: [number, string | undefined, Meaning][] = [
     [200, undefined, v('accepted')],
     [400, 'BadCollapseId', v('failed_permanent')],
     [400, 'BadDeviceToken', v('failed_permanent')],
@@ -56,20 +58,23 @@ describe("what each of Apple's answers does", () => {
     [503, 'Shutdown', v('retry')],
     [418, undefined, v('failed_permanent')],
   ];
-  it.each(table)('%i %s', (status, reason, verdict) => {
-    expect(judgeApnsAnswer({ status, reason }, TOKEN_SINCE)).toEqual(verdict);
+  it.each(table)('%i %s', (status, reason, meaning) => {
+    expect(judgeApnsAnswer({ status, reason }, TOKEN_SINCE)).toEqual({ ...meaning, status, reason });
   });
 
   it('deactivates on 410 only when the push token is older than the 410 timestamp', () => {
-    const gone = (timestamp?: number) =>
-      judgeApnsAnswer({ status: 410, reason: 'Unregistered', timestamp }, TOKEN_SINCE);
-    expect(gone(TOKEN_SINCE + 1)).toEqual(v('failed_permanent', { deactivateDevice: true }));
-    expect(gone(TOKEN_SINCE)).toEqual(v('failed_permanent'));
-    expect(gone(TOKEN_SINCE - 1)).toEqual(v('failed_permanent'));
-    expect(gone(undefined)).toEqual(v('failed_permanent', { deactivateDevice: true }));
-    expect(
-      judgeApnsAnswer({ status: 410, reason: 'ExpiredToken', timestamp: TOKEN_SINCE + 1 }, TOKEN_SINCE),
-    ).toEqual(v('failed_permanent', { deactivateDevice: true }));
+    const gone = (timestamp?: number, reason = 'Unregistered') =>
+      judgeApnsAnswer({ status: 410, reason, timestamp }, TOKEN_SINCE);
+    const answer = (reason: string, deactivateDevice: boolean) => ({
+      ...v('failed_permanent', { deactivateDevice }),
+      status: 410,
+      reason,
+    });
+    expect(gone(TOKEN_SINCE + 1)).toEqual(answer('Unregistered', true));
+    expect(gone(TOKEN_SINCE)).toEqual(answer('Unregistered', false));
+    expect(gone(TOKEN_SINCE - 1)).toEqual(answer('Unregistered', false));
+    expect(gone(undefined)).toEqual(answer('Unregistered', true));
+    expect(gone(TOKEN_SINCE + 1, 'ExpiredToken')).toEqual(answer('ExpiredToken', true));
   });
 });
 
@@ -106,13 +111,12 @@ function claimed(
 describe('the wait between attempts', () => {
   it('is 2, 4, 8 and 16 seconds, and the fifth attempt is the last', () => {
     expect([1, 2, 3, 4].map(retryDelayMs)).toEqual([2000, 4000, 8000, 16_000]);
-    const noAnswer = { kind: 'no_answer', error: 'reset' } as const;
-    expect(endOfAttempt(claimed({}, 4), noAnswer, 100).end).toEqual({
+    expect(endOfAttempt(claimed({}, 4), NO_ANSWER, 100)).toEqual({
       kind: 'retry',
       pushStatus: null,
       nextAttemptAt: 16_100,
     });
-    expect(endOfAttempt(claimed({}, 5), noAnswer, 100).end).toEqual({
+    expect(endOfAttempt(claimed({}, 5), NO_ANSWER, 100)).toEqual({
       kind: 'failed_permanent',
       pushStatus: null,
       deactivateDevice: false,

@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { PushResult } from '../../src/delivery/apns/client.js';
-import type { PushRequest } from '../../src/delivery/apns/push-request.js';
+import type { PushDestination, PushOutcome } from '../../src/delivery/transport.js';
 import { type DeliveryServer, startDeliveryServer, TOPICS } from '../delivery-helpers.js';
 import { type Account, createAccount, createToken } from '../helpers.js';
 
@@ -626,14 +625,14 @@ describe('workers sharing a store', () => {
   it('takes over the destinations of a worker that died mid-push once its lease runs out, and loses nothing', async () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);
-    const pushed: PushRequest[] = [];
+    const pushed: PushDestination[] = [];
     // A worker whose pushes never come back: it died with its leases held.
     const dead = server.addWorker({
-      push: (request) => {
-        pushed.push(request);
+      push: (destination) => {
+        pushed.push(destination);
         return new Promise(() => {});
       },
-      renewToken() {},
+      close: async () => {},
     });
     const reply = await server.request('POST', '/v1/notifications', {
       token: account.token,
@@ -659,16 +658,16 @@ describe('workers sharing a store', () => {
         .received()
         .map((push) => push.apns_id)
         .sort(),
-    ).toEqual(pushed.map((request) => request.headers['apns-id']).sort());
+    ).toEqual(pushed.map((destination) => destination.apnsId).sort());
   });
 
   it('keeps a slow push its own while its worker lives: the lease is renewed, never taken over', async () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);
-    const answers: ((result: PushResult) => void)[] = [];
+    const answers: ((outcome: PushOutcome) => void)[] = [];
     const slow = server.addWorker({
       push: () => new Promise((resolve) => answers.push(resolve)),
-      renewToken() {},
+      close: async () => {},
     });
     const reply = await server.request('POST', '/v1/notifications', {
       token: account.token,
@@ -686,7 +685,12 @@ describe('workers sharing a store', () => {
       await server.worker.tick();
     }
     expect(server.sim.received()).toEqual([]);
-    (answers[0] as (result: PushResult) => void)({ kind: 'answered', status: 200, apnsId: 'x' });
+    (answers[0] as (outcome: PushOutcome) => void)({
+      verdict: 'accepted',
+      status: 200,
+      deactivateDevice: false,
+      pauseCredential: false,
+    });
     await pass;
     const record = await statusOf(server, account.token, reply.body.id);
     expect([record.status, record.destinations.map((d: { state: string }) => d.state)]).toEqual([
@@ -704,7 +708,7 @@ describe('workers sharing a store', () => {
         pushing = true;
         return new Promise(() => {});
       },
-      renewToken() {},
+      close: async () => {},
     });
     const reply = await server.request('POST', '/v1/notifications', {
       token: account.token,

@@ -55,7 +55,7 @@ describe('a status record is read whole, never half-way through a delivery', () 
 
     // One push at a time, so that each answer is a commit of its own, and the readers all watch
     // the notifications being delivered now: each moves on once the one it reads has settled.
-    const worker = server.addWorker(server.client, { concurrency: 1 });
+    const worker = server.addWorker(server.transport, { concurrency: 1 });
     let delivering = true;
     const deliver = (async () => {
       try {

@@ -1,24 +1,5 @@
-import {
-  findSceneVersion,
-  LEVEL_PUSH_PRIORITY,
-  type Notification,
-  type Platform,
-} from '@foxbell/sdk/contract';
-
-/**
- * What a push is made of: one destination of one notification. The store's claimed destinations
- * are of this shape; the transport needs no more of them (and imports nothing of the store).
- */
-export interface PushDestination {
-  notificationId: string;
-  platform: Platform;
-  pushToken: string;
-  /** Fixed when the destination was made; the same on every attempt. */
-  apnsId: string;
-  senderName: string;
-  notification: Notification;
-  expiresAt: number;
-}
+import { findSceneVersion, LEVEL_PUSH_PRIORITY, type Platform } from '@foxbell/sdk/contract';
+import type { PushDestination } from '../transport.js';
 
 /** APNs refuses a payload over 4 KB (`413 PayloadTooLarge`). */
 export const MAX_PAYLOAD_BYTES = 4096;

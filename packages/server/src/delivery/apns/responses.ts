@@ -1,20 +1,14 @@
+import type { PushOutcome } from '../transport.js';
+
 /**
  * What each answer of Apple's provider API means for a destination, as one table. Statuses and
  * reasons are Apple's ("Handling notification responses from APNs").
  */
 
-/** What the worker does with the destination, and what else the answer asks of it. */
-export interface ApnsVerdict {
-  readonly destination: 'accepted' | 'retry' | 'failed_permanent';
-  /** The push token is gone (410): the device leaves lists and `auto`. */
-  readonly deactivateDevice: boolean;
+/** What an answer means, and whether it asks for a new provider token (the client's business). */
+export interface ApnsVerdict extends PushOutcome {
   /** Our provider token was refused as too old: make a new one before the next push. */
   readonly renewToken: boolean;
-  /**
-   * The credential itself is refused: stop pushing with it for a while, so the destinations
-   * still waiting are not spent one by one on the same refusal.
-   */
-  readonly pauseCredential: boolean;
 }
 
 export interface ApnsAnswer {
@@ -24,8 +18,14 @@ export interface ApnsAnswer {
   timestamp?: number | undefined;
 }
 
-const verdict = (destination: ApnsVerdict['destination'], extra: Partial<ApnsVerdict> = {}): ApnsVerdict => ({
-  destination,
+const verdict = (
+  answer: ApnsAnswer,
+  kind: ApnsVerdict['verdict'],
+  extra: Partial<ApnsVerdict> = {},
+): ApnsVerdict => ({
+  verdict: kind,
+  status: answer.status,
+  reason: answer.reason,
   deactivateDevice: false,
   renewToken: false,
   pauseCredential: false,
@@ -43,9 +43,8 @@ const CREDENTIAL_REFUSALS = new Set([
   'BadEnvironmentKeyInToken',
 ]);
 
-/** The verdicts nearly every answer gets, made once: a busy worker judges thousands a second. */
-const ACCEPTED = verdict('accepted');
-const RETRY = verdict('retry');
+/** The verdict nearly every answer gets, made once: a busy worker judges thousands a second. */
+const ACCEPTED = verdict({ status: 200 }, 'accepted');
 
 /** The verdict on an answer, for a device whose push token was registered at `pushTokenSince`. */
 export function judgeApnsAnswer(answer: ApnsAnswer, pushTokenSince: number): ApnsVerdict {
@@ -54,21 +53,19 @@ export function judgeApnsAnswer(answer: ApnsAnswer, pushTokenSince: number): Apn
   if (status === 410) {
     // A token registered after APNs found the old one gone is a new registration: keep it.
     const goneAt = answer.timestamp ?? Number.POSITIVE_INFINITY;
-    return verdict('failed_permanent', { deactivateDevice: pushTokenSince < goneAt });
+    return verdict(answer, 'failed_permanent', { deactivateDevice: pushTokenSince < goneAt });
   }
   if (status === 403 && reason === 'ExpiredProviderToken') {
     // Our fault, not the notification's: renew and try again (it still counts as an attempt).
-    return verdict('retry', { renewToken: true });
+    return verdict(answer, 'retry', { renewToken: true });
   }
-  if (status === 403)
-    return verdict('failed_permanent', { pauseCredential: CREDENTIAL_REFUSALS.has(reason ?? '') });
+  if (status === 403) {
+    return verdict(answer, 'failed_permanent', { pauseCredential: CREDENTIAL_REFUSALS.has(reason ?? '') });
+  }
   // 429 TooManyRequests / TooManyProviderTokenUpdates, 500 InternalServerError,
   // 503 ServiceUnavailable / Shutdown, and any other 5xx Apple may add.
-  if (status === 429 || status >= 500) return RETRY;
+  if (status === 429 || status >= 500) return verdict(answer, 'retry');
   // 400 (BadDeviceToken, DeviceTokenNotForTopic, BadCollapseId, …), 404 BadPath,
   // 405 MethodNotAllowed, 413 PayloadTooLarge, and any other 4xx: resending cannot help.
-  return verdict('failed_permanent');
+  return verdict(answer, 'failed_permanent');
 }
-
-/** A push that got no answer (connection refused, reset, timed out): try again later. */
-export const NO_ANSWER_VERDICT: ApnsVerdict = RETRY;

@@ -1,0 +1,28 @@
+import { NO_ANSWER, type PushDestination, type PushOutcome, type Transport } from '../transport.js';
+import type { ApnsClient } from './client.js';
+import { type ApnsTopics, pushRequestFor } from './push-request.js';
+import { judgeApnsAnswer } from './responses.js';
+
+/** APNs as a transport: the push built for Apple, sent by the HTTP/2 client, its answer judged. */
+export class ApnsTransport implements Transport {
+  readonly #client: ApnsClient;
+  readonly #topics: ApnsTopics;
+
+  constructor(client: ApnsClient, topics: ApnsTopics) {
+    this.#client = client;
+    this.#topics = topics;
+  }
+
+  async push(destination: PushDestination): Promise<PushOutcome> {
+    const result = await this.#client.push(pushRequestFor(destination, this.#topics));
+    if (result.kind === 'no_answer') return NO_ANSWER;
+    const outcome = judgeApnsAnswer(result, destination.pushTokenSince);
+    // Our provider token was refused as too old: the next push carries a new one.
+    if (outcome.renewToken) this.#client.renewToken();
+    return outcome;
+  }
+
+  close(): Promise<void> {
+    return this.#client.close();
+  }
+}

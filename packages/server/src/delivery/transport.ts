@@ -1,0 +1,56 @@
+import type { Notification, Platform } from '@foxbell/sdk/contract';
+
+/**
+ * What a push is made of: one destination of one notification. The store's claimed destinations
+ * are of this shape; a transport needs no more of them (and imports nothing of the store).
+ */
+export interface PushDestination {
+  notificationId: string;
+  platform: Platform;
+  pushToken: string;
+  /** When the device registered this push token: an older "gone" answer does not deactivate it. */
+  pushTokenSince: number;
+  /** Fixed when the destination was made; the same on every attempt. */
+  apnsId: string;
+  senderName: string;
+  notification: Notification;
+  expiresAt: number;
+}
+
+/**
+ * What one push came to, in the terms of the delivery rules every transport shares: the
+ * transport reads its push service's answer once, and the worker applies the attempt cap and
+ * the deadline to it (attempts.ts).
+ */
+export interface PushOutcome {
+  /** Accepted; worth another attempt (a 429, a 5xx, no answer); or refused for good. */
+  readonly verdict: 'accepted' | 'retry' | 'failed_permanent';
+  /** The push service's HTTP status, the destination's `push_status`; null when none answered. */
+  readonly status: number | null;
+  /** The push service's reason, for the log, when it gave one. */
+  readonly reason?: string | undefined;
+  /** The device's push token or subscription is gone: it leaves lists and `auto`. */
+  readonly deactivateDevice: boolean;
+  /**
+   * The credential itself was refused: pushes wait a while, so the destinations still queued are
+   * not spent one by one on the same refusal.
+   */
+  readonly pauseCredential: boolean;
+}
+
+/**
+ * A way to devices: APNs (delivery/apns/) today, a sibling for each other push service. `push`
+ * never rejects: a push that got no answer is an outcome too.
+ */
+export interface Transport {
+  push(destination: PushDestination): Promise<PushOutcome>;
+  close(): Promise<void>;
+}
+
+/** A push that got no answer (connection refused, reset, timed out): another attempt later. */
+export const NO_ANSWER: PushOutcome = {
+  verdict: 'retry',
+  status: null,
+  deactivateDevice: false,
+  pauseCredential: false,
+};
