@@ -1,7 +1,7 @@
 import yargs, { type Argv, type Options } from 'yargs';
 import { SHELLS } from './completion/scripts.js';
 import type { Context, Handler } from './context.js';
-import { EXIT, type ExitCode } from './exit-codes.js';
+import { EXIT, EXIT_CODES_HELP, type ExitCode } from './exit-codes.js';
 import {
   CONFIG_KEY_NAMES,
   GLOBAL_FLAGS,
@@ -69,7 +69,7 @@ const HOMEPAGE = 'https://github.com/foxbell/foxbell/blob/main/docs/cli.md';
 
 const COMMANDS = ['send', 'status', 'scenes', 'devices', 'ci', 'run', 'login', 'config', 'completion'];
 
-const EPILOGUE = `Exit codes: 0 sent · 1 failure · 2 usage or validation (nothing sent) · 3 authentication or permission · 4 rate limit or quota · 5 service or network, after retries · 6 --wait ended dropped or timed out
+const EPILOGUE = `${EXIT_CODES_HELP}
 
 Configuration: flags, then NOTIFY_* variables, then the profile saved by \`notify login\` (see \`notify config\`).
 Reference: ${HOMEPAGE}`;

@@ -1,23 +1,29 @@
 /**
- * The exit codes of `notify`, documented in docs/cli.md and stable across releases: a CI step
- * may branch on them. One table; `exitCodeOf` is the only place an error becomes a number.
+ * The exit codes of `notify`, stable across releases: a CI step may branch on them. One table:
+ * the numbers, the help text's line and docs/cli.md's table (a test compares them) come from it,
+ * and `exitCodeOf` is the only place an error becomes a number.
  */
-export const EXIT = {
-  /** Sent (or, for other commands, done). */
-  ok: 0,
-  /** Any other failure. */
-  failure: 1,
-  /** Usage or validation: nothing was sent. */
-  usage: 2,
-  /** Authentication or permission. */
-  auth: 3,
-  /** Rate limit or monthly quota. */
-  limited: 4,
-  /** The service or the network failed, after the retries. */
-  unavailable: 5,
-  /** `--wait` ended with the notification dropped, or ran out of time. */
-  notDelivered: 6,
+export const EXIT_CODES = {
+  ok: { code: 0, means: 'sent' },
+  failure: { code: 1, means: 'failure' },
+  usage: { code: 2, means: 'usage or validation (nothing sent)' },
+  auth: { code: 3, means: 'authentication or permission' },
+  limited: { code: 4, means: 'rate limit or quota' },
+  unavailable: { code: 5, means: 'service or network, after retries' },
+  notDelivered: { code: 6, means: '--wait ended dropped or timed out' },
 } as const;
+
+type ExitName = keyof typeof EXIT_CODES;
+
+/** Each exit code by name: `EXIT.usage` is 2. */
+export const EXIT = Object.fromEntries(
+  Object.entries(EXIT_CODES).map(([name, { code }]) => [name, code]),
+) as { readonly [Name in ExitName]: (typeof EXIT_CODES)[Name]['code'] };
+
+/** The help text's line: `Exit codes: 0 sent · 1 failure · …`. */
+export const EXIT_CODES_HELP = `Exit codes: ${Object.values(EXIT_CODES)
+  .map(({ code, means }) => `${code} ${means}`)
+  .join(' · ')}`;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

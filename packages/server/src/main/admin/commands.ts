@@ -1,7 +1,7 @@
-import type { ParseArgsOptionDescriptor } from 'node:util';
+import type { Setting } from '../../config/settings.js';
 
-/** The values parseArgs read for a command's own options. */
-export type OptionValues = Record<string, string | boolean | undefined>;
+/** The values read for a command's settings, by key: text, a number, or a switch. */
+export type OptionValues = Record<string, string | number | boolean | undefined>;
 
 /** One `foxbell-server admin` command: the management API call it makes, and how it shows the answer. */
 export interface AdminCommand {
@@ -15,7 +15,8 @@ export interface AdminCommand {
   path: (id: string) => string;
   /** The name of its one positional argument, when it takes one. */
   takesId?: string;
-  options?: Record<string, ParseArgsOptionDescriptor & { argument?: string; help: string }>;
+  /** Its own settings, keyed by flag, read and checked like every other setting. */
+  options?: Record<string, Setting>;
   /** The JSON body, from the options; a string is a usage mistake. */
   body?: (values: OptionValues) => Record<string, unknown> | string;
   /** The answer for a person: lines on stdout. */
@@ -54,7 +55,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     credential: 'admin',
     method: 'POST',
     path: () => '/v1/accounts',
-    options: { name: { type: 'string', argument: 'N', help: 'a name for it' } },
+    options: { name: { flag: 'name', type: 'text', argument: 'N', help: 'a name for it' } },
     body: (values) => (values.name === undefined ? {} : { name: values.name }),
     show: (answer) => [
       `account ${answer.id} created`,
@@ -77,15 +78,16 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     method: 'POST',
     path: () => '/v1/account/key',
     options: {
-      generation: { type: 'string', argument: 'G', help: 'only if the key is still this generation' },
+      generation: {
+        flag: 'generation',
+        type: 'integer',
+        min: 1,
+        max: Number.MAX_SAFE_INTEGER,
+        argument: 'G',
+        help: 'only if the key is still this generation',
+      },
     },
-    body: (values) => {
-      if (values.generation === undefined) return {};
-      const generation = Number(values.generation);
-      return Number.isInteger(generation) && generation >= 1
-        ? { generation }
-        : '--generation must be a whole number from 1';
-    },
+    body: (values) => (values.generation === undefined ? {} : { generation: values.generation }),
     show: (answer) => [
       'account key replaced',
       `  key:        ${answer.key} ${SHOWN_ONCE}`,
@@ -99,19 +101,34 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     method: 'POST',
     path: () => '/v1/tokens',
     options: {
-      name: { type: 'string', argument: 'N', help: 'the sender name shown with each notification' },
-      kind: { type: 'string', argument: 'K', help: 'standard (default) or agent' },
-      scenes: { type: 'string', argument: 'A,B', help: 'the only scenes it may send' },
-      'allow-urls': { type: 'boolean', help: 'may send links (agents may not by default)' },
-      'no-own-status': { type: 'boolean', help: 'may not read the status of its sends' },
-      'no-device-names': { type: 'boolean', help: 'may not list device names' },
+      name: {
+        flag: 'name',
+        type: 'text',
+        argument: 'N',
+        help: 'the sender name shown with each notification',
+      },
+      kind: { flag: 'kind', type: 'text', argument: 'K', help: 'standard (default) or agent' },
+      scenes: { flag: 'scenes', type: 'text', argument: 'A,B', help: 'the only scenes it may send' },
+      'allow-urls': {
+        flag: 'allow-urls',
+        type: 'switch',
+        help: 'may send links (agents may not by default)',
+      },
+      'no-own-status': {
+        flag: 'no-own-status',
+        type: 'switch',
+        help: 'may not read the status of its sends',
+      },
+      'no-device-names': { flag: 'no-device-names', type: 'switch', help: 'may not list device names' },
       'default-target': {
-        type: 'string',
+        flag: 'default-target',
+        type: 'text',
         argument: 'T',
         help: 'where its sends go when they name no target',
       },
       'expires-at': {
-        type: 'string',
+        flag: 'expires-at',
+        type: 'text',
         argument: 'TS',
         help: 'when it stops working (YYYY-MM-DDTHH:MM:SS.mmmZ)',
       },
@@ -173,9 +190,9 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     method: 'POST',
     path: () => '/v1/devices',
     options: {
-      name: { type: 'string', argument: 'N', help: 'its name, as sends target it' },
-      platform: { type: 'string', argument: 'P', help: 'ios, watchos or visionos' },
-      'push-token': { type: 'string', argument: 'HEX', help: 'its APNs device token' },
+      name: { flag: 'name', type: 'text', argument: 'N', help: 'its name, as sends target it' },
+      platform: { flag: 'platform', type: 'text', argument: 'P', help: 'ios, watchos or visionos' },
+      'push-token': { flag: 'push-token', type: 'text', argument: 'HEX', help: 'its APNs device token' },
     },
     body: (values) => {
       const missing = ['name', 'platform', 'push-token'].filter((name) => values[name] === undefined);
@@ -225,18 +242,19 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     path: () => '/v1/admin/pause',
     options: {
       'retry-after': {
-        type: 'string',
+        flag: 'retry-after',
+        type: 'integer',
+        min: 1,
+        max: 3600,
         argument: 'S',
-        help: 'the Retry-After clients get (1 to 3600; default 30)',
+        defaultText: '30',
+        help: 'the Retry-After clients get, 1 to 3600',
       },
     },
-    body: (values) => {
-      if (values['retry-after'] === undefined) return { paused: true };
-      const seconds = Number(values['retry-after']);
-      return Number.isInteger(seconds)
-        ? { paused: true, retry_after: seconds }
-        : '--retry-after must be a whole number of seconds';
-    },
+    body: (values) =>
+      values['retry-after'] === undefined
+        ? { paused: true }
+        : { paused: true, retry_after: values['retry-after'] },
     show: (answer) => [`sends paused; clients are told to retry after ${answer.retry_after} s`],
   },
   {

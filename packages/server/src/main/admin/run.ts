@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util';
-import { SERVER_SETTINGS } from '../../config/server-settings.js';
-import { readSecret } from '../../config/settings.js';
+import { readSettings, type Setting, usageOf } from '../../config/settings.js';
 import { ADMIN_COMMANDS, type AdminCommand, type OptionValues } from './commands.js';
+import { ADMIN_EXIT, ADMIN_EXIT_CODES, ADMIN_SETTINGS, exitCodeOf } from './settings.js';
 
 /** What `foxbell-server admin` touches of its process. */
 export interface AdminIo {
@@ -10,29 +9,8 @@ export interface AdminIo {
   env: NodeJS.ProcessEnv;
 }
 
-/** The exit codes of `notify`, for the same kinds of failure. */
-export const ADMIN_EXIT = { ok: 0, failure: 1, usage: 2, auth: 3, limited: 4, unavailable: 5 } as const;
-
-const SETTINGS = {
-  'base-url': {
-    variable: 'FOXBELL_BASE_URL',
-    argument: 'URL',
-    help: `the server (default http://127.0.0.1:${SERVER_SETTINGS.port.default})`,
-  },
-  'admin-key': {
-    variable: 'FOXBELL_ADMIN_KEY',
-    argument: 'KEY',
-    help: 'for account create, pause and resume',
-  },
-  'account-key': {
-    variable: 'FOXBELL_ACCOUNT_KEY',
-    argument: 'KEY',
-    help: "for the account's own tokens, devices and key",
-  },
-} as const;
-
-/** The keys: also read from a file (`--admin-key-file`, `FOXBELL_ADMIN_KEY_FILE`), warned of as flags. */
-const SECRET_FLAGS = ['admin-key', 'account-key'] as const;
+/** The keys each command may take: the one its route takes. */
+const KEY_FLAG = { admin: 'admin-key', account: 'account-key' } as const;
 
 export const ADMIN_USAGE = `Usage: foxbell-server admin <command> [options]
 
@@ -40,18 +18,12 @@ Talks to a running foxbell-server's management API.
 
 ${ADMIN_COMMANDS.map((command) => `  ${`${command.name}${command.takesId ? ` ${command.takesId}` : ''}`.padEnd(22)}${command.summary}`).join('\n')}
 
-Options of every command:
-${Object.entries(SETTINGS)
-  .map(
-    ([flag, setting]) =>
-      `  --${`${flag} ${setting.argument}`.padEnd(20)}${setting.help} (env ${setting.variable})`,
-  )
-  .join('\n')}
-${SECRET_FLAGS.map((flag) => `  --${`${flag}-file FILE`.padEnd(20)}the same, read from FILE (env ${SETTINGS[flag].variable}_FILE)`).join('\n')}
-  --json                print the API's answer as it is (a failure too: nothing on stderr)
-  --help                this text, or a command's options: foxbell-server admin token create --help
+${usageOf('Options of every command:', ADMIN_SETTINGS).trimEnd()}
+  a command's own options: foxbell-server admin <command> --help
 
-Exit codes: 0 done · 1 failure · 2 usage or validation · 3 authentication or permission · 4 rate limit · 5 server unreachable or failing
+Exit codes: ${Object.values(ADMIN_EXIT_CODES)
+  .map(({ code, means }) => `${code} ${means}`)
+  .join(' · ')}
 `;
 
 class UsageMistake extends Error {}
@@ -66,17 +38,12 @@ function commandOf(argv: string[]): { command: AdminCommand; rest: string[] } | 
 }
 
 function commandUsage(command: AdminCommand): string {
-  const options = Object.entries(command.options ?? {}).map(
-    ([flag, option]) =>
-      `  --${`${flag}${option.argument ? ` ${option.argument}` : ''}`.padEnd(22)}${option.help}`,
-  );
-  return [
+  const head = [
     `Usage: foxbell-server admin ${command.name}${command.takesId ? ` ${command.takesId}` : ''} [options]`,
     '',
-    `  ${command.summary}; takes ${command.credential === 'admin' ? '--admin-key' : '--account-key'}`,
-    ...(options.length > 0 ? ['', ...options] : []),
-    '',
+    `  ${command.summary}; takes --${KEY_FLAG[command.credential]}`,
   ].join('\n');
+  return usageOf(head, command.options ?? {});
 }
 
 /** `foxbell-server admin …`: one management call. Resolves with the exit code; never ends the process. */
@@ -95,57 +62,39 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     return ADMIN_EXIT.usage;
   }
   const { command, rest } = found;
-  let json = false;
+  const keyFlag = KEY_FLAG[command.credential];
+  const table: Record<string, Setting> = {
+    'base-url': ADMIN_SETTINGS['base-url'],
+    [keyFlag]: ADMIN_SETTINGS[keyFlag],
+    json: ADMIN_SETTINGS.json,
+    ...command.options,
+  };
+  const json = rest.includes('--json');
   try {
-    const parsed = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        ...Object.fromEntries(Object.keys(SETTINGS).map((flag) => [flag, { type: 'string' as const }])),
-        ...Object.fromEntries(SECRET_FLAGS.map((flag) => [`${flag}-file`, { type: 'string' as const }])),
-        json: { type: 'boolean' },
-        help: { type: 'boolean' },
-        ...command.options,
-      },
-    });
-    const values = parsed.values as OptionValues;
-    json = values.json === true;
-    if (values.help) {
+    const read = readSettings(table, rest, io.env, { positionals: true });
+    if (read.ok === 'help') {
       io.stdout.write(commandUsage(command));
       return ADMIN_EXIT.ok;
     }
-    const setting = (flag: keyof typeof SETTINGS) =>
-      (values[flag] as string | undefined) ?? (io.env[SETTINGS[flag].variable] || undefined);
+    if (read.ok === false || read.problems.length > 0) throw new UsageMistake(read.problems.join('; '));
+    const values = read.values as OptionValues;
+    if (!json) for (const warning of read.warnings) write(io.stderr, [`warning: ${warning}`]);
     const wanted = command.takesId ? 1 : 0;
-    if (parsed.positionals.length !== wanted) {
+    if (read.positionals.length !== wanted) {
       throw new UsageMistake(
         wanted === 1
           ? `${command.name} takes one ${command.takesId}`
-          : `${command.name} takes no arguments: ${parsed.positionals.join(' ')}`,
+          : `${command.name} takes no arguments: ${read.positionals.join(' ')}`,
       );
     }
-    const id = parsed.positionals[0] ?? '';
-    const keyFlag = command.credential === 'admin' ? 'admin-key' : 'account-key';
-    const secret = readSecret(
-      { flag: keyFlag, variable: SETTINGS[keyFlag].variable },
-      values[keyFlag] as string | undefined,
-      values[`${keyFlag}-file`] as string | undefined,
-      io.env,
-    );
-    if (secret.problem) throw new UsageMistake(secret.problem);
-    if (secret.warning && !json) write(io.stderr, [`warning: ${secret.warning}`]);
-    const key = secret.value;
-    if (key === undefined)
-      throw new UsageMistake(`${command.name} needs --${keyFlag} (or ${SETTINGS[keyFlag].variable})`);
+    const id = read.positionals[0] ?? '';
+    const key = values[keyFlag] as string | undefined;
+    if (key === undefined) {
+      throw new UsageMistake(`${command.name} needs --${keyFlag} (or ${ADMIN_SETTINGS[keyFlag].variable})`);
+    }
     const body = command.body?.(values);
     if (typeof body === 'string') throw new UsageMistake(body);
-    const baseUrl = (setting('base-url') ?? `http://127.0.0.1:${SERVER_SETTINGS.port.default}`).replace(
-      /\/+$/,
-      '',
-    );
-    if (!/^https?:\/\/[^/]/.test(baseUrl))
-      throw new UsageMistake('--base-url must be an http:// or https:// URL');
+    const baseUrl = (values['base-url'] as string).replace(/\/+$/, '');
 
     let response: Response;
     try {
@@ -193,22 +142,10 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     }
     return exitCodeOf(response.status);
   } catch (error) {
-    if (
-      !(error instanceof UsageMistake) &&
-      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') !== true
-    )
-      throw error;
+    if (!(error instanceof UsageMistake)) throw error;
     const message = (error as Error).message;
     if (json) write(io.stdout, [JSON.stringify({ error: { code: 'usage', message } })]);
     else write(io.stderr, [`error: ${message}`, `  next: foxbell-server admin ${command.name} --help`]);
     return ADMIN_EXIT.usage;
   }
-}
-
-function exitCodeOf(status: number): number {
-  if (status === 401 || status === 403) return ADMIN_EXIT.auth;
-  if (status === 429) return ADMIN_EXIT.limited;
-  if (status >= 500) return ADMIN_EXIT.unavailable;
-  if (status >= 400) return ADMIN_EXIT.usage;
-  return ADMIN_EXIT.failure;
 }
