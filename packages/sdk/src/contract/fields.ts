@@ -317,16 +317,55 @@ function describeIssue(issue: z.core.$ZodIssue): string {
       return `must be at most ${issue.maximum}`;
     case 'invalid_value':
       return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
-    case 'unrecognized_keys':
-      return 'is not a parameter of this scene';
     default:
       return issue.message === 'Invalid input' ? 'is not valid' : issue.message;
   }
 }
 
-function issueCode(issue: z.core.$ZodIssue): ErrorCode | undefined {
-  return issue.code === 'custom' ? (issue.params?.code as ErrorCode | undefined) : undefined;
+/** Where a zod issue was found, and how to name what it found there. */
+export interface IssuePlace {
+  /** The value that was checked, to tell a missing member from a wrong one. */
+  input: unknown;
+  /** What the issue's path is under: `scene_params.`, or a field's own name for a field's schema. */
+  under: string;
+  /** The code of a value that is there but wrong. */
+  code: ErrorCode;
+  /** What an unknown member is: `is not a field of this request`. */
+  unknown: string;
 }
+
+/**
+ * A zod issue as the interface's refusal: the one place an issue becomes a code, a field and a
+ * message, for the send's fields, a scene's parameters and the management routes' bodies alike.
+ * A member that is absent is `missing_field`; a check that names its own code keeps it.
+ */
+export function issueError(issue: z.core.$ZodIssue, place: IssuePlace): FieldError {
+  const name = (path: readonly PropertyKey[]) =>
+    [place.under.replace(/\.$/, ''), ...path.map(String)].filter((part) => part !== '').join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const field = name([...issue.path, issue.keys[0] ?? '']);
+    return { code: place.code, field, message: `${field} ${place.unknown}` };
+  }
+  const field = name(issue.path);
+  const given = issue.path.reduce<unknown>(
+    (parent, key) =>
+      parent !== null && typeof parent === 'object'
+        ? (parent as Record<PropertyKey, unknown>)[key]
+        : undefined,
+    place.input,
+  );
+  if (issue.code === 'invalid_type' && given === undefined) {
+    return { code: 'missing_field', field, message: `${field} is required` };
+  }
+  const code = issue.code === 'custom' ? (issue.params?.code as ErrorCode | undefined) : undefined;
+  return { code: code ?? place.code, field, message: `${field} ${describeIssue(issue)}` };
+}
+
+/** How a send's issues are named: a field's, and a scene parameter's. */
+const IN_A_SEND = {
+  field: { code: 'invalid_field', unknown: 'is not a send field' },
+  param: { code: 'invalid_scene_param', unknown: 'is not a parameter of this scene' },
+} as const;
 
 /** Whether a send may carry a field of this name: a field, a message alias or an ignored field. */
 export function isSendFieldName(name: string): boolean {
@@ -378,9 +417,9 @@ export function validateSend(
     if (value === undefined) continue;
     const field = name === 'message' ? messageField : name;
     const result = FIELD_SCHEMAS[name].safeParse(value);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      if (issue) return fail(issueCode(issue) ?? 'invalid_field', field, `${field} ${describeIssue(issue)}`);
+    const issue = result.success ? undefined : result.error.issues[0];
+    if (issue) {
+      return { ok: false, error: issueError(issue, { input: value, under: field, ...IN_A_SEND.field }) };
     }
   }
   if (fields.url_title !== undefined && fields.url === undefined) {
@@ -400,9 +439,10 @@ export function validateSend(
     const result = played.params.safeParse(params);
     const issue = result.success ? undefined : result.error.issues[0];
     if (issue) {
-      const name = issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path[0];
-      const field = `scene_params.${String(name)}`;
-      return fail('invalid_scene_param', field, `${field} ${describeIssue(issue)}`);
+      return {
+        ok: false,
+        error: issueError(issue, { input: params, under: 'scene_params.', ...IN_A_SEND.param }),
+      };
     }
   }
 

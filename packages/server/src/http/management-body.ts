@@ -1,4 +1,4 @@
-import { textChecks } from '@foxbell/sdk/contract';
+import { issueError, textChecks } from '@foxbell/sdk/contract';
 import type { FastifyRequest } from 'fastify';
 import * as z from 'zod';
 import { ApiError, valueOrThrow } from '../kernel/api-error.js';
@@ -30,20 +30,12 @@ export function readBody<T extends z.ZodType>(request: FastifyRequest, schema: T
   if (result.success) return result.data;
   const [issue] = result.error.issues;
   if (!issue) throw new ApiError('invalid_request', 'the body is not valid');
-  if (issue.code === 'unrecognized_keys') {
-    const field = issue.keys[0] ?? '';
-    throw new ApiError('invalid_field', `${field} is not a field of this request`, { field });
-  }
-  const field = issue.path.join('.');
-  const given = issue.path.reduce<unknown>(
-    (parent, key) =>
-      parent !== null && typeof parent === 'object'
-        ? (parent as Record<PropertyKey, unknown>)[key]
-        : undefined,
-    value,
+  throw ApiError.fromField(
+    issueError(issue, {
+      input: value,
+      under: '',
+      code: 'invalid_field',
+      unknown: 'is not a field of this request',
+    }),
   );
-  const missing = issue.code === 'invalid_type' && given === undefined;
-  if (missing) throw new ApiError('missing_field', `${field} is required`, { field });
-  const message = issue.code === 'invalid_type' ? `must be of type ${issue.expected}` : issue.message;
-  throw new ApiError('invalid_field', `${field} ${message}`, { field });
 }
