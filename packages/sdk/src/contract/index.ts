@@ -70,6 +70,7 @@ export {
   STATUS_PROGRESSION,
   type StatusRecord,
   sendResponseSchema,
+  statusAfter,
   statusRecordSchema,
   TIMESTAMP_PATTERN,
 } from './records.js';
@@ -85,4 +86,13 @@ export {
   type SceneVersion,
   sceneCatalog,
 } from './scenes.js';
+export {
+  DEV_DEVICES,
+  devicesForTarget,
+  MESSAGES,
+  nextUtcMonthStart,
+  PLATFORM_TARGETS,
+  type Routable,
+  SERVICE_LIMITS,
+} from './service.js';
 export { integerOrText, paramFromText, paramTypesOf } from './text-values.js';

@@ -25,6 +25,17 @@ export function progressOf(status: string): number {
   return (STATUS_PROGRESSION as readonly string[]).indexOf(status);
 }
 
+/**
+ * The status a notification takes when `observed` happens to it, or undefined when it keeps its
+ * own: `status` is the furthest state observed, and `dropped` is final.
+ */
+export function statusAfter<Status extends ProgressStatus>(
+  current: string,
+  observed: Status,
+): Status | undefined {
+  return current !== 'dropped' && progressOf(observed) > progressOf(current) ? observed : undefined;
+}
+
 export const DROP_REASONS = ['token_revoked', 'token_expired', 'expired', 'no_matching_device'] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 

@@ -1,16 +1,21 @@
 import {
+  DEV_DEVICES,
   type DestinationState,
   type DropReason,
-  ERROR_CODES,
+  devicesForTarget,
   type ErrorCode,
   IDEMPOTENCY_KEY_PATTERN,
   isPlainObject,
   LIMITS,
+  MESSAGES,
   type Notification,
   type NotificationStatus,
+  nextUtcMonthStart,
   type Platform,
-  progressOf,
+  SERVICE_LIMITS,
   type StatusRecord,
+  statusAfter,
+  statusOf,
   utf8Length,
   validateSend,
 } from '../contract/index.js';
@@ -50,7 +55,7 @@ export interface RecordedRequest {
 }
 
 export interface FakeFoxbellOptions {
-  /** The account's devices. Default: an iPhone, an Apple Watch and a Vision Pro. */
+  /** The account's devices. Default: a dev account's, an iPhone, an Apple Watch and a Vision Pro. */
   devices?: FakeDevice[];
   /** The send token the fake accepts. Default: a fixed, well-formed one. */
   token?: string;
@@ -58,13 +63,7 @@ export interface FakeFoxbellOptions {
   now?: () => number;
 }
 
-const DEFAULT_DEVICES: FakeDevice[] = [
-  { name: 'iPhone', platform: 'ios' },
-  { name: 'Apple Watch', platform: 'watchos' },
-  { name: 'Vision Pro', platform: 'visionos' },
-];
-const TARGET_PLATFORMS: Record<string, Platform> = { iphone: 'ios', watch: 'watchos', vision: 'visionos' };
-const MONTHLY_SENDS = 10_000;
+const MONTHLY_SENDS = SERVICE_LIMITS.sendsPerAccountPerMonth;
 
 /**
  * Ready-made answers for `failNext`, each as a real service (or the gateway in front of it)
@@ -73,19 +72,18 @@ const MONTHLY_SENDS = 10_000;
 export const answers = {
   /** `429 rate_limited` with `Retry-After` (seconds). */
   rateLimited: (retryAfter = 1): ScriptedAnswer =>
-    errorAnswer(429, 'rate_limited', 'too many sends this minute', { 'retry-after': String(retryAfter) }),
+    errorAnswer('rate_limited', MESSAGES.rateLimited('token'), { 'retry-after': String(retryAfter) }),
   /** `429 quota_exceeded`: never retried. */
-  quotaExceeded: (): ScriptedAnswer => errorAnswer(429, 'quota_exceeded', 'the monthly quota is used up'),
+  quotaExceeded: (): ScriptedAnswer => errorAnswer('quota_exceeded', MESSAGES.quotaExceeded),
   /** `503 service_unavailable`, with `Retry-After` when given. */
   unavailable: (retryAfter?: number): ScriptedAnswer =>
     errorAnswer(
-      503,
       'service_unavailable',
-      'sends are paused',
+      MESSAGES.paused,
       retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
     ),
   /** `401 token_revoked`. */
-  tokenRevoked: (): ScriptedAnswer => errorAnswer(401, 'token_revoked', 'this token was revoked'),
+  tokenRevoked: (): ScriptedAnswer => errorAnswer('token_revoked', 'this token was revoked'),
   /**
    * A gateway's `429`, with no error code and no `Retry-After`: `{ "message": … }` as the interface
    * describes it, or `{ body: 'none' }` for a gateway that sends no body at all.
@@ -108,20 +106,16 @@ export const answers = {
   }),
   /** Any error the service has, with its code's status. */
   error: (code: ErrorCode, message = code, headers: Record<string, string> = {}): ScriptedAnswer =>
-    errorAnswer(ERROR_CODES[code].status, code, message, headers),
+    errorAnswer(code, message, headers),
   /** The connection drops before an answer (fetch rejects, as for a reset). */
   dropConnection: (): ScriptedAnswer => ({ kind: 'drop', code: 'ECONNRESET' }),
 };
 
-function errorAnswer(
-  status: number,
-  code: string,
-  message: string,
-  headers: Record<string, string> = {},
-): ScriptedAnswer {
+/** An error answer: its status is the code's, from the interface's table. */
+function errorAnswer(code: ErrorCode, message: string, headers: Record<string, string> = {}): ScriptedAnswer {
   return {
     kind: 'answer',
-    status,
+    status: statusOf(code),
     body: JSON.stringify({ error: { code, message } }),
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   };
@@ -160,7 +154,7 @@ export class FakeFoxbell {
 
   constructor(options: FakeFoxbellOptions = {}) {
     this.token = options.token ?? `fox_send_${'Fake0'.repeat(6)}ab`;
-    this.devices = options.devices ?? DEFAULT_DEVICES;
+    this.devices = options.devices ?? DEV_DEVICES;
     this.#now = options.now ?? Date.now;
   }
 
@@ -204,7 +198,7 @@ export class FakeFoxbell {
   /** The push service accepted it for every device its target reaches: `sent_to_push`. */
   deliver(id: string): StatusRecord {
     const stored = this.#stored(id);
-    const reached = this.#reached(stored.fields.target ?? 'auto');
+    const reached = devicesForTarget(stored.fields.target ?? 'auto', this.devices);
     if (reached.length === 0) return this.drop(id, 'no_matching_device');
     const at = this.#isoNow();
     stored.destinations = reached.map((device) => ({
@@ -249,22 +243,14 @@ export class FakeFoxbell {
     return this.status(id);
   }
 
-  #advance(stored: Stored, status: NotificationStatus): void {
-    if (stored.status !== 'dropped' && progressOf(status) > progressOf(stored.status)) stored.status = status;
+  #advance(stored: Stored, observed: 'sent_to_push' | 'opened' | 'cleared'): void {
+    stored.status = statusAfter(stored.status, observed) ?? stored.status;
   }
 
   #stored(id: string): Stored {
     const stored = this.#notifications.get(id);
     if (!stored) throw new Error(`FakeFoxbell: no notification ${id} was sent`);
     return stored;
-  }
-
-  #reached(target: string): FakeDevice[] {
-    if (target === 'auto') return [...this.devices];
-    const platform = TARGET_PLATFORMS[target];
-    if (platform) return this.devices.filter((device) => device.platform === platform);
-    const named = this.devices.filter((device) => device.name === target);
-    return named.length === 1 ? named : [];
   }
 
   #isoNow(): string {
@@ -275,7 +261,7 @@ export class FakeFoxbell {
     const url = new URL(request.url);
     const path = url.pathname;
     if (request.headers.authorization !== `Bearer ${this.token}`) {
-      return this.#error(401, 'unauthorized', 'no such credential');
+      return this.#error('unauthorized', MESSAGES.unknownCredential);
     }
     if (request.method === 'POST' && path === '/v1/notifications') return this.#send(request);
     const status = /^\/v1\/notifications\/([^/]+)\/status$/.exec(path);
@@ -283,11 +269,11 @@ export class FakeFoxbell {
       const id = decodeURIComponent(status[1]);
       return this.#notifications.has(id)
         ? this.#json(200, this.status(id))
-        : this.#error(404, 'not_found', 'no such notification');
+        : this.#error('not_found', MESSAGES.noSuch('notification'), 'id');
     }
     if (request.method === 'GET' && path === '/v1/scenes') return this.#json(200, sceneCatalog());
     if (request.method === 'GET' && path === '/v1/devices') return this.#json(200, { devices: this.devices });
-    return this.#error(404, 'not_found', `no route for ${request.method} at this path`);
+    return this.#error('not_found', MESSAGES.noRoute(request.method));
   }
 
   #send(request: RecordedRequest): Response {
@@ -299,38 +285,33 @@ export class FakeFoxbell {
       ) +
       utf8Length(request.body);
     if (size > LIMITS.requestBytes) {
-      return this.#error(413, 'payload_too_large', `the request is over ${LIMITS.requestBytes} bytes`);
+      return this.#error('payload_too_large', MESSAGES.tooLarge(LIMITS.requestBytes));
     }
     if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
-      return this.#error(415, 'unsupported_media_type', 'this endpoint takes application/json only');
+      return this.#error('unsupported_media_type', MESSAGES.jsonOnly);
     }
     const key = request.headers['idempotency-key'];
     if (key !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(key)) {
-      return this.#error(
-        400,
-        'invalid_field',
-        'Idempotency-Key must be 1 to 255 printable ASCII characters',
-        'Idempotency-Key',
-      );
+      return this.#error('invalid_field', MESSAGES.idempotencyKeyShape, 'Idempotency-Key');
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(request.body);
     } catch {
-      return this.#error(400, 'invalid_request', 'the body is not valid JSON');
+      return this.#error('invalid_request', MESSAGES.notJson);
     }
-    if (!isPlainObject(parsed)) return this.#error(400, 'invalid_request', 'the body must be a JSON object');
+    if (!isPlainObject(parsed)) return this.#error('invalid_request', MESSAGES.notAnObject);
     if (key !== undefined) {
       const earlier = this.#keys.get(key);
       if (earlier && earlier.fingerprint !== request.body) {
-        return this.#error(409, 'idempotency_conflict', 'this key was used for another request');
+        return this.#error('idempotency_conflict', MESSAGES.idempotencyConflict, 'Idempotency-Key');
       }
       if (earlier) return this.#accepted(earlier.id, { 'idempotent-replayed': 'true' });
     }
     const validated = validateSend(parsed, { unknownScenes: 'reject' });
     if (!validated.ok) {
       const { code, message, field } = validated.error;
-      return this.#error(ERROR_CODES[code].status, code, message, field);
+      return this.#error(code, message, field);
     }
     const id = `ntf_fake${String(this.#nextId++).padStart(6, '0')}`;
     this.#notifications.set(id, {
@@ -347,7 +328,6 @@ export class FakeFoxbell {
 
   #accepted(id: string, extra: Record<string, string> = {}): Response {
     const requestId = this.#requestId();
-    const reset = new Date(this.#now());
     return this.#respond(
       202,
       JSON.stringify({ id, status: 'accepted', request_id: requestId }),
@@ -355,7 +335,7 @@ export class FakeFoxbell {
         'content-type': 'application/json; charset=utf-8',
         'x-ratelimit-limit': String(MONTHLY_SENDS),
         'x-ratelimit-remaining': String(MONTHLY_SENDS - this.sends.length),
-        'x-ratelimit-reset': String(Date.UTC(reset.getUTCFullYear(), reset.getUTCMonth() + 1, 1) / 1000),
+        'x-ratelimit-reset': String(nextUtcMonthStart(this.#now()) / 1000),
         ...extra,
       },
       requestId,
@@ -368,14 +348,14 @@ export class FakeFoxbell {
     });
   }
 
-  #error(status: number, code: string, message: string, field?: string): Response {
+  #error(code: ErrorCode, message: string, field?: string): Response {
     const requestId = this.#requestId();
     const body = {
       error: { code, message, ...(field === undefined ? {} : { field }) },
       request_id: requestId,
     };
     return this.#respond(
-      status,
+      statusOf(code),
       JSON.stringify(body),
       { 'content-type': 'application/json; charset=utf-8' },
       requestId,

@@ -1,28 +1,5 @@
-import type { Device, RouteDecision, RouteInput } from '../store/store.js';
-
-/**
- * Keywords that pick devices by platform; `ios`, `watchos` and `visionos` are names, not keywords.
- * A Map: a target is a user's string, and an object would answer `toString` from its prototype.
- */
-const PLATFORM_TARGETS: ReadonlyMap<string, Device['platform']> = new Map([
-  ['iphone', 'ios'],
-  ['watch', 'watchos'],
-  ['vision', 'visionos'],
-]);
-
-/**
- * The devices a `target` reaches among a person's active devices: `auto` those included in auto,
- * `iphone`/`watch`/`vision` by platform, otherwise the one device with exactly that name (a name
- * two devices share reaches none), otherwise the device with that id.
- */
-export function devicesForTarget(target: string, devices: readonly Device[]): Device[] {
-  if (target === 'auto') return devices.filter((device) => device.inAuto);
-  const platform = PLATFORM_TARGETS.get(target);
-  if (platform) return devices.filter((device) => device.platform === platform);
-  const named = devices.filter((device) => device.name === target);
-  if (named.length > 0) return named.length === 1 ? named : [];
-  return devices.filter((device) => device.id === target);
-}
+import { devicesForTarget } from '@foxbell/sdk/contract';
+import type { RouteDecision, RouteInput } from '../store/store.js';
 
 /**
  * Where a queued notification goes, decided when delivery starts: nowhere if its token was

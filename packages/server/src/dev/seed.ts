@@ -1,15 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { DEV_DEVICES } from '@foxbell/sdk/contract';
 import type { Clock } from '../kernel/clock.js';
 import type { IdSource } from '../kernel/ids.js';
 import { hashSecret } from '../kernel/secrets.js';
 import type { Store } from '../store/store.js';
-
-/** The simulated devices of a dev account: one of each platform. */
-export const DEV_DEVICES = [
-  { name: 'iPhone', platform: 'ios' },
-  { name: 'Apple Watch', platform: 'watchos' },
-  { name: 'Vision Pro', platform: 'visionos' },
-] as const;
 
 export interface DevSeed {
   accountId: string;

@@ -1,4 +1,4 @@
-import { SEND_TOKEN_PATTERN } from '@foxbell/sdk/contract';
+import { MESSAGES, SEND_TOKEN_PATTERN } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../kernel/api-error.js';
 import { hashSecret, secretsEqual } from '../kernel/secrets.js';
@@ -28,7 +28,7 @@ async function identify(secret: string, ctx: AppContext): Promise<Caller> {
       : undefined;
   if (!credential) {
     if (ctx.adminKey !== undefined && secretsEqual(secret, ctx.adminKey)) return { kind: 'admin' };
-    throw unauthorized('the credential is not known to this service; check the token and the base URL');
+    throw unauthorized(MESSAGES.unknownCredential);
   }
   if (credential.account.deletedAt !== null) throw new ApiError('account_deleted', 'the account was deleted');
   switch (credential.kind) {

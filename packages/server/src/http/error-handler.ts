@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { MESSAGES } from '@foxbell/sdk/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorBody } from '../kernel/api-error.js';
 import type { IdSource } from '../kernel/ids.js';
@@ -76,7 +77,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
   // The path is not echoed: it may hold a token in a spelling no route knows.
   app.setNotFoundHandler((request, reply) =>
-    sendApiError(reply, request, new ApiError('not_found', `no route for ${request.method} at this path`)),
+    sendApiError(reply, request, new ApiError('not_found', MESSAGES.noRoute(request.method))),
   );
 }
 

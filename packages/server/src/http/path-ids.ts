@@ -1,3 +1,4 @@
+import { MESSAGES } from '@foxbell/sdk/contract';
 import type { onRequestHookHandler } from 'fastify';
 import { ApiError } from '../kernel/api-error.js';
 import { type IdPrefix, isIdShaped } from '../kernel/ids.js';
@@ -8,7 +9,7 @@ const NAMES: Record<PathIdPrefix, string> = { ntf: 'notification', dev: 'device'
 
 /** The one answer for an id that names nothing the caller may see: `404 not_found`, field `id`. */
 export function noSuch(prefix: PathIdPrefix): ApiError {
-  return new ApiError('not_found', `no such ${NAMES[prefix]}`, { field: 'id' });
+  return new ApiError('not_found', MESSAGES.noSuch(NAMES[prefix]), { field: 'id' });
 }
 
 /**

@@ -1,5 +1,5 @@
+import { nextUtcMonthStart } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
-import { nextUtcMonthStart } from '../kernel/clock.js';
 import type { AppContext } from './context.js';
 
 /**

@@ -1,16 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { Transform } from 'node:stream';
-import { LIMITS } from '@foxbell/sdk/contract';
+import { LIMITS, MESSAGES } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../kernel/api-error.js';
 
 export function tooLarge(bytes: number | undefined): ApiError {
-  return new ApiError(
-    'payload_too_large',
-    `the request is over ${LIMITS.requestBytes} bytes (path, query string, headers and body as sent)`,
-    { details: { limit: LIMITS.requestBytes, ...(bytes === undefined ? {} : { size: bytes }) } },
-  );
+  return new ApiError('payload_too_large', MESSAGES.tooLarge(LIMITS.requestBytes), {
+    details: { limit: LIMITS.requestBytes, ...(bytes === undefined ? {} : { size: bytes }) },
+  });
 }
 
 /**

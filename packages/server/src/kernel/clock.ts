@@ -1,3 +1,5 @@
+import { nextUtcMonthStart } from '@foxbell/sdk/contract';
+
 /** The time source of the server. Injected, so windows, expiries and retention are tested exactly. */
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -24,10 +26,4 @@ export function utcMonth(ms: number): string {
   const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
   lastMonth = { start, end: nextUtcMonthStart(ms), name: date.toISOString().slice(0, 7) };
   return lastMonth.name;
-}
-
-/** Epoch milliseconds at which the UTC month holding `ms` ends. */
-export function nextUtcMonthStart(ms: number): number {
-  const date = new Date(ms);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
 }

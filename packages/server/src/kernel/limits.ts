@@ -1,3 +1,5 @@
+import { SERVICE_LIMITS } from '@foxbell/sdk/contract';
+
 /**
  * Every limit of the service, in one place: the spec's rate limits and quota (which the store
  * admits sends by), the account's sizes, and the brakes of this process. Defaults are the spec's;
@@ -29,11 +31,11 @@ export interface ServiceLimits extends RateLimits {
 }
 
 export const DEFAULT_LIMITS: ServiceLimits = {
-  perTokenPerMinute: 30,
-  perAccountPerMinute: 60,
-  perAccountPerMonth: 10_000,
-  devicesPerAccount: 20,
-  tokensPerAccount: 50,
+  perTokenPerMinute: SERVICE_LIMITS.sendsPerTokenPerMinute,
+  perAccountPerMinute: SERVICE_LIMITS.sendsPerAccountPerMinute,
+  perAccountPerMonth: SERVICE_LIMITS.sendsPerAccountPerMonth,
+  devicesPerAccount: SERVICE_LIMITS.devicesPerAccount,
+  tokensPerAccount: SERVICE_LIMITS.tokensPerAccount,
   sendsInFlight: 1000,
   managementWritesPerMinute: 60,
   eventsPerMinute: 120,

@@ -1,4 +1,4 @@
-import { type Checked, isPlainObject, sameValue } from '@foxbell/sdk/contract';
+import { type Checked, isPlainObject, MESSAGES, sameValue } from '@foxbell/sdk/contract';
 import { evaluate, parse as parseJsonAst } from '@humanwhocodes/momoa';
 import { decodeUtf8 } from './utf8.js';
 
@@ -35,9 +35,9 @@ export function parseJsonObject(bytes: Uint8Array): JsonObjectResult {
   try {
     value = JSON.parse(text);
   } catch {
-    return invalid('the body is not valid JSON');
+    return invalid(MESSAGES.notJson);
   }
-  if (!isPlainObject(value)) return invalid('the body must be a JSON object');
+  if (!isPlainObject(value)) return invalid(MESSAGES.notAnObject);
   if (shape.members !== countKeys(value)) {
     const conflict = findConflictingMember(text);
     if (conflict) {

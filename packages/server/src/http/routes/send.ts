@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Checked, IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
+import { type Checked, IDEMPOTENCY_KEY_PATTERN, MESSAGES } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../kernel/api-error.js';
 import { parseJsonObject } from '../../send/json-body.js';
@@ -52,8 +52,10 @@ function fieldHeader(request: FastifyRequest, name: string, field: string): Chec
 function idempotencyKeyOf(request: FastifyRequest): Checked<string | undefined> {
   const key = fieldHeader(request, 'idempotency-key', 'Idempotency-Key');
   if (key.ok && key.value !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(key.value)) {
-    const message = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
-    return { ok: false, error: { code: 'invalid_field', field: 'Idempotency-Key', message } };
+    return {
+      ok: false,
+      error: { code: 'invalid_field', field: 'Idempotency-Key', message: MESSAGES.idempotencyKeyShape },
+    };
   }
   return key;
 }
@@ -119,10 +121,10 @@ export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/v1/notifications', { config: { credentials: ['send'] } }, async (request, reply) => {
     const body = request.body as RawBody | undefined;
     if (body !== undefined && body.type !== 'json') {
-      throw new ApiError('unsupported_media_type', 'this endpoint takes application/json only');
+      throw new ApiError('unsupported_media_type', MESSAGES.jsonOnly);
     }
     return accept(request, reply, ctx, body, () => {
-      if (body === undefined) throw new ApiError('invalid_request', 'the body must be a JSON object');
+      if (body === undefined) throw new ApiError('invalid_request', MESSAGES.notAnObject);
       const json = parseJsonObject(body.bytes);
       return json.ok ? { ok: true, value: { json: json.value } } : json;
     });
@@ -199,7 +201,7 @@ async function store(
 ) {
   const pause = await ctx.store.getPause();
   if (pause.paused) {
-    throw new ApiError('service_unavailable', 'sends are paused; retry after Retry-After', {
+    throw new ApiError('service_unavailable', MESSAGES.paused, {
       headers: { 'retry-after': String(pause.retryAfterSeconds) },
     });
   }
@@ -228,30 +230,18 @@ async function store(
       reply.code(202);
       return { id: outcome.id, status: 'accepted', request_id: request.id };
     case 'idempotency_conflict':
-      throw new ApiError(
-        'idempotency_conflict',
-        'this Idempotency-Key was used for a different request; resend the original, or use a new key for a new notification',
-        { field: 'Idempotency-Key' },
-      );
+      throw new ApiError('idempotency_conflict', MESSAGES.idempotencyConflict, { field: 'Idempotency-Key' });
     case 'rate_limited':
-      throw new ApiError(
-        'rate_limited',
-        `too many sends from this ${outcome.scope} in the last minute; retry after Retry-After`,
-        {
-          details: {
-            scope: outcome.scope,
-            limit: outcome.limit,
-          },
-          headers: { 'retry-after': String(outcome.retryAfterSeconds) },
+      throw new ApiError('rate_limited', MESSAGES.rateLimited(outcome.scope), {
+        details: {
+          scope: outcome.scope,
+          limit: outcome.limit,
         },
-      );
+        headers: { 'retry-after': String(outcome.retryAfterSeconds) },
+      });
     case 'quota_exceeded':
-      throw new ApiError(
-        'quota_exceeded',
-        'the monthly send quota is used up; it renews with the next UTC month',
-        {
-          details: { limit: outcome.limit },
-        },
-      );
+      throw new ApiError('quota_exceeded', MESSAGES.quotaExceeded, {
+        details: { limit: outcome.limit },
+      });
   }
 }

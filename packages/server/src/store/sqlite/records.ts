@@ -1,5 +1,5 @@
+import { statusAfter } from '@foxbell/sdk/contract';
 import { inboxPageOf, notificationOf, type Row } from '../rows.js';
-import { statusAfter } from '../status.js';
 import type { RecordsPart, StoredNotification } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 
