@@ -3,6 +3,7 @@ import { defineConfig } from 'tsup';
 const entry = {
   index: 'src/index.ts',
   'contract/index': 'src/contract/index.ts',
+  'contract/values': 'src/contract/values.ts',
   'testing/index': 'src/testing/index.ts',
 };
 // tsup's declaration build sets `baseUrl`, which TypeScript 6 deprecates; our own config does not use it.

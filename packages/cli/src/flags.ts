@@ -1,9 +1,18 @@
 import type { SendFieldName } from '@foxbell/sdk/contract';
+import {
+  BELL_COLOR_NAMES,
+  FIELD_DEFAULTS,
+  LEVELS,
+  LIMITS,
+  SOUNDS,
+  TARGET_KEYWORDS,
+} from '@foxbell/sdk/contract/values';
 import type { Argv, Options } from 'yargs';
 
 /**
  * The flags of `notify`, declared once: the parser, `--help` and shell completion read them
- * here. No handler code and no SDK here: this module is on the start-up path of every run.
+ * here. No handler code and no SDK here: this module is on the start-up path of every run, so
+ * its numbers and names come from the contract's values, which load no rules.
  */
 
 /** Flags every command takes. */
@@ -41,25 +50,45 @@ type FieldInput = { from: 'text' | 'integer'; flag: string; help: string } | { f
  */
 const FIELD_INPUTS = {
   message: { from: 'arguments' },
-  title: { from: 'text', flag: 'title', help: 'Bold first line (at most 250 bytes)' },
-  subtitle: { from: 'text', flag: 'subtitle', help: 'Second line (at most 250 bytes)' },
+  title: { from: 'text', flag: 'title', help: `Bold first line (at most ${LIMITS.titleBytes} bytes)` },
+  subtitle: { from: 'text', flag: 'subtitle', help: `Second line (at most ${LIMITS.subtitleBytes} bytes)` },
   scene: {
     from: 'text',
     flag: 'scene',
-    help: 'The animation: notice, rocket, fireworks, garage, campfire… (see `notify scenes`)',
+    help: `The animation (see \`notify scenes\`; default ${FIELD_DEFAULTS.scene})`,
   },
   scene_version: { from: 'integer', flag: 'scene-version', help: 'Pin a version of the scene' },
   scene_params: { from: 'params' },
-  bell_color: { from: 'text', flag: 'bell-color', help: 'gold, red, blue, green or #RRGGBB' },
+  bell_color: {
+    from: 'text',
+    flag: 'bell-color',
+    help: `${BELL_COLOR_NAMES.join(', ')} or #RRGGBB (default ${FIELD_DEFAULTS.bell_color})`,
+  },
   url: { from: 'text', flag: 'url', help: 'An https link offered as a button' },
   url_title: { from: 'text', flag: 'url-title', help: 'Title of the link button (with --url)' },
   image: { from: 'text', flag: 'image', help: 'An https image to attach' },
-  level: { from: 'text', flag: 'level', help: 'passive, active, time-sensitive, or -2 to 2' },
+  level: {
+    from: 'text',
+    flag: 'level',
+    help: `${LEVELS.join(', ')}, or -2 to 2 (default ${FIELD_DEFAULTS.level})`,
+  },
   group: { from: 'text', flag: 'group', help: 'Thread related notifications together' },
   tag: { from: 'text', flag: 'tag', help: 'A later send with the same tag replaces this one' },
-  sound: { from: 'text', flag: 'sound', help: 'default or none' },
-  ttl: { from: 'integer', flag: 'ttl', help: 'Seconds delivery may take at most (1 to 2592000)' },
-  target: { from: 'text', flag: 'target', help: 'auto, iphone, watch, vision, or a device name' },
+  sound: {
+    from: 'text',
+    flag: 'sound',
+    help: `${SOUNDS.join(' or ')}; ${FIELD_DEFAULTS.sound} unless given`,
+  },
+  ttl: {
+    from: 'integer',
+    flag: 'ttl',
+    help: `Seconds delivery may take at most, ${LIMITS.ttlSeconds.min} to ${LIMITS.ttlSeconds.max} (default ${FIELD_DEFAULTS.ttl})`,
+  },
+  target: {
+    from: 'text',
+    flag: 'target',
+    help: `${TARGET_KEYWORDS.join(', ')}, or a device name (default the token's, else ${FIELD_DEFAULTS.target})`,
+  },
 } as const satisfies { [Field in SendFieldName]-?: FieldInput };
 
 type FieldFlag = { field: SendFieldName; flag: string; help: string };

@@ -1,4 +1,4 @@
-import { BELL_COLOR_NAMES, SCENES, TARGET_KEYWORDS } from '@foxbell/sdk/contract';
+import { BELL_COLOR_NAMES, LEVELS, SCENES, SOUNDS, TARGET_KEYWORDS } from '@foxbell/sdk/contract';
 
 /**
  * The values a flag takes, for completion after it. Loaded only while completing: the contract
@@ -6,8 +6,8 @@ import { BELL_COLOR_NAMES, SCENES, TARGET_KEYWORDS } from '@foxbell/sdk/contract
  */
 export const FLAG_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--scene': Object.keys(SCENES),
-  '--level': ['passive', 'active', 'time-sensitive'],
-  '--sound': ['default', 'none'],
+  '--level': LEVELS,
+  '--sound': SOUNDS,
   '--target': TARGET_KEYWORDS,
   '--bell-color': BELL_COLOR_NAMES,
 };

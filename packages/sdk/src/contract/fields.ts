@@ -1,25 +1,21 @@
 import * as z from 'zod/mini';
 import type { ErrorCode } from './errors.js';
 import { DEFAULT_SCENE, findSceneVersion, isKnownScene, SCENE_ID_PATTERN } from './scenes.js';
+import { BELL_COLOR_NAMES, FIELD_DEFAULTS, type Level, LIMITS, SOUNDS, TARGET_KEYWORDS } from './values.js';
 
-/** Every number the send rules use, in one place. Byte limits are UTF-8 bytes. */
-export const LIMITS = {
-  requestBytes: 16_384,
-  messageBytes: { min: 1, max: 4_000 },
-  titleBytes: 250,
-  subtitleBytes: 250,
-  urlBytes: 2_048,
-  shortTextBytes: 64,
-  ttlSeconds: { min: 1, max: 2_592_000, default: 86_400 },
-  sceneParams: { keys: 20, depth: 2, bytes: 2_048 },
-  idempotencyKeyChars: 255,
-} as const;
+export {
+  BELL_COLOR_NAMES,
+  FIELD_DEFAULTS,
+  LEVELS,
+  type Level,
+  LIMITS,
+  SOUNDS,
+  TARGET_KEYWORDS,
+} from './values.js';
 
 export const MESSAGE_ALIASES = ['message', 'body', 'text'] as const;
 /** Accepted in a JSON or form body and ignored; anywhere else they are unknown fields. */
 export const IGNORED_BODY_FIELDS = ['version', 'type', 'attachments'] as const;
-
-export type Level = 'passive' | 'active' | 'time-sensitive';
 
 /** Every accepted `level` input and the level it means (the spec's level table). */
 export const LEVEL_INPUTS = {
@@ -45,8 +41,6 @@ export const LEVEL_PUSH_PRIORITY: Readonly<Record<Level, 5 | 10>> = {
   'time-sensitive': 10,
 };
 
-export const BELL_COLOR_NAMES = ['gold', 'red', 'blue', 'green'] as const;
-export const TARGET_KEYWORDS = ['auto', 'iphone', 'watch', 'vision'] as const;
 /** A `bell_color` that is not one of the names: `#RRGGBB`, in either case. */
 export const BELL_HEX_PATTERN = /^#[0-9A-Fa-f]{6}$/;
 /** A `tag`: 1 to 64 of `A-Z a-z 0-9 . _ -`. */
@@ -238,7 +232,7 @@ export const FIELD_SCHEMAS = {
     .string()
     .check(refine<string>((value) => TAG_PATTERN.test(value), 'must be 1 to 64 of A-Z a-z 0-9 . _ -')),
   /** `default` or `none`. */
-  sound: z.enum(['default', 'none']),
+  sound: z.enum(SOUNDS),
   /** Seconds delivery may take at most, 1 to 2,592,000 (default 86,400). */
   ttl: z.int().check(z.minimum(LIMITS.ttlSeconds.min), z.maximum(LIMITS.ttlSeconds.max)),
   /** `auto`, `iphone`, `watch`, `vision`, a device name or id; default: the token's default target. */
@@ -470,10 +464,10 @@ function notificationOf(
   notification.scene = scene;
   if (sceneVersion !== undefined) notification.scene_version = sceneVersion;
   notification.scene_params = sceneParams;
-  notification.bell_color = fields.bell_color ?? 'gold';
-  notification.level = levelOf(fields.level ?? 'active');
-  notification.sound = fields.sound ?? 'default';
-  notification.ttl = fields.ttl ?? LIMITS.ttlSeconds.default;
+  notification.bell_color = fields.bell_color ?? FIELD_DEFAULTS.bell_color;
+  notification.level = levelOf(fields.level ?? FIELD_DEFAULTS.level);
+  notification.sound = fields.sound ?? FIELD_DEFAULTS.sound;
+  notification.ttl = fields.ttl ?? FIELD_DEFAULTS.ttl;
   return notification;
 }
 

@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
+import { FIELD_DEFAULTS } from './values.js';
 
 /** A scene id as the send field `scene` must spell it. */
 export const SCENE_ID_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
-export const DEFAULT_SCENE = 'notice';
+export const DEFAULT_SCENE = FIELD_DEFAULTS.scene;
 
 const integer = (min: number, max: number, fallback: number) =>
   z._default(z.optional(z.int().check(z.minimum(min), z.maximum(max))), fallback);

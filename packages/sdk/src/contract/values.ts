@@ -1,0 +1,41 @@
+/**
+ * `@foxbell/sdk/contract/values`: the numbers, names and defaults of the send fields, with no zod
+ * and no code: what a help text or a document shows, for programs whose start-up must not load
+ * the rules themselves (notify's flags). The rules (`fields.ts`) read their numbers here too.
+ */
+
+/** Every number the send rules use, in one place. Byte limits are UTF-8 bytes. */
+export const LIMITS = {
+  requestBytes: 16_384,
+  messageBytes: { min: 1, max: 4_000 },
+  titleBytes: 250,
+  subtitleBytes: 250,
+  urlBytes: 2_048,
+  shortTextBytes: 64,
+  ttlSeconds: { min: 1, max: 2_592_000, default: 86_400 },
+  sceneParams: { keys: 20, depth: 2, bytes: 2_048 },
+  idempotencyKeyChars: 255,
+} as const;
+
+export const LEVELS = ['passive', 'active', 'time-sensitive'] as const;
+export type Level = (typeof LEVELS)[number];
+
+export const BELL_COLOR_NAMES = ['gold', 'red', 'blue', 'green'] as const;
+export const TARGET_KEYWORDS = ['auto', 'iphone', 'watch', 'vision'] as const;
+export const SOUNDS = ['default', 'none'] as const;
+
+/** What a send that leaves a field out gets: the spec's defaults, applied by the service. */
+export const FIELD_DEFAULTS = {
+  scene: 'notice',
+  bell_color: 'gold',
+  level: 'active',
+  sound: 'default',
+  ttl: LIMITS.ttlSeconds.default,
+  target: 'auto',
+} as const satisfies {
+  bell_color: (typeof BELL_COLOR_NAMES)[number];
+  level: Level;
+  sound: (typeof SOUNDS)[number];
+  target: (typeof TARGET_KEYWORDS)[number];
+  [field: string]: unknown;
+};
