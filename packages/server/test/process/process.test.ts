@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -118,10 +120,30 @@ describe('foxbell-server, the process', () => {
   it('stops on SIGTERM after finishing the requests in flight, and exits 0', async () => {
     const server = await startQuietServer();
     const { token } = await accountWithToken(server.url);
-    const inFlight = send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'last' } });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // In flight for certain: the server has read the request's head (its 100 Continue says so)
+    // when the signal comes, and the body follows the signal.
+    const body = JSON.stringify({ message: 'last' });
+    const request = httpRequest(`${server.url}/v1/notifications`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        expect: '100-continue',
+      },
+    });
+    const answered = new Promise<number | undefined>((resolve, reject) => {
+      request.on('response', (response) => {
+        response.resume();
+        resolve(response.statusCode);
+      });
+      request.on('error', reject);
+    });
+    request.flushHeaders();
+    await once(request, 'continue');
     server.child.kill('SIGTERM');
-    expect((await inFlight).status).toBe(202);
+    request.end(body);
+    expect(await answered).toBe(202);
     expect(await server.exited).toEqual({ code: 0, signal: null });
   });
 
@@ -330,7 +352,8 @@ describe('foxbell-server, delivering', () => {
     const { key, token } = await accountWithToken(api.url);
     await addDevice(api.url, key, 'f'.repeat(64));
     const sent = await send(api.url, 'POST', '/v1/notifications', { token, json: { message: 'via worker' } });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The API process opened no push service (no simulator above), so it can deliver nothing:
+    // the send waits for a worker.
     expect(
       (await send(api.url, 'GET', `/v1/notifications/${sent.body.id}/status`, { token })).body.status,
     ).toBe('accepted');

@@ -62,21 +62,29 @@ describe('crash safety', () => {
       /** Destinations each dead process left leased: what the restart had to take over. */
       let leasedAtKill = 0;
       for (let crash = 0; crash < CRASHES; crash += 1) {
-        // Sends from many clients at once, for a random while; then kill -9 in the middle of them.
+        // Sends from many clients at once until a random number more were accepted; then kill -9
+        // in the middle of them (the kill lands wherever the clients and the worker then are).
         let sending = true;
+        const killAfter = accepted.length + 40 + Math.floor(Math.random() * 200);
+        let reached: () => void = () => {};
+        const enoughAccepted = new Promise<void>((resolve) => {
+          reached = resolve;
+        });
         const clients = Array.from({ length: CONCURRENCY }, async () => {
           while (sending) {
             const reply = await send(server.url, 'POST', '/v1/notifications', {
               token,
               json: { message: `crash ${crash}` },
             }).catch(() => undefined);
-            if (reply?.status === 202) accepted.push(reply.body.id);
-            else if (reply && reply.status !== 202)
+            if (reply?.status === 202) {
+              accepted.push(reply.body.id);
+              if (accepted.length >= killAfter) reached();
+            } else if (reply && reply.status !== 202)
               throw new Error(`answered ${reply.status}: ${reply.text}`);
             else return;
           }
         });
-        await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 600));
+        await Promise.race([enoughAccepted, Promise.all(clients)]);
         server.child.kill('SIGKILL');
         sending = false;
         await Promise.all(clients);

@@ -665,10 +665,21 @@ describe('workers sharing a store', () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);
     const answers: ((outcome: PushOutcome) => void)[] = [];
-    const slow = server.addWorker({
-      push: () => new Promise((resolve) => answers.push(resolve)),
-      close: async () => {},
+    // The slow worker's store, telling the test each time it has renewed its leases.
+    let renewals = 0;
+    const store = new Proxy(server.store, {
+      get(target, name, receiver) {
+        if (name !== 'renewLeases') return Reflect.get(target, name, receiver);
+        return async (...args: Parameters<typeof target.renewLeases>) => {
+          await target.renewLeases(...args);
+          renewals += 1;
+        };
+      },
     });
+    const slow = server.addWorker(
+      { push: () => new Promise((resolve) => answers.push(resolve)), close: async () => {} },
+      { store },
+    );
     const reply = await server.request('POST', '/v1/notifications', {
       token: account.token,
       json: { message: 'm', target: 'iphone' },
@@ -679,9 +690,11 @@ describe('workers sharing a store', () => {
     // renews once a third of the lease has passed), and the other worker finds nothing to take.
     for (let second = 0; second < 60; second += 3) {
       server.clock.advance(3_000);
-      // A pass of the slow worker; its tick resolves only once its push is answered.
+      // A pass of the slow worker, which renews first; its tick resolves only once its push is
+      // answered, so the test waits for the renewal itself.
+      const before = renewals;
       void slow.tick();
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await vi.waitFor(() => expect(renewals).toBe(before + 1));
       await server.worker.tick();
     }
     expect(server.sim.received()).toEqual([]);

@@ -1,5 +1,11 @@
 /**
- * The PostgreSQL schema as a list of migrations, the same tables as SQLite's. Each runs once, in
+ * The PostgreSQL schema as a list of migrations: SQLite's tables, but for the routing queue.
+ * SQLite finds queued notifications by a partial index on `notifications.routed_at IS NULL`
+ * (one writer, rows updated in place: the queue table cost an index entry per send). Here several
+ * processes route at once, each claiming with `FOR UPDATE OF q SKIP LOCKED`: a narrow
+ * `route_queue` row is locked and deleted, where the other model would update a wide
+ * `notifications` row (a whole new row version under MVCC, and a partial index collecting dead
+ * entries until vacuum) while other workers skip past it. Each runs once, in
  * order, in a transaction, under an advisory lock so processes starting together run it once;
  * `foxbell_migrations` records which ran. Append; never edit one that has shipped. Times are
  * epoch milliseconds. `seq` keeps the order rows were made in (SQLite's rowid).
