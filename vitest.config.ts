@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // One project per package; `pnpm test` runs them all, `vitest run --project sdk` one of them.
 // The server's suite runs a second time on PostgreSQL, each test on a schema of its own: the
-// files under test/stores/ and test/postgres/ (the latter only there).
+// files named `*.stores.test.ts` and `*.postgres.test.ts` (the latter only there).
 
 /**
  * `pnpm test:fast` (`FOXBELL_TIER=fast`): every unit and contract test that starts no process (no
@@ -13,14 +13,7 @@ const FAST = process.env.FOXBELL_TIER === 'fast';
 /** Files that start a process of some kind, by the project they belong to. */
 const STARTS_PROCESSES = {
   sdk: ['test/packaging.test.ts'],
-  server: [
-    'test/process/**',
-    'test/runtimes/**',
-    'test/sqlite/crash.test.ts',
-    'test/stores/dev-page.test.ts',
-    'test/stores/overload.test.ts',
-    'test/stores/simulator-guard.test.ts',
-  ],
+  server: ['test/**/*.process.*'],
 };
 
 export default defineConfig({
@@ -35,7 +28,9 @@ export default defineConfig({
           {
             extends: './packages/server/vitest.config.ts',
             root: './packages/server',
-            test: { exclude: ['**/node_modules/**', 'test/postgres/**', ...STARTS_PROCESSES.server] },
+            test: {
+              exclude: ['**/node_modules/**', 'test/**/*.postgres.test.ts', ...STARTS_PROCESSES.server],
+            },
           },
         ]
       : [
@@ -48,9 +43,9 @@ export default defineConfig({
             test: {
               name: 'server-postgres',
               env: { FOXBELL_TEST_STORE: 'postgres' },
-              // By folder (packages/server/vitest.config.ts): the tests that touch a store, and those
+              // By name (packages/server/vitest.config.ts): the tests that touch a store, and those
               // of PostgreSQL alone.
-              include: ['test/stores/**/*.test.ts', 'test/postgres/**/*.test.ts'],
+              include: ['test/**/*.stores.test.ts', 'test/**/*.postgres.test.ts'],
               globalSetup: ['./test/postgres-setup.ts'],
             },
           },

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { send } from '../helpers.js';
-import { runScript, startServerWithToken, tempDir } from '../processes.js';
+import { send } from './helpers.js';
+import { runScript, startServerWithToken, tempDir } from './processes.js';
 
 /** Each example under examples/ run as its README says, against a real server. */
-const EXAMPLES = fileURLToPath(new URL('../../../../examples', import.meta.url));
+const EXAMPLES = fileURLToPath(new URL('../../../examples', import.meta.url));
 
 const NODE_EXAMPLES = [
   ['send-from-node', 'send.mjs'],

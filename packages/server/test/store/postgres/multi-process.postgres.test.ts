@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/schema.js';
-import { type Reply, send } from '../helpers.js';
-import { ADMIN, startOutsideSimulator, startProcess, tempDir } from '../processes.js';
-import { newTestSchema, TEST_DATABASE_URL } from '../test-database.js';
+import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres/schema.js';
+import { type Reply, send } from '../../helpers.js';
+import { ADMIN, startOutsideSimulator, startProcess, tempDir } from '../../processes.js';
+import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
 
 const ACCOUNTS = 40;
 const SENDS = 2000;

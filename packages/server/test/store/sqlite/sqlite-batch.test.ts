@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/store/sqlite/open.js';
-import type { NewSend, RateLimits, Store } from '../../src/store/store.js';
-import { tempDir } from '../processes.js';
-import { accountWithDevices, LIMITS, newSend, T0 } from '../store-fixtures.js';
+import { openSqliteStore } from '../../../src/store/sqlite/open.js';
+import type { NewSend, RateLimits, Store } from '../../../src/store/store.js';
+import { tempDir } from '../../processes.js';
+import { accountWithDevices, LIMITS, newSend, T0 } from '../../store-fixtures.js';
 
 /**
  * SQLite stores the sends that arrive together in one transaction, first without a savepoint per

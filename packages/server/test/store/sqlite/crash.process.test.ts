@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { send } from '../helpers.js';
-import { ADMIN, startOutsideSimulator, startProcess, tempDir } from '../processes.js';
+import { send } from '../../helpers.js';
+import { ADMIN, startOutsideSimulator, startProcess, tempDir } from '../../processes.js';
 
 /** FOXBELL_LONG=1: twenty crashes instead of three (docs/reliability.md). */
 const CRASHES = process.env.FOXBELL_LONG === '1' ? 20 : 3;

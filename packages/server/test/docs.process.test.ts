@@ -4,9 +4,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ERROR_CODES, SEND_FIELD_NAMES } from '@foxbell/sdk/contract';
 import { describe, expect, it } from 'vitest';
-import { openApiDocument } from '../../src/http/openapi/document.js';
+import { openApiDocument } from '../src/http/openapi/document.js';
 
-const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** Every Markdown file a user of the repository reads: the README, docs/, the packages' and examples'. */
 async function markdownFiles(): Promise<string[]> {

@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatabaseUnreachableError, openPostgresStore } from '../../src/store/postgres/open.js';
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/schema.js';
-import type { Store } from '../../src/store/store.js';
-import { runToExit } from '../processes.js';
-import { newTestSchema, TEST_DATABASE_URL } from '../test-database.js';
+import { DatabaseUnreachableError, openPostgresStore } from '../../../src/store/postgres/open.js';
+import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres/schema.js';
+import type { Store } from '../../../src/store/store.js';
+import { runToExit } from '../../processes.js';
+import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
 
 const opened: Store[] = [];
 afterEach(async () => {

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { routeNotification } from '../../src/delivery/routing.js';
-import { openSqliteStore } from '../../src/store/sqlite/open.js';
-import type { Store } from '../../src/store/store.js';
-import { tempDir } from '../processes.js';
-import { accountWithDevices, newSend, T0 } from '../store-fixtures.js';
+import { routeNotification } from '../../../src/delivery/routing.js';
+import { openSqliteStore } from '../../../src/store/sqlite/open.js';
+import type { Store } from '../../../src/store/store.js';
+import { tempDir } from '../../processes.js';
+import { accountWithDevices, newSend, T0 } from '../../store-fixtures.js';
 
 const open: Store[] = [];
 afterEach(async () => {

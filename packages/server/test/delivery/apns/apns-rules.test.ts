@@ -3,14 +3,14 @@ import {
   ProviderTokenSource,
   publicKeyOf,
   verifyProviderToken,
-} from '../../src/delivery/apns/provider-token.js';
-import { MAX_PAYLOAD_BYTES, pushRequestFor } from '../../src/delivery/apns/push-request.js';
-import { type ApnsVerdict, judgeApnsAnswer } from '../../src/delivery/apns/responses.js';
-import { endOfAttempt, retryDelayMs } from '../../src/delivery/attempts.js';
-import { NO_ANSWER } from '../../src/delivery/transport.js';
-import type { ClaimedDestination } from '../../src/store/store.js';
-import { PROVIDER_KEY, TOPICS } from '../delivery-helpers.js';
-import { ManualClock } from '../helpers.js';
+} from '../../../src/delivery/apns/provider-token.js';
+import { MAX_PAYLOAD_BYTES, pushRequestFor } from '../../../src/delivery/apns/push-request.js';
+import { type ApnsVerdict, judgeApnsAnswer } from '../../../src/delivery/apns/responses.js';
+import { endOfAttempt, retryDelayMs } from '../../../src/delivery/attempts.js';
+import { NO_ANSWER } from '../../../src/delivery/transport.js';
+import type { ClaimedDestination } from '../../../src/store/store.js';
+import { PROVIDER_KEY, TOPICS } from '../../delivery-helpers.js';
+import { ManualClock } from '../../helpers.js';
 
 const TOKEN_SINCE = 1_000_000;
 type Meaning = Omit<ApnsVerdict, 'status' | 'reason'>;

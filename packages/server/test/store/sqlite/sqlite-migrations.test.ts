@@ -3,12 +3,12 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DESTINATION_STATES } from '@foxbell/sdk/contract';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/kernel/secrets.js';
-import { openSqliteStore } from '../../src/store/sqlite/open.js';
-import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/schema.js';
-import type { Store } from '../../src/store/store.js';
-import { tempDir } from '../processes.js';
-import { STORED_NOTIFICATION, T0 } from '../store-fixtures.js';
+import { hashSecret } from '../../../src/kernel/secrets.js';
+import { openSqliteStore } from '../../../src/store/sqlite/open.js';
+import { SQLITE_MIGRATIONS } from '../../../src/store/sqlite/schema.js';
+import type { Store } from '../../../src/store/store.js';
+import { tempDir } from '../../processes.js';
+import { STORED_NOTIFICATION, T0 } from '../../store-fixtures.js';
 
 const open: Store[] = [];
 afterEach(async () => {
@@ -123,7 +123,7 @@ describe('SQLite migrations', () => {
     // Written by `foxbell-server` 0.1.0 on 2026-11-24: an account, an iPhone, a token named CI, and
     // one notification sent with an idempotency key and delivered to the simulator.
     const dir = await tempDir();
-    await copyFile(new URL('../fixtures/foxbell-0.1.0.db', import.meta.url), path.join(dir, 'foxbell.db'));
+    await copyFile(new URL('../../fixtures/foxbell-0.1.0.db', import.meta.url), path.join(dir, 'foxbell.db'));
     const store = openSqliteStore({ dataDir: dir });
     open.push(store);
     const credential = await store.findCredential(hashSecret(FIXTURE.token));

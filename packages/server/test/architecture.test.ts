@@ -59,7 +59,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   ],
 };
 
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 /** The room of a file of src/, by its path from src/. */
 function roomOf(file: string): string {

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { send } from '../helpers.js';
-import { ADMIN, type Running, startOutsideSimulator, startProcess, tempDir } from '../processes.js';
-import { newTestSchema, TEST_DATABASE_URL } from '../test-database.js';
+import { send } from '../../helpers.js';
+import { ADMIN, type Running, startOutsideSimulator, startProcess, tempDir } from '../../processes.js';
+import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
 
 /** FOXBELL_LONG=1: twenty deaths instead of two (docs/reliability.md). */
 const DEATHS = process.env.FOXBELL_LONG === '1' ? 20 : 2;

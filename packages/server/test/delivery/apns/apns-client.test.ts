@@ -2,12 +2,12 @@ import { createPrivateKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { ApnsClient, type PushResult } from '../../src/delivery/apns/client.js';
-import { signProviderToken } from '../../src/delivery/apns/provider-token.js';
-import { buildSimulatorControl } from '../../src/simulator/control.js';
-import type { ApnsSimulator } from '../../src/simulator/simulator.js';
-import { PROVIDER_KEY, startSimulator } from '../delivery-helpers.js';
-import { ManualClock } from '../helpers.js';
+import { ApnsClient, type PushResult } from '../../../src/delivery/apns/client.js';
+import { signProviderToken } from '../../../src/delivery/apns/provider-token.js';
+import { buildSimulatorControl } from '../../../src/simulator/control.js';
+import type { ApnsSimulator } from '../../../src/simulator/simulator.js';
+import { PROVIDER_KEY, startSimulator } from '../../delivery-helpers.js';
+import { ManualClock } from '../../helpers.js';
 
 const TOKEN = 'ab'.repeat(32);
 const TOPIC = 'app.foxbell.test';
