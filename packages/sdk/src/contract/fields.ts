@@ -3,16 +3,6 @@ import type { ErrorCode } from './errors.js';
 import { DEFAULT_SCENE, findSceneVersion, isKnownScene, SCENE_ID_PATTERN } from './scenes.js';
 import { BELL_COLOR_NAMES, FIELD_DEFAULTS, type Level, LIMITS, SOUNDS, TARGET_KEYWORDS } from './values.js';
 
-export {
-  BELL_COLOR_NAMES,
-  FIELD_DEFAULTS,
-  LEVELS,
-  type Level,
-  LIMITS,
-  SOUNDS,
-  TARGET_KEYWORDS,
-} from './values.js';
-
 export const MESSAGE_ALIASES = ['message', 'body', 'text'] as const;
 /** Accepted in a JSON or form body and ignored; anywhere else they are unknown fields. */
 export const IGNORED_BODY_FIELDS = ['version', 'type', 'attachments'] as const;

@@ -6,10 +6,8 @@
 export { ERROR_CODES, type ErrorBody, type ErrorCode, isErrorCode, statusOf } from './errors.js';
 export {
   ANY_SEND_TOKEN_PATTERN,
-  BELL_COLOR_NAMES,
   BELL_HEX_PATTERN,
   type Checked,
-  FIELD_DEFAULTS,
   FIELD_SCHEMAS,
   type FieldError,
   IDEMPOTENCY_KEY_PATTERN,
@@ -20,10 +18,7 @@ export {
   issueError,
   LEVEL_INPUTS,
   LEVEL_PUSH_PRIORITY,
-  LEVELS,
-  type Level,
   type LevelInput,
-  LIMITS,
   levelOf,
   MESSAGE_ALIASES,
   type Notification,
@@ -34,10 +29,8 @@ export {
   type SendFieldName,
   type SendFields,
   type SendValidation,
-  SOUNDS,
   sameValue,
   TAG_PATTERN,
-  TARGET_KEYWORDS,
   textChecks,
   textProblem,
   urlProblem,
@@ -96,6 +89,15 @@ export {
   nextUtcMonthStart,
   PLATFORM_TARGETS,
   type Routable,
-  SERVICE_LIMITS,
 } from './service.js';
 export { integerOrText, paramFromText, paramTypesOf } from './text-values.js';
+export {
+  BELL_COLOR_NAMES,
+  FIELD_DEFAULTS,
+  LEVELS,
+  type Level,
+  LIMITS,
+  SERVICE_LIMITS,
+  SOUNDS,
+  TARGET_KEYWORDS,
+} from './values.js';

@@ -2,19 +2,10 @@ import type { Platform } from './records.js';
 
 /**
  * What the service does besides checking fields, written once for the reference server and for
- * the testing kit (`@foxbell/sdk/testing`), which plays the service in an app's tests: the spec's
- * limits, which devices a target reaches, the devices of a trial account, when the monthly quota
+ * the testing kit (`@foxbell/sdk/testing`), which plays the service in an app's tests: which
+ * devices a target reaches, the devices of a trial account, when the monthly quota
  * renews, and the words of the refusals both give.
  */
-
-/** The spec's limits on sends and on an account's size (a server's operator may change them). */
-export const SERVICE_LIMITS = {
-  sendsPerTokenPerMinute: 30,
-  sendsPerAccountPerMinute: 60,
-  sendsPerAccountPerMonth: 10_000,
-  devicesPerAccount: 20,
-  tokensPerAccount: 50,
-} as const;
 
 /** Epoch milliseconds at which the UTC month holding `ms` ends: when the monthly quota renews. */
 export function nextUtcMonthStart(ms: number): number {

@@ -1,4 +1,5 @@
-import { SERVICE_LIMITS } from '@foxbell/sdk/contract';
+// The zod-free values: reading the settings loads no rules (test/config).
+import { SERVICE_LIMITS } from '@foxbell/sdk/contract/values';
 
 /**
  * Every limit of the service, in one place: the spec's rate limits and quota (which the store
