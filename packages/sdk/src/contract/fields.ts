@@ -310,7 +310,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 export interface IssuePlace {
   /** The value that was checked, to tell a missing member from a wrong one. */
   input: unknown;
-  /** What the issue's path is under: `scene_params.`, or a field's own name for a field's schema. */
+  /** What the issue's path is under: `scene_params`, a field's own name for a field's schema, or `''`. */
   under: string;
   /** The code of a value that is there but wrong. */
   code: ErrorCode;
@@ -325,7 +325,7 @@ export interface IssuePlace {
  */
 export function issueError(issue: z.core.$ZodIssue, place: IssuePlace): FieldError {
   const name = (path: readonly PropertyKey[]) =>
-    [place.under.replace(/\.$/, ''), ...path.map(String)].filter((part) => part !== '').join('.');
+    [place.under, ...path].filter((part) => part !== '').join('.');
   if (issue.code === 'unrecognized_keys') {
     const field = name([...issue.path, issue.keys[0] ?? '']);
     return { code: place.code, field, message: `${field} ${place.unknown}` };
@@ -425,7 +425,7 @@ export function validateSend(
     if (issue) {
       return {
         ok: false,
-        error: issueError(issue, { input: params, under: 'scene_params.', ...IN_A_SEND.param }),
+        error: issueError(issue, { input: params, under: 'scene_params', ...IN_A_SEND.param }),
       };
     }
   }
