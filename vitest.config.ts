@@ -12,7 +12,7 @@ import { defineConfig } from 'vitest/config';
 const FAST = process.env.FOXBELL_TIER === 'fast';
 /** Files that start a process of some kind, by the project they belong to. */
 const STARTS_PROCESSES = {
-  sdk: ['test/packaging.test.ts'],
+  sdk: ['test/packaging.test.ts', 'test/**/*.process.*'],
   server: ['test/**/*.process.*'],
 };
 

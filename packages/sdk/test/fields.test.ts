@@ -1,6 +1,6 @@
+import { bytes, FIELD_CASES, paramsOfBytes, urlOfBytes } from '@foxbell/test-support/field-cases';
 import { describe, expect, it } from 'vitest';
 import { type SendFields, ValidationError } from '../src/index.js';
-import { bytes, FIELD_CASES, paramsOfBytes, urlOfBytes } from './field-cases.js';
 import { accepted, client, serve, useMockService } from './helpers.js';
 
 useMockService();

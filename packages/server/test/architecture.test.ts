@@ -122,3 +122,33 @@ describe("the server's rooms", () => {
     ).toEqual([]);
   });
 });
+
+describe("the packages' tests", () => {
+  const PACKAGES = fileURLToPath(new URL('../../', import.meta.url));
+  const testFiles = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const at = path.join(dir, entry.name);
+      if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(at);
+      return /\.(ts|mjs|cjs|js)$/.test(entry.name) ? [at] : [];
+    });
+
+  it("reach no other package's files by a relative path: what they share is @foxbell/test-support", () => {
+    const reaching = readdirSync(PACKAGES).flatMap((name) => {
+      const test = path.join(PACKAGES, name, 'test');
+      let files: string[];
+      try {
+        files = testFiles(test);
+      } catch {
+        return [];
+      }
+      return files.flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/'(\.{1,2}\/[^'\s]*)'/g)]
+          .map(([, spec]) => path.relative(PACKAGES, path.resolve(path.dirname(file), spec as string)))
+          // The packages' folder itself is the workspace, not another package.
+          .filter((target) => target !== '' && !target.startsWith('..') && target.split(path.sep)[0] !== name)
+          .map((target) => `${path.relative(PACKAGES, file)} -> ${target}`),
+      );
+    });
+    expect(reaching).toEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { ErrorCode } from './errors.js';
 import { DEFAULT_SCENE, findSceneVersion, isKnownScene, SCENE_ID_PATTERN } from './scenes.js';
-import { BELL_COLOR_NAMES, FIELD_DEFAULTS, type Level, LIMITS, SOUNDS, TARGET_KEYWORDS } from './values.js';
+import { BELL_COLOR_NAMES, FIELD_DEFAULTS, type Level, LIMITS, SOUNDS } from './values.js';
 
 export const MESSAGE_ALIASES = ['message', 'body', 'text'] as const;
 /** Accepted in a JSON or form body and ignored; anywhere else they are unknown fields. */

@@ -1,5 +1,5 @@
+import { FIELD_CASES } from '@foxbell/test-support/field-cases';
 import { describe, expect, it } from 'vitest';
-import { FIELD_CASES } from '../../../sdk/test/field-cases.js';
 import { createAccount, expectError, FOREIGN_TOKEN, startServer } from '../helpers.js';
 
 describe('POST /v1/notifications', () => {

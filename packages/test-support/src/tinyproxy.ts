@@ -1,21 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach } from 'vitest';
-import { freePort, tempDir } from './processes.js';
+import { freePort, killAfterTest, tempDir } from './processes.js';
 
 /** Debian's tinyproxy, a real forward proxy, for the tests of the SDK and notify behind one. */
-const proxies: ChildProcess[] = [];
-afterEach(async () => {
-  await Promise.all(
-    proxies.splice(0).map((child) => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      return exited;
-    }),
-  );
-});
-
 /** tinyproxy in the foreground on a free port, logging each request line to a file of its own. */
 export async function startTinyproxy(): Promise<{ url: string; log: () => Promise<string> }> {
   const dir = await tempDir();
@@ -33,8 +21,7 @@ export async function startTinyproxy(): Promise<{ url: string; log: () => Promis
       'Allow 127.0.0.1',
     ].join('\n'),
   );
-  const child = spawn('tinyproxy', ['-d', '-c', config], { stdio: 'ignore' });
-  proxies.push(child);
+  killAfterTest(spawn('tinyproxy', ['-d', '-c', config], { stdio: 'ignore' }));
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries++) {
     const ready = await fetch(`${url}/`).then(

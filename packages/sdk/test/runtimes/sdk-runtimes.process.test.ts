@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { call, EXTRA_NODES, startServerWithToken } from '@foxbell/test-support';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { describe, expect, it } from 'vitest';
-import { send } from '../helpers.js';
-import { EXTRA_NODES, startServerWithToken } from '../processes.js';
 
 const run = promisify(execFile);
 const script = fileURLToPath(new URL('./sdk-smoke.mjs', import.meta.url));
@@ -38,7 +37,7 @@ const SEEN = {
 
 /** What the runtime sent reached the simulated iPhone. */
 async function expectDelivered(serverUrl: string, accountKey: string, runtime: string): Promise<void> {
-  const inbox = await send(serverUrl, 'GET', '/v1/inbox', { token: accountKey });
+  const inbox = await call(serverUrl, 'GET', '/v1/inbox', { token: accountKey });
   expect(inbox.body.items.map((item: { message: string }) => item.message)).toEqual([`from ${runtime}`]);
 }
 

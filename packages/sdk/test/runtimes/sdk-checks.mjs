@@ -1,7 +1,7 @@
 // What every runtime's test does with the SDK against a real foxbell-server, as an app there
 // would: a send, waitFor until sent_to_push, a ValidationError raised before any request, and a
 // NotFoundError. Returns what it saw; each test compares it with the same expectation.
-import { Foxbell, NotFoundError, ValidationError } from '../../../sdk/dist/index.js';
+import { Foxbell, NotFoundError, ValidationError } from '../../dist/index.js';
 
 export async function checkSdk(baseUrl, token, runtime) {
   const client = new Foxbell({ token, baseUrl });

@@ -1,22 +1,22 @@
-import { fileURLToPath } from 'node:url';
-import { Agent, fetch as undiciFetch } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { localCertificate } from '@foxbell/server/simulator';
 import {
   ADMIN,
   EXTRA_NODES,
   runScript,
-  startHttpsServer,
   startServerWithToken,
+  startTinyproxy,
+  startTlsProcess,
   tempDir,
-} from '../processes.js';
-import { startTinyproxy } from '../tinyproxy.js';
+} from '@foxbell/test-support';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { NOTIFY_BIN } from './helpers.js';
 
 /**
  * `notify` behind a corporate proxy, on every Node it supports (this run's and CI's 22 and 24):
  * HTTP_PROXY for an http:// service, https_proxy (lower case) for an https:// one through CONNECT
  * with the company's CA from NODE_EXTRA_CA_CERTS, and NO_PROXY going around the proxy.
  */
-const NOTIFY_BIN = fileURLToPath(new URL('../../../cli/bin.cjs', import.meta.url));
 const NODES: [string, string][] = [
   ['this run', process.execPath],
   ...EXTRA_NODES.map((node): [string, string] => [node, node]),
@@ -24,9 +24,8 @@ const NODES: [string, string][] = [
 
 /** A foxbell-server on HTTPS, with a certificate of its own CA, and a send token made over it. */
 async function httpsServer() {
-  const { server, certificate, files } = await startHttpsServer(await tempDir(), {
-    commonName: 'foxbell proxy test',
-  });
+  const certificate = await localCertificate('foxbell proxy test');
+  const { server, files } = await startTlsProcess(await tempDir(), certificate);
   const baseUrl = `https://localhost:${new URL(server.url).port}`;
   const trusting = new Agent({ connect: { ca: certificate.cert } });
   const call = async (route: string, credential: string, body: object) =>

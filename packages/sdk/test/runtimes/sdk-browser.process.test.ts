@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { startServerWithToken } from '@foxbell/test-support';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { startServerWithToken } from '../processes.js';
 
 const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
-const SDK = fileURLToPath(new URL('../../../sdk/dist/index.js', import.meta.url));
+const SDK = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 
 /**
  * The SDK in a browser, bundled as a web app would bundle it. The service sends no CORS headers,

@@ -1,16 +1,16 @@
 import { fileURLToPath } from 'node:url';
-import { Foxbell } from '@foxbell/sdk';
+import { EXTRA_NODES, runScript, startServerWithToken, startTinyproxy } from '@foxbell/test-support';
 import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EXTRA_NODES, runScript, startServerWithToken } from '../processes.js';
-import { startTinyproxy } from '../tinyproxy.js';
+
+import { Foxbell } from '../../src/index.js';
 
 /**
  * The SDK behind a forward proxy, the two ways docs/sdk.md gives: Node's own NODE_USE_ENV_PROXY,
  * and undici's EnvHttpProxyAgent through the `fetch` option. A real tinyproxy carries the requests
  * and its log shows them.
  */
-const SEND_SCRIPT = fileURLToPath(new URL('../runtimes/sdk-send.mjs', import.meta.url));
+const SEND_SCRIPT = fileURLToPath(new URL('./sdk-send.mjs', import.meta.url));
 
 afterEach(() => vi.unstubAllEnvs());
 

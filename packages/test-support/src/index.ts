@@ -1,0 +1,11 @@
+export {
+  ADMIN,
+  BIN,
+  call,
+  type Running,
+  startProcess,
+  startServerWithToken,
+  startTlsProcess,
+} from './foxbell-server.js';
+export { EXTRA_NODES, freePort, killAfterTest, runScript, tempDir } from './processes.js';
+export { startTinyproxy } from './tinyproxy.js';

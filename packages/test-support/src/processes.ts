@@ -1,0 +1,71 @@
+import { type ChildProcess, execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach } from 'vitest';
+
+/**
+ * Processes and folders a test makes, gone after it whatever its outcome: children are killed
+ * first, then their folders removed.
+ */
+const children: ChildProcess[] = [];
+const folders: string[] = [];
+afterEach(async () => {
+  await Promise.all(
+    children.splice(0).map((child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return undefined;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
+  await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
+});
+
+/** Kills `child` after the test, if it is still running then. */
+export function killAfterTest<T extends ChildProcess>(child: T): T {
+  children.push(child);
+  return child;
+}
+
+/** A fresh folder for this test, removed after it. */
+export async function tempDir(): Promise<string> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'foxbell-test-'));
+  folders.push(folder);
+  return folder;
+}
+
+/** A port nothing listens on now: one the system gave a server that was then closed. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Other Nodes to run on too, by path (`FOXBELL_EXTRA_NODES`, separated by `:`): CI names 22 and 24. */
+export const EXTRA_NODES = (process.env.FOXBELL_EXTRA_NODES ?? '').split(':').filter((node) => node !== '');
+
+/**
+ * Runs a script to its end, as a terminal would: its exit code, stdout and stderr. By this run's
+ * Node, or by another program (another Node, bash).
+ */
+export function runScript(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+  node = process.execPath,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      node,
+      [file, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000, ...(cwd ? { cwd } : {}) },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
+  });
+}
