@@ -29,6 +29,7 @@ import { openApiRoutes } from './http/routes/openapi.js';
 import { sceneRoutes } from './http/routes/scenes.js';
 import { sendRoutes } from './http/routes/send.js';
 import { tokenRoutes } from './http/routes/tokens.js';
+import { webPushRoutes } from './http/routes/web-push.js';
 import { registerSendMetrics } from './http/send-metrics.js';
 import { trackHandshakes } from './http/tls-handshakes.js';
 import { TLS_POLICY } from './http/tls-policy.js';
@@ -36,6 +37,8 @@ import { ApiError } from './kernel/api-error.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { type IdSource, randomIds } from './kernel/ids.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from './kernel/limits.js';
+import { VapidKeySource } from './kernel/vapid.js';
+import { defaultPushHosts, type PushHosts } from './kernel/web-push.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { Store } from './store/store.js';
 
@@ -57,6 +60,8 @@ export interface AppDeps {
   health?: HealthDeps;
   /** Counts sends when the process serves metrics (`--metrics`). */
   metrics?: Metrics;
+  /** The push services a Web Push subscription may name; default: Apple's, Google's, Mozilla's, Microsoft's. */
+  pushHosts?: PushHosts;
   /** Serve HTTPS with this certificate and key (PEM); `app.server.setSecureContext` replaces them. */
   tls?: { cert: Buffer; key: Buffer };
   /**
@@ -105,6 +110,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     onQueued: deps.onQueued ?? (() => {}),
     inFlight: { sends: 0 },
     metrics: deps.metrics,
+    pushHosts: deps.pushHosts ?? defaultPushHosts(),
+    vapid: new VapidKeySource(deps.store),
   };
   const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
   // One line per request at info: its method, path (no query, no credential), status and time.
@@ -209,6 +216,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   notificationRoutes(app, ctx);
   sceneRoutes(app);
   deviceRoutes(app, ctx);
+  webPushRoutes(app, ctx);
   tokenRoutes(app, ctx);
   accountRoutes(app, ctx);
   inboxRoutes(app, ctx);

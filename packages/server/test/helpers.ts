@@ -87,6 +87,8 @@ export async function startServer(
     wrapStore?: (store: Store) => Store;
     health?: AppDeps['health'];
     trustProxy?: string[];
+    /** The push services Web Push subscriptions may name (a local one in tests). */
+    pushHosts?: AppDeps['pushHosts'];
     /** Metrics of the app, made on its store and clock. */
     metrics?: (store: Store, clock: ManualClock) => Metrics;
   } = {},
@@ -102,6 +104,7 @@ export async function startServer(
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.health ? { health: options.health } : {}),
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
+    ...(options.pushHosts ? { pushHosts: options.pushHosts } : {}),
     ...(metrics ? { metrics } : {}),
     logger: options.logger ?? { level: 'debug', stream: logSink },
   });
@@ -141,7 +144,8 @@ export async function send(
     ...(body === undefined ? {} : { body }),
   });
   const text = await response.text();
-  for (const [secret] of text.matchAll(/fox_(?:send|acct|admin)_[A-Za-z0-9]{32}/g)) secretsSeen.add(secret);
+  for (const [secret] of text.matchAll(/fox_(?:send|acct|admin|dev)_[A-Za-z0-9]{32}/g))
+    secretsSeen.add(secret);
   let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);

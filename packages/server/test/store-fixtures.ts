@@ -40,6 +40,7 @@ export async function accountWithDevices(
         name: `${platform} ${randomUUID().slice(0, 8)}`,
         platform,
         pushToken: randomUUID().replaceAll('-', '').repeat(2),
+        webPush: null,
         inAuto: true,
         now: T0,
       },

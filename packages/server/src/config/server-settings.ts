@@ -3,6 +3,7 @@ import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL } from '../delivery/apns/endpoint
 import type { ApnsTopics } from '../delivery/apns/push-request.js';
 import { DEFAULT_LEASE_MS } from '../delivery/attempts.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from '../kernel/limits.js';
+import { DEFAULT_PUSH_HOSTS, type PushHosts, parsePushHosts } from '../kernel/web-push.js';
 import type { DatabaseConfig } from '../store/open.js';
 import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from '../store/postgres/options.js';
 import { readSettings, type Setting, type SettingValues, settingName, usageOf } from './settings.js';
@@ -43,12 +44,36 @@ export interface ServerConfig {
   /** How long a lease on a push in flight lasts between its worker's renewals. */
   leaseMs: number;
   apns: ApnsConfig;
+  webPush: WebPushConfig;
   /** Where to serve Prometheus metrics; undefined serves none. */
   metrics: ListenAddress | undefined;
   /** HTTPS on the API's port: PEM files, read at start and again on SIGHUP. */
   tls: { certFile: string; keyFile: string } | undefined;
   /** Peers (addresses or CIDR ranges) whose X-Forwarded-For names the client. */
   trustProxy: string[];
+}
+
+export interface WebPushConfig {
+  /** The VAPID `sub`; undefined: the project's page, which the process warns of outside dev mode. */
+  subject: string | undefined;
+  hosts: PushHosts;
+}
+
+/**
+ * Without a subject of the operator's own, pushes say this: push services want a working address
+ * (Apple's refuses a localhost one), and there is no good one to guess.
+ */
+export const DEFAULT_WEB_PUSH_SUBJECT = 'https://github.com/foxbell/foxbell';
+
+/** A VAPID subject push services take: `mailto:` an address, or an `https:` URL not on this machine. */
+function webPushSubjectProblem(subject: string): string | undefined {
+  if (/^mailto:[^@\s]+@[^@\s]+$/.test(subject)) return undefined;
+  const url = URL.parse(subject);
+  if (url?.protocol !== 'https:') return `must be mailto:an@address or an https:// URL, not "${subject}"`;
+  if (['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) {
+    return `must not point at this machine: push services refuse "${subject}"`;
+  }
+  return undefined;
 }
 
 export interface ListenAddress {
@@ -355,6 +380,23 @@ export const SERVER_SETTINGS = {
     defaultText: '0, any free port',
     help: "the simulator's control API's port, on 127.0.0.1",
   },
+  webPushSubject: {
+    flag: 'web-push-subject',
+    variable: 'FOXBELL_WEB_PUSH_SUBJECT',
+    argument: 'URL',
+    type: 'text',
+    defaultText: `${DEFAULT_WEB_PUSH_SUBJECT}, with a warning`,
+    help: 'how push services reach you about your Web Push (VAPID sub): mailto:you@example.com or an https:// page',
+    check: webPushSubjectProblem,
+  },
+  webPushHosts: {
+    flag: 'web-push-hosts',
+    variable: 'FOXBELL_WEB_PUSH_HOSTS',
+    argument: 'LIST',
+    type: 'text',
+    default: DEFAULT_PUSH_HOSTS.join(','),
+    help: 'the push services Web Push subscriptions may name (host, host:port or *.domain, comma-separated); the server connects to no other',
+  },
 } as const satisfies Record<string, Setting>;
 
 export const USAGE = usageOf(
@@ -388,12 +430,14 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
   const workers = values.noWorkers ? 0 : values.workers;
   if (command === 'worker' && workers === 0) problems.push('a worker needs --workers of at least 1');
   const apns = apnsConfigOf(values, problems);
+  const pushHosts = parsePushHosts(values.webPushHosts);
+  if (!pushHosts.ok) problems.push(`${settingName(SERVER_SETTINGS.webPushHosts)}: ${pushHosts.problem}`);
   if ((values.tlsCert === undefined) !== (values.tlsKey === undefined)) {
     problems.push(
       `${settingName(SERVER_SETTINGS.tlsCert)} and ${settingName(SERVER_SETTINGS.tlsKey)} go together`,
     );
   }
-  if (problems.length > 0) return { ok: false, problems };
+  if (problems.length > 0 || !pushHosts.ok) return { ok: false, problems };
   return {
     ok: true,
     warnings: read.warnings,
@@ -424,6 +468,10 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       workers,
       leaseMs: values.leaseSeconds * 1000,
       apns,
+      webPush: {
+        subject: values.webPushSubject,
+        hosts: pushHosts.hosts,
+      },
       metrics: values.metrics === undefined ? undefined : (listenAddressOf(values.metrics) as ListenAddress),
       trustProxy:
         values.trustProxy === undefined ? [] : values.trustProxy.split(',').map((part) => part.trim()),

@@ -1,4 +1,5 @@
 import type { Notification, Platform } from '@foxbell/sdk/contract';
+import type { WebPushKeys } from '../kernel/web-push.js';
 
 /**
  * What a push is made of: one destination of one notification. The store's claimed destinations
@@ -7,7 +8,10 @@ import type { Notification, Platform } from '@foxbell/sdk/contract';
 export interface PushDestination {
   notificationId: string;
   platform: Platform;
+  /** The APNs device token, or the Web Push endpoint. */
   pushToken: string;
+  /** A Web Push subscription's keys; null for an APNs device. */
+  webPush: WebPushKeys | null;
   /** When the device registered this push token: an older "gone" answer does not deactivate it. */
   pushTokenSince: number;
   /** Fixed when the destination was made; the same on every attempt. */

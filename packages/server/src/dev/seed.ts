@@ -37,6 +37,7 @@ export async function seedDevAccount(
         accountId: account.id,
         ...device,
         pushToken: randomBytes(32).toString('hex'),
+        webPush: null,
         inAuto: true,
         now,
       },

@@ -1,6 +1,8 @@
 import type { Clock } from '../kernel/clock.js';
 import type { IdSource } from '../kernel/ids.js';
 import type { ServiceLimits } from '../kernel/limits.js';
+import type { VapidKeySource } from '../kernel/vapid.js';
+import type { PushHosts } from '../kernel/web-push.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Account, Credential, SendToken, Store } from '../store/store.js';
 import type { AccountWriteScope, MinuteLimit } from './minute-limit.js';
@@ -23,6 +25,10 @@ export interface AppContext {
   failedCredentials: MinuteLimit;
   /** This process's metrics, when it serves them. */
   metrics: Metrics | undefined;
+  /** The push services a Web Push subscription may name (`--web-push-hosts`). */
+  pushHosts: PushHosts;
+  /** The deployment's VAPID key pair, for `GET /v1/web-push/key`. */
+  vapid: VapidKeySource;
 }
 
 /** Which credentials a route takes (management-api: Credentials). */

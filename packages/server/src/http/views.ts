@@ -7,6 +7,7 @@ export function deviceView(device: Device) {
     id: device.id,
     name: device.name,
     platform: device.platform,
+    transport: device.webPush ? 'web_push' : 'apns',
     in_auto: device.inAuto,
     active: device.active,
     created_at: isoTime(device.createdAt),

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { ServerConfig } from '../config/server-settings.js';
+import { DEFAULT_WEB_PUSH_SUBJECT, type ServerConfig } from '../config/server-settings.js';
 import { type DeliveryLog, DeliveryWorker } from '../delivery/worker.js';
 import type { Clock } from '../kernel/clock.js';
 import { type Metrics, serveMetrics } from '../metrics/metrics.js';
@@ -23,8 +23,8 @@ export async function startDelivery(
   log: DeliveryLog,
 ): Promise<Delivery | undefined> {
   if (config.workers === 0) return undefined;
-  const push = await openPushService(config.apns, clock);
-  if (!config.dev) warnOfSimulator(push);
+  const push = await openPushService(config, store, clock);
+  if (!config.dev) warnOfStandIns(push, config);
   const worker = new DeliveryWorker({
     store,
     transport: push.transport,
@@ -45,13 +45,23 @@ export async function startDelivery(
   };
 }
 
-/** Outside dev mode, a process delivering to the built-in simulator says so: nothing reaches a device. */
-function warnOfSimulator(push: PushService): void {
-  if (!push.simulator) return;
-  process.stderr.write(
-    'foxbell-server: warning: delivering to the built-in APNs simulator: no notification reaches a real device. ' +
-      'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial\n',
-  );
+/**
+ * Outside dev mode, a process says what stands in for the real thing: the built-in simulator
+ * (no APNs device gets anything), and a VAPID subject that is not the operator's.
+ */
+function warnOfStandIns(push: PushService, config: ServerConfig): void {
+  if (push.simulator) {
+    process.stderr.write(
+      'foxbell-server: warning: delivering APNs devices to the built-in simulator: no app of theirs gets a notification. ' +
+        'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial\n',
+    );
+  }
+  if (config.webPush.subject === undefined) {
+    process.stderr.write(
+      `foxbell-server: warning: Web Push is signed with the subject ${DEFAULT_WEB_PUSH_SUBJECT}: ` +
+        'give --web-push-subject mailto:you@example.com, so push services can reach you about your pushes\n',
+    );
+  }
 }
 
 /** Serves the metrics apart from the API when `--metrics` asks, and says where. */

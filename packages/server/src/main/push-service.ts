@@ -1,16 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import type { ApnsConfig } from '../config/server-settings.js';
+import { type ApnsConfig, DEFAULT_WEB_PUSH_SUBJECT, type ServerConfig } from '../config/server-settings.js';
 import { ApnsClient } from '../delivery/apns/client.js';
 import { newProviderKeyPem } from '../delivery/apns/provider-token.js';
 import { ApnsTransport } from '../delivery/apns/transport.js';
 import type { Transport } from '../delivery/transport.js';
+import { TransportByDevice } from '../delivery/transports.js';
+import { WebPushTransport } from '../delivery/web-push/transport.js';
 import type { Clock } from '../kernel/clock.js';
+import { VapidKeySource } from '../kernel/vapid.js';
 import { buildSimulatorControl } from '../simulator/control.js';
 import { ApnsSimulator } from '../simulator/simulator.js';
+import type { Store } from '../store/store.js';
 
-/** The push side of a process: the transport, and the simulator when it runs inside. */
+/** The push side of a process: the transports, and the APNs simulator when it runs inside. */
 export interface PushService {
+  /** APNs or Web Push, by each destination's device. */
   transport: Transport;
   simulator: ApnsSimulator | undefined;
   /** The simulator's control API address, when it runs inside. */
@@ -19,10 +24,38 @@ export interface PushService {
 }
 
 /**
- * Opens what `config` names. With `sim`, the simulator starts inside the process with a key made
+ * Opens what `config` names: APNs (or its simulator) and Web Push, each device's pushes through
+ * the one it registered with.
+ */
+export async function openPushService(
+  config: ServerConfig,
+  store: Store,
+  clock: Clock,
+): Promise<PushService> {
+  const apns = await openApns(config.apns, clock);
+  const vapid = new VapidKeySource(store);
+  const webPush = new WebPushTransport({
+    keys: () => vapid.keys(),
+    subject: config.webPush.subject ?? DEFAULT_WEB_PUSH_SUBJECT,
+    hosts: config.webPush.hosts,
+    clock,
+  });
+  const transport = new TransportByDevice({ apns: apns.transport, webPush });
+  return {
+    ...apns,
+    transport,
+    close: async () => {
+      await webPush.close();
+      await apns.close();
+    },
+  };
+}
+
+/**
+ * APNs as `config` names it. With `sim`, the simulator starts inside the process with a key made
  * for this run, and the real HTTP/2 client talks to it over TLS like it would to Apple.
  */
-export async function openPushService(config: ApnsConfig, clock: Clock): Promise<PushService> {
+async function openApns(config: ApnsConfig, clock: Clock): Promise<PushService> {
   if (config.kind === 'remote') {
     const client = new ApnsClient({
       url: config.url,

@@ -25,6 +25,7 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
   const app = buildApp({
     ...(tls ? { tls } : {}),
     trustProxy: config.trustProxy,
+    pushHosts: config.webPush.hosts,
     store,
     clock,
     ids: randomIds,

@@ -1,4 +1,5 @@
 import type { DestinationState, DropReason, NotificationStatus, Platform } from '@foxbell/sdk/contract';
+import type { WebPushKeys } from '../kernel/web-push.js';
 import type {
   Account,
   ClaimedDestination,
@@ -58,6 +59,11 @@ export function tokenOf(row: Row): SendToken {
   };
 }
 
+/** The `web_push` column: a Web Push device's keys as JSON, or null for APNs. */
+function webPushOf(row: Row): WebPushKeys | null {
+  return row.web_push == null ? null : (JSON.parse(row.web_push as string) as WebPushKeys);
+}
+
 export function deviceOf(row: Row): Device {
   return {
     id: row.id as string,
@@ -65,6 +71,7 @@ export function deviceOf(row: Row): Device {
     name: row.name as string,
     platform: row.platform as Platform,
     pushToken: row.push_token as string,
+    webPush: webPushOf(row),
     inAuto: bool(row.in_auto),
     active: bool(row.active),
     createdAt: Number(row.created_at),
@@ -134,6 +141,7 @@ function claimedOf(
     deviceId: row.device_id as string,
     platform: row.platform as Platform,
     pushToken: row.push_token as string,
+    webPush: webPushOf(row),
     pushTokenSince: Number(row.device_created_at),
     apnsId: row.apns_id as string,
     attempt,
@@ -188,6 +196,7 @@ export function claimedAtRouting(
     deviceId: device.id,
     platform: device.platform,
     pushToken: device.pushToken,
+    webPush: device.webPush,
     pushTokenSince: device.createdAt,
     apnsId,
     attempt: 1,

@@ -7,6 +7,7 @@ import type {
   Platform,
 } from '@foxbell/sdk/contract';
 import type { RateLimits } from '../kernel/limits.js';
+import type { WebPushKeys } from '../kernel/web-push.js';
 
 export interface Account {
   id: string;
@@ -41,7 +42,10 @@ export interface Device {
   accountId: string;
   name: string;
   platform: Platform;
+  /** Where pushes go: the APNs device token, or the Web Push subscription's endpoint. */
   pushToken: string;
+  /** A Web Push subscription's keys (the device is reached by Web Push); null for APNs. */
+  webPush: WebPushKeys | null;
   inAuto: boolean;
   active: boolean;
   createdAt: number;
@@ -137,6 +141,7 @@ export interface ClaimedDestination {
   deviceId: string;
   platform: Platform;
   pushToken: string;
+  webPush: WebPushKeys | null;
   /** When the device's push token was registered: a 410 older than this does not deactivate it. */
   pushTokenSince: number;
   /** Fixed when the destination was made; the same on every attempt. */
@@ -288,6 +293,11 @@ export interface Store {
   setPause(pause: Pause): Promise<void>;
   getSetting(name: string): Promise<string | undefined>;
   setSetting(name: string, value: string): Promise<void>;
+  /**
+   * Keeps `value` under `name` unless a value is there already, and returns the one kept: of
+   * processes that make one at the same moment (a key pair), every one gets the first.
+   */
+  settingOnce(name: string, value: string): Promise<string>;
 
   /**
    * Deletes notifications created before `notificationsBefore`, idempotency keys made before
@@ -343,6 +353,6 @@ export type LeasesPart = Pick<
   Store,
   'claimDestinations' | 'finishAttempts' | 'renewLeases' | 'nextDeliveryAt'
 >;
-export type SettingsPart = Pick<Store, 'getPause' | 'setPause' | 'getSetting' | 'setSetting'>;
+export type SettingsPart = Pick<Store, 'getPause' | 'setPause' | 'getSetting' | 'setSetting' | 'settingOnce'>;
 export type RetentionPart = Pick<Store, 'purge'>;
 export type HealthPart = Pick<Store, 'schemaCurrent' | 'queueStats' | 'destinationCounts'>;

@@ -365,11 +365,11 @@ describe('foxbell-server, delivering', () => {
     expect(await worker.exited).toEqual({ code: 0, signal: null });
   });
 
-  it('outside --dev, serves no simulator control API unless asked, and warns that nothing reaches a device', async () => {
-    const server = await startQuietServer();
+  it('outside --dev, serves no simulator control API unless asked, and warns that APNs devices get nothing', async () => {
+    const server = await startQuietServer(['--web-push-subject', 'mailto:ops@example.com']);
     expect(server.stdout()).not.toContain('control API');
     expect(server.stderr()).toBe(
-      'foxbell-server: warning: delivering to the built-in APNs simulator: no notification reaches a real device. ' +
+      'foxbell-server: warning: delivering APNs devices to the built-in simulator: no app of theirs gets a notification. ' +
         'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial\n',
     );
     const worker = await startProcess(
@@ -377,7 +377,12 @@ describe('foxbell-server, delivering', () => {
       {},
       /worker (wrk_\w+) delivering from/,
     );
-    expect(worker.stderr()).toContain('delivering to the built-in APNs simulator');
+    expect(worker.stderr()).toContain('delivering APNs devices to the built-in simulator');
+    // Without a VAPID subject of the operator's own, Web Push is signed with the project's page.
+    expect(worker.stderr()).toContain(
+      'foxbell-server: warning: Web Push is signed with the subject https://github.com/foxbell/foxbell: ' +
+        'give --web-push-subject mailto:you@example.com, so push services can reach you about your pushes\n',
+    );
     expect(worker.stdout()).not.toContain('control API');
     // A port for a control API that is off is a mistake, not silently ignored.
     const refused = await runToExit(['--data', await tempDir(), '--apns-sim-control-port', '9911']);

@@ -1,4 +1,5 @@
 import { findSceneVersion, LEVEL_PUSH_PRIORITY, type Platform } from '@foxbell/sdk/contract';
+import { ELLIPSIS, shorten } from '../../kernel/shorten.js';
 import type { PushDestination } from '../transport.js';
 
 /** APNs refuses a payload over 4 KB (`413 PayloadTooLarge`). */
@@ -13,8 +14,6 @@ export interface PushRequest {
   headers: Record<string, string>;
   payload: string;
 }
-
-const ELLIPSIS = '…';
 
 /**
  * The push for one destination. The app's notification extension reads `foxbell` to play the
@@ -131,21 +130,4 @@ export function buildPayload(
     }
   }
   return payload;
-}
-
-/**
- * The longest prefix of `message` (whole code points) whose JSON string form, with an ellipsis,
- * fits in `room` bytes. JSON escapes count: a newline costs two bytes, a tab two.
- */
-function shorten(message: string, room: number): string {
-  const budget = room - Buffer.byteLength(JSON.stringify(ELLIPSIS)) + 2;
-  let used = 0;
-  let end = 0;
-  for (const char of message) {
-    const cost = Buffer.byteLength(JSON.stringify(char)) - 2;
-    if (used + cost > budget) break;
-    used += cost;
-    end += char.length;
-  }
-  return message.slice(0, end) + ELLIPSIS;
 }

@@ -170,6 +170,15 @@ const ROUTES: Record<string, Record<string, Route>> = {
       errors: ['forbidden', 'not_found', 'rate_limited'],
     },
   },
+  '/v1/web-push/key': {
+    get: {
+      summary: 'The VAPID application server key a browser subscribes to Web Push with',
+      credentials: [],
+      answers: {
+        200: { description: 'The key, base64url (65 bytes, uncompressed P-256).', schema: 'WebPushKey' },
+      },
+    },
+  },
   '/v1/tokens': {
     get: {
       summary: "The account's send tokens, without secrets",

@@ -22,6 +22,7 @@ import {
   TARGET_KEYWORDS,
 } from '@foxbell/sdk/contract';
 import * as z from 'zod';
+import { defaultPushHosts } from '../../kernel/web-push.js';
 import { keyRotation, newAccount } from '../routes/accounts.js';
 import { pauseBody } from '../routes/admin.js';
 import { deviceChange, newDevice } from '../routes/devices.js';
@@ -137,6 +138,10 @@ const device = object({
   id: id('dev'),
   name: { type: 'string' },
   platform: { enum: [...PLATFORMS] },
+  transport: {
+    enum: ['apns', 'web_push'],
+    description: 'How pushes reach it: APNs, or Web Push to a web app.',
+  },
   in_auto: { type: 'boolean' },
   active: { type: 'boolean' },
   created_at: timestamp,
@@ -225,6 +230,7 @@ export const SCHEMAS: Record<string, JsonSchema> = {
     },
   }),
   Device: device,
+  WebPushKey: object({ public_key: { type: 'string', pattern: '^[A-Za-z0-9_-]{87}$' } }),
   Devices: object({ devices: { type: 'array', items: ref('Device') } }),
   Token: object(tokenOptions),
   NewToken: object({
@@ -284,7 +290,7 @@ export const SCHEMAS: Record<string, JsonSchema> = {
   }),
   NewAccountBody: fromZod(newAccount),
   KeyRotationBody: fromZod(keyRotation),
-  NewDeviceBody: fromZod(newDevice),
+  NewDeviceBody: fromZod(newDevice(defaultPushHosts())),
   DeviceChangeBody: fromZod(deviceChange),
   NewTokenBody: fromZod(newToken),
   EventBody: fromZod(eventBody),

@@ -2,24 +2,30 @@ import { PLATFORMS } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../kernel/api-error.js';
+import type { PushHosts } from '../../kernel/web-push.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
+import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-registration.js';
 import { deviceView } from '../views.js';
 
 /** A device name is what a send's `target` names, so it follows the same rule: 1-64 bytes of text. */
 const deviceName = textField(1, 64);
 
-export const newDevice = z.strictObject({
-  name: deviceName,
-  platform: z.enum(PLATFORMS),
-  push_token: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits'),
-  in_auto: z.boolean().default(true),
-});
+/** A device registered by its account: reached by APNs (`push_token`) or Web Push (`web_push`). */
+export const newDevice = (hosts: PushHosts) =>
+  z.strictObject({
+    name: deviceName,
+    platform: z.enum(PLATFORMS),
+    push_token: apnsPushToken.optional(),
+    web_push: webPushSubscription(hosts).optional(),
+    in_auto: z.boolean().default(true),
+  });
 
 export const deviceChange = z.strictObject({ name: deviceName.optional(), in_auto: z.boolean().optional() });
 
 export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const registration = newDevice(ctx.pushHosts);
   app.get('/v1/devices', { config: { credentials: ['send', 'account'] } }, async (request) => {
     const { caller } = request;
     if (caller?.kind === 'send') {
@@ -40,14 +46,15 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
     { config: { credentials: ['account'], accountWrite: 'account_changes' } },
     async (request, reply) => {
       const account = callerAccount(request.caller);
-      const body = readBody(request, newDevice);
+      const body = readBody(request, registration);
+      const push = pushRegistrationOf(body, null);
       const created = await ctx.store.createDevice(
         {
           id: ctx.ids.id('dev'),
           accountId: account.id,
           name: body.name,
           platform: body.platform,
-          pushToken: body.push_token.toLowerCase(),
+          ...push,
           inAuto: body.in_auto,
           now: ctx.clock.now(),
         },
@@ -63,7 +70,11 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
         );
       }
       if (created === 'device_exists') {
-        throw new ApiError('device_exists', 'this push token is already registered', { field: 'push_token' });
+        throw push.webPush
+          ? new ApiError('device_exists', 'this Web Push subscription is already registered', {
+              field: 'web_push',
+            })
+          : new ApiError('device_exists', 'this push token is already registered', { field: 'push_token' });
       }
       return reply.code(201).send(deviceView(created));
     },

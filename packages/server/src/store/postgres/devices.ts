@@ -26,14 +26,15 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
             device.now,
           );
           const row = await session.row(
-            `INSERT INTO devices (id, account_id, name, platform, push_token, in_auto, active, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, true, $7) RETURNING *`,
+            `INSERT INTO devices (id, account_id, name, platform, push_token, web_push, in_auto, active, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, true, $8) RETURNING *`,
             [
               device.id,
               device.accountId,
               device.name,
               device.platform,
               device.pushToken,
+              device.webPush === null ? null : JSON.stringify(device.webPush),
               device.inAuto,
               device.now,
             ],

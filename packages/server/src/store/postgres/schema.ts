@@ -188,4 +188,14 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE UNIQUE INDEX handled_events_once ON handled_events(notification_id, device_id, action);
   `,
+  // A device reached by Web Push: its subscription's keys (and the address its web app was
+  // served from) beside the endpoint, which takes the push token's place and its uniqueness. The
+  // app's own id for itself and the hash of its device key, for devices that link themselves.
+  `
+  ALTER TABLE devices ADD COLUMN web_push TEXT;
+  ALTER TABLE devices ADD COLUMN client_id TEXT;
+  ALTER TABLE devices ADD COLUMN key_hash TEXT;
+  CREATE UNIQUE INDEX devices_key ON devices(key_hash) WHERE key_hash IS NOT NULL;
+  CREATE INDEX devices_active_client ON devices(client_id) WHERE active AND client_id IS NOT NULL;
+  `,
 ];

@@ -30,5 +30,15 @@ export function postgresSettings(db: PostgresConnection): SettingsPart {
     setPause: (next) => setSetting('pause', JSON.stringify(next)),
     getSetting,
     setSetting,
+    async settingOnce(name, value) {
+      return db.transaction(async (session) => {
+        await session.rows(
+          'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+          [name, value],
+        );
+        const row = await session.row('SELECT value FROM settings WHERE name = $1', [name]);
+        return (row as { value: string }).value;
+      });
+    },
   };
 }

@@ -29,13 +29,14 @@ export function sqliteDevices(db: SqliteConnection): DevicesPart {
         if (Number(active.n) >= maxDevices) return 'limit_reached';
         for (const holder of holders) deactivateDevice(db, holder.id as string, device.now);
         db.run(
-          `INSERT INTO devices (id, account_id, name, platform, push_token, in_auto, active, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, 1, ?)`,
+          `INSERT INTO devices (id, account_id, name, platform, push_token, web_push, in_auto, active, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`,
           device.id,
           device.accountId,
           device.name,
           device.platform,
           device.pushToken,
+          device.webPush === null ? null : JSON.stringify(device.webPush),
           int(device.inAuto),
           device.now,
         );

@@ -28,6 +28,12 @@ export function sqliteSettings(db: SqliteConnection): SettingsPart {
         ),
       );
     },
+    async settingOnce(name, value) {
+      return db.write(() => {
+        db.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', name, value);
+        return db.get('SELECT value FROM settings WHERE name = ?', name)?.value as string;
+      });
+    },
   };
   return settings;
 }

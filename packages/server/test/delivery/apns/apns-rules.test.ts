@@ -87,6 +87,7 @@ function claimed(
     deviceId: 'dev_1',
     platform: 'ios',
     pushToken: 'ab'.repeat(32),
+    webPush: null,
     pushTokenSince: 0,
     apnsId: '00000000-0000-4000-8000-000000000000',
     attempt,

@@ -1,0 +1,407 @@
+import { LocalPushService, type Subscription } from '@foxbell/test-support/push-service';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebPushTransport } from '../../../src/delivery/web-push/transport.js';
+import { DeliveryWorker } from '../../../src/delivery/worker.js';
+import { VapidKeySource } from '../../../src/kernel/vapid.js';
+import { type PushHosts, parsePushHosts } from '../../../src/kernel/web-push.js';
+import { ADMIN_KEY, createToken, expectError, startServer, type TestServer } from '../../helpers.js';
+
+/**
+ * Web Push delivery end to end on each store: the real app and worker, the `web-push` library's
+ * encryption and VAPID signature, and a local push service that checks both as a real one would.
+ */
+
+const closing: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close();
+});
+
+function hostsOf(text: string): PushHosts {
+  const parsed = parsePushHosts(text);
+  if (!parsed.ok) throw new Error(parsed.problem);
+  return parsed.hosts;
+}
+
+interface WebPushServer extends TestServer {
+  push: LocalPushService;
+  worker: DeliveryWorker;
+  /** An account with one send token and no device yet. */
+  account(): Promise<{ key: string; token: string }>;
+  /** A Web Push device of the account, subscribed with the local push service. */
+  subscribe(accountKey: string, name?: string): Promise<{ id: string; subscription: Subscription }>;
+  send(token: string, json: Record<string, unknown>): Promise<string>;
+  statusOf(token: string, id: string): Promise<{ status: string; destinations: Record<string, unknown>[] }>;
+}
+
+async function startWebPushServer(options: { timeoutMs?: number; transportHosts?: string } = {}) {
+  let serverUrl = '';
+  const now = { clock: () => Date.now() };
+  const push = await LocalPushService.start({
+    vapidKey: async () => (await (await fetch(`${serverUrl}/v1/web-push/key`)).json()).public_key,
+    now: () => now.clock(),
+  });
+  closing.push(() => push.close());
+  const server = await startServer({ pushHosts: hostsOf(push.host) });
+  serverUrl = server.url;
+  now.clock = () => server.clock.now();
+  const vapid = new VapidKeySource(server.store);
+  const transport = new WebPushTransport({
+    keys: () => vapid.keys(),
+    subject: 'mailto:ops@example.com',
+    hosts: hostsOf(options.transportHosts ?? push.host),
+    clock: server.clock,
+    ca: push.ca,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
+  closing.push(() => transport.close());
+  const worker = new DeliveryWorker({ store: server.store, transport, clock: server.clock, concurrency: 16 });
+  closing.push(() => worker.idle());
+  const web: WebPushServer = {
+    ...server,
+    push,
+    worker,
+    async account() {
+      const account = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: {} });
+      return { key: account.body.key, token: await createToken(server, account.body.key, { name: 'CI' }) };
+    },
+    async subscribe(accountKey, name = 'iPhone') {
+      const subscription = push.subscribe();
+      const reply = await server.request('POST', '/v1/devices', {
+        token: accountKey,
+        json: { name, platform: 'ios', web_push: subscription },
+      });
+      expect(reply.status, reply.text).toBe(201);
+      return { id: reply.body.id, subscription };
+    },
+    async send(token, json) {
+      const reply = await server.request('POST', '/v1/notifications', { token, json });
+      expect(reply.status, reply.text).toBe(202);
+      await worker.tick();
+      return reply.body.id;
+    },
+    async statusOf(token, id) {
+      const reply = await server.request('GET', `/v1/notifications/${id}/status`, { token });
+      expect(reply.status, reply.text).toBe(200);
+      return reply.body;
+    },
+  };
+  return web;
+}
+
+describe('GET /v1/web-push/key', () => {
+  it('answers the VAPID public key without a credential: 65 bytes, uncompressed, the same every time', async () => {
+    const server = await startServer();
+    const first = await server.request('GET', '/v1/web-push/key');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(Object.keys(first.body)).toEqual(['public_key']);
+    const point = Buffer.from(first.body.public_key, 'base64url');
+    expect([point.length, point[0]]).toEqual([65, 0x04]);
+    expect((await server.request('GET', '/v1/web-push/key')).body).toEqual(first.body);
+    // Kept in the database: another process (here, another reader of the store) signs with it.
+    expect((await new VapidKeySource(server.store).keys()).publicKey).toBe(first.body.public_key);
+  });
+});
+
+describe('registering a Web Push device', () => {
+  it('takes a PushSubscription.toJSON() in web_push and shows the device as reached by Web Push', async () => {
+    const server = await startWebPushServer();
+    const { key } = await server.account();
+    const subscription = server.push.subscribe();
+    const reply = await server.request('POST', '/v1/devices', {
+      token: key,
+      json: {
+        name: 'iPhone',
+        platform: 'ios',
+        web_push: { ...subscription, expirationTime: 1_900_000_000_000 },
+      },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    expect(reply.body).toEqual({
+      id: expect.stringMatching(/^dev_/),
+      name: 'iPhone',
+      platform: 'ios',
+      transport: 'web_push',
+      in_auto: true,
+      active: true,
+      created_at: new Date(server.clock.now()).toISOString(),
+    });
+    // The subscription's keys are never shown back.
+    expect(reply.text).not.toContain(subscription.keys.auth);
+    const again = await server.request('POST', '/v1/devices', {
+      token: key,
+      json: { name: 'iPhone 2', platform: 'ios', web_push: subscription },
+    });
+    expectError(again, 409, 'device_exists', 'web_push');
+  });
+
+  it('refuses every registration that is not exactly one valid push address, naming the field', async () => {
+    const server = await startWebPushServer();
+    const { key } = await server.account();
+    const good = server.push.subscribe();
+    const register = (json: Record<string, unknown>) =>
+      server.request('POST', '/v1/devices', {
+        token: key,
+        json: { name: 'Phone', platform: 'ios', ...json },
+      });
+    const withEndpoint = (endpoint: string) => ({ web_push: { ...good, endpoint } });
+    const withKeys = (keys: Record<string, unknown>) => ({
+      web_push: { ...good, keys: { ...good.keys, ...keys } },
+    });
+    const offCurve = Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 1)]).toString('base64url');
+    const cases: [string, Record<string, unknown>, string, string][] = [
+      ['neither', {}, 'missing_field', 'push_token'],
+      ['both', { push_token: 'a'.repeat(64), web_push: good }, 'invalid_field', 'web_push'],
+      ['http', withEndpoint(good.endpoint.replace('https:', 'http:')), 'invalid_field', 'web_push.endpoint'],
+      [
+        'user info',
+        withEndpoint(good.endpoint.replace('https://', 'https://me:pw@')),
+        'invalid_field',
+        'web_push.endpoint',
+      ],
+      [
+        'a host off the list',
+        withEndpoint('https://push.example.com/push/1'),
+        'invalid_field',
+        'web_push.endpoint',
+      ],
+      [
+        'another port',
+        withEndpoint(good.endpoint.replace(/:\d+\//, ':1/')),
+        'invalid_field',
+        'web_push.endpoint',
+      ],
+      ['not a URL', withEndpoint('push me'), 'invalid_field', 'web_push.endpoint'],
+      ['no endpoint', { web_push: { keys: good.keys } }, 'missing_field', 'web_push.endpoint'],
+      [
+        'a short p256dh',
+        withKeys({ p256dh: good.keys.p256dh.slice(0, 40) }),
+        'invalid_field',
+        'web_push.keys.p256dh',
+      ],
+      ['a p256dh off the curve', withKeys({ p256dh: offCurve }), 'invalid_field', 'web_push.keys.p256dh'],
+      [
+        'a p256dh not base64url',
+        withKeys({ p256dh: `${good.keys.p256dh.slice(0, -1)}+` }),
+        'invalid_field',
+        'web_push.keys.p256dh',
+      ],
+      [
+        'a long auth',
+        withKeys({ auth: Buffer.alloc(17).toString('base64url') }),
+        'invalid_field',
+        'web_push.keys.auth',
+      ],
+      ['no keys', { web_push: { endpoint: good.endpoint } }, 'missing_field', 'web_push.keys'],
+      ['another member', { web_push: { ...good, extra: 1 } }, 'invalid_field', 'web_push.extra'],
+      [
+        'a string expirationTime',
+        { web_push: { ...good, expirationTime: 'soon' } },
+        'invalid_field',
+        'web_push.expirationTime',
+      ],
+    ];
+    for (const [name, json, code, field] of cases) {
+      const reply = await register(json);
+      expect([name, reply.status, reply.body?.error?.code, reply.body?.error?.field]).toEqual([
+        name,
+        code === 'missing_field' || code === 'invalid_field' ? 400 : 0,
+        code,
+        field,
+      ]);
+    }
+    // Nothing was registered, and the push service heard nothing of any of them.
+    expect((await server.request('GET', '/v1/devices', { token: key })).body.devices).toEqual([]);
+    expect(server.push.received).toEqual([]);
+  });
+});
+
+describe('Web Push delivery', () => {
+  it('pushes an encrypted, VAPID-signed payload with TTL, Urgency and Topic, and records push_status 201', async () => {
+    const server = await startWebPushServer();
+    const { key, token } = await server.account();
+    const { subscription } = await server.subscribe(key);
+    const published = (await server.request('GET', '/v1/web-push/key')).body.public_key;
+    const id = await server.send(token, {
+      message: 'Build passed',
+      title: 'main',
+      scene: 'rocket',
+      tag: 'build-main',
+      level: 'time-sensitive',
+      url: 'https://ci.example.com/1',
+      ttl: 600,
+    });
+    const [push] = server.push.pushesTo(subscription);
+    expect(push?.refusal).toBeUndefined();
+    expect(push?.status).toBe(201);
+    expect([push?.ttl, push?.urgency]).toEqual(['600', 'high']);
+    expect(push?.topic).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(push?.claims).toEqual({
+      aud: server.push.url,
+      exp: Math.floor(server.clock.now() / 1000) + 12 * 3600,
+      sub: 'mailto:ops@example.com',
+    });
+    expect(published).toMatch(/^[A-Za-z0-9_-]{87}$/);
+    // No app address is known for a device an account key registered: the service worker shows it.
+    expect(push?.payload).toEqual({
+      notification: { title: 'CI', body: 'main\nBuild passed', tag: 'build-main', silent: false },
+      foxbell: {
+        id,
+        sender: 'CI',
+        title: 'main',
+        scene: 'rocket',
+        scene_version: expect.any(Number),
+        bell_color: 'gold',
+        level: 'time-sensitive',
+        url: 'https://ci.example.com/1',
+      },
+    });
+    const record = await server.statusOf(token, id);
+    expect(record.status).toBe('sent_to_push');
+    expect(record.destinations).toEqual([
+      {
+        platform: 'ios',
+        state: 'accepted',
+        push_status: 201,
+        updated_at: new Date(server.clock.now()).toISOString(),
+      },
+    ]);
+  });
+
+  it('sends each level as its Urgency, and the same tag as the same Topic', async () => {
+    const server = await startWebPushServer();
+    const { key, token } = await server.account();
+    const { subscription } = await server.subscribe(key);
+    for (const level of ['passive', 'active', 'time-sensitive']) {
+      await server.send(token, { message: level, level, tag: 'deploy' });
+    }
+    await server.send(token, { message: 'other', tag: 'other' });
+    const pushes = server.push.pushesTo(subscription);
+    expect(pushes.map((push) => push.urgency)).toEqual(['low', 'normal', 'high', 'normal']);
+    expect(new Set(pushes.slice(0, 3).map((push) => push.topic)).size).toBe(1);
+    expect(pushes[3]?.topic).not.toBe(pushes[0]?.topic);
+    expect(pushes[0]?.payload.notification.silent).toBe(false);
+  });
+
+  it('keeps a long message within the 4,096-byte record: cut with an ellipsis, marked truncated', async () => {
+    const server = await startWebPushServer();
+    const { key, token } = await server.account();
+    const { subscription } = await server.subscribe(key);
+    await server.send(token, { message: 'é'.repeat(2000), url: `https://example.com/${'p'.repeat(1900)}` });
+    const [push] = server.push.pushesTo(subscription);
+    expect(push?.status).toBe(201);
+    expect(push?.bodyBytes).toBeLessThanOrEqual(4096);
+    expect(push?.payload.foxbell.truncated).toBe(true);
+    expect(push?.payload.notification.body).toMatch(/^é+…$/);
+  });
+
+  it('retries 429, 5xx and no answer on the 2-4-8-16 s schedule, then takes the 201', async () => {
+    const server = await startWebPushServer({ timeoutMs: 300 });
+    const { key, token } = await server.account();
+    const { subscription } = await server.subscribe(key);
+    server.push.script(
+      subscription,
+      { status: 429, retryAfter: 30 },
+      { status: 500 },
+      { status: 503 },
+      { hang: true },
+    );
+    const start = server.clock.now();
+    const id = await server.send(token, { message: 'flaky' });
+    for (const wait of [2000, 4000, 8000, 16_000]) {
+      server.clock.advance(wait - 1);
+      await server.worker.tick();
+      const before = server.push.pushesTo(subscription).length;
+      server.clock.advance(1);
+      await server.worker.tick();
+      expect(server.push.pushesTo(subscription).length).toBe(before + 1);
+    }
+    expect(server.push.pushesTo(subscription).map((push) => [push.status, push.at - start])).toEqual([
+      [429, 0],
+      [500, 2000],
+      [503, 6000],
+      [undefined, 14_000],
+      [201, 30_000],
+    ]);
+    expect((await server.statusOf(token, id)).destinations).toEqual([
+      {
+        platform: 'ios',
+        state: 'accepted',
+        push_status: 201,
+        updated_at: new Date(start + 30_000).toISOString(),
+      },
+    ]);
+  });
+
+  it('gives up after 5 attempts with the last push_status', async () => {
+    const server = await startWebPushServer();
+    const { key, token } = await server.account();
+    const { subscription } = await server.subscribe(key);
+    server.push.script(subscription, ...Array(6).fill({ status: 500 }));
+    const id = await server.send(token, { message: 'never' });
+    for (let i = 0; i < 6; i++) {
+      server.clock.advance(16_000);
+      await server.worker.tick();
+    }
+    expect(server.push.pushesTo(subscription)).toHaveLength(5);
+    const record = await server.statusOf(token, id);
+    // The furthest state the send reached is its acceptance; the destination says how it ended.
+    expect([record.status, record.destinations[0]?.state, record.destinations[0]?.push_status]).toEqual([
+      'accepted',
+      'failed_permanent',
+      500,
+    ]);
+  });
+
+  it('makes the device inactive on 410 and 404 (its subscription is gone), not on another 4xx', async () => {
+    const server = await startWebPushServer();
+    const { key, token } = await server.account();
+    const gone = await server.subscribe(key, 'gone');
+    const missing = await server.subscribe(key, 'missing');
+    const refused = await server.subscribe(key, 'refused');
+    server.push.script(gone.subscription, { status: 410 });
+    server.push.script(missing.subscription, { status: 404 });
+    server.push.script(refused.subscription, { status: 400 });
+    const id = await server.send(token, { message: 'hello' });
+    const record = await server.statusOf(token, id);
+    expect(record.destinations.map((destination) => [destination.state, destination.push_status])).toEqual([
+      ['failed_permanent', 410],
+      ['failed_permanent', 404],
+      ['failed_permanent', 400],
+    ]);
+    const devices = (await server.request('GET', '/v1/devices', { token: key })).body.devices;
+    expect(devices.map((device: { name: string; active: boolean }) => [device.name, device.active])).toEqual([
+      ['gone', false],
+      ['missing', false],
+      ['refused', true],
+    ]);
+  });
+
+  it('expires a push still retrying at its ttl deadline', async () => {
+    const server = await startWebPushServer();
+    const { key, token } = await server.account();
+    const { subscription } = await server.subscribe(key);
+    server.push.script(subscription, { status: 500 }, { status: 500 });
+    const id = await server.send(token, { message: 'soon stale', ttl: 5 });
+    server.clock.advance(2000);
+    await server.worker.tick();
+    expect(server.push.pushesTo(subscription).map((push) => push.ttl)).toEqual(['5', '3']);
+    server.clock.advance(4000);
+    await server.worker.tick();
+    expect(server.push.pushesTo(subscription)).toHaveLength(2);
+    expect((await server.statusOf(token, id)).destinations[0]?.state).toBe('expired');
+  });
+
+  it('never connects to a push service the allowlist no longer names: failed_permanent, no push', async () => {
+    const server = await startWebPushServer({ transportHosts: 'web.push.apple.com' });
+    const { key, token } = await server.account();
+    const { subscription } = await server.subscribe(key);
+    const id = await server.send(token, { message: 'not there' });
+    expect(server.push.pushesTo(subscription)).toEqual([]);
+    const record = await server.statusOf(token, id);
+    // No push service answered: the destination has no push_status.
+    expect(record.destinations).toEqual([
+      { platform: 'ios', state: 'failed_permanent', updated_at: new Date(server.clock.now()).toISOString() },
+    ]);
+  });
+});

@@ -1,0 +1,240 @@
+import { createECDH, createPublicKey, type ECDH, randomBytes, verify } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { decrypt } from 'http_ece';
+import { generate } from 'selfsigned';
+
+/**
+ * A Web Push service of our own (RFC 8030), since no real one is reachable here: HTTPS with a CA
+ * of its own, subscriptions as a browser makes them, and for each push the checks a real service
+ * makes. The VAPID token (RFC 8292) is verified against the key the server publishes, the body is
+ * decrypted with the subscription's private key (RFC 8291, by `http_ece`), and `TTL`, `Urgency`
+ * and `Topic` are recorded. Its answers can be scripted: `201`, `410`, `429` with `Retry-After`,
+ * `500`, or no answer at all.
+ */
+
+/** A subscription as `PushSubscription.toJSON()` gives it. */
+export interface Subscription {
+  endpoint: string;
+  expirationTime: null;
+  keys: { p256dh: string; auth: string };
+}
+
+/** One push that reached the service, decrypted. */
+export interface ReceivedPush {
+  subscription: string;
+  /** When it arrived, by the service's clock (`now`). */
+  at: number;
+  /** What it was answered with (`undefined`: no answer, the test's hang). */
+  status: number | undefined;
+  /** Why it was refused, when the service refused it itself (a bad token, a body too long). */
+  refusal?: string;
+  ttl: string | undefined;
+  urgency: string | undefined;
+  topic: string | undefined;
+  /** The encrypted body's length: a push service takes 4,096 bytes at most. */
+  bodyBytes: number;
+  /** The decrypted payload, parsed; undefined when it could not be decrypted. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read the payload field by field.
+  payload: any;
+  /** The VAPID token's claims, when it verified. */
+  claims?: { aud: string; exp: number; sub: string };
+}
+
+export type ScriptedAnswer = { status: number; retryAfter?: number } | { hang: true };
+
+export interface PushServiceOptions {
+  /** The VAPID public key pushes must be signed with (`GET /v1/web-push/key`), read at each push. */
+  vapidKey: () => Promise<string>;
+  /** Milliseconds since the epoch, for the token's `exp`; default: the real clock. */
+  now?: () => number;
+}
+
+export class LocalPushService {
+  readonly url: string;
+  /** The service's own CA certificate (PEM), for the server to trust. */
+  readonly ca: string;
+  /** `127.0.0.1:PORT`, as `--web-push-hosts` names it. */
+  readonly host: string;
+  readonly received: ReceivedPush[] = [];
+  readonly #server: Server;
+  readonly #options: PushServiceOptions;
+  readonly #subscriptions = new Map<string, { ecdh: ECDH; auth: string }>();
+  readonly #scripts = new Map<string, ScriptedAnswer[]>();
+  readonly #sockets = new Set<Socket>();
+  #waiters: (() => void)[] = [];
+
+  private constructor(server: Server, ca: string, options: PushServiceOptions) {
+    this.#server = server;
+    this.ca = ca;
+    this.#options = options;
+    const { port } = server.address() as AddressInfo;
+    this.host = `127.0.0.1:${port}`;
+    this.url = `https://${this.host}`;
+    server.on('connection', (socket: Socket) => {
+      this.#sockets.add(socket);
+      socket.on('close', () => this.#sockets.delete(socket));
+    });
+    server.on('request', (request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        void this.#take(request.url ?? '', request.headers, Buffer.concat(chunks)).then((answer) => {
+          if ('hang' in answer) return;
+          if (answer.retryAfter !== undefined) response.setHeader('retry-after', String(answer.retryAfter));
+          response.writeHead(answer.status).end();
+        });
+      });
+    });
+  }
+
+  static async start(options: PushServiceOptions): Promise<LocalPushService> {
+    const pems = await generate([{ name: 'commonName', value: 'local push service' }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+      extensions: [
+        { name: 'basicConstraints', cA: true },
+        { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+      ],
+    });
+    const server = createServer({ cert: pems.cert, key: pems.private });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return new LocalPushService(server, pems.cert, options);
+  }
+
+  /** A new subscription, as a browser would make one with this service. */
+  subscribe(): Subscription {
+    const id = randomBytes(16).toString('hex');
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    const auth = randomBytes(16).toString('base64url');
+    this.#subscriptions.set(id, { ecdh, auth });
+    return {
+      endpoint: `${this.url}/push/${id}`,
+      expirationTime: null,
+      keys: { p256dh: ecdh.getPublicKey('base64url'), auth },
+    };
+  }
+
+  /** Answers the next pushes to `subscription` (its endpoint) with these, in order, then `201`. */
+  script(subscription: Subscription, ...answers: ScriptedAnswer[]): void {
+    this.#scripts.set(idOf(subscription.endpoint), answers);
+  }
+
+  /** The pushes that reached `subscription`. */
+  pushesTo(subscription: Subscription): ReceivedPush[] {
+    const id = idOf(subscription.endpoint);
+    return this.received.filter((push) => push.subscription === id);
+  }
+
+  /** Resolves once `count` pushes in all have reached the service. */
+  async waitFor(count: number): Promise<void> {
+    while (this.received.length < count) {
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    this.#server.close();
+    await once(this.#server, 'close');
+  }
+
+  async #take(
+    path: string,
+    headers: Record<string, string | string[] | undefined>,
+    body: Buffer,
+  ): Promise<ScriptedAnswer> {
+    const id = /^\/push\/([0-9a-f]{32})$/.exec(path)?.[1] ?? '';
+    const subscription = this.#subscriptions.get(id);
+    const one = (name: string) => {
+      const value = headers[name];
+      return Array.isArray(value) ? value.join(',') : value;
+    };
+    const push: ReceivedPush = {
+      subscription: id,
+      at: (this.#options.now ?? Date.now)(),
+      status: undefined,
+      ttl: one('ttl'),
+      urgency: one('urgency'),
+      topic: one('topic'),
+      bodyBytes: body.length,
+      payload: undefined,
+    };
+    const refuse = (status: number, refusal: string) => {
+      push.status = status;
+      push.refusal = refusal;
+      return { status };
+    };
+    const answer = await (async (): Promise<ScriptedAnswer> => {
+      if (!subscription) return refuse(404, 'no such subscription');
+      const claims = await this.#verifiedClaims(one('authorization'));
+      if (typeof claims === 'string') return refuse(403, claims);
+      push.claims = claims;
+      if (push.ttl === undefined || !/^\d+$/.test(push.ttl)) return refuse(400, 'no TTL');
+      if (body.length > 4096) return refuse(413, 'payload too large');
+      if (one('content-encoding') !== 'aes128gcm') return refuse(415, 'not aes128gcm');
+      try {
+        const plain = decrypt(body, {
+          version: 'aes128gcm',
+          privateKey: subscription.ecdh,
+          authSecret: subscription.auth,
+        });
+        push.payload = JSON.parse(plain.toString('utf8'));
+      } catch {
+        return refuse(400, 'could not be decrypted');
+      }
+      const next = this.#scripts.get(id)?.shift() ?? { status: 201 };
+      if ('status' in next) push.status = next.status;
+      return next;
+    })();
+    this.received.push(push);
+    for (const wake of this.#waiters.splice(0)) wake();
+    return answer;
+  }
+
+  /** The VAPID token's claims if it verifies with the published key, or why it does not. */
+  async #verifiedClaims(
+    authorization: string | undefined,
+  ): Promise<{ aud: string; exp: number; sub: string } | string> {
+    const match = /^vapid t=([\w-]+\.[\w-]+\.[\w-]+), k=([\w-]+)$/.exec(authorization ?? '');
+    if (!match) return 'no vapid authorization';
+    const [token = '', key = ''] = [match[1], match[2]];
+    if (key !== (await this.#options.vapidKey())) return 'not signed with the published key';
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const point = Buffer.from(key, 'base64url');
+    const publicKey = createPublicKey({
+      key: {
+        kty: 'EC',
+        crv: 'P-256',
+        x: point.subarray(1, 33).toString('base64url'),
+        y: point.subarray(33, 65).toString('base64url'),
+      },
+      format: 'jwk',
+    });
+    const signed = verify(
+      'sha256',
+      Buffer.from(`${header}.${payload}`),
+      { key: publicKey, dsaEncoding: 'ieee-p1363' },
+      Buffer.from(signature, 'base64url'),
+    );
+    if (!signed) return 'bad signature';
+    if (JSON.parse(Buffer.from(header, 'base64url').toString()).alg !== 'ES256') return 'not ES256';
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as {
+      aud: string;
+      exp: number;
+      sub: string;
+    };
+    const now = Math.floor((this.#options.now ?? Date.now)() / 1000);
+    if (claims.aud !== this.url) return `aud is ${claims.aud}, not ${this.url}`;
+    if (!(claims.exp > now && claims.exp <= now + 24 * 3600)) return 'exp is not within 24 hours';
+    if (!/^(mailto:|https:)/.test(claims.sub ?? '')) return 'sub is not mailto: or https:';
+    return claims;
+  }
+}
+
+function idOf(endpoint: string): string {
+  return new URL(endpoint).pathname.split('/').at(-1) ?? '';
+}
