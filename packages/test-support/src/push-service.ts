@@ -1,3 +1,4 @@
+/// <reference path="./types/http_ece.d.ts" />
 import { createECDH, createPublicKey, type ECDH, randomBytes, verify } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
