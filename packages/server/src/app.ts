@@ -16,7 +16,6 @@ import {
   setBaseHeaders,
 } from './http/error-handler.js';
 import { loggedPath } from './http/log-safe-path.js';
-import { MinuteLimit } from './http/minute-limit.js';
 import { registerRateLimitHeaders } from './http/rate-limit-headers.js';
 import { registerRequestSize } from './http/request-size.js';
 import { accountRoutes } from './http/routes/accounts.js';
@@ -24,8 +23,10 @@ import { adminRoutes } from './http/routes/admin.js';
 import { deviceRoutes } from './http/routes/devices.js';
 import { type HealthDeps, healthRoutes } from './http/routes/health.js';
 import { inboxRoutes } from './http/routes/inbox.js';
+import { linkRoutes } from './http/routes/links.js';
 import { notificationRoutes } from './http/routes/notifications.js';
 import { openApiRoutes } from './http/routes/openapi.js';
+import { ownDeviceRoutes } from './http/routes/own-device.js';
 import { sceneRoutes } from './http/routes/scenes.js';
 import { sendRoutes } from './http/routes/send.js';
 import { tokenRoutes } from './http/routes/tokens.js';
@@ -33,6 +34,7 @@ import { webPushRoutes } from './http/routes/web-push.js';
 import { registerSendMetrics } from './http/send-metrics.js';
 import { trackHandshakes } from './http/tls-handshakes.js';
 import { TLS_POLICY } from './http/tls-policy.js';
+import { WindowLimit } from './http/window-limit.js';
 import { ApiError } from './kernel/api-error.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { type IdSource, randomIds } from './kernel/ids.js';
@@ -102,10 +104,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     ids,
     limits,
     accountWrites: {
-      account_changes: new MinuteLimit(limits.managementWritesPerMinute, clock, 'account_changes'),
-      account_events: new MinuteLimit(limits.eventsPerMinute, clock, 'account_events'),
+      account_changes: new WindowLimit(limits.managementWritesPerMinute, clock, 'account_changes'),
+      account_events: new WindowLimit(limits.eventsPerMinute, clock, 'account_events'),
     },
-    failedCredentials: new MinuteLimit(limits.failedCredentialsPerMinute, clock, 'failed_credentials'),
+    failedCredentials: new WindowLimit(limits.failedCredentialsPerMinute, clock, 'failed_credentials'),
+    linkRequests: new WindowLimit(limits.linkRequestsPerWindow, clock, 'link_requests', limits.linkWindowMs),
     adminKey: deps.adminKey,
     onQueued: deps.onQueued ?? (() => {}),
     inFlight: { sends: 0 },
@@ -217,6 +220,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   sceneRoutes(app);
   deviceRoutes(app, ctx);
   webPushRoutes(app, ctx);
+  linkRoutes(app, ctx);
+  ownDeviceRoutes(app, ctx);
   tokenRoutes(app, ctx);
   accountRoutes(app, ctx);
   inboxRoutes(app, ctx);

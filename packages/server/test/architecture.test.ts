@@ -24,6 +24,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'delivery/transport.ts': ['kernel'],
   // A transport knows its protocol and the kernel, nothing of the store or the worker.
   'delivery/apns': ['kernel', 'delivery/transport.ts'],
+  'delivery/web-push': ['kernel', 'delivery/transport.ts'],
   delivery: ['kernel', 'store', 'metrics', 'delivery/transport.ts'],
   // The API never reaches into one database's code.
   http: ['kernel', 'send', 'store', 'metrics'],
@@ -52,6 +53,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'delivery',
     'delivery/transport.ts',
     'delivery/apns',
+    'delivery/web-push',
     'http',
     'simulator',
     'dev',

@@ -144,7 +144,7 @@ export async function send(
     ...(body === undefined ? {} : { body }),
   });
   const text = await response.text();
-  for (const [secret] of text.matchAll(/fox_(?:send|acct|admin|dev)_[A-Za-z0-9]{32}/g))
+  for (const [secret] of text.matchAll(/fox_(?:send|acct|admin|dev|poll)_[A-Za-z0-9]{32}/g))
     secretsSeen.add(secret);
   let parsed: unknown;
   try {

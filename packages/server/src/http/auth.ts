@@ -5,6 +5,8 @@ import { hashSecret, secretsEqual } from '../kernel/secrets.js';
 import type { AppContext, Caller, CredentialKind } from './context.js';
 
 export const ACCOUNT_KEY_PATTERN = /^fox_acct_[A-Za-z0-9]{32}$/;
+export const DEVICE_KEY_PATTERN = /^fox_dev_[A-Za-z0-9]{32}$/;
+export const POLL_SECRET_PATTERN = /^fox_poll_[A-Za-z0-9]{32}$/;
 
 const unauthorized = (message: string) => new ApiError('unauthorized', message);
 
@@ -22,6 +24,12 @@ function bearerOf(header: string | undefined): string | undefined {
  * compared (and never stored).
  */
 async function identify(secret: string, ctx: AppContext): Promise<Caller> {
+  if (DEVICE_KEY_PATTERN.test(secret)) return identifyDevice(secret, ctx);
+  if (POLL_SECRET_PATTERN.test(secret)) {
+    const requestId = await ctx.store.findLinkSecret(hashSecret(secret));
+    if (!requestId) throw unauthorized(MESSAGES.unknownCredential);
+    return { kind: 'link', requestId };
+  }
   const credential =
     SEND_TOKEN_PATTERN.test(secret) || ACCOUNT_KEY_PATTERN.test(secret)
       ? await ctx.store.findCredential(hashSecret(secret))
@@ -47,10 +55,22 @@ async function identify(secret: string, ctx: AppContext): Promise<Caller> {
   }
 }
 
+/** A linked app's device key: its device's, until the device is removed. */
+async function identifyDevice(secret: string, ctx: AppContext): Promise<Caller> {
+  const found = await ctx.store.findDeviceKey(hashSecret(secret));
+  if (!found) throw unauthorized(MESSAGES.unknownCredential);
+  if (found.account.deletedAt !== null) throw new ApiError('account_deleted', 'the account was deleted');
+  if (found.revoked)
+    throw new ApiError('token_revoked', 'this device was removed: its device key works no more');
+  return { kind: 'device', device: found.device, account: found.account };
+}
+
 const ROUTE_CREDENTIALS: Record<CredentialKind, string> = {
   send: 'a send token',
   account: 'an account key',
   admin: 'the admin key',
+  device: 'a device key',
+  link: "the link request's poll secret",
 };
 
 /**
@@ -85,6 +105,8 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
       );
     }
     request.caller = caller;
-    if (accountWrite && caller.kind === 'account') ctx.accountWrites[accountWrite].take(caller.account.id);
+    if (accountWrite && (caller.kind === 'account' || caller.kind === 'device')) {
+      ctx.accountWrites[accountWrite].take(caller.account.id);
+    }
   });
 }

@@ -4,8 +4,8 @@ import type { ServiceLimits } from '../kernel/limits.js';
 import type { VapidKeySource } from '../kernel/vapid.js';
 import type { PushHosts } from '../kernel/web-push.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { Account, Credential, SendToken, Store } from '../store/store.js';
-import type { AccountWriteScope, MinuteLimit } from './minute-limit.js';
+import type { Account, Credential, Device, SendToken, Store } from '../store/store.js';
+import type { AccountWriteScope, WindowLimit } from './window-limit.js';
 
 /** What every route may use: one object, made once by buildApp. */
 export interface AppContext {
@@ -20,9 +20,11 @@ export interface AppContext {
   /** Sends being stored now (see `ServiceLimits.sendsInFlight`). */
   inFlight: { sends: number };
   /** The per-account write windows, by what they count. */
-  accountWrites: Record<AccountWriteScope, MinuteLimit>;
+  accountWrites: Record<AccountWriteScope, WindowLimit>;
   /** Unknown credentials per client address. */
-  failedCredentials: MinuteLimit;
+  failedCredentials: WindowLimit;
+  /** Link requests (no credential) per client address. */
+  linkRequests: WindowLimit;
   /** This process's metrics, when it serves them. */
   metrics: Metrics | undefined;
   /** The push services a Web Push subscription may name (`--web-push-hosts`). */
@@ -31,14 +33,16 @@ export interface AppContext {
   vapid: VapidKeySource;
 }
 
-/** Which credentials a route takes (management-api: Credentials). */
-export type CredentialKind = 'send' | 'account' | 'admin';
+/** Which credentials a route takes: the management API's, a linked app's device key, a link request's poll secret. */
+export type CredentialKind = 'send' | 'account' | 'admin' | 'device' | 'link';
 
 /** The credential a request was authenticated with, once it passed every check. */
 export type Caller =
   | { kind: 'send'; token: SendToken; account: Account }
   | { kind: 'account'; account: Account }
-  | { kind: 'admin' };
+  | { kind: 'admin' }
+  | { kind: 'device'; device: Device; account: Account }
+  | { kind: 'link'; requestId: string };
 
 /** A request body, read but not yet interpreted: the route decides what each type means to it. */
 export interface RawBody {
@@ -62,7 +66,7 @@ declare module 'fastify' {
     /** The send token is the last path segment (`/v1/send/<TOKEN>`), not the Authorization header. */
     tokenInPath?: boolean;
     /**
-     * An account's write, counted by a MinuteLimit in its scope's window: `account_changes`
+     * An account's write, counted by a WindowLimit in its scope's window: `account_changes`
      * for its devices, tokens, key or existence; `account_events` for opened and cleared reports.
      */
     accountWrite?: AccountWriteScope;
@@ -74,5 +78,13 @@ export type { Credential };
 /** The account of a route that takes only account keys (auth has already made sure of it). */
 export function callerAccount(caller: Caller | undefined): Account {
   if (caller?.kind !== 'account') throw new Error('account route reached without an account key');
+  return caller.account;
+}
+
+/** The account of a route that takes an account key or a device key: the key's account. */
+export function accountOrDevice(caller: Caller | undefined): Account {
+  if (caller?.kind !== 'account' && caller?.kind !== 'device') {
+    throw new Error('route reached without an account key or a device key');
+  }
   return caller.account;
 }

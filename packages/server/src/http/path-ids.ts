@@ -4,8 +4,13 @@ import { ApiError } from '../kernel/api-error.js';
 import { type IdPrefix, isIdShaped } from '../kernel/ids.js';
 
 /** The ids routes take in their path, and what each names. */
-export type PathIdPrefix = Extract<IdPrefix, 'ntf' | 'dev' | 'tok'>;
-const NAMES: Record<PathIdPrefix, string> = { ntf: 'notification', dev: 'device', tok: 'token' };
+export type PathIdPrefix = Extract<IdPrefix, 'ntf' | 'dev' | 'tok' | 'lnk'>;
+const NAMES: Record<PathIdPrefix, string> = {
+  ntf: 'notification',
+  dev: 'device',
+  tok: 'token',
+  lnk: 'link request',
+};
 
 /** The one answer for an id that names nothing the caller may see: `404 not_found`, field `id`. */
 export function noSuch(prefix: PathIdPrefix): ApiError {

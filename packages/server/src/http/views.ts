@@ -1,13 +1,18 @@
 import { isoTime } from '../kernel/clock.js';
 import type { Device, SendToken, StoredNotification } from '../store/store.js';
 
-/** A device as its account sees it (management API). */
+/**
+ * A device as its account sees it (management API). What only some devices have is shown only for
+ * them, so a device registered with a push token reads as it always has: `device_id` for a device
+ * that linked itself (the app's own id), `transport: "web_push"` for one reached by Web Push.
+ */
 export function deviceView(device: Device) {
   return {
     id: device.id,
     name: device.name,
     platform: device.platform,
-    transport: device.webPush ? 'web_push' : 'apns',
+    ...(device.clientId === null ? {} : { device_id: device.clientId }),
+    ...(device.webPush ? { transport: 'web_push' as const } : {}),
     in_auto: device.inAuto,
     active: device.active,
     created_at: isoTime(device.createdAt),

@@ -48,7 +48,7 @@ function timeDigits(ms: number): string {
   return out;
 }
 
-export type IdPrefix = 'ntf' | 'req' | 'acct' | 'dev' | 'tok';
+export type IdPrefix = 'ntf' | 'req' | 'acct' | 'dev' | 'tok' | 'lnk';
 
 /**
  * Whether `text` has the shape of an id with this prefix: the prefix, `_`, then letters and
@@ -62,6 +62,9 @@ export function isIdShaped(prefix: IdPrefix, text: string): boolean {
 const ID_BODY = /^[A-Za-z0-9]{1,64}$/;
 
 /** Makes ids and secrets. Injected, so tests may make them predictable. */
+/** The secrets the server makes: send tokens, account keys, device keys and link poll secrets. */
+export type SecretKind = 'send' | 'acct' | 'dev' | 'poll';
+
 export interface IdSource {
   /**
    * A public id, `<prefix>_` + 22 letters and digits: the creation time's 8, then 14 random ones
@@ -71,7 +74,7 @@ export interface IdSource {
    */
   id(prefix: IdPrefix): string;
   /** A secret credential, `fox_<kind>_` + 32 letters and digits (190 random bits). */
-  secret(kind: 'send' | 'acct'): string;
+  secret(kind: SecretKind): string;
 }
 
 export const randomIds: IdSource = {

@@ -29,6 +29,16 @@ export interface ServiceLimits extends RateLimits {
   eventsPerMinute: number;
   /** Unknown credentials per client address per minute, before its requests are refused for a while. */
   failedCredentialsPerMinute: number;
+  /** How long a link code can be approved (`--link-code-seconds`). */
+  linkCodeMs: number;
+  /** The window the link brakes below count in. */
+  linkWindowMs: number;
+  /** Link requests (no credential) per client address per window. */
+  linkRequestsPerWindow: number;
+  /** Links an account approves per window; the next is `limit_reached` (`link_approvals`). */
+  linkApprovalsPerWindow: number;
+  /** Wrong codes an account may give per window; the next approval is `link_locked`. */
+  wrongLinkCodesPerWindow: number;
 }
 
 export const DEFAULT_LIMITS: ServiceLimits = {
@@ -41,4 +51,9 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   managementWritesPerMinute: 60,
   eventsPerMinute: 120,
   failedCredentialsPerMinute: 30,
+  linkCodeMs: 600_000,
+  linkWindowMs: 600_000,
+  linkRequestsPerWindow: 30,
+  linkApprovalsPerWindow: 5,
+  wrongLinkCodesPerWindow: 5,
 };

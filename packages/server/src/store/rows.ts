@@ -7,6 +7,8 @@ import type {
   Device,
   HandledEvent,
   InboxPage,
+  LinkRequest,
+  LinkState,
   RouteInput,
   SendToken,
   StoredNotification,
@@ -72,6 +74,8 @@ export function deviceOf(row: Row): Device {
     platform: row.platform as Platform,
     pushToken: row.push_token as string,
     webPush: webPushOf(row),
+    clientId: (row.client_id as string | null) ?? null,
+    pushSince: Number(row.push_since ?? row.created_at),
     inAuto: bool(row.in_auto),
     active: bool(row.active),
     createdAt: Number(row.created_at),
@@ -197,7 +201,7 @@ export function claimedAtRouting(
     platform: device.platform,
     pushToken: device.pushToken,
     webPush: device.webPush,
-    pushTokenSince: device.createdAt,
+    pushTokenSince: device.pushSince,
     apnsId,
     attempt: 1,
     senderName: queued.senderName,
@@ -218,5 +222,31 @@ export function inboxPageOf(
   return {
     items,
     next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
+  };
+}
+
+export function linkRequestOf(row: Row): LinkRequest {
+  return {
+    id: row.id as string,
+    state: row.state as LinkState,
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    device: {
+      clientId: row.client_id as string,
+      name: row.name as string,
+      platform: row.platform as Platform,
+      inAuto: bool(row.in_auto),
+      pushToken: row.push_token as string,
+      webPush: webPushOf(row),
+    },
+    approved:
+      row.approved_account_id == null
+        ? null
+        : {
+            accountId: row.approved_account_id as string,
+            deviceId: row.approved_device_id as string,
+            at: Number(row.approved_at),
+          },
+    sealedKey: (row.sealed_key as string | null) ?? null,
   };
 }

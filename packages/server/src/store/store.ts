@@ -46,6 +46,10 @@ export interface Device {
   pushToken: string;
   /** A Web Push subscription's keys (the device is reached by Web Push); null for APNs. */
   webPush: WebPushKeys | null;
+  /** The app's own id for itself (`device_id`), for a device that linked itself; else null. */
+  clientId: string | null;
+  /** When its push address was registered (a later one may replace the first). */
+  pushSince: number;
   inAuto: boolean;
   active: boolean;
   createdAt: number;
@@ -56,6 +60,69 @@ export type Credential =
   | { kind: 'account'; account: Account }
   | { kind: 'retired_account_key'; account: Account }
   | { kind: 'send'; token: SendToken; account: Account };
+
+/** A device key's device and account: `revoked` once its device was removed (not when its push address went stale). */
+export interface DeviceCredential {
+  device: Device;
+  account: Account;
+  revoked: boolean;
+}
+
+export type LinkState = 'pending' | 'approved' | 'cancelled' | 'superseded';
+
+/** The device a link request registers once approved. */
+export interface LinkDevice {
+  clientId: string;
+  name: string;
+  platform: Platform;
+  inAuto: boolean;
+  /** The APNs device token, or the Web Push endpoint (as a device's). */
+  pushToken: string;
+  webPush: WebPushKeys | null;
+}
+
+export interface LinkRequest {
+  id: string;
+  /** As stored: `pending` past its `expiresAt` is expired. */
+  state: LinkState;
+  createdAt: number;
+  expiresAt: number;
+  device: LinkDevice;
+  approved: { accountId: string; deviceId: string; at: number } | null;
+  /** The device key, sealed with the poll secret, until the first read after approval. */
+  sealedKey: string | null;
+}
+
+export interface NewLinkRequest {
+  id: string;
+  codeHash: string;
+  secretHash: string;
+  /** The hash of the device key the app gets once approved, made with the request. */
+  keyHash: string;
+  sealedKey: string;
+  device: LinkDevice;
+  now: number;
+  expiresAt: number;
+}
+
+/** The brakes on approving: in a window, so many wrong codes and so many approvals per account. */
+export interface LinkLimits {
+  windowMs: number;
+  wrongCodes: number;
+  approvals: number;
+  devices: number;
+}
+
+/** How an approval ended, in the order it is checked. */
+export type LinkApproval =
+  | { kind: 'locked'; retryAfterMs: number }
+  | { kind: 'no_code' }
+  | { kind: 'superseded' }
+  | { kind: 'not_pending' }
+  | { kind: 'expired' }
+  | { kind: 'approvals_limit'; retryAfterMs: number }
+  | { kind: 'devices_limit' }
+  | { kind: 'approved'; device: Device };
 
 export type { RateLimits } from '../kernel/limits.js';
 
@@ -188,7 +255,7 @@ export interface Pause {
 export const RETIRED_LISTED = 50;
 
 /** A device to register: its fields but those the store sets (active, and the time, given as `now`). */
-export type NewDevice = Omit<Device, 'active' | 'createdAt'> & { now: number };
+export type NewDevice = Omit<Device, 'active' | 'createdAt' | 'clientId' | 'pushSince'> & { now: number };
 
 /**
  * Everything the server keeps. Rows are mapped to these types inside each implementation, so no
@@ -229,6 +296,18 @@ export interface Store {
   ): Promise<Device | undefined>;
   /** Removes a device; its destinations still waiting become `skipped`. False when there is no such device. */
   removeDevice(accountId: string, deviceId: string, now: number): Promise<boolean>;
+  /**
+   * A linked app's change to its own device (by its device key, which its removal revokes): a
+   * name, `auto`, or a new push address, which makes the device active again (its old one may
+   * have gone stale). A push address another active device has is `device_exists`.
+   */
+  updateOwnDevice(
+    deviceId: string,
+    change: { name?: string; inAuto?: boolean; push?: { pushToken: string; webPush: WebPushKeys | null } },
+    now: number,
+  ): Promise<Device | 'device_exists'>;
+  /** A linked app leaves: its device is removed and its key revoked. */
+  removeOwnDevice(deviceId: string, now: number): Promise<void>;
 
   /**
    * Admits and stores a send in one durable transaction: an idempotent replay or conflict, then
@@ -289,6 +368,33 @@ export interface Store {
   /** The earliest time delivery has something to do, or undefined when nothing waits. */
   nextDeliveryAt(): Promise<number | undefined>;
 
+  /**
+   * Stores a link request, unless its device id or push address is already an active device's
+   * (in any account) or another pending request's: `device_exists`.
+   */
+  createLinkRequest(request: NewLinkRequest): Promise<'created' | 'device_exists'>;
+  /** The link request a poll secret belongs to (its id), by the secret's hash. */
+  findLinkSecret(secretHash: string): Promise<string | undefined>;
+  findDeviceKey(keyHash: string): Promise<DeviceCredential | undefined>;
+  getLinkRequest(id: string): Promise<LinkRequest | undefined>;
+  /** The sealed device key of an approved request, once: it is gone from the store after. */
+  takeSealedKey(id: string): Promise<string | null>;
+  /** Cancels a pending request (one past its expiry too); the request as it is after. */
+  cancelLinkRequest(id: string): Promise<LinkRequest | undefined>;
+  /**
+   * Approves the request of `codeHash` into `accountId`, registering its device as `deviceId`, in
+   * one transaction and this order: the account's lock (wrong codes), the code (no request has it:
+   * counted as a wrong code), the request's state, the approvals limit, the devices limit.
+   * `codeHash` undefined is a code that cannot exist.
+   */
+  approveLink(approval: {
+    codeHash: string | undefined;
+    accountId: string;
+    deviceId: string;
+    now: number;
+    limits: LinkLimits;
+  }): Promise<LinkApproval>;
+
   getPause(): Promise<Pause>;
   setPause(pause: Pause): Promise<void>;
   getSetting(name: string): Promise<string | undefined>;
@@ -342,7 +448,10 @@ export type CredentialsPart = Pick<
   | 'listTokens'
   | 'revokeToken'
 >;
-export type DevicesPart = Pick<Store, 'createDevice' | 'listDevices' | 'updateDevice' | 'removeDevice'>;
+export type DevicesPart = Pick<
+  Store,
+  'createDevice' | 'listDevices' | 'updateDevice' | 'removeDevice' | 'updateOwnDevice' | 'removeOwnDevice'
+>;
 export interface SendsPart extends Pick<Store, 'acceptSend' | 'monthlyCount'> {
   /** Resolves once every send handed over is admitted (or refused) and on disk. */
   drained(): Promise<void>;
@@ -355,4 +464,14 @@ export type LeasesPart = Pick<
 >;
 export type SettingsPart = Pick<Store, 'getPause' | 'setPause' | 'getSetting' | 'setSetting' | 'settingOnce'>;
 export type RetentionPart = Pick<Store, 'purge'>;
+export type LinksPart = Pick<
+  Store,
+  | 'createLinkRequest'
+  | 'findLinkSecret'
+  | 'findDeviceKey'
+  | 'getLinkRequest'
+  | 'takeSealedKey'
+  | 'cancelLinkRequest'
+  | 'approveLink'
+>;
 export type HealthPart = Pick<Store, 'schemaCurrent' | 'queueStats' | 'destinationCounts'>;

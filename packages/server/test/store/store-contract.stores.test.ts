@@ -161,6 +161,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
       deviceId: iphone?.id,
       platform: 'ios',
       pushToken: iphone?.pushToken,
+      webPush: null,
       pushTokenSince: iphone?.createdAt,
       apnsId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       attempt: 1,

@@ -134,18 +134,22 @@ const object = (properties: Record<string, JsonSchema>, optional: string[] = [])
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const orNull = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
-const device = object({
-  id: id('dev'),
-  name: { type: 'string' },
-  platform: { enum: [...PLATFORMS] },
-  transport: {
-    enum: ['apns', 'web_push'],
-    description: 'How pushes reach it: APNs, or Web Push to a web app.',
+const device = object(
+  {
+    id: id('dev'),
+    name: { type: 'string' },
+    platform: { enum: [...PLATFORMS] },
+    device_id: { type: 'string', description: "A device that linked itself: the app's own id for itself." },
+    transport: {
+      enum: ['web_push'],
+      description: 'A device reached by Web Push (a web app); absent for APNs.',
+    },
+    in_auto: { type: 'boolean' },
+    active: { type: 'boolean' },
+    created_at: timestamp,
   },
-  in_auto: { type: 'boolean' },
-  active: { type: 'boolean' },
-  created_at: timestamp,
-});
+  ['device_id', 'transport'],
+);
 
 const tokenOptions = {
   id: id('tok'),

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../kernel/api-error.js';
 import { isIdShaped } from '../../kernel/ids.js';
 import { NOTIFICATION_RETENTION_MS } from '../../kernel/retention.js';
-import { type AppContext, callerAccount } from '../context.js';
+import { type AppContext, accountOrDevice } from '../context.js';
 import { inboxItemView } from '../views.js';
 
 interface Cursor {
@@ -37,9 +37,9 @@ const LIMIT = { default: 50, max: 100 };
 export function inboxRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Querystring: Record<string, string | string[] | undefined> }>(
     '/v1/inbox',
-    { config: { credentials: ['account'] } },
+    { config: { credentials: ['account', 'device'] } },
     async (request) => {
-      const account = callerAccount(request.caller);
+      const account = accountOrDevice(request.caller);
       const now = ctx.clock.now();
       const since = now - NOTIFICATION_RETENTION_MS;
       const { cursor: cursorText, limit: limitText, ...unknown } = request.query;

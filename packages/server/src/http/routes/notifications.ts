@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../kernel/api-error.js';
 import { isIdShaped } from '../../kernel/ids.js';
-import type { AppContext } from '../context.js';
+import { type AppContext, accountOrDevice } from '../context.js';
 import { readBody } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
 import { statusRecordView } from '../views.js';
@@ -25,7 +25,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
     async (request) => {
       const { caller } = request;
       const stored = await ctx.store.getNotification(request.params.id);
-      if (!stored || !caller || caller.kind === 'admin') throw noSuch('ntf');
+      if (!stored || !caller || caller.kind === 'admin' || caller.kind === 'link') throw noSuch('ntf');
       const visible =
         caller.kind === 'send'
           ? caller.token.ownStatus && stored.tokenId === caller.token.id
@@ -37,12 +37,22 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
 
   app.post<{ Params: { id: string } }>(
     '/v1/notifications/:id/events',
-    { config: { credentials: ['account'], accountWrite: 'account_events' }, onRequest: pathIdOf('ntf') },
+    {
+      config: { credentials: ['account', 'device'], accountWrite: 'account_events' },
+      onRequest: pathIdOf('ntf'),
+    },
     async (request, reply) => {
-      if (request.caller?.kind !== 'account') throw noSuch('ntf');
+      const { caller } = request;
+      const account = accountOrDevice(caller);
       const body = readBody(request, eventBody);
+      // A linked app reports for its own device only.
+      if (caller?.kind === 'device' && body.device_id !== caller.device.id) {
+        throw new ApiError('forbidden', 'a device key reports for its own device only', {
+          field: 'device_id',
+        });
+      }
       const result = await ctx.store.recordEvent({
-        accountId: request.caller.account.id,
+        accountId: account.id,
         notificationId: request.params.id,
         deviceId: body.device_id,
         action: body.action,

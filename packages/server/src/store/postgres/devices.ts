@@ -70,6 +70,43 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
       });
     },
 
+    async updateOwnDevice(deviceId, change, now) {
+      const push = change.push;
+      return db.transaction(
+        async (session): Promise<Device | 'device_exists'> => {
+          if (push) {
+            const other = await session.row(
+              'SELECT 1 FROM devices WHERE push_token = $1 AND active AND id <> $2',
+              [push.pushToken, deviceId],
+            );
+            if (other) return 'device_exists';
+            await session.rows(
+              `UPDATE devices SET push_token = $1, web_push = $2, push_since = $3, active = true, removed_at = NULL
+               WHERE id = $4`,
+              [push.pushToken, push.webPush === null ? null : JSON.stringify(push.webPush), now, deviceId],
+            );
+          }
+          const row = await session.row(
+            `UPDATE devices SET name = COALESCE($1, name), in_auto = COALESCE($2, in_auto) WHERE id = $3
+             RETURNING *`,
+            [change.name ?? null, change.inAuto ?? null, deviceId],
+          );
+          return deviceOf(row as Row);
+        },
+        push ? [`push_token:${push.pushToken}`] : [],
+      );
+    },
+
+    async removeOwnDevice(deviceId, now) {
+      await db.transaction(async (session) => {
+        await deactivateDevices(session, [deviceId], now);
+        await session.rows(
+          'UPDATE devices SET key_revoked_at = $1 WHERE id = $2 AND key_revoked_at IS NULL',
+          [now, deviceId],
+        );
+      });
+    },
+
     async removeDevice(accountId, deviceId, now) {
       return db.transaction(async (session) => {
         if (
@@ -81,6 +118,11 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
           return false;
         }
         await deactivateDevices(session, [deviceId], now);
+        // Its device key (if it linked itself) works no more: removing a device is what revokes it.
+        await session.rows('UPDATE devices SET key_revoked_at = $1 WHERE id = $2 AND key_hash IS NOT NULL', [
+          now,
+          deviceId,
+        ]);
         return true;
       });
     },

@@ -5,6 +5,7 @@ import { postgresCredentials } from './credentials.js';
 import { postgresDevices } from './devices.js';
 import { postgresHealth } from './health.js';
 import { postgresLeases } from './leases.js';
+import { postgresLinks } from './links.js';
 import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './options.js';
 import { postgresRecords } from './records.js';
 import { postgresPurge } from './retention.js';
@@ -78,6 +79,7 @@ function assemble(db: PostgresConnection): Store {
   return {
     ...postgresCredentials(db),
     ...postgresDevices(db),
+    ...postgresLinks(db),
     acceptSend: sends.acceptSend,
     monthlyCount: sends.monthlyCount,
     ...postgresRecords(db),

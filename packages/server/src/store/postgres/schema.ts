@@ -189,13 +189,48 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX handled_events_once ON handled_events(notification_id, device_id, action);
   `,
   // A device reached by Web Push: its subscription's keys (and the address its web app was
-  // served from) beside the endpoint, which takes the push token's place and its uniqueness. The
-  // app's own id for itself and the hash of its device key, for devices that link themselves.
+  // served from) beside the endpoint, which takes the push token's place and its uniqueness.
+  // Devices that link themselves: the app's own id for itself, the hash of its device key and when
+  // the key was revoked (its device removed: a push address gone stale revokes nothing, so the app
+  // can register a new one), and since when its push address is the one it has. Link requests, and
+  // the wrong codes each account gave, for its lock.
   `
   ALTER TABLE devices ADD COLUMN web_push TEXT;
   ALTER TABLE devices ADD COLUMN client_id TEXT;
   ALTER TABLE devices ADD COLUMN key_hash TEXT;
+  ALTER TABLE devices ADD COLUMN key_revoked_at BIGINT;
+  ALTER TABLE devices ADD COLUMN push_since BIGINT;
   CREATE UNIQUE INDEX devices_key ON devices(key_hash) WHERE key_hash IS NOT NULL;
   CREATE INDEX devices_active_client ON devices(client_id) WHERE active AND client_id IS NOT NULL;
+  CREATE TABLE link_requests (
+    id TEXT PRIMARY KEY,
+    code_hash TEXT NOT NULL UNIQUE,
+    secret_hash TEXT NOT NULL UNIQUE,
+    key_hash TEXT NOT NULL,
+    sealed_key TEXT,
+    client_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    in_auto BOOLEAN NOT NULL,
+    push_token TEXT NOT NULL,
+    web_push TEXT,
+    source_device_id TEXT,
+    state TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    approved_account_id TEXT,
+    approved_device_id TEXT,
+    approved_at BIGINT
+  );
+  CREATE INDEX link_requests_pending_client ON link_requests(client_id) WHERE state = 'pending';
+  CREATE INDEX link_requests_pending_push ON link_requests(push_token) WHERE state = 'pending';
+  CREATE INDEX link_requests_approvals ON link_requests(approved_account_id, approved_at)
+    WHERE approved_account_id IS NOT NULL;
+  CREATE INDEX link_requests_expiry ON link_requests(expires_at);
+  CREATE TABLE link_wrong_codes (
+    account_id TEXT NOT NULL,
+    at BIGINT NOT NULL
+  );
+  CREATE INDEX link_wrong_codes_account ON link_wrong_codes(account_id, at);
   `,
 ];

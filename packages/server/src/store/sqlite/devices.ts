@@ -71,10 +71,53 @@ export function sqliteDevices(db: SqliteConnection): DevicesPart {
       });
     },
 
+    async updateOwnDevice(deviceId, change, now) {
+      return db.write((): Device | 'device_exists' => {
+        const device = deviceOf(db.get('SELECT * FROM devices WHERE id = ?', deviceId) as Row);
+        const push = change.push;
+        if (push) {
+          const other = db.get(
+            'SELECT 1 FROM devices WHERE push_token = ? AND active = 1 AND id <> ?',
+            push.pushToken,
+            deviceId,
+          );
+          if (other) return 'device_exists';
+          db.run(
+            `UPDATE devices SET push_token = ?, web_push = ?, push_since = ?, active = 1, removed_at = NULL
+             WHERE id = ?`,
+            push.pushToken,
+            push.webPush === null ? null : JSON.stringify(push.webPush),
+            now,
+            deviceId,
+          );
+        }
+        db.run(
+          'UPDATE devices SET name = ?, in_auto = ? WHERE id = ?',
+          change.name ?? device.name,
+          int(change.inAuto ?? device.inAuto),
+          deviceId,
+        );
+        return deviceOf(db.get('SELECT * FROM devices WHERE id = ?', deviceId) as Row);
+      });
+    },
+
+    async removeOwnDevice(deviceId, now) {
+      await db.write(() => {
+        deactivateDevice(db, deviceId, now);
+        db.run(
+          'UPDATE devices SET key_revoked_at = ? WHERE id = ? AND key_revoked_at IS NULL',
+          now,
+          deviceId,
+        );
+      });
+    },
+
     async removeDevice(accountId, deviceId, now) {
       return db.write(() => {
         if (!activeDevice(accountId, deviceId)) return false;
         deactivateDevice(db, deviceId, now);
+        // Its device key (if it linked itself) works no more: removing a device is what revokes it.
+        db.run('UPDATE devices SET key_revoked_at = ? WHERE id = ? AND key_hash IS NOT NULL', now, deviceId);
         return true;
       });
     },

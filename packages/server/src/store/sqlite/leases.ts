@@ -66,7 +66,7 @@ export function sqliteLeases(db: SqliteConnection, leasing: (owner: string) => v
 
         const candidates = db.all(
           `SELECT d.rowid AS rid, d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id,
-             d.created_at, d.expires_at, v.push_token, v.web_push, v.created_at AS device_created_at,
+             d.created_at, d.expires_at, v.push_token, v.web_push, COALESCE(v.push_since, v.created_at) AS device_created_at,
              ${REPLACED_BY_NEWER} AS replaced
            FROM destinations d
            JOIN devices v ON v.id = d.device_id

@@ -10,6 +10,7 @@ import { holdFileLock } from './file-lock.js';
 import { sqliteHealth } from './health.js';
 import { LeaseOwners } from './lease-owners.js';
 import { sqliteLeases } from './leases.js';
+import { sqliteLinks } from './links.js';
 import { sqliteRecords } from './records.js';
 import { sqlitePurge } from './retention.js';
 import { sqliteRouting } from './routing.js';
@@ -74,6 +75,7 @@ function assemble(
   return {
     ...sqliteCredentials(db),
     ...sqliteDevices(db),
+    ...sqliteLinks(db),
     acceptSend: sends.acceptSend,
     monthlyCount: sends.monthlyCount,
     ...sqliteRecords(db),

@@ -1,0 +1,211 @@
+import { PLATFORMS } from '@foxbell/sdk/contract';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import * as z from 'zod';
+import { ApiError } from '../../kernel/api-error.js';
+import { isoTime } from '../../kernel/clock.js';
+import { canonicalCode, newLinkCode } from '../../kernel/link-codes.js';
+import { openDeviceKey, sealDeviceKey } from '../../kernel/sealed-key.js';
+import { hashSecret } from '../../kernel/secrets.js';
+import type { PushHosts } from '../../kernel/web-push.js';
+import { linkStateAt } from '../../store/links.js';
+import type { LinkApproval, LinkRequest } from '../../store/store.js';
+import { type AppContext, accountOrDevice } from '../context.js';
+import { readBody, textField } from '../management-body.js';
+import { noSuch, pathIdOf } from '../path-ids.js';
+import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-registration.js';
+import { deviceView } from '../views.js';
+
+/** The app's own id for itself: made once per installation and kept. */
+export const CLIENT_DEVICE_ID = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 of A-Z a-z 0-9 _ -');
+
+/** A device asking to be linked: who it is, and where its pushes go. */
+export const newLinkRequest = (hosts: PushHosts) =>
+  z.strictObject({
+    device_id: CLIENT_DEVICE_ID,
+    name: textField(1, 64),
+    platform: z.enum(PLATFORMS),
+    in_auto: z.boolean().default(true),
+    push_token: apnsPushToken.optional(),
+    web_push: webPushSubscription(hosts).optional(),
+  });
+
+export const linkApproval = z.strictObject({ code: textField(1, 64) });
+
+/** Whole seconds to wait, at least one. */
+const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
+
+/**
+ * Where the web app that made a request lives, for its notifications to open: its page on this
+ * server, when the request came from this server's own origin (a browser says so in `Origin`).
+ */
+function appUrlOf(request: FastifyRequest): string | null {
+  const origin = URL.parse(request.headers.origin ?? '');
+  if (!origin || !['http:', 'https:'].includes(origin.protocol) || origin.host !== request.host) return null;
+  return `${origin.origin}/app/`;
+}
+
+/** A link request as its poller sees it: its state, and when its code stops working. */
+function linkView(link: LinkRequest, now: number) {
+  return { state: linkStateAt(link, now), expires_at: isoTime(link.expiresAt) };
+}
+
+/** An approval that did not approve, as the interface's error. */
+function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppContext): ApiError {
+  const { limits } = ctx;
+  switch (outcome.kind) {
+    case 'locked':
+      return new ApiError(
+        'link_locked',
+        'too many wrong link codes: this account may approve again after Retry-After',
+        {
+          headers: { 'retry-after': seconds(outcome.retryAfterMs) },
+        },
+      );
+    case 'no_code':
+      return new ApiError('not_found', 'no link request has this code', { field: 'code' });
+    case 'superseded':
+      return new ApiError(
+        'link_superseded',
+        'another registration of this device id came with a merge: link again',
+      );
+    case 'not_pending':
+      return new ApiError('link_not_pending', 'this link request was approved or cancelled already');
+    case 'expired':
+      return new ApiError('link_expired', 'this link code expired: the device makes a new request');
+    case 'approvals_limit':
+      return new ApiError(
+        'limit_reached',
+        `an account approves at most ${limits.linkApprovalsPerWindow} links in ${limits.linkWindowMs / 60_000} minutes`,
+        {
+          details: { limit: 'link_approvals', max: limits.linkApprovalsPerWindow },
+          headers: { 'retry-after': seconds(outcome.retryAfterMs) },
+        },
+      );
+    case 'devices_limit':
+      return new ApiError('limit_reached', `an account has at most ${limits.devicesPerAccount} devices`, {
+        details: { limit: 'devices', max: limits.devicesPerAccount },
+      });
+  }
+}
+
+export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const requestBody = newLinkRequest(ctx.pushHosts);
+
+  // No credential: a device that has none yet. Braked per client address instead.
+  app.post('/v1/link-requests', async (request, reply) => {
+    ctx.linkRequests.take(request.ip);
+    const body = readBody(request, requestBody);
+    const push = pushRegistrationOf(body, appUrlOf(request));
+    const now = ctx.clock.now();
+    const id = ctx.ids.id('lnk');
+    const secret = ctx.ids.secret('poll');
+    const deviceKey = ctx.ids.secret('dev');
+    const code = newLinkCode();
+    const expiresAt = now + ctx.limits.linkCodeMs;
+    const created = await ctx.store.createLinkRequest({
+      id,
+      codeHash: hashSecret(canonicalCode(code) as string),
+      secretHash: hashSecret(secret),
+      keyHash: hashSecret(deviceKey),
+      sealedKey: sealDeviceKey(deviceKey, secret),
+      device: {
+        clientId: body.device_id,
+        name: body.name,
+        platform: body.platform,
+        inAuto: body.in_auto,
+        ...push,
+      },
+      now,
+      expiresAt,
+    });
+    if (created === 'device_exists') {
+      throw new ApiError(
+        'device_exists',
+        'this device id or push address is registered already, or being linked',
+        {
+          field: 'device_id',
+        },
+      );
+    }
+    return reply.code(201).send({ id, code, secret, expires_at: isoTime(expiresAt) });
+  });
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/link-requests/:id',
+    { config: { credentials: ['link'] }, onRequest: pathIdOf('lnk') },
+    async (request) => {
+      const link = await ownLink(request, ctx);
+      const view = linkView(link, ctx.clock.now());
+      if (view.state !== 'approved' || !link.approved) return view;
+      // The device key, once: the first read after approval takes it from the store.
+      const sealed = await ctx.store.takeSealedKey(link.id);
+      const deviceKey = sealed === null ? undefined : openDeviceKey(sealed, pollSecretOf(request));
+      if (deviceKey === undefined) return view;
+      const found = await ctx.store.findDeviceKey(hashSecret(deviceKey));
+      if (!found) return view;
+      return {
+        ...view,
+        device: deviceView(found.device),
+        device_key: deviceKey,
+        account_id: link.approved.accountId,
+      };
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/v1/link-requests/:id',
+    { config: { credentials: ['link'] }, onRequest: pathIdOf('lnk') },
+    async (request, reply) => {
+      await ownLink(request, ctx);
+      const link = await ctx.store.cancelLinkRequest(request.params.id);
+      if (link?.state === 'superseded') throw refusal({ kind: 'superseded' }, ctx);
+      if (link?.state !== 'cancelled') throw refusal({ kind: 'not_pending' }, ctx);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/v1/link-approvals',
+    { config: { credentials: ['account', 'device'], accountWrite: 'account_changes' } },
+    async (request, reply) => {
+      const account = accountOrDevice(request.caller);
+      const body = readBody(request, linkApproval);
+      const code = canonicalCode(body.code);
+      const outcome = await ctx.store.approveLink({
+        codeHash: code === undefined ? undefined : hashSecret(code),
+        accountId: account.id,
+        deviceId: ctx.ids.id('dev'),
+        now: ctx.clock.now(),
+        limits: {
+          windowMs: ctx.limits.linkWindowMs,
+          wrongCodes: ctx.limits.wrongLinkCodesPerWindow,
+          approvals: ctx.limits.linkApprovalsPerWindow,
+          devices: ctx.limits.devicesPerAccount,
+        },
+      });
+      if (outcome.kind !== 'approved') throw refusal(outcome, ctx);
+      return reply.code(201).send({ device: deviceView(outcome.device) });
+    },
+  );
+}
+
+/** The link request of the path, if the poll secret is its own; any other is none the caller may see. */
+async function ownLink(
+  request: FastifyRequest<{ Params: { id: string } }>,
+  ctx: AppContext,
+): Promise<LinkRequest> {
+  const { caller } = request;
+  const link =
+    caller?.kind === 'link' && caller.requestId === request.params.id
+      ? await ctx.store.getLinkRequest(request.params.id)
+      : undefined;
+  if (!link) throw noSuch('lnk');
+  return link;
+}
+
+/** The poll secret itself (auth found its request by its hash): it opens the sealed device key. */
+function pollSecretOf(request: FastifyRequest): string {
+  return /^Bearer +(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+}

@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import * as z from 'zod';
+import { ApiError } from '../../kernel/api-error.js';
+import type { PushHosts } from '../../kernel/web-push.js';
+import type { AppContext, Caller } from '../context.js';
+import { readBody, textField } from '../management-body.js';
+import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-registration.js';
+import { deviceView } from '../views.js';
+
+/** What a linked app may change of its own device: its name, `auto`, and where its pushes go. */
+export const ownDeviceChange = (hosts: PushHosts) =>
+  z.strictObject({
+    name: textField(1, 64).optional(),
+    in_auto: z.boolean().optional(),
+    push_token: apnsPushToken.optional(),
+    web_push: webPushSubscription(hosts).optional(),
+  });
+
+function callerDevice(caller: Caller | undefined) {
+  if (caller?.kind !== 'device') throw new Error('device route reached without a device key');
+  return caller.device;
+}
+
+/** The routes of a linked app's device key, about the device itself: `/v1/device`. */
+export function ownDeviceRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const change = ownDeviceChange(ctx.pushHosts);
+
+  app.patch(
+    '/v1/device',
+    { config: { credentials: ['device'], accountWrite: 'account_changes' } },
+    async (request) => {
+      const device = callerDevice(request.caller);
+      const body = readBody(request, change);
+      const movesPush = body.push_token !== undefined || body.web_push !== undefined;
+      const updated = await ctx.store.updateOwnDevice(
+        device.id,
+        {
+          ...(body.name === undefined ? {} : { name: body.name }),
+          ...(body.in_auto === undefined ? {} : { inAuto: body.in_auto }),
+          // A web app that subscribes again keeps the address its notifications open.
+          ...(movesPush ? { push: pushRegistrationOf(body, device.webPush?.appUrl ?? null) } : {}),
+        },
+        ctx.clock.now(),
+      );
+      if (updated === 'device_exists') {
+        throw new ApiError('device_exists', 'another active device has this push address', {
+          field: body.web_push === undefined ? 'push_token' : 'web_push',
+        });
+      }
+      return deviceView(updated);
+    },
+  );
+
+  app.delete(
+    '/v1/device',
+    { config: { credentials: ['device'], accountWrite: 'account_changes' } },
+    async (request, reply) => {
+      await ctx.store.removeOwnDevice(callerDevice(request.caller).id, ctx.clock.now());
+      return reply.code(204).send();
+    },
+  );
+}
