@@ -1,5 +1,5 @@
 import { Agent } from 'undici';
-import { encrypt, getVapidHeaders } from 'web-push';
+import webPush from 'web-push';
 import type { Clock } from '../../kernel/clock.js';
 import type { VapidKeys } from '../../kernel/vapid.js';
 import type { PushHosts } from '../../kernel/web-push.js';
@@ -7,6 +7,9 @@ import { NO_ANSWER, type PushDestination, type PushOutcome, type Transport } fro
 import { webPushPayload } from './payload.js';
 import { topicOf, ttlSeconds, URGENCY } from './request.js';
 import { judgeWebPushAnswer } from './responses.js';
+
+// web-push is CommonJS whose exports Node cannot name statically: taken from its default export.
+const { encrypt, getVapidHeaders } = webPush;
 
 export interface WebPushOptions {
   /** The deployment's key pair (made once, kept in the database). */

@@ -1,7 +1,7 @@
 import { ERROR_CODES, type ErrorCode } from '@foxbell/sdk/contract';
 import { IDEMPOTENCY_KEY, type JsonSchema, SCHEMAS } from './schemas.js';
 
-type Credential = 'send' | 'account' | 'admin';
+type Credential = 'send' | 'account' | 'admin' | 'device' | 'link';
 
 interface Route {
   summary: string;
@@ -119,7 +119,7 @@ const ROUTES: Record<string, Record<string, Route>> = {
   '/v1/notifications/{id}/events': {
     post: {
       summary: 'Report that a person opened or cleared a notification on a device',
-      credentials: ['account'],
+      credentials: ['account', 'device'],
       parameters: [pathId('id', 'A notification id.')],
       body: { schema: 'EventBody', required: true },
       answers: { 204: { description: 'Recorded.' } },
@@ -179,6 +179,63 @@ const ROUTES: Record<string, Record<string, Route>> = {
       },
     },
   },
+  '/v1/link-requests': {
+    post: {
+      summary: 'A device asks to be linked: a code for its person to approve, a secret to poll with',
+      credentials: [],
+      body: { schema: 'NewLinkRequestBody', required: true },
+      answers: { 201: { description: 'The request, its code and poll secret.', schema: 'NewLinkRequest' } },
+      errors: [...BODY_ERRORS, 'device_exists', 'rate_limited', 'unsupported_media_type'],
+    },
+  },
+  '/v1/link-requests/{id}': {
+    get: {
+      summary: "A link request's state; on the first read after approval, the device key",
+      credentials: ['link'],
+      parameters: [pathId('id', 'A link request id.')],
+      answers: { 200: { description: 'Its state.', schema: 'LinkRequest' } },
+      errors: ['forbidden', 'not_found'],
+    },
+    delete: {
+      summary: 'Cancel a link request',
+      credentials: ['link'],
+      parameters: [pathId('id', 'A link request id.')],
+      answers: { 204: { description: 'Cancelled.' } },
+      errors: ['forbidden', 'not_found', 'link_not_pending', 'link_superseded'],
+    },
+  },
+  '/v1/link-approvals': {
+    post: {
+      summary: "Approve a device's link code: it is registered to the approver's account",
+      credentials: ['account', 'device'],
+      body: { schema: 'LinkApprovalBody', required: true },
+      answers: { 201: { description: 'The device registered.', schema: 'LinkApproval' } },
+      errors: [
+        ...MANAGEMENT_WRITE,
+        'not_found',
+        'link_locked',
+        'link_superseded',
+        'link_not_pending',
+        'link_expired',
+        'limit_reached',
+      ],
+    },
+  },
+  '/v1/device': {
+    patch: {
+      summary: 'A linked device renames itself, or registers a new push address',
+      credentials: ['device'],
+      body: { schema: 'OwnDeviceChangeBody' },
+      answers: { 200: { description: 'The device.', schema: 'Device' } },
+      errors: [...MANAGEMENT_WRITE, 'device_exists'],
+    },
+    delete: {
+      summary: 'A linked device leaves its account: removed, its key revoked',
+      credentials: ['device'],
+      answers: { 204: { description: 'Removed.' } },
+      errors: ['forbidden', 'rate_limited'],
+    },
+  },
   '/v1/tokens': {
     get: {
       summary: "The account's send tokens, without secrets",
@@ -236,7 +293,7 @@ const ROUTES: Record<string, Record<string, Route>> = {
   '/v1/inbox': {
     get: {
       summary: "What the account's devices were sent, newest first",
-      credentials: ['account'],
+      credentials: ['account', 'device'],
       parameters: [
         { name: 'cursor', in: 'query', schema: { type: 'string' } },
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },

@@ -26,7 +26,9 @@ import { defaultPushHosts } from '../../kernel/web-push.js';
 import { keyRotation, newAccount } from '../routes/accounts.js';
 import { pauseBody } from '../routes/admin.js';
 import { deviceChange, newDevice } from '../routes/devices.js';
+import { linkApproval, newLinkRequest } from '../routes/links.js';
 import { eventBody } from '../routes/notifications.js';
+import { ownDeviceChange } from '../routes/own-device.js';
 import { newToken } from '../routes/tokens.js';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 takes it). */
@@ -298,6 +300,26 @@ export const SCHEMAS: Record<string, JsonSchema> = {
   DeviceChangeBody: fromZod(deviceChange),
   NewTokenBody: fromZod(newToken),
   EventBody: fromZod(eventBody),
+  NewLinkRequestBody: fromZod(newLinkRequest(defaultPushHosts())),
+  LinkApprovalBody: fromZod(linkApproval),
+  OwnDeviceChangeBody: fromZod(ownDeviceChange(defaultPushHosts())),
+  NewLinkRequest: object({
+    id: id('lnk'),
+    code: { type: 'string', pattern: '^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$' },
+    secret: { type: 'string', pattern: '^fox_poll_[A-Za-z0-9]{32}$' },
+    expires_at: timestamp,
+  }),
+  LinkRequest: object(
+    {
+      state: { enum: ['pending', 'approved', 'cancelled', 'expired', 'superseded'] },
+      expires_at: timestamp,
+      device: ref('Device'),
+      device_key: { type: 'string', pattern: '^fox_dev_[A-Za-z0-9]{32}$' },
+      account_id: id('acct'),
+    },
+    ['device', 'device_key', 'account_id'],
+  ),
+  LinkApproval: object({ device: ref('Device') }),
   PauseBody: fromZod(pauseBody),
 };
 
