@@ -12,6 +12,11 @@ export interface ApnsClientOptions {
   clock: Clock;
   /** A push with no answer after this long (by `clock`) is given up, and retried later by the worker. */
   requestTimeoutMs?: number;
+  /**
+   * Told after each sweep for pushes past their deadline: a test that moved its clock waits for
+   * the next one instead of sleeping (the sweep runs on a real timer, and reads the clock).
+   */
+  onSweep?: () => void;
 }
 
 /** What became of one push: Apple's answer, or none (the connection failed or timed out). */
@@ -254,6 +259,7 @@ export class ApnsClient {
           push.stream.close(NGHTTP2_CANCEL);
           this[SETTLE](push, { kind: 'no_answer', error: 'timed out' });
         }
+        this.#options.onSweep?.();
       },
       Math.max(10, Math.min(1000, timeout / 10)),
     );
