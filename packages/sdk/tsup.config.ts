@@ -5,6 +5,7 @@ const entry = {
   'contract/index': 'src/contract/index.ts',
   'contract/values': 'src/contract/values.ts',
   'testing/index': 'src/testing/index.ts',
+  'device/index': 'src/device.ts',
 };
 // tsup's declaration build sets `baseUrl`, which TypeScript 6 deprecates; our own config does not use it.
 const dts = { compilerOptions: { ignoreDeprecations: '6.0' } };

@@ -30,6 +30,7 @@ import { ownDeviceRoutes } from './http/routes/own-device.js';
 import { sceneRoutes } from './http/routes/scenes.js';
 import { sendRoutes } from './http/routes/send.js';
 import { tokenRoutes } from './http/routes/tokens.js';
+import { webAppRoutes } from './http/routes/web-app.js';
 import { webPushRoutes } from './http/routes/web-push.js';
 import { registerSendMetrics } from './http/send-metrics.js';
 import { trackHandshakes } from './http/tls-handshakes.js';
@@ -222,6 +223,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   webPushRoutes(app, ctx);
   linkRoutes(app, ctx);
   ownDeviceRoutes(app, ctx);
+  webAppRoutes(app);
   tokenRoutes(app, ctx);
   accountRoutes(app, ctx);
   inboxRoutes(app, ctx);

@@ -39,6 +39,13 @@ export {
   validateSend,
 } from './fields.js';
 export {
+  CLIENT_DEVICE_ID_PATTERN,
+  canonicalLinkCode,
+  LINK_CODE_ALPHABET,
+  LINK_CODE_LENGTH,
+  shownLinkCode,
+} from './link.js';
+export {
   catalogSceneSchema,
   catalogSchema,
   DESTINATION_STATES,

@@ -26,7 +26,7 @@ export interface Transport {
 }
 
 export interface HttpRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Relative to the base URL, without a leading slash. */
   path: string;
   headers: Record<string, string>;

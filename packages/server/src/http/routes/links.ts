@@ -1,9 +1,9 @@
-import { PLATFORMS } from '@foxbell/sdk/contract';
+import { CLIENT_DEVICE_ID_PATTERN, canonicalLinkCode, PLATFORMS } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../kernel/api-error.js';
 import { isoTime } from '../../kernel/clock.js';
-import { canonicalCode, newLinkCode } from '../../kernel/link-codes.js';
+import { newLinkCode } from '../../kernel/link-codes.js';
 import { openDeviceKey, sealDeviceKey } from '../../kernel/sealed-key.js';
 import { hashSecret } from '../../kernel/secrets.js';
 import type { PushHosts } from '../../kernel/web-push.js';
@@ -18,7 +18,7 @@ import { deviceView } from '../views.js';
 /** The app's own id for itself: made once per installation and kept. */
 export const CLIENT_DEVICE_ID = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 of A-Z a-z 0-9 _ -');
+  .regex(CLIENT_DEVICE_ID_PATTERN, 'must be 8 to 64 of A-Z a-z 0-9 _ -');
 
 /** A device asking to be linked: who it is, and where its pushes go. */
 export const newLinkRequest = (hosts: PushHosts) =>
@@ -106,7 +106,7 @@ export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
     const expiresAt = now + ctx.limits.linkCodeMs;
     const created = await ctx.store.createLinkRequest({
       id,
-      codeHash: hashSecret(canonicalCode(code) as string),
+      codeHash: hashSecret(canonicalLinkCode(code) as string),
       secretHash: hashSecret(secret),
       keyHash: hashSecret(deviceKey),
       sealedKey: sealDeviceKey(deviceKey, secret),
@@ -172,7 +172,7 @@ export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (request, reply) => {
       const account = accountOrDevice(request.caller);
       const body = readBody(request, linkApproval);
-      const code = canonicalCode(body.code);
+      const code = canonicalLinkCode(body.code);
       const outcome = await ctx.store.approveLink({
         codeHash: code === undefined ? undefined : hashSecret(code),
         accountId: account.id,
