@@ -9,8 +9,9 @@ export const PURGE_INTERVAL_MS = DAY_MS / 24;
 
 /**
  * What a purge at `now` deletes: notifications past their retention, idempotency keys past their
- * lifetime, rate windows older than their minute, and retired credentials as old as the oldest
- * notification kept (none of those can name them any more).
+ * lifetime, rate windows older than their minute, retired credentials and link requests as old
+ * as the oldest notification kept (none of those can name them any more), and wrong link codes
+ * long out of their lock's window.
  */
 export function retentionCutoffs(now: number) {
   return {
@@ -18,5 +19,7 @@ export function retentionCutoffs(now: number) {
     keysBefore: now - IDEMPOTENCY_KEY_LIFETIME_MS,
     windowsBefore: now - MINUTE_MS,
     credentialsBefore: now - NOTIFICATION_RETENTION_MS,
+    // An approver's wrong link codes count for 10 minutes (the lock's window), an hour is kept.
+    wrongCodesBefore: now - 60 * MINUTE_MS,
   };
 }

@@ -417,6 +417,7 @@ export interface Store {
     keysBefore: number;
     windowsBefore: number;
     credentialsBefore: number;
+    wrongCodesBefore: number;
   }): Promise<{
     notifications: number;
     keys: number;
@@ -424,6 +425,8 @@ export interface Store {
     tokens: number;
     devices: number;
     accountKeys: number;
+    linkRequests: number;
+    wrongCodes: number;
   }>;
   /**
    * Whether the database answers with every migration of this release applied; throws when it

@@ -353,3 +353,29 @@ describe('linking a device with a code', () => {
     expectError(await approve(server, ana.key, link.body.code), 410, 'link_expired');
   });
 });
+
+describe('what linking keeps, and for how long', () => {
+  it('purges link requests past retention and wrong codes an hour old: the tables stay bounded', async () => {
+    const server = await startServer();
+    const ana = await account(server);
+    const old = await requestLink(server);
+    expectError(await approve(server, ana.key, 'WRNG-CDE2'), 404, 'not_found', 'code');
+    server.clock.advance(TEN_MINUTES);
+    const recent = await requestLink(server);
+    expectError(await approve(server, ana.key, 'WRNG-CDE3'), 404, 'not_found', 'code');
+    const purged = await server.store.purge({
+      notificationsBefore: 0,
+      keysBefore: 0,
+      windowsBefore: 0,
+      // The first request expired before this; the second expires after it.
+      credentialsBefore: server.clock.now() + 1,
+      // The first wrong code is older than this; the second is not.
+      wrongCodesBefore: server.clock.now() - 1,
+    });
+    expect([purged.linkRequests, purged.wrongCodes]).toEqual([1, 1]);
+    expect(await server.store.getLinkRequest(old.body.id)).toBeUndefined();
+    expect((await server.store.getLinkRequest(recent.body.id))?.state).toBe('pending');
+    // Its poll secret is unknown now.
+    expectError(await poll(server, old.body.id, old.body.secret), 401, 'unauthorized');
+  });
+});

@@ -554,6 +554,7 @@ describe('status, events and the inbox', () => {
       keysBefore: 0,
       windowsBefore: 0,
       credentialsBefore: 0,
+      wrongCodesBefore: 0,
     });
     expect(
       (await server.request('GET', `/v1/notifications/${sent.body.id}/status`, { token: account.token }))
@@ -565,6 +566,7 @@ describe('status, events and the inbox', () => {
       keysBefore: 0,
       windowsBefore: 0,
       credentialsBefore: 0,
+      wrongCodesBefore: 0,
     });
     expectError(
       await server.request('GET', `/v1/notifications/${sent.body.id}/status`, { token: account.token }),

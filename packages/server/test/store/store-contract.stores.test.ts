@@ -524,8 +524,18 @@ describe(`Store contract on ${TEST_STORE}`, () => {
         keysBefore: T0 + 1,
         windowsBefore: T0 + 60_000,
         credentialsBefore: T0 + 1,
+        wrongCodesBefore: 0,
       }),
-    ).toEqual({ notifications: 1, keys: 1, windows: 2, tokens: 0, devices: 0, accountKeys: 0 });
+    ).toEqual({
+      notifications: 1,
+      keys: 1,
+      windows: 2,
+      tokens: 0,
+      devices: 0,
+      accountKeys: 0,
+      linkRequests: 0,
+      wrongCodes: 0,
+    });
     expect(await store.getNotification(old.id)).toBeUndefined();
     expect((await store.getNotification(recent.id))?.status).toBe('accepted');
     // The key went with its notification: the same key is a new send now.
@@ -567,6 +577,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
       keysBefore: 0,
       windowsBefore: 0,
       credentialsBefore: T0 + 1_000,
+      wrongCodesBefore: 0,
     });
     expect([purged.tokens, purged.devices, purged.accountKeys]).toEqual([2, 1, 2]);
     // A key replaced before the cutoff is forgotten; one replaced since still says key_rotated.
@@ -685,6 +696,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
       keysBefore: 0,
       windowsBefore: 0,
       credentialsBefore: 0,
+      wrongCodesBefore: 0,
     });
     expect(await (a as Store).destinationCounts()).toEqual({});
   });

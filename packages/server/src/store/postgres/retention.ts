@@ -26,6 +26,12 @@ export function postgresPurge(db: PostgresConnection): RetentionPart {
             accountKeys: await session.count('DELETE FROM retired_account_keys WHERE retired_at < $1', [
               cutoffs.credentialsBefore,
             ]),
+            linkRequests: await session.count('DELETE FROM link_requests WHERE expires_at < $1', [
+              cutoffs.credentialsBefore,
+            ]),
+            wrongCodes: await session.count('DELETE FROM link_wrong_codes WHERE at < $1', [
+              cutoffs.wrongCodesBefore,
+            ]),
             keys: await session.count('DELETE FROM idempotency_keys WHERE created_at < $1', [
               cutoffs.keysBefore,
             ]),

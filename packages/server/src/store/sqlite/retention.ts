@@ -16,6 +16,8 @@ export function sqlitePurge(db: SqliteConnection): RetentionPart {
           'DELETE FROM retired_account_keys WHERE retired_at < ?',
           cutoffs.credentialsBefore,
         ),
+        linkRequests: db.run('DELETE FROM link_requests WHERE expires_at < ?', cutoffs.credentialsBefore),
+        wrongCodes: db.run('DELETE FROM link_wrong_codes WHERE at < ?', cutoffs.wrongCodesBefore),
         keys: db.run('DELETE FROM idempotency_keys WHERE created_at < ?', cutoffs.keysBefore),
         windows: db.run(
           'DELETE FROM send_windows WHERE second < ?',
