@@ -43,8 +43,20 @@ describe('foxbell-server admin', () => {
     );
     expect(device.stdout).toMatch(/^device dev_\w+ added\n {2}name: +Phone\n {2}platform: ios\n$/);
     expect((await admin(['device', 'list'], asAccount)).stdout).toMatch(
-      /^dev_\w+ +Phone +ios +yes +active$/m,
+      /^dev_\w+ +Phone +ios +APNs +yes +active$/m,
     );
+    // A device that asked to be linked, approved from the operator's side by the code it shows.
+    const link = await send(server.url, 'POST', '/v1/link-requests', {
+      json: { device_id: 'admin-test-1', name: 'Tablet', platform: 'ios', push_token: 'cd'.repeat(32) },
+    });
+    const linked = await admin(['link', 'approve', link.body.code.toLowerCase()], asAccount);
+    expect(linked.stdout).toMatch(/^device dev_\w+ linked\n {2}name: +Tablet\n {2}platform: ios\n$/);
+    const wrong = await admin(['link', 'approve', 'ZZZZ-ZZZZ'], asAccount);
+    // A code no request has is a mistake in what was typed: exit 2, with its code and field.
+    expect([wrong.code, wrong.stderr]).toEqual([
+      2,
+      expect.stringMatching(/^error: no link request has this code\n {2}code: not_found\n {2}field: code\n/),
+    ]);
 
     // The pause, as every sender sees it.
     const pause = await admin(['pause', '--retry-after', '12', '--admin-key', ADMIN], base);

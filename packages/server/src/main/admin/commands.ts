@@ -17,8 +17,8 @@ export interface AdminCommand {
   takesId?: string;
   /** Its own settings, keyed by flag, read and checked like every other setting. */
   options?: Record<string, Setting>;
-  /** The JSON body, from the options; a string is a usage mistake. */
-  body?: (values: OptionValues) => Record<string, unknown> | string;
+  /** The JSON body, from the options (and the ID argument); a string is a usage mistake. */
+  body?: (values: OptionValues, id: string) => Record<string, unknown> | string;
   /** The answer for a person: lines on stdout. */
   show: (answer: Answer, id: string) => string[];
 }
@@ -206,6 +206,21 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     ],
   },
   {
+    name: 'link approve',
+    summary: 'link a device to the account of --account-key by the code it shows (XXXX-XXXX)',
+    credential: 'account',
+    method: 'POST',
+    path: () => '/v1/link-approvals',
+    takesId: 'CODE',
+    body: (_values, code) => ({ code }),
+    show: (answer) => [
+      `device ${answer.device.id} linked`,
+      `  name:     ${answer.device.name}`,
+      `  platform: ${answer.device.platform}`,
+      ...(answer.device.transport === 'web_push' ? ['  through:  Web Push'] : []),
+    ],
+  },
+  {
     name: 'device list',
     summary: "the account's devices",
     credential: 'account',
@@ -215,11 +230,12 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       answer.devices.length === 0
         ? ['no devices']
         : table(
-            ['ID', 'NAME', 'PLATFORM', 'IN AUTO', 'STATE'],
+            ['ID', 'NAME', 'PLATFORM', 'THROUGH', 'IN AUTO', 'STATE'],
             answer.devices.map((device: Answer) => [
               device.id,
               device.name,
               device.platform,
+              device.transport === 'web_push' ? 'Web Push' : 'APNs',
               device.in_auto ? 'yes' : 'no',
               device.active ? 'active' : 'removed',
             ]),

@@ -92,7 +92,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     if (key === undefined) {
       throw new UsageMistake(`${command.name} needs --${keyFlag} (or ${ADMIN_SETTINGS[keyFlag].variable})`);
     }
-    const body = command.body?.(values);
+    const body = command.body?.(values, id);
     if (typeof body === 'string') throw new UsageMistake(body);
     const baseUrl = (values['base-url'] as string).replace(/\/+$/, '');
 
