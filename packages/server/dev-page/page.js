@@ -74,6 +74,30 @@ async function start() {
   });
 }
 
+// Links a device (the web app in a browser, a phone) to the dev account by the code it shows, and
+// draws it beside the simulated ones.
+document.getElementById('link-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const input = document.getElementById('link-code');
+  const result = document.getElementById('link-result');
+  const response = await fetch('/v1/link-approvals', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${session.account_key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ code: input.value }),
+  }).catch(() => undefined);
+  const answer = await response?.json().catch(() => undefined);
+  if (!response?.ok) {
+    result.textContent = answer?.error?.message ?? 'The server is not answering';
+    return;
+  }
+  input.value = '';
+  result.textContent = `${answer.device.name} is linked`;
+  deviceNames.set(answer.device.id, answer.device.name);
+  drawDevice(answer.device);
+  const screen = screens.get(answer.device.id);
+  if (screen) screen.empty.hidden = false;
+});
+
 async function readSceneNames() {
   try {
     const response = await fetch('/v1/scenes', {
@@ -99,7 +123,15 @@ function drawDevice(device) {
   list.setAttribute('aria-live', 'polite');
   list.setAttribute('aria-label', `Notifications on ${device.name}`);
   // Said only once the history is in: before that, "no notifications" may not be true.
-  const empty = el('p', 'empty', device.active === false ? 'Removed' : 'No notifications yet');
+  const empty = el(
+    'p',
+    'empty',
+    device.active === false
+      ? 'Removed'
+      : device.transport === 'web_push'
+        ? 'Reached by Web Push: what is sent shows on the device itself'
+        : 'No notifications yet',
+  );
   empty.hidden = true;
   screen.append(empty, list);
   frame.append(screen);

@@ -216,6 +216,7 @@ async function main(): Promise<void> {
     [
       '',
       `  Devices:  ${url}/devices   (an iPhone, an Apple Watch and a Vision Pro, live)`,
+      `  Web app:  ${url}/app/   (a real device: open it, turn notifications on, and approve its code on the device page)`,
       firstStart ? `  Token:    ${token}   (shown once; kept in ${devFile})` : `  Token:    in ${devFile}`,
       saved.dev
         ? saved.isDefault

@@ -129,7 +129,8 @@ function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
         name: device.name,
         platform: device.platform,
         active: device.active,
-        push_token: device.pushToken,
+        // A web app's pushes go to its push service, not the simulator: the page says so.
+        ...(device.webPush ? { transport: 'web_push' } : { push_token: device.pushToken }),
       })),
     };
   });

@@ -208,3 +208,37 @@ describe('the device page in Chromium', () => {
     expect(HISTORY_LENGTH).toBe(50);
   }, 90_000);
 });
+
+describe('linking a device from the device page', () => {
+  it("approves a device's code for the dev account and draws it beside the simulated ones", async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
+    }
+    const { server } = await devServer(await tempDir());
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    const page = await browser.newPage({ viewport: { width: 1024, height: 800 } });
+    await page.goto(`${server.url}/devices`);
+    await expect.poll(() => page.locator('section.device').count()).toBe(3);
+    const link = await send(server.url, 'POST', '/v1/link-requests', {
+      json: {
+        device_id: 'browser-install-1',
+        name: 'My laptop',
+        platform: 'ios',
+        web_push: {
+          endpoint: 'https://fcm.googleapis.com/fcm/send/abc',
+          keys: {
+            // A real P-256 point (the generator) and 16 bytes.
+            p256dh: 'BGsX0fLhLEJH-Lzm5WOkQPJ3A32BLeszoPShOUXYmMKWT-NC4v4af5uO5-tKfA-eFivOM1drMV7Oy7ZAaDe_UfU',
+            auth: 'AAAAAAAAAAAAAAAAAAAAAA',
+          },
+        },
+      },
+    });
+    expect(link.status, link.text).toBe(201);
+    await page.getByLabel(/Link a device/).fill(link.body.code);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => page.locator('#link-result').textContent()).toBe('My laptop is linked');
+    const laptop = device(page, 'My laptop');
+    await expect.poll(() => laptop.getByText('Reached by Web Push').isVisible()).toBe(true);
+  }, 30_000);
+});
