@@ -10,11 +10,16 @@ export { newProviderKeyPem, type ProviderKey } from './delivery/apns/provider-to
 export { type ApnsTopics, type PushRequest, pushRequestFor } from './delivery/apns/push-request.js';
 export { ApnsTransport } from './delivery/apns/transport.js';
 export type { PushDestination, PushOutcome, Transport } from './delivery/transport.js';
+export { TransportByDevice } from './delivery/transports.js';
+export { webPushPayload } from './delivery/web-push/payload.js';
+export { WebPushTransport, type WebPushOptions } from './delivery/web-push/transport.js';
 export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker.js';
 export { openApiDocument } from './http/openapi/document.js';
 export { type Clock, systemClock } from './kernel/clock.js';
 export { type IdSource, randomIds } from './kernel/ids.js';
 export { DEFAULT_LIMITS, type ServiceLimits } from './kernel/limits.js';
+export { VapidKeySource, type VapidKeys } from './kernel/vapid.js';
+export { type PushHosts, parsePushHosts, type WebPushKeys } from './kernel/web-push.js';
 export { type DatabaseConfig, openStore } from './store/open.js';
 export {
   DatabaseUnreachableError,

@@ -40,6 +40,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'delivery',
     'delivery/transport.ts',
     'delivery/apns',
+    'delivery/web-push',
     'app.ts',
   ],
   // The processes: they put everything together, and nothing imports them.

@@ -1,0 +1,253 @@
+// Destinations pushed per second by Foxbell's Web Push delivery (worker: route, lease, encrypt,
+// VAPID, HTTP push, record on SQLite), against a bare script pushing the same payloads to the same
+// subscriptions with the `web-push` library alone (its sendNotification), both to one local push
+// service (its own process, TLS, checking every VAPID token and decrypting every payload), in
+// the same run.
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent } from 'node:https';
+import { createRequire } from 'node:module';
+import { cpus, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+// The built package, as users run it.
+import {
+  type ClaimedDestination,
+  DeliveryWorker,
+  openSqliteStore,
+  parsePushHosts,
+  randomIds,
+  type Store,
+  systemClock,
+  VapidKeySource,
+  WebPushTransport,
+  webPushPayload,
+} from '@foxbell/server';
+import type { Subscription } from '@foxbell/test-support/push-service';
+import { median } from './support/stats.js';
+
+const ROUNDS = 6;
+const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS ?? 300);
+const DEVICES = 10;
+const CONCURRENCY = 100;
+const SUBJECT = 'mailto:bench@example.com';
+const root = fileURLToPath(new URL('..', import.meta.url));
+const webPush = createRequire(path.join(root, 'packages/server/package.json'))('web-push');
+
+const NOTIFICATION: ClaimedDestination['notification'] = {
+  message: 'Build #812 passed on main',
+  title: 'CI',
+  scene: 'rocket',
+  scene_version: 1,
+  scene_params: {},
+  bell_color: 'gold',
+  level: 'active',
+  sound: 'default',
+  ttl: 86_400,
+  target: 'auto',
+};
+
+const work = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-web-push-'));
+// One key pair for both sides: ours keeps it in the store it opens, the baseline is handed it.
+const keyStore = openSqliteStore({ dataDir: path.join(work, 'keys') });
+const vapid = await new VapidKeySource(keyStore).keys();
+await keyStore.close();
+
+type Answer = Record<string, unknown>;
+const service: ChildProcess = fork(
+  fileURLToPath(new URL('./support/push-service-child.ts', import.meta.url)),
+  [vapid.publicKey],
+  {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  },
+);
+const answers: ((answer: Answer) => void)[] = [];
+service.on('message', (answer: Answer) => answers.shift()?.(answer));
+const next = () => new Promise<Answer>((resolve) => answers.push(resolve));
+const ask = (message: Answer) => {
+  const answered = next();
+  service.send(message);
+  return answered;
+};
+const ready = (await next()) as { url: string; host: string; ca: string };
+const hosts = parsePushHosts(ready.host);
+if (!hosts.ok) throw new Error(hosts.problem);
+
+/** Every push of a run must have reached the service and been accepted, or the figure means nothing. */
+async function expectAccepted(count: number, who: string): Promise<void> {
+  const { accepted, refused } = (await ask({ ask: 'accepted' })) as { accepted: number; refused: string[] };
+  if (accepted !== count)
+    throw new Error(`${who}: ${accepted} pushes accepted, not ${count}; refused: ${refused[0]}`);
+}
+
+/** A store holding NOTIFICATIONS accepted sends to an account with a web app per subscription. */
+async function loadedStore(dir: string, subscriptions: Subscription[]): Promise<Store> {
+  const store = openSqliteStore({ dataDir: dir });
+  // The deployment's key pair, as every process of it reads it.
+  await store.settingOnce('web_push_vapid_keys', JSON.stringify(vapid));
+  const now = Date.now();
+  const account = await store.createAccount({
+    id: randomIds.id('acct'),
+    name: null,
+    keyHash: randomUUID(),
+    now,
+  });
+  const token = await store.createToken(
+    {
+      id: randomIds.id('tok'),
+      accountId: account.id,
+      name: 'Bench',
+      kind: 'standard',
+      ownStatus: true,
+      deviceNames: true,
+      scenes: null,
+      allowUrls: true,
+      defaultTarget: null,
+      expiresAt: null,
+      createdAt: now,
+    },
+    randomUUID(),
+    50,
+  );
+  if (token === 'limit_reached') throw new Error('token limit');
+  for (const [i, subscription] of subscriptions.entries()) {
+    await store.createDevice(
+      {
+        id: randomIds.id('dev'),
+        accountId: account.id,
+        name: `Phone ${i}`,
+        platform: 'ios',
+        pushToken: subscription.endpoint,
+        webPush: { ...subscription.keys, appUrl: null },
+        inAuto: true,
+        now,
+      },
+      DEVICES,
+    );
+  }
+  const limits = { perTokenPerMinute: 1e9, perAccountPerMinute: 1e9, perAccountPerMonth: 1e12 };
+  const outcomes = await Promise.all(
+    Array.from({ length: NOTIFICATIONS }, () =>
+      store.acceptSend({
+        id: randomIds.id('ntf'),
+        requestId: randomIds.id('req'),
+        account,
+        token,
+        notification: NOTIFICATION,
+        idempotency: undefined,
+        now,
+        limits,
+      }),
+    ),
+  );
+  if (outcomes.some((outcome) => outcome.kind !== 'accepted')) throw new Error('a send was refused');
+  return store;
+}
+
+/** Ours: a worker delivers everything queued; the clock stops when nothing is left to do. */
+async function runFoxbell(round: number, subscriptions: Subscription[]): Promise<number> {
+  const dir = path.join(work, `store-${round}`);
+  const store = await loadedStore(dir, subscriptions);
+  const keys = new VapidKeySource(store);
+  const transport = new WebPushTransport({
+    keys: () => keys.keys(),
+    subject: SUBJECT,
+    hosts: hosts.ok ? hosts.hosts : (undefined as never),
+    clock: systemClock,
+    ca: ready.ca,
+  });
+  const worker = new DeliveryWorker({ store, transport, clock: systemClock, concurrency: CONCURRENCY });
+  const started = performance.now();
+  worker.start();
+  while ((await store.nextDeliveryAt()) !== undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+  const seconds = (performance.now() - started) / 1000;
+  await worker.stop();
+  await transport.close();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+  return (NOTIFICATIONS * DEVICES) / seconds;
+}
+
+/** The baseline: the same payloads to the same subscriptions, through web-push's sendNotification. */
+async function runWebPush(subscriptions: Subscription[]): Promise<number> {
+  const now = Date.now();
+  const jobs = Array.from({ length: NOTIFICATIONS * DEVICES }, (_, index) => {
+    const subscription = subscriptions[index % DEVICES] as Subscription;
+    const destination = {
+      notificationId: randomIds.id('ntf'),
+      platform: 'ios' as const,
+      pushToken: subscription.endpoint,
+      webPush: { ...subscription.keys, appUrl: null },
+      pushTokenSince: now,
+      apnsId: randomUUID(),
+      senderName: 'Bench',
+      notification: NOTIFICATION,
+      expiresAt: now + 86_400_000,
+    };
+    return { subscription, payload: webPushPayload(destination) };
+  });
+  // Kept-alive connections with the service's CA, as ours has.
+  const agent = new Agent({ keepAlive: true, ca: ready.ca });
+  const options = {
+    vapidDetails: { subject: SUBJECT, publicKey: vapid.publicKey, privateKey: vapid.privateKey },
+    TTL: 86_400,
+    urgency: 'normal',
+    agent,
+  };
+  const started = performance.now();
+  let nextJob = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (nextJob < jobs.length) {
+        const job = jobs[nextJob++] as (typeof jobs)[number];
+        await webPush.sendNotification(job.subscription, job.payload, options);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  return jobs.length / seconds;
+}
+
+const ours: number[] = [];
+const baseline: number[] = [];
+const { subscriptions } = (await ask({ ask: 'subscribe', count: DEVICES })) as {
+  subscriptions: Subscription[];
+};
+async function measure(side: 'foxbell' | 'web-push', round: number): Promise<number> {
+  await ask({ ask: 'clear' });
+  const rate = side === 'foxbell' ? await runFoxbell(round, subscriptions) : await runWebPush(subscriptions);
+  await expectAccepted(NOTIFICATIONS * DEVICES, side);
+  return rate;
+}
+
+// Round 0 is untimed for both; the sides take turns going first.
+for (let round = 0; round <= ROUNDS; round++) {
+  const first = round % 2 === 0 ? 'web-push' : 'foxbell';
+  const a = await measure(first, round);
+  const b = await measure(first === 'foxbell' ? 'web-push' : 'foxbell', round);
+  const [mine, theirs] = first === 'foxbell' ? [a, b] : [b, a];
+  if (round === 0) continue;
+  ours.push(mine);
+  baseline.push(theirs);
+  console.log(`round ${round}: foxbell ${mine.toFixed(0)}/s, web-push ${theirs.toFixed(0)}/s`);
+}
+service.disconnect();
+await rm(work, { recursive: true, force: true });
+
+const value = Math.round(median(ours));
+const base = Math.round(median(baseline));
+console.log(
+  `${cpus().length} CPUs, ${NOTIFICATIONS} notifications x ${DEVICES} subscriptions, ${CONCURRENCY} pushes in flight, ${ROUNDS} rounds, median`,
+);
+console.log(
+  JSON.stringify({
+    bench: 'web-push',
+    value,
+    unit: 'destinations pushed/s',
+    baseline: base,
+    ratio: Math.round((value / base) * 1000) / 1000,
+  }),
+);
