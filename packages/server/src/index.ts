@@ -12,7 +12,7 @@ export { ApnsTransport } from './delivery/apns/transport.js';
 export type { PushDestination, PushOutcome, Transport } from './delivery/transport.js';
 export { TransportByDevice } from './delivery/transports.js';
 export { webPushPayload } from './delivery/web-push/payload.js';
-export { WebPushTransport, type WebPushOptions } from './delivery/web-push/transport.js';
+export { type WebPushOptions, WebPushTransport } from './delivery/web-push/transport.js';
 export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker.js';
 export { openApiDocument } from './http/openapi/document.js';
 export { type Clock, systemClock } from './kernel/clock.js';
