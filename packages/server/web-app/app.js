@@ -90,6 +90,7 @@ $('setup-form').addEventListener('submit', async (event) => {
       userVisibleOnly: true,
       applicationServerKey: await client.webPushKey(),
     });
+    save({ subscribedTo: subscription.endpoint });
     const link = await client.requestLink({
       deviceId: clientId(),
       name,
@@ -125,6 +126,7 @@ async function poll(link) {
         key: status.linked.deviceKey,
         deviceId: status.linked.device.id,
         name: status.linked.device.name,
+        endpoint: saved().subscribedTo,
       });
       say('Linked. What is sent to you now arrives here.');
       return showLinked();
@@ -164,8 +166,33 @@ async function showLinked() {
   $('items').replaceChildren();
   cursor = null;
   await loadInbox();
+  await checkSubscription();
   const wanted = new URLSearchParams(location.search).get('notification');
   if (wanted) await openById(wanted);
+}
+
+/**
+ * The push address this device registered, checked each time the app opens: a subscription the
+ * browser replaced or dropped is registered again, so pushes keep arriving.
+ */
+async function checkSubscription() {
+  const registration = await navigator.serviceWorker?.getRegistration('/app/');
+  if (!registration || Notification.permission !== 'granted') return;
+  const current = await registration.pushManager.getSubscription();
+  if (current && current.endpoint === saved().endpoint) return;
+  try {
+    const client = device();
+    const subscription =
+      current ??
+      (await registration.pushManager.subscribe({
+        userVisibleOnly: true,
+        applicationServerKey: await client.webPushKey(),
+      }));
+    await client.update({ push: { webPush: subscription.toJSON() } });
+    save({ endpoint: subscription.endpoint });
+  } catch (error) {
+    say(explain(error));
+  }
 }
 
 const loaded = new Map();
@@ -271,14 +298,15 @@ $('leave').addEventListener('click', async () => {
   } catch (error) {
     if (error?.code !== 'token_revoked') return say(explain(error));
   }
+  // The browser's subscription goes too; the device has left whether or not that works.
   const registration = await navigator.serviceWorker.getRegistration('/app/');
-  await (await registration?.pushManager.getSubscription())?.unsubscribe();
+  await (await registration?.pushManager.getSubscription())?.unsubscribe().catch(() => {});
   forget();
   say('This device left its account.');
 });
 
 function forget() {
-  save({ key: undefined, deviceId: undefined, link: undefined });
+  save({ key: undefined, deviceId: undefined, link: undefined, endpoint: undefined });
   loaded.clear();
   void start();
 }

@@ -59,11 +59,28 @@ describe('the web app in Chromium', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     await context.grantPermissions(['notifications'], { origin: server.url });
-    // The subscription a browser would make with its push service, made with ours instead.
+    // The subscription a browser would make with its push service, made with ours instead. The
+    // page reads it back as the browser's current one (getSubscription), until the test replaces
+    // it with another, as a browser does when its push service drops one.
     const subscription = push.subscribe();
     await context.addInitScript((json) => {
-      PushManager.prototype.subscribe = async () =>
-        ({ endpoint: json.endpoint, toJSON: () => json }) as unknown as PushSubscription;
+      const asSubscription = (made: typeof json) =>
+        ({
+          endpoint: made.endpoint,
+          toJSON: () => made,
+          unsubscribe: async () => {
+            current = null;
+            return true;
+          },
+        }) as unknown as PushSubscription;
+      const replaced = localStorage.getItem('test.subscription');
+      let current: PushSubscription | null = null;
+      if (replaced) current = asSubscription(JSON.parse(replaced));
+      PushManager.prototype.subscribe = async () => {
+        current ??= asSubscription(json);
+        return current;
+      };
+      PushManager.prototype.getSubscription = async () => current;
     }, subscription);
     const page = await context.newPage();
     const problems: string[] = [];
@@ -167,6 +184,22 @@ describe('the web app in Chromium', () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await page.screenshot({ path: path.join(OUTPUT, `web-app-${width}.png`), fullPage: true });
     }
+
+    // The browser replaced its subscription: the app registers the new one when next opened, and
+    // the next push goes there.
+    const renewed = push.subscribe();
+    await page.evaluate((json) => localStorage.setItem('test.subscription', JSON.stringify(json)), renewed);
+    await page.reload();
+    await expect.poll(() => page.getByRole('heading', { name: 'Inbox' }).isVisible(), WAIT).toBe(true);
+    const again = await send(server.url, 'POST', '/v1/notifications', {
+      token: token.body.token,
+      json: { message: 'To the renewed subscription' },
+    });
+    expect(again.status).toBe(202);
+    await push.waitFor(2);
+    expect(push.pushesTo(renewed).map((one) => one.payload.notification.body)).toEqual([
+      'To the renewed subscription',
+    ]);
 
     // It approves another device's code, renames itself, and leaves.
     const other = await send(server.url, 'POST', '/v1/link-requests', {
