@@ -27,20 +27,21 @@ self.addEventListener('push', (event) => {
   );
 });
 
-self.addEventListener('notificationclick', (event) => {
-  event.notification.close();
-  const id = event.notification.data?.id;
+/** A tapped notification: the app's page for it, in the app's window if one is open. */
+async function openNotification(id) {
   const url = new URL(id ? `/app/?notification=${encodeURIComponent(id)}` : '/app/', self.location.origin)
     .href;
-  event.waitUntil(
-    (async () => {
-      const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-      const open = windows.find((client) => new URL(client.url).pathname.startsWith('/app/'));
-      if (open) {
-        await open.navigate(url);
-        return open.focus();
-      }
-      return self.clients.openWindow(url);
-    })(),
-  );
+  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  const open = windows.find((client) => new URL(client.url).pathname.startsWith('/app/'));
+  if (open) {
+    await open.navigate(url);
+    // Refused without a tap behind it (a browser allows focus only from a notification click).
+    return open.focus().catch(() => open);
+  }
+  return self.clients.openWindow(url);
+}
+
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  event.waitUntil(openNotification(event.notification.data?.id));
 });
