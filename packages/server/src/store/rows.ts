@@ -248,5 +248,6 @@ export function linkRequestOf(row: Row): LinkRequest {
             at: Number(row.approved_at),
           },
     sealedKey: (row.sealed_key as string | null) ?? null,
+    sourceDeviceId: (row.source_device_id as string | null) ?? null,
   };
 }

@@ -91,6 +91,8 @@ export interface LinkRequest {
   approved: { accountId: string; deviceId: string; at: number } | null;
   /** The device key, sealed with the poll secret, until the first read after approval. */
   sealedKey: string | null;
+  /** A device switching accounts: its registration in the account it leaves, proven by its key. */
+  sourceDeviceId: string | null;
 }
 
 export interface NewLinkRequest {
@@ -101,6 +103,8 @@ export interface NewLinkRequest {
   keyHash: string;
   sealedKey: string;
   device: LinkDevice;
+  /** The device's registration in the account it leaves, when it switches (its own doesn't count as taken). */
+  sourceDeviceId: string | null;
   now: number;
   expiresAt: number;
 }
@@ -373,6 +377,15 @@ export interface Store {
    * (in any account) or another pending request's: `device_exists`.
    */
   createLinkRequest(request: NewLinkRequest): Promise<'created' | 'device_exists'>;
+  /**
+   * What still uses an account besides one of its devices: its live send tokens and its other
+   * active devices (a device switching away asks before it leaves the account behind).
+   */
+  accountUse(
+    accountId: string,
+    exceptDeviceId: string,
+    now: number,
+  ): Promise<{ tokens: number; otherDevices: number }>;
   /** The link request a poll secret belongs to (its id), by the secret's hash. */
   findLinkSecret(secretHash: string): Promise<string | undefined>;
   findDeviceKey(keyHash: string): Promise<DeviceCredential | undefined>;
@@ -470,6 +483,7 @@ export type RetentionPart = Pick<Store, 'purge'>;
 export type LinksPart = Pick<
   Store,
   | 'createLinkRequest'
+  | 'accountUse'
   | 'findLinkSecret'
   | 'findDeviceKey'
   | 'getLinkRequest'

@@ -9,6 +9,7 @@ import { hashSecret } from '../../kernel/secrets.js';
 import type { PushHosts } from '../../kernel/web-push.js';
 import { linkStateAt } from '../../store/links.js';
 import type { LinkApproval, LinkRequest } from '../../store/store.js';
+import { DEVICE_KEY_PATTERN } from '../auth.js';
 import { type AppContext, accountOrDevice } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
@@ -29,6 +30,10 @@ export const newLinkRequest = (hosts: PushHosts) =>
     in_auto: z.boolean().default(true),
     push_token: apnsPushToken.optional(),
     web_push: webPushSubscription(hosts).optional(),
+    // A device switching accounts: its key for the one it leaves, and what to do if that account
+    // is still in use.
+    source: z.strictObject({ device_key: z.string().max(64) }).optional(),
+    source_in_use: z.enum(['refuse', 'leave']).default('refuse'),
   });
 
 export const linkApproval = z.strictObject({ code: textField(1, 64) });
@@ -90,6 +95,42 @@ function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppC
   }
 }
 
+/**
+ * The device a switching request proves it is, by its key for the account it leaves: its
+ * registration there, which the request may take over. Refused when the key is unknown, revoked or
+ * another device's, and, unless `leave` says otherwise, while the old account has send tokens or
+ * other devices (the person would be left with an account still in use, unseen).
+ */
+async function switchingFrom(
+  body: { device_id: string; source?: { device_key: string } | undefined; source_in_use: 'refuse' | 'leave' },
+  ctx: AppContext,
+): Promise<string | null> {
+  if (body.source === undefined) return null;
+  const rejected = (reason: 'unknown_key' | 'key_revoked' | 'other_device', message: string) =>
+    new ApiError('source_rejected', message, { field: 'source.device_key', details: { reason } });
+  const found = DEVICE_KEY_PATTERN.test(body.source.device_key)
+    ? await ctx.store.findDeviceKey(hashSecret(body.source.device_key))
+    : undefined;
+  if (!found) throw rejected('unknown_key', 'source.device_key is not a device key of this service');
+  if (found.revoked || found.account.deletedAt !== null) {
+    throw rejected('key_revoked', 'source.device_key was revoked: its device was removed');
+  }
+  if (found.device.clientId !== body.device_id) {
+    throw rejected('other_device', "source.device_key is another device's key");
+  }
+  if (body.source_in_use === 'refuse') {
+    const use = await ctx.store.accountUse(found.account.id, found.device.id, ctx.clock.now());
+    if (use.tokens > 0 || use.otherDevices > 0) {
+      throw new ApiError(
+        'source_in_use',
+        'the account this device leaves is still in use: give source_in_use "leave" to leave it anyway',
+        { details: { token_count: use.tokens, other_devices: use.otherDevices } },
+      );
+    }
+  }
+  return found.device.id;
+}
+
 export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
   const requestBody = newLinkRequest(ctx.pushHosts);
 
@@ -98,6 +139,7 @@ export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
     ctx.linkRequests.take(request.ip);
     const body = readBody(request, requestBody);
     const push = pushRegistrationOf(body, appUrlOf(request));
+    const sourceDeviceId = await switchingFrom(body, ctx);
     const now = ctx.clock.now();
     const id = ctx.ids.id('lnk');
     const secret = ctx.ids.secret('poll');
@@ -117,6 +159,7 @@ export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
         inAuto: body.in_auto,
         ...push,
       },
+      sourceDeviceId,
       now,
       expiresAt,
     });

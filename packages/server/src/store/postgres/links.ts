@@ -1,4 +1,5 @@
 import { approverLock, approverRoom, unapprovable } from '../links.js';
+import { liveToken } from '../queries.js';
 import { accountFromRow, deviceOf, linkRequestOf, type Row } from '../rows.js';
 import type { LinkApproval, LinksPart } from '../store.js';
 import type { PostgresConnection } from './connection.js';
@@ -17,18 +18,18 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
       return db.transaction(
         async (session) => {
           const taken = await session.row(
-            `SELECT 1 FROM devices WHERE active AND (client_id = $1 OR push_token = $2)
+            `SELECT 1 FROM devices WHERE active AND id <> $4 AND (client_id = $1 OR push_token = $2)
              UNION ALL
              SELECT 1 FROM link_requests
                WHERE state = 'pending' AND expires_at > $3 AND (client_id = $1 OR push_token = $2)
              LIMIT 1`,
-            [device.clientId, device.pushToken, link.now],
+            [device.clientId, device.pushToken, link.now, link.sourceDeviceId ?? ''],
           );
           if (taken) return 'device_exists' as const;
           await session.rows(
             `INSERT INTO link_requests (id, code_hash, secret_hash, key_hash, sealed_key, client_id, name, platform,
-               in_auto, push_token, web_push, state, created_at, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13)`,
+               in_auto, push_token, web_push, source_device_id, state, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13, $14)`,
             [
               link.id,
               link.codeHash,
@@ -41,6 +42,7 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
               device.inAuto,
               device.pushToken,
               device.webPush === null ? null : JSON.stringify(device.webPush),
+              link.sourceDeviceId,
               link.now,
               link.expiresAt,
             ],
@@ -49,6 +51,15 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
         },
         [`link_client:${device.clientId}`, `push_token:${device.pushToken}`],
       );
+    },
+
+    async accountUse(accountId, exceptDeviceId, now) {
+      const [row] = await db.read(
+        `SELECT (SELECT count(*) FROM tokens WHERE account_id = $1 AND ${liveToken('$3')}) AS tokens,
+           (SELECT count(*) FROM devices WHERE account_id = $1 AND active AND id <> $2) AS devices`,
+        [accountId, exceptDeviceId, now],
+      );
+      return { tokens: Number(row?.tokens), otherDevices: Number(row?.devices) };
     },
 
     async findLinkSecret(secretHash) {
@@ -137,6 +148,15 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
           const full = approverRoom(approvals, Number(active.n), limits, now);
           if (full) return full;
           const { device } = link;
+          // A device switching accounts leaves the one it proved: what waits for it there is
+          // skipped, and its key there works no more.
+          if (link.sourceDeviceId !== null) {
+            await deactivateDevices(session, [link.sourceDeviceId], now);
+            await session.rows(
+              'UPDATE devices SET key_revoked_at = $1 WHERE id = $2 AND key_revoked_at IS NULL',
+              [now, link.sourceDeviceId],
+            );
+          }
           // Registered elsewhere since the request was made: it moves here, as a push token does.
           const holders = await session.rows(
             'SELECT id FROM devices WHERE active AND (client_id = $1 OR push_token = $2)',

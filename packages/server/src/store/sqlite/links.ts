@@ -1,4 +1,5 @@
 import { approverLock, approverRoom, unapprovable } from '../links.js';
+import { liveToken } from '../queries.js';
 import { deviceOf, joinedAccountFromRow, linkRequestOf, type Row } from '../rows.js';
 import type { LinkApproval, LinksPart } from '../store.js';
 import { int, type SqliteConnection } from './connection.js';
@@ -15,10 +16,11 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
       return db.write(() => {
         const { device } = link;
         const taken = db.get(
-          `SELECT 1 FROM devices WHERE active = 1 AND (client_id = ? OR push_token = ?)
+          `SELECT 1 FROM devices WHERE active = 1 AND id <> ? AND (client_id = ? OR push_token = ?)
            UNION ALL
            SELECT 1 FROM link_requests WHERE state = 'pending' AND expires_at > ? AND (client_id = ? OR push_token = ?)
            LIMIT 1`,
+          link.sourceDeviceId ?? '',
           device.clientId,
           device.pushToken,
           link.now,
@@ -28,8 +30,8 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
         if (taken) return 'device_exists';
         db.run(
           `INSERT INTO link_requests (id, code_hash, secret_hash, key_hash, sealed_key, client_id, name, platform,
-             in_auto, push_token, web_push, state, created_at, expires_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+             in_auto, push_token, web_push, source_device_id, state, created_at, expires_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
           link.id,
           link.codeHash,
           link.secretHash,
@@ -41,11 +43,26 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
           int(device.inAuto),
           device.pushToken,
           device.webPush === null ? null : JSON.stringify(device.webPush),
+          link.sourceDeviceId,
           link.now,
           link.expiresAt,
         );
         return 'created';
       });
+    },
+
+    async accountUse(accountId, exceptDeviceId, now) {
+      const tokens = db.get(
+        `SELECT count(*) AS n FROM tokens WHERE account_id = ? AND ${liveToken('?')}`,
+        accountId,
+        now,
+      ) as Row;
+      const devices = db.get(
+        'SELECT count(*) AS n FROM devices WHERE account_id = ? AND active = 1 AND id <> ?',
+        accountId,
+        exceptDeviceId,
+      ) as Row;
+      return { tokens: Number(tokens.n), otherDevices: Number(devices.n) };
     },
 
     async findLinkSecret(secretHash) {
@@ -125,6 +142,16 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
         ) as Row;
         const full = approverRoom(approvals, Number(active.n), limits, now);
         if (full) return full;
+        // A device switching accounts leaves the one it proved: what waits for it there is
+        // skipped, and its key there works no more.
+        if (link.sourceDeviceId !== null) {
+          deactivateDevice(db, link.sourceDeviceId, now);
+          db.run(
+            'UPDATE devices SET key_revoked_at = ? WHERE id = ? AND key_revoked_at IS NULL',
+            now,
+            link.sourceDeviceId,
+          );
+        }
         // Registered elsewhere since the request was made (an account key's POST /v1/devices): it
         // moves here, as a registration moves a push token.
         for (const holder of db.all(
