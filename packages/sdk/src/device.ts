@@ -29,6 +29,10 @@ export interface LinkRequestInput {
   platform: Platform;
   inAuto?: boolean;
   push: PushAddress;
+  /** Switching accounts: this device's key for the account it leaves, as proof. */
+  source?: { deviceKey: string };
+  /** `refuse` (the default): not while the old account still has tokens or other devices. */
+  sourceInUse?: 'refuse' | 'leave';
 }
 
 /** A link request as made: show `code` to the person; keep `id` and `secret` to poll. */
@@ -127,6 +131,8 @@ export class FoxbellDevice {
       platform: input.platform,
       ...(input.inAuto === undefined ? {} : { in_auto: input.inAuto }),
       ...pushFields(input.push),
+      ...(input.source === undefined ? {} : { source: { device_key: input.source.deviceKey } }),
+      ...(input.sourceInUse === undefined ? {} : { source_in_use: input.sourceInUse }),
     };
     const made = (await this.#json('POST', 'v1/link-requests', { body })) as Record<string, string>;
     return {
