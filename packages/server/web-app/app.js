@@ -58,8 +58,9 @@ function explain(error) {
 
 async function start() {
   const state = saved();
-  if (state.key) return showLinked();
+  // A link being made comes first: a device moving to another account has a key already.
   if (state.link) return showLinking(state.link);
+  if (state.key) return showLinked();
   $('name').value = state.name ?? guessName();
   show('setup');
 }
@@ -286,6 +287,40 @@ $('approve-form').addEventListener('submit', async (event) => {
     const linked = await device().approve($('approve').value);
     $('approve').value = '';
     say(`${linked.name} is linked to your account.`);
+  } catch (error) {
+    say(explain(error));
+  }
+});
+
+/**
+ * Moves this device to another account: a link request with its key for this one as proof, whose
+ * code the other account approves. The person is asked before an account still in use is left.
+ */
+$('switch').addEventListener('click', async () => {
+  if (!confirm('Move this device to another account? You approve its code from that account.')) return;
+  const registration = await navigator.serviceWorker.getRegistration('/app/');
+  const subscription = await registration?.pushManager.getSubscription();
+  if (!subscription) return say('Turn notifications on again first.');
+  const asked = {
+    deviceId: clientId(),
+    name: saved().name ?? guessName(),
+    platform: 'ios',
+    push: { webPush: subscription.toJSON() },
+    source: { deviceKey: saved().key },
+  };
+  try {
+    let link;
+    try {
+      link = await device().requestLink(asked);
+    } catch (error) {
+      if (error?.code !== 'source_in_use') throw error;
+      const { token_count: tokens, other_devices: devices } = error.details ?? {};
+      const question = `This account still has ${tokens} send tokens and ${devices} other devices. Leave it anyway?`;
+      if (!confirm(question)) return;
+      link = await device().requestLink({ ...asked, sourceInUse: 'leave' });
+    }
+    save({ link });
+    showLinking(link);
   } catch (error) {
     say(explain(error));
   }

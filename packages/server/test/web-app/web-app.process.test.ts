@@ -83,6 +83,8 @@ describe('the web app in Chromium', () => {
       PushManager.prototype.getSubscription = async () => current;
     }, subscription);
     const page = await context.newPage();
+    // The app's status line (the link code is an <output>, a status too).
+    const status = page.locator('#status');
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('console', (message) => {
@@ -114,7 +116,7 @@ describe('the web app in Chromium', () => {
     await expect
       .poll(async () => [await page.getByRole('heading', { name: 'Inbox' }).isVisible(), problems], WAIT)
       .toEqual([true, []]);
-    await expect.poll(() => page.getByRole('status').textContent(), WAIT).toContain('Linked');
+    await expect.poll(() => status.textContent(), WAIT).toContain('Linked');
 
     const sent = await send(server.url, 'POST', '/v1/notifications', {
       token: token.body.token,
@@ -227,23 +229,47 @@ describe('the web app in Chromium', () => {
     });
     await page.getByLabel('Link another device: its code').fill(other.body.code.toLowerCase());
     await page.getByRole('button', { name: 'Approve' }).click();
-    await expect
-      .poll(() => page.getByRole('status').textContent(), WAIT)
-      .toBe('iPad is linked to your account.');
+    await expect.poll(() => status.textContent(), WAIT).toBe('iPad is linked to your account.');
     await page.getByLabel('Name', { exact: true }).fill('Work iPhone');
     await page.getByRole('button', { name: 'Rename' }).click();
     await expect.poll(() => page.locator('#device-name').textContent(), WAIT).toBe('Work iPhone');
-    page.once('dialog', (question) => void question.accept());
+
+    // It moves to another account: asked twice (to move, and to leave an account with a send token
+    // behind), it shows a new code, and the other account approves it.
+    const other_account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
+    const questions: string[] = [];
+    const answer = (question: { message(): string; accept(): Promise<void> }) => {
+      questions.push(question.message());
+      void question.accept();
+    };
+    page.on('dialog', answer);
+    await page.getByRole('button', { name: 'Move this device to another account' }).click();
+    const switchCode = page.getByLabel('Link code');
+    await expect.poll(() => switchCode.isVisible(), WAIT).toBe(true);
+    expect(questions).toEqual([
+      'Move this device to another account? You approve its code from that account.',
+      'This account still has 1 send tokens and 1 other devices. Leave it anyway?',
+    ]);
+    const moved = await send(server.url, 'POST', '/v1/link-approvals', {
+      token: other_account.body.key,
+      json: { code: await switchCode.textContent() },
+    });
+    expect(moved.status, moved.text).toBe(201);
+    await expect.poll(() => status.textContent(), WAIT).toContain('Linked');
+    const left = await send(server.url, 'GET', '/v1/devices', { token: account.body.key });
+    expect(left.body.devices.map((one: { name: string; active: boolean }) => [one.name, one.active])).toEqual(
+      [
+        ['Work iPhone', false],
+        ['iPad', true],
+      ],
+    );
+
+    // And leaves that one.
     await page.getByRole('button', { name: 'Remove this device from my account' }).click();
-    await expect
-      .poll(() => page.getByRole('status').textContent(), WAIT)
-      .toBe('This device left its account.');
-    const devices = await send(server.url, 'GET', '/v1/devices', { token: account.body.key });
+    await expect.poll(() => status.textContent(), WAIT).toBe('This device left its account.');
+    const devices = await send(server.url, 'GET', '/v1/devices', { token: other_account.body.key });
     expect(
       devices.body.devices.map((one: { name: string; active: boolean }) => [one.name, one.active]),
-    ).toEqual([
-      ['Work iPhone', false],
-      ['iPad', true],
-    ]);
+    ).toEqual([['Work iPhone', false]]);
   }, 60_000);
 });
