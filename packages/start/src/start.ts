@@ -13,6 +13,8 @@ import { runBuildSteps } from './build-steps.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const BUILT = ['sdk', 'cli', 'server'];
+/** What each build makes: its dist/, and for the server the web app's bundle of the SDK too. */
+const OUTPUTS: Record<string, string[]> = { sdk: ['dist'], cli: ['dist'], server: ['dist', 'web-app/build'] };
 
 /** The modification times of every file under `dir`. */
 function mtimes(dir: string): number[] {
@@ -22,11 +24,12 @@ function mtimes(dir: string): number[] {
     .map((entry) => statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
 }
 
-/** A package whose dist is missing or older than its sources or build settings. */
+/** A package whose build output is missing or older than its sources or build settings. */
 function stale(name: string): boolean {
   const dir = path.join(root, 'packages', name);
-  const built = mtimes(path.join(dir, 'dist'));
-  if (built.length === 0) return true;
+  const outputs = (OUTPUTS[name] ?? ['dist']).map((output) => mtimes(path.join(dir, output)));
+  if (outputs.some((output) => output.length === 0)) return true;
+  const built = outputs.flat();
   const sources = [
     ...mtimes(path.join(dir, 'src')),
     ...['tsup.config.ts', 'package.json'].map((file) => statSync(path.join(dir, file)).mtimeMs),
