@@ -39,6 +39,16 @@ async function identify(secret: string, ctx: AppContext): Promise<Caller> {
     throw unauthorized(MESSAGES.unknownCredential);
   }
   if (credential.account.deletedAt !== null) throw new ApiError('account_deleted', 'the account was deleted');
+  // An account merged into another: its key names the one that survived.
+  if (credential.kind !== 'send' && credential.account.mergedInto !== null) {
+    throw new ApiError(
+      'account_merged',
+      "this account was merged into another: use the surviving account's key",
+      {
+        details: { canonical_account_id: credential.account.mergedInto },
+      },
+    );
+  }
   switch (credential.kind) {
     case 'retired_account_key':
       throw new ApiError('key_rotated', 'this account key was replaced by a rotation; use the new key');

@@ -30,6 +30,7 @@ export function accountFromRow(row: Row): Account {
     keyGeneration: Number(row.key_generation),
     createdAt: Number(row.created_at),
     deletedAt: maybeNumber(row.deleted_at),
+    mergedInto: (row.merged_into as string | null) ?? null,
   };
 }
 
@@ -41,6 +42,7 @@ export function joinedAccountFromRow(row: Row): Account {
     key_generation: row.a_key_generation,
     created_at: row.a_created_at,
     deleted_at: row.a_deleted_at,
+    merged_into: row.a_merged_into,
   });
 }
 

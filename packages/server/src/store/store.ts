@@ -16,6 +16,8 @@ export interface Account {
   keyGeneration: number;
   createdAt: number;
   deletedAt: number | null;
+  /** The account it was merged into (the group's canonical one); its key then answers `account_merged`. */
+  mergedInto: string | null;
 }
 
 export type TokenKind = 'standard' | 'agent';
@@ -60,6 +62,12 @@ export type Credential =
   | { kind: 'account'; account: Account }
   | { kind: 'retired_account_key'; account: Account }
   | { kind: 'send'; token: SendToken; account: Account };
+
+/** How a merge ended: the group it made, or why nothing changed. */
+export type AccountMerge =
+  | { kind: 'merged'; accounts: string[] }
+  | { kind: 'group_full' }
+  | { kind: 'devices_limit' };
 
 /** A device key's device and account: `revoked` once its device was removed (not when its push address went stale). */
 export interface DeviceCredential {
@@ -269,6 +277,19 @@ export interface Store {
   findCredential(secretHash: string): Promise<Credential | undefined>;
 
   createAccount(account: { id: string; name: string | null; keyHash: string; now: number }): Promise<Account>;
+  /**
+   * Merges `mergedId` (and the accounts merged into it before) into `canonicalId`, in one
+   * transaction: its devices (but those of a device id the canonical one has, which are removed),
+   * send tokens, notifications and link approvals move; its key then answers `account_merged`;
+   * pending switch requests of a device it had are superseded. Nothing changes when the group
+   * would pass `groupMax` accounts or the devices limit.
+   */
+  mergeAccounts(merge: {
+    canonicalId: string;
+    mergedId: string;
+    now: number;
+    limits: { groupMax: number; devices: number };
+  }): Promise<AccountMerge>;
   /** Replaces the account key; the old one is kept only to answer `key_rotated`. */
   rotateAccountKey(
     accountId: string,
@@ -459,6 +480,7 @@ export type CredentialsPart = Pick<
   | 'findCredential'
   | 'createAccount'
   | 'rotateAccountKey'
+  | 'mergeAccounts'
   | 'deleteAccount'
   | 'createToken'
   | 'listTokens'

@@ -51,6 +51,13 @@ describe('foxbell-server admin', () => {
     });
     const linked = await admin(['link', 'approve', link.body.code.toLowerCase()], asAccount);
     expect(linked.stdout).toMatch(/^device dev_\w+ linked\n {2}name: +Tablet\n {2}platform: ios\n$/);
+    // Another account merged into this one, its key read from a file.
+    const other = await admin(['account', 'create', '--json', '--admin-key-file', keyFile], base);
+    const otherKeyFile = path.join(await tempDir(), 'other.key');
+    await writeFile(otherKeyFile, `${JSON.parse(other.stdout).key}\n`);
+    const mergedIn = await admin(['account', 'merge', '--merge-key-file', otherKeyFile], asAccount);
+    expect(mergedIn.stdout).toMatch(/^merged into account acct_\w+\n {2}group: acct_\w+, acct_\w+\n$/);
+    expect(mergedIn.stdout).not.toContain(JSON.parse(other.stdout).key);
     const wrong = await admin(['link', 'approve', 'ZZZZ-ZZZZ'], asAccount);
     // A code no request has is a mistake in what was typed: exit 2, with its code and field.
     expect([wrong.code, wrong.stderr]).toEqual([

@@ -11,7 +11,7 @@ function sendWith(idempotency?: { key: string; fingerprint: string }): NewSend {
   return {
     id: 'ntf_new',
     requestId: 'req_new',
-    account: { id: 'acc_1', name: null, keyGeneration: 1, createdAt: 0, deletedAt: null },
+    account: { id: 'acc_1', name: null, keyGeneration: 1, createdAt: 0, deletedAt: null, mergedInto: null },
     token: { id: 'tok_1' } as NewSend['token'],
     notification: {} as NewSend['notification'],
     idempotency,

@@ -271,6 +271,15 @@ const ROUTES: Record<string, Record<string, Route>> = {
       errors: [...BODY_ERRORS, 'forbidden', 'unsupported_media_type'],
     },
   },
+  '/v1/account/merge': {
+    post: {
+      summary: "Merge another account (by its key) into the caller's, which survives",
+      credentials: ['account'],
+      body: { schema: 'AccountMergeBody', required: true },
+      answers: { 200: { description: 'The group the merge made.', schema: 'AccountMerge' } },
+      errors: [...MANAGEMENT_WRITE, 'merge_group_full', 'limit_reached'],
+    },
+  },
   '/v1/account/key': {
     post: {
       summary: "Rotate the account's key",

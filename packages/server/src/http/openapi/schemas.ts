@@ -23,7 +23,7 @@ import {
 } from '@foxbell/sdk/contract';
 import * as z from 'zod';
 import { defaultPushHosts } from '../../kernel/web-push.js';
-import { keyRotation, newAccount } from '../routes/accounts.js';
+import { accountMerge, keyRotation, newAccount } from '../routes/accounts.js';
 import { pauseBody } from '../routes/admin.js';
 import { deviceChange, newDevice } from '../routes/devices.js';
 import { linkApproval, newLinkRequest } from '../routes/links.js';
@@ -320,6 +320,11 @@ export const SCHEMAS: Record<string, JsonSchema> = {
     ['device', 'device_key', 'account_id'],
   ),
   LinkApproval: object({ device: ref('Device') }),
+  AccountMergeBody: fromZod(accountMerge),
+  AccountMerge: object({
+    canonical_account_id: id('acct'),
+    accounts: { type: 'array', items: id('acct'), minItems: 2, maxItems: 5 },
+  }),
   PauseBody: fromZod(pauseBody),
 };
 

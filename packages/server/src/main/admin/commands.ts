@@ -72,6 +72,31 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     show: () => ['account deleted'],
   },
   {
+    name: 'account merge',
+    summary: 'merge the account of --merge-key into the one of --account-key, which survives',
+    credential: 'account',
+    method: 'POST',
+    path: () => '/v1/account/merge',
+    options: {
+      'merge-key': {
+        flag: 'merge-key',
+        variable: 'FOXBELL_MERGE_ACCOUNT_KEY',
+        argument: 'KEY',
+        type: 'text',
+        secret: true,
+        help: 'the key of the account merged in (or --merge-key-file)',
+      },
+    },
+    body: (values) =>
+      values['merge-key'] === undefined
+        ? 'account merge needs --merge-key-file (or --merge-key, or FOXBELL_MERGE_ACCOUNT_KEY)'
+        : { account_key: values['merge-key'] },
+    show: (answer) => [
+      `merged into account ${answer.canonical_account_id}`,
+      `  group: ${answer.accounts.join(', ')}`,
+    ],
+  },
+  {
     name: 'account rotate-key',
     summary: 'replace the account key; prints the new one once',
     credential: 'account',

@@ -1,8 +1,16 @@
 import { TurnBatcher } from '../../kernel/turn-batcher.js';
+import { planMerge } from '../merge.js';
 import { liveToken } from '../queries.js';
 import { accountFromRow, type Row, tokenOf } from '../rows.js';
-import { type Credential, type CredentialsPart, RETIRED_LISTED, type SendToken } from '../store.js';
+import {
+  type AccountMerge,
+  type Credential,
+  type CredentialsPart,
+  RETIRED_LISTED,
+  type SendToken,
+} from '../store.js';
 import type { PostgresConnection } from './connection.js';
+import { deactivateDevices } from './settling.js';
 
 /**
  * Accounts, their keys and their send tokens. Credentials are read on every request, from the
@@ -74,6 +82,62 @@ export function postgresCredentials(db: PostgresConnection): CredentialsPart {
         ]);
         return { ok: true, generation: generation + 1 } as const;
       });
+    },
+
+    async mergeAccounts({ canonicalId, mergedId, now, limits }) {
+      // Both accounts' locks, which their sends take too: a send is stored before the merge (and
+      // moved by it) or after it (under the token's new account), never between.
+      return db.transaction(
+        async (session): Promise<AccountMerge> => {
+          const groupOf = async (id: string) =>
+            Number(
+              ((await session.row('SELECT count(*) AS n FROM accounts WHERE merged_into = $1', [id])) as Row)
+                .n,
+            ) + 1;
+          const devicesOf = async (id: string) =>
+            (
+              await session.rows('SELECT id, client_id FROM devices WHERE account_id = $1 AND active', [id])
+            ).map((row) => ({ id: row.id as string, clientId: (row.client_id as string | null) ?? null }));
+          const mergedDevices = await devicesOf(mergedId);
+          const plan = planMerge(
+            { canonicalGroup: await groupOf(canonicalId), mergedGroup: await groupOf(mergedId) },
+            { canonical: await devicesOf(canonicalId), merged: mergedDevices },
+            limits,
+          );
+          if (plan.kind !== 'merge') return plan;
+          await deactivateDevices(session, plan.removed, now);
+          await session.rows(
+            'UPDATE devices SET key_revoked_at = $1 WHERE id = ANY($2) AND key_revoked_at IS NULL',
+            [now, plan.removed],
+          );
+          // A switch request of a device the merge moved or removed would act on a registration
+          // that is no longer the one it proved.
+          await session.rows(
+            "UPDATE link_requests SET state = 'superseded' WHERE state = 'pending' AND source_device_id = ANY($1)",
+            [mergedDevices.map((device) => device.id)],
+          );
+          for (const table of ['devices', 'tokens', 'notifications', 'link_wrong_codes']) {
+            await session.rows(`UPDATE ${table} SET account_id = $1 WHERE account_id = $2`, [
+              canonicalId,
+              mergedId,
+            ]);
+          }
+          await session.rows(
+            'UPDATE link_requests SET approved_account_id = $1 WHERE approved_account_id = $2',
+            [canonicalId, mergedId],
+          );
+          await session.rows('UPDATE accounts SET merged_into = $1 WHERE id = $2 OR merged_into = $2', [
+            canonicalId,
+            mergedId,
+          ]);
+          const group = await session.rows(
+            'SELECT id FROM accounts WHERE id = $1 OR merged_into = $1 ORDER BY created_at, id',
+            [canonicalId],
+          );
+          return { kind: 'merged', accounts: group.map((row) => row.id as string) };
+        },
+        [`account:${canonicalId}`, `account:${mergedId}`],
+      );
     },
 
     async deleteAccount(accountId, now) {

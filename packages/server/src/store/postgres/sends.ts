@@ -141,9 +141,13 @@ async function storeAccepted(db: Session, sends: NewSend[]): Promise<void> {
     `WITH notification AS (
        INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
          created_at, expires_at)
-       SELECT id, account_id, token_id, request_id, sender_name, payload, 'accepted', created_at, expires_at
+       SELECT s.id, t.account_id, s.token_id, s.request_id, s.sender_name, s.payload, 'accepted', s.created_at,
+         s.expires_at
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
          AS s(id, account_id, token_id, request_id, sender_name, payload, created_at, expires_at)
+       -- The token's account as it is now: a send whose credential was read before a merge moved
+       -- its token lands in the account the merge moved it to.
+       JOIN tokens t ON t.id = s.token_id
      ), queued AS (
        INSERT INTO route_queue (notification_id, available_at) SELECT * FROM unnest($1::text[], $7::bigint[])
      ), windows AS (

@@ -1,7 +1,15 @@
+import { planMerge } from '../merge.js';
 import { liveToken } from '../queries.js';
 import { accountFromRow, joinedAccountFromRow, type Row, tokenOf } from '../rows.js';
-import { type Credential, type CredentialsPart, RETIRED_LISTED, type SendToken } from '../store.js';
+import {
+  type AccountMerge,
+  type Credential,
+  type CredentialsPart,
+  RETIRED_LISTED,
+  type SendToken,
+} from '../store.js';
 import { int, type SqliteConnection } from './connection.js';
+import { deactivateDevice } from './settling.js';
 
 /** A flood of distinct valid secrets cannot grow the copy of credentials without end. */
 const MAX_CREDENTIALS_KEPT = 10_000;
@@ -18,7 +26,7 @@ export function sqliteCredentials(db: SqliteConnection): CredentialsPart {
     // One query for the common case, a send token: the token row and its account together.
     const token = db.get(
       `SELECT t.*, a.id AS a_id, a.name AS a_name, a.key_generation AS a_key_generation,
-         a.created_at AS a_created_at, a.deleted_at AS a_deleted_at
+         a.created_at AS a_created_at, a.deleted_at AS a_deleted_at, a.merged_into AS a_merged_into
        FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.secret_hash = ?`,
       secretHash,
     );
@@ -147,6 +155,58 @@ export function sqliteCredentials(db: SqliteConnection): CredentialsPart {
           RETIRED_LISTED,
         )
         .map(tokenOf);
+    },
+
+    async mergeAccounts({ canonicalId, mergedId, now, limits }) {
+      kept.clear();
+      return db.write((): AccountMerge => {
+        const groupOf = (id: string) =>
+          Number((db.get('SELECT count(*) AS n FROM accounts WHERE merged_into = ?', id) as Row).n) + 1;
+        const devicesOf = (id: string) =>
+          db
+            .all('SELECT id, client_id FROM devices WHERE account_id = ? AND active = 1', id)
+            .map((row) => ({ id: row.id as string, clientId: (row.client_id as string | null) ?? null }));
+        const mergedDevices = devicesOf(mergedId);
+        const plan = planMerge(
+          { canonicalGroup: groupOf(canonicalId), mergedGroup: groupOf(mergedId) },
+          { canonical: devicesOf(canonicalId), merged: mergedDevices },
+          limits,
+        );
+        if (plan.kind !== 'merge') return plan;
+        for (const id of plan.removed) {
+          deactivateDevice(db, id, now);
+          db.run('UPDATE devices SET key_revoked_at = ? WHERE id = ? AND key_revoked_at IS NULL', now, id);
+        }
+        // A switch request of a device the merge moved or removed would act on a registration that
+        // is no longer the one it proved.
+        db.run(
+          `UPDATE link_requests SET state = 'superseded'
+           WHERE state = 'pending' AND source_device_id IN (SELECT value FROM json_each(?))`,
+          JSON.stringify(mergedDevices.map((device) => device.id)),
+        );
+        for (const table of ['devices', 'tokens', 'notifications', 'link_wrong_codes']) {
+          db.run(`UPDATE ${table} SET account_id = ? WHERE account_id = ?`, canonicalId, mergedId);
+        }
+        db.run(
+          'UPDATE link_requests SET approved_account_id = ? WHERE approved_account_id = ?',
+          canonicalId,
+          mergedId,
+        );
+        db.run(
+          'UPDATE accounts SET merged_into = ? WHERE id = ? OR merged_into = ?',
+          canonicalId,
+          mergedId,
+          mergedId,
+        );
+        const group = db
+          .all(
+            'SELECT id FROM accounts WHERE id = ? OR merged_into = ? ORDER BY created_at, id',
+            canonicalId,
+            canonicalId,
+          )
+          .map((row) => row.id as string);
+        return { kind: 'merged', accounts: group };
+      });
     },
 
     async revokeToken(accountId, tokenId, now) {

@@ -74,7 +74,7 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
     async findDeviceKey(keyHash) {
       const row = db.get(
         `SELECT d.*, a.id AS a_id, a.name AS a_name, a.key_generation AS a_key_generation,
-           a.created_at AS a_created_at, a.deleted_at AS a_deleted_at
+           a.created_at AS a_created_at, a.deleted_at AS a_deleted_at, a.merged_into AS a_merged_into
          FROM devices d JOIN accounts a ON a.id = d.account_id WHERE d.key_hash = ?`,
         keyHash,
       );

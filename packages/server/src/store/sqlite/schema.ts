@@ -185,11 +185,13 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `,
   // A device reached by Web Push: its subscription's keys (and the address its web app was
   // served from) beside the endpoint, which takes the push token's place and its uniqueness.
-  // Devices that link themselves: the app's own id for itself, the hash of its device key and when
+  // Accounts merged into another keep their row (their key answers account_merged). Devices that
+  // link themselves: the app's own id for itself, the hash of its device key and when
   // the key was revoked (its device removed: a push address gone stale revokes nothing, so the app
   // can register a new one), and since when its push address is the one it has. Link requests, and
   // the wrong codes each account gave, for its lock.
   `
+  ALTER TABLE accounts ADD COLUMN merged_into TEXT;
   ALTER TABLE devices ADD COLUMN web_push TEXT;
   ALTER TABLE devices ADD COLUMN client_id TEXT;
   ALTER TABLE devices ADD COLUMN key_hash TEXT;

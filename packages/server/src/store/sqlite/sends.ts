@@ -101,18 +101,19 @@ export function sqliteSends(db: SqliteConnection): SendsPart {
     });
     if (outcome.kind !== 'accepted') return outcome;
 
+    // The token's account as it is now: a send whose credential was read before a merge moved its
+    // token lands in the account the merge moved it to.
     db.run(
       `INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
          created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'accepted', ?, ?)`,
+       SELECT ?, account_id, id, ?, ?, ?, 'accepted', ?, ? FROM tokens WHERE id = ?`,
       send.id,
-      send.account.id,
-      send.token.id,
       send.requestId,
       send.token.name,
       JSON.stringify(send.notification),
       now,
       now + send.notification.ttl * 1000,
+      send.token.id,
     );
     if (send.idempotency) {
       db.run(
