@@ -223,6 +223,8 @@ function itemRow(item) {
   const when = row.querySelector('.when');
   when.dateTime = item.created_at;
   when.textContent = new Date(item.created_at).toLocaleString();
+  // Named for what they act on: a screen reader lists many of them.
+  row.querySelector('.clear').setAttribute('aria-label', `Clear the notification from ${item.sender}`);
   row.querySelector('.open').addEventListener('click', () => openItem(item));
   row.querySelector('.clear').addEventListener('click', async () => {
     await device()
