@@ -6,7 +6,7 @@ import type { AppContext, Caller, CredentialKind } from './context.js';
 
 export const ACCOUNT_KEY_PATTERN = /^fox_acct_[A-Za-z0-9]{32}$/;
 export const DEVICE_KEY_PATTERN = /^fox_dev_[A-Za-z0-9]{32}$/;
-export const POLL_SECRET_PATTERN = /^fox_poll_[A-Za-z0-9]{32}$/;
+const POLL_SECRET_PATTERN = /^fox_poll_[A-Za-z0-9]{32}$/;
 
 const unauthorized = (message: string) => new ApiError('unauthorized', message);
 

@@ -66,7 +66,7 @@ export function webPushPayload(destination: PushDestination): string {
 }
 
 /** The web app's page for one notification: the scene plays there, full screen. */
-export function openUrl(appUrl: string, notificationId: string): string {
+function openUrl(appUrl: string, notificationId: string): string {
   const url = new URL(appUrl);
   url.searchParams.set('notification', notificationId);
   return url.href;

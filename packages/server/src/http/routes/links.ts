@@ -17,7 +17,7 @@ import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-
 import { deviceView } from '../views.js';
 
 /** The app's own id for itself: made once per installation and kept. */
-export const CLIENT_DEVICE_ID = z
+const CLIENT_DEVICE_ID = z
   .string()
   .regex(CLIENT_DEVICE_ID_PATTERN, 'must be 8 to 64 of A-Z a-z 0-9 _ -');
 
