@@ -17,9 +17,7 @@ import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-
 import { deviceView } from '../views.js';
 
 /** The app's own id for itself: made once per installation and kept. */
-const CLIENT_DEVICE_ID = z
-  .string()
-  .regex(CLIENT_DEVICE_ID_PATTERN, 'must be 8 to 64 of A-Z a-z 0-9 _ -');
+const CLIENT_DEVICE_ID = z.string().regex(CLIENT_DEVICE_ID_PATTERN, 'must be 8 to 64 of A-Z a-z 0-9 _ -');
 
 /** A device asking to be linked: who it is, and where its pushes go. */
 export const newLinkRequest = (hosts: PushHosts) =>
