@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { freePort } from '@foxbell/test-support';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { closedPort, createAccount, notify, type Service, startService, using } from './helpers.js';
+import { createAccount, notify, type Service, startService, using } from './helpers.js';
 
 /** A well-formed send token no server issued. */
 const FOREIGN_TOKEN = `fox_send_${'Zz9'.repeat(10)}zz`;
@@ -63,7 +64,7 @@ describe('exit codes', () => {
 
   it('5 when the service cannot be reached, after the retries asked for', async () => {
     const run = await notify(['send', 'hi', '--retries', '0'], {
-      env: { NOTIFY_BASE_URL: `http://127.0.0.1:${await closedPort()}`, NOTIFY_TOKEN: FOREIGN_TOKEN },
+      env: { NOTIFY_BASE_URL: `http://127.0.0.1:${await freePort()}`, NOTIFY_TOKEN: FOREIGN_TOKEN },
     });
     expect(run.code).toBe(5);
     expect(run.stderr).toContain('code: connection_error');
@@ -133,7 +134,7 @@ describe('exit codes', () => {
 
   it('0 with --fail-open whatever went wrong, with a warning that says what', async () => {
     const run = await notify(['send', 'hi', '--fail-open', '--retries', '0', '--quiet'], {
-      env: { NOTIFY_BASE_URL: `http://127.0.0.1:${await closedPort()}`, NOTIFY_TOKEN: FOREIGN_TOKEN },
+      env: { NOTIFY_BASE_URL: `http://127.0.0.1:${await freePort()}`, NOTIFY_TOKEN: FOREIGN_TOKEN },
     });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('');

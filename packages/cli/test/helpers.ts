@@ -1,7 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,15 +24,6 @@ export async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'notify-test-'));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** A port nothing listens on now: one the system gave a server that was then closed. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export interface Service {

@@ -1,5 +1,6 @@
+import { freePort } from '@foxbell/test-support';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { closedPort, createAccount, notify, type Service, startService, using } from './helpers.js';
+import { createAccount, notify, type Service, startService, using } from './helpers.js';
 
 let service: Service;
 beforeAll(async () => {
@@ -37,7 +38,7 @@ describe('messages that say what to do', () => {
       5,
       'error: Could not reach http://127.0.0.1:8787: connection refused (ECONNREFUSED)\n  code: connection_error\n  next: Is the local service running? Start it with `pnpm start` in the Foxbell repository\n',
     ]);
-    const port = await closedPort();
+    const port = await freePort();
     const elsewhere = await notify(['send', 'hi', '--retries', '1'], {
       env: { NOTIFY_BASE_URL: `http://127.0.0.1:${port}`, NOTIFY_TOKEN: token },
     });
@@ -81,7 +82,7 @@ describe('messages that say what to do', () => {
 describe('--json', () => {
   it('makes a failure one JSON document on stdout and nothing on stderr, warnings included', async () => {
     const token = `fox_send_${'Z'.repeat(32)}`;
-    const port = await closedPort();
+    const port = await freePort();
     const run = await notify(['send', 'hi', '--json', '--retries', '1', '--token', token], {
       env: { NOTIFY_BASE_URL: `http://127.0.0.1:${port}` },
     });

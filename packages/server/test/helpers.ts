@@ -170,6 +170,13 @@ export function pushToken(): string {
   return pushTokenCounter.toString(16).padStart(64, 'a');
 }
 
+/** An account made through the management API, with nothing in it yet: its id and key. */
+export async function bareAccount(server: TestServer): Promise<{ id: string; key: string }> {
+  const reply = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: {} });
+  if (reply.status !== 201) throw new Error(`account: ${reply.text}`);
+  return { id: reply.body.id, key: reply.body.key };
+}
+
 /** An account made through the management API, with an iPhone, a watch and a headset and one token. */
 export async function createAccount(
   server: TestServer,

@@ -11,7 +11,7 @@ const POLL_SECRET_PATTERN = /^fox_poll_[A-Za-z0-9]{32}$/;
 const unauthorized = (message: string) => new ApiError('unauthorized', message);
 
 /** `Authorization: Bearer <secret>`; undefined when the header is absent. */
-function bearerOf(header: string | undefined): string | undefined {
+export function bearerOf(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const match = /^Bearer +(\S+) *$/i.exec(header);
   if (!match) throw unauthorized('the Authorization header must be "Bearer <token>"');

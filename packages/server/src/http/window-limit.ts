@@ -1,5 +1,5 @@
 import { ApiError } from '../kernel/api-error.js';
-import type { Clock } from '../kernel/clock.js';
+import { type Clock, retryAfterSeconds } from '../kernel/clock.js';
 
 /** Past this many keys in the map, windows that ended are dropped on the next count. */
 const PRUNE_AT = 10_000;
@@ -40,7 +40,7 @@ export class WindowLimit {
     const now = this.clock.now();
     const window = this.#windows.get(key);
     if (!window || now - window.start >= this.windowMs || window.count < this.perWindow) return;
-    const retryAfter = Math.max(1, Math.ceil((window.start + this.windowMs - now) / 1000));
+    const retryAfter = retryAfterSeconds(window.start + this.windowMs - now);
     throw new ApiError('rate_limited', `${REFUSAL[this.scope]}; retry after Retry-After`, {
       headers: { 'retry-after': String(retryAfter) },
       details: { scope: this.scope, limit: this.perWindow },

@@ -13,6 +13,11 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** A wait as `Retry-After` says it: whole seconds, rounded up, at least one. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
 

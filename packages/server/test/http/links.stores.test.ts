@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ADMIN_KEY,
+  bareAccount,
   createToken,
   expectError,
   pushToken,
@@ -17,11 +17,6 @@ import {
 
 const CODE = /^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$/;
 const TEN_MINUTES = 600_000;
-
-async function account(server: TestServer): Promise<{ id: string; key: string }> {
-  const reply = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: {} });
-  return { id: reply.body.id, key: reply.body.key };
-}
 
 let deviceIds = 0;
 /** A link request as an app makes it: its own id, its name, and an APNs push token. */
@@ -54,7 +49,7 @@ async function linkedDevice(server: TestServer, accountKey: string) {
 describe('linking a device with a code', () => {
   it('makes a request with a code, is approved, and hands the app its device key on the first read only', async () => {
     const server = await startServer();
-    const ana = await account(server);
+    const ana = await bareAccount(server);
     const link = await requestLink(server, { device_id: 'install-0001', in_auto: false });
     expect(link.status, link.text).toBe(201);
     expect(link.body).toEqual({
@@ -103,7 +98,7 @@ describe('linking a device with a code', () => {
 
   it('gives the device key its routes: the inbox, its own reports, itself, approvals; 403 elsewhere', async () => {
     const server = await startServer();
-    const ana = await account(server);
+    const ana = await bareAccount(server);
     const phone = await linkedDevice(server, ana.key);
     const watch = await linkedDevice(server, ana.key);
     const token = await createToken(server, ana.key, { name: 'CI' });
@@ -170,7 +165,7 @@ describe('linking a device with a code', () => {
 
   it('leaves its account with DELETE /v1/device: the device is removed and its key answers token_revoked', async () => {
     const server = await startServer();
-    const ana = await account(server);
+    const ana = await bareAccount(server);
     const phone = await linkedDevice(server, ana.key);
     expect((await server.request('DELETE', '/v1/device', { token: phone.key })).status).toBe(204);
     expectError(await server.request('GET', '/v1/inbox', { token: phone.key }), 401, 'token_revoked');
@@ -187,7 +182,7 @@ describe('linking a device with a code', () => {
 
   it('refuses an approval in the order the interface gives: expired, approved, cancelled, unknown', async () => {
     const server = await startServer();
-    const ana = await account(server);
+    const ana = await bareAccount(server);
 
     const late = await requestLink(server);
     server.clock.advance(TEN_MINUTES);
@@ -218,8 +213,8 @@ describe('linking a device with a code', () => {
 
   it('locks an account after 5 wrong codes in 10 minutes: the sixth and every approval then is link_locked', async () => {
     const server = await startServer();
-    const ana = await account(server);
-    const bob = await account(server);
+    const ana = await bareAccount(server);
+    const bob = await bareAccount(server);
     const start = server.clock.now();
     for (let i = 0; i < 5; i++) {
       expectError(await approve(server, ana.key, `WRNG-CDE${i + 2}`), 404, 'not_found', 'code');
@@ -243,7 +238,7 @@ describe('linking a device with a code', () => {
 
   it('approves at most 5 links in 10 minutes per account (Retry-After), and 20 devices', async () => {
     const server = await startServer();
-    const ana = await account(server);
+    const ana = await bareAccount(server);
     const start = server.clock.now();
     for (let i = 0; i < 5; i++) {
       expect((await approve(server, ana.key, (await requestLink(server)).body.code)).status).toBe(201);
@@ -276,7 +271,7 @@ describe('linking a device with a code', () => {
 
   it('refuses a device id or push address already registered or being linked: device_exists', async () => {
     const server = await startServer();
-    const ana = await account(server);
+    const ana = await bareAccount(server);
     const token = pushToken();
     const first = await requestLink(server, { device_id: 'install-same', push_token: token });
     expect(first.status).toBe(201);
@@ -340,13 +335,13 @@ describe('linking a device with a code', () => {
     );
     expectError(await poll(server, mine.body.id, `fox_poll_${'x'.repeat(32)}`), 401, 'unauthorized');
     expectError(await server.request('GET', '/v1/inbox', { token: mine.body.secret }), 403, 'forbidden');
-    const ana = await account(server);
+    const ana = await bareAccount(server);
     expectError(await poll(server, mine.body.id, ana.key), 403, 'forbidden');
   });
 
   it('shortens codes to --link-code-seconds', async () => {
     const server = await startServer({ limits: { linkCodeMs: 30_000 } });
-    const ana = await account(server);
+    const ana = await bareAccount(server);
     const link = await requestLink(server);
     expect(link.body.expires_at).toBe(new Date(server.clock.now() + 30_000).toISOString());
     server.clock.advance(30_000);
@@ -357,7 +352,7 @@ describe('linking a device with a code', () => {
 describe('what linking keeps, and for how long', () => {
   it('purges link requests past retention and wrong codes an hour old: the tables stay bounded', async () => {
     const server = await startServer();
-    const ana = await account(server);
+    const ana = await bareAccount(server);
     const old = await requestLink(server);
     expectError(await approve(server, ana.key, 'WRNG-CDE2'), 404, 'not_found', 'code');
     server.clock.advance(TEN_MINUTES);

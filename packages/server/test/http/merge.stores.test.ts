@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ADMIN_KEY,
+  bareAccount,
   createToken,
   expectError,
   pushToken,
@@ -13,11 +13,6 @@ import {
  * Two accounts of one person becoming one group: the merged account's devices, tokens, inbox and
  * approvals move to the one that survives, in one transaction on each store.
  */
-
-async function account(server: TestServer): Promise<{ id: string; key: string }> {
-  const reply = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: {} });
-  return { id: reply.body.id, key: reply.body.key };
-}
 
 const merge = (server: TestServer, canonicalKey: string, mergedKey: string) =>
   server.request('POST', '/v1/account/merge', { token: canonicalKey, json: { account_key: mergedKey } });
@@ -48,8 +43,8 @@ const inboxIds = async (server: TestServer, key: string) =>
 describe('merging accounts', () => {
   it("moves the merged account's devices, tokens and inbox; its key answers account_merged; its tokens keep sending", async () => {
     const server = await startServer();
-    const ana = await account(server);
-    const old = await account(server);
+    const ana = await bareAccount(server);
+    const old = await bareAccount(server);
     await addDevice(server, ana.key, 'iPhone');
     await addDevice(server, old.key, 'Old iPad');
     const oldToken = await createToken(server, old.key, { name: 'Old CI' });
@@ -89,15 +84,15 @@ describe('merging accounts', () => {
 
   it('refuses a group past 5 accounts (merge_group_full) and a merge past 20 devices, changing nothing', async () => {
     const server = await startServer();
-    const ana = await account(server);
+    const ana = await bareAccount(server);
     for (let i = 0; i < 4; i++)
-      expect((await merge(server, ana.key, (await account(server)).key)).status).toBe(200);
-    const sixth = await account(server);
+      expect((await merge(server, ana.key, (await bareAccount(server)).key)).status).toBe(200);
+    const sixth = await bareAccount(server);
     expectError(await merge(server, ana.key, sixth.key), 409, 'merge_group_full');
     expect((await server.request('GET', '/v1/devices', { token: sixth.key })).status).toBe(200);
 
-    const bob = await account(server);
-    const many = await account(server);
+    const bob = await bareAccount(server);
+    const many = await bareAccount(server);
     for (let i = 0; i < 15; i++) expect((await addDevice(server, bob.key, `Bob ${i}`)).status).toBe(201);
     for (let i = 0; i < 6; i++) expect((await addDevice(server, many.key, `Many ${i}`)).status).toBe(201);
     const full = expectError(await merge(server, bob.key, many.key), 409, 'limit_reached');
@@ -108,9 +103,9 @@ describe('merging accounts', () => {
 
   it('supersedes a pending switch request of a device the merge moved: its poll says so, its code is link_superseded', async () => {
     const server = await startServer();
-    const ana = await account(server);
-    const old = await account(server);
-    const elsewhere = await account(server);
+    const ana = await bareAccount(server);
+    const old = await bareAccount(server);
+    const elsewhere = await bareAccount(server);
     const tablet = await linked(server, old.key, 'tablet-install-1');
     const move = await server.request('POST', '/v1/link-requests', {
       json: {
@@ -140,8 +135,8 @@ describe('merging accounts', () => {
 
   it('takes only the key of another live account of this service, never echoing it', async () => {
     const server = await startServer();
-    const ana = await account(server);
-    const merged = await account(server);
+    const ana = await bareAccount(server);
+    const merged = await bareAccount(server);
     expect((await merge(server, ana.key, merged.key)).status).toBe(200);
     for (const key of [ana.key, merged.key, `fox_acct_${'Z'.repeat(32)}`, 'not a key']) {
       const reply = await merge(server, ana.key, key);
@@ -152,8 +147,8 @@ describe('merging accounts', () => {
 
   it('stores every send that races a merge, under the account that survives', async () => {
     const server = await startServer();
-    const ana = await account(server);
-    const old = await account(server);
+    const ana = await bareAccount(server);
+    const old = await bareAccount(server);
     await addDevice(server, old.key, 'iPad');
     const token = await createToken(server, old.key);
     const sends = Array.from({ length: 20 }, (_, i) =>

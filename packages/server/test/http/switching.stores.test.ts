@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ADMIN_KEY,
+  bareAccount,
   createToken,
   expectError,
   pushToken,
@@ -13,11 +13,6 @@ import {
  * A device moving from one account to another with proof of the one it leaves (its device key
  * there): checked when the request is made, carried out when the new account approves it.
  */
-
-async function account(server: TestServer): Promise<{ id: string; key: string }> {
-  const reply = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: {} });
-  return { id: reply.body.id, key: reply.body.key };
-}
 
 const request = (server: TestServer, json: Record<string, unknown>): Promise<Reply> =>
   server.request('POST', '/v1/link-requests', {
@@ -44,8 +39,8 @@ async function linked(server: TestServer, accountKey: string, deviceId: string, 
 describe('switching accounts', () => {
   it('moves a device from A to B when B approves: it leaves A (its key revoked, what waits skipped) with a new key for B', async () => {
     const server = await startServer();
-    const a = await account(server);
-    const b = await account(server);
+    const a = await bareAccount(server);
+    const b = await bareAccount(server);
     const phone = await linked(server, a.key, 'install-phone-1');
     // Something waits for it in A when it leaves.
     const token = await createToken(server, a.key, { name: 'CI' });
@@ -107,7 +102,7 @@ describe('switching accounts', () => {
 
   it('refuses a proof that is unknown, revoked or another device’s: source_rejected with its reason', async () => {
     const server = await startServer();
-    const a = await account(server);
+    const a = await bareAccount(server);
     const phone = await linked(server, a.key, 'install-phone-2');
     const watch = await linked(server, a.key, 'install-watch-2');
     const refused = async (source: Record<string, unknown>, deviceId: string, reason: string) => {
@@ -126,7 +121,7 @@ describe('switching accounts', () => {
 
   it('refuses by default while the old account is in use, counting its tokens and other devices', async () => {
     const server = await startServer();
-    const a = await account(server);
+    const a = await bareAccount(server);
     const phone = await linked(server, a.key, 'install-phone-3');
     const move = () => request(server, { device_id: 'install-phone-3', source: { device_key: phone.key } });
     // Nothing else uses A: the device may leave it without being told to.

@@ -2,14 +2,14 @@ import { CLIENT_DEVICE_ID_PATTERN, canonicalLinkCode, PLATFORMS } from '@foxbell
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../kernel/api-error.js';
-import { isoTime } from '../../kernel/clock.js';
+import { isoTime, retryAfterSeconds } from '../../kernel/clock.js';
 import { newLinkCode } from '../../kernel/link-codes.js';
 import { openDeviceKey, sealDeviceKey } from '../../kernel/sealed-key.js';
 import { hashSecret } from '../../kernel/secrets.js';
 import type { PushHosts } from '../../kernel/web-push.js';
 import { linkStateAt } from '../../store/links.js';
 import type { LinkApproval, LinkRequest } from '../../store/store.js';
-import { DEVICE_KEY_PATTERN } from '../auth.js';
+import { bearerOf, DEVICE_KEY_PATTERN } from '../auth.js';
 import { type AppContext, accountOrDevice } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
@@ -36,9 +36,6 @@ export const newLinkRequest = (hosts: PushHosts) =>
 
 export const linkApproval = z.strictObject({ code: textField(1, 64) });
 
-/** Whole seconds to wait, at least one. */
-const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
-
 /**
  * Where the web app that made a request lives, for its notifications to open: its page on this
  * server, when the request came from this server's own origin (a browser says so in `Origin`).
@@ -63,7 +60,7 @@ function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppC
         'link_locked',
         'too many wrong link codes: this account may approve again after Retry-After',
         {
-          headers: { 'retry-after': seconds(outcome.retryAfterMs) },
+          headers: { 'retry-after': String(retryAfterSeconds(outcome.retryAfterMs)) },
         },
       );
     case 'no_code':
@@ -83,7 +80,7 @@ function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppC
         `an account approves at most ${limits.linkApprovalsPerWindow} links in ${limits.linkWindowMs / 60_000} minutes`,
         {
           details: { limit: 'link_approvals', max: limits.linkApprovalsPerWindow },
-          headers: { 'retry-after': seconds(outcome.retryAfterMs) },
+          headers: { 'retry-after': String(retryAfterSeconds(outcome.retryAfterMs)) },
         },
       );
     case 'devices_limit':
@@ -182,7 +179,9 @@ export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
       if (view.state !== 'approved' || !link.approved) return view;
       // The device key, once: the first read after approval takes it from the store.
       const sealed = await ctx.store.takeSealedKey(link.id);
-      const deviceKey = sealed === null ? undefined : openDeviceKey(sealed, pollSecretOf(request));
+      // Opened with the poll secret itself: auth found the request by the secret's hash.
+      const deviceKey =
+        sealed === null ? undefined : openDeviceKey(sealed, bearerOf(request.headers.authorization) ?? '');
       if (deviceKey === undefined) return view;
       const found = await ctx.store.findDeviceKey(hashSecret(deviceKey));
       if (!found) return view;
@@ -244,9 +243,4 @@ async function ownLink(
       : undefined;
   if (!link) throw noSuch('lnk');
   return link;
-}
-
-/** The poll secret itself (auth found its request by its hash): it opens the sealed device key. */
-function pollSecretOf(request: FastifyRequest): string {
-  return /^Bearer +(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
 }
