@@ -15,13 +15,12 @@ import {
   type ClaimedDestination,
   DeliveryWorker,
   newProviderKeyPem,
-  openSqliteStore,
   type PushRequest,
   pushRequestFor,
   randomIds,
-  type Store,
   systemClock,
 } from '@foxbell/server';
+import { loadedStore, NOTIFICATION } from './support/loaded-store.js';
 import { median } from './support/stats.js';
 
 // Ten timed rounds, five with each side first: this VM's speed moves by ±15% within a minute.
@@ -35,20 +34,6 @@ const TOPICS = {
   watchos: 'app.foxbell.bench.watchkitapp',
   visionos: 'app.foxbell.bench',
 };
-/** One send as the store keeps it: validated, every default applied. */
-const NOTIFICATION: ClaimedDestination['notification'] = {
-  message: 'Build #812 passed on main',
-  title: 'CI',
-  scene: 'rocket',
-  scene_version: 1,
-  scene_params: {},
-  bell_color: 'gold',
-  level: 'active',
-  sound: 'default',
-  ttl: 86_400,
-  target: 'auto',
-};
-
 const work = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-delivery-'));
 const privateKeyPem = newProviderKeyPem();
 const key = { privateKeyPem, keyId: 'BENCHKEY01', teamId: 'BENCHTEAM1' };
@@ -87,69 +72,6 @@ async function expectAccepted(count: number, who: string): Promise<void> {
   if (accepted !== count) throw new Error(`${who}: the simulator accepted ${accepted} pushes, not ${count}`);
 }
 
-/** A store holding NOTIFICATIONS accepted sends to an account with an iPhone per push token, not yet routed. */
-async function loadedStore(dir: string, pushTokens: string[]): Promise<Store> {
-  const store = openSqliteStore({ dataDir: dir });
-  const now = Date.now();
-  const account = await store.createAccount({
-    id: randomIds.id('acct'),
-    name: null,
-    keyHash: randomUUID(),
-    now,
-  });
-  const token = await store.createToken(
-    {
-      id: randomIds.id('tok'),
-      accountId: account.id,
-      name: 'Bench',
-      kind: 'standard',
-      ownStatus: true,
-      deviceNames: true,
-      scenes: null,
-      allowUrls: true,
-      defaultTarget: null,
-      expiresAt: null,
-      createdAt: now,
-    },
-    randomUUID(),
-    50,
-  );
-  if (token === 'limit_reached') throw new Error('token limit');
-  for (const [i, pushToken] of pushTokens.entries()) {
-    await store.createDevice(
-      {
-        id: randomIds.id('dev'),
-        accountId: account.id,
-        name: `Phone ${i}`,
-        platform: 'ios',
-        pushToken,
-        webPush: null,
-        inAuto: true,
-        now,
-      },
-      DEVICES,
-    );
-  }
-  const limits = { perTokenPerMinute: 1e9, perAccountPerMinute: 1e9, perAccountPerMonth: 1e12 };
-  const outcomes = await Promise.all(
-    Array.from({ length: NOTIFICATIONS }, () =>
-      store.acceptSend({
-        id: randomIds.id('ntf'),
-        requestId: randomIds.id('req'),
-        account,
-        token,
-        notification: NOTIFICATION,
-        idempotency: undefined,
-        now,
-        limits,
-      }),
-    ),
-  );
-  const refused = outcomes.filter((outcome) => outcome.kind !== 'accepted');
-  if (refused.length > 0) throw new Error(`${refused.length} sends refused: ${JSON.stringify(refused[0])}`);
-  return store;
-}
-
 /**
  * Like APNs, the simulator allows one stream until a connection shows a valid token: each side
  * pushes this once, untimed, so its connection is open and trusted before its clock starts.
@@ -165,7 +87,11 @@ function warmUpRequest(): PushRequest {
 /** Ours: a worker delivers everything queued; the clock stops when nothing is left to do. */
 async function runFoxbell(round: number, pushTokens: string[]): Promise<number> {
   const dir = path.join(work, `store-${round}`);
-  const store = await loadedStore(dir, pushTokens);
+  const store = await loadedStore(
+    dir,
+    pushTokens.map((pushToken) => ({ pushToken, webPush: null })),
+    NOTIFICATIONS,
+  );
   const client = new ApnsClient({ url: simUrls.push, ca, key, clock: systemClock });
   const worker = new DeliveryWorker({
     store,

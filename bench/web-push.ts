@@ -13,18 +13,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 // The built package, as users run it.
 import {
-  type ClaimedDestination,
   DeliveryWorker,
   openSqliteStore,
   parsePushHosts,
   randomIds,
-  type Store,
   systemClock,
   VapidKeySource,
   WebPushTransport,
   webPushPayload,
 } from '@foxbell/server';
 import type { Subscription } from '@foxbell/test-support/push-service';
+import { loadedStore, NOTIFICATION } from './support/loaded-store.js';
 import { median } from './support/stats.js';
 
 const ROUNDS = 6;
@@ -34,19 +33,6 @@ const CONCURRENCY = 100;
 const SUBJECT = 'mailto:bench@example.com';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const webPush = createRequire(path.join(root, 'packages/server/package.json'))('web-push');
-
-const NOTIFICATION: ClaimedDestination['notification'] = {
-  message: 'Build #812 passed on main',
-  title: 'CI',
-  scene: 'rocket',
-  scene_version: 1,
-  scene_params: {},
-  bell_color: 'gold',
-  level: 'active',
-  sound: 'default',
-  ttl: 86_400,
-  target: 'auto',
-};
 
 const work = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-web-push-'));
 // One key pair for both sides: ours keeps it in the store it opens, the baseline is handed it.
@@ -82,74 +68,19 @@ async function expectAccepted(count: number, who: string): Promise<void> {
     throw new Error(`${who}: ${accepted} pushes accepted, not ${count}; refused: ${refused[0]}`);
 }
 
-/** A store holding NOTIFICATIONS accepted sends to an account with a web app per subscription. */
-async function loadedStore(dir: string, subscriptions: Subscription[]): Promise<Store> {
-  const store = openSqliteStore({ dataDir: dir });
-  // The deployment's key pair, as every process of it reads it.
-  await store.settingOnce('web_push_vapid_keys', JSON.stringify(vapid));
-  const now = Date.now();
-  const account = await store.createAccount({
-    id: randomIds.id('acct'),
-    name: null,
-    keyHash: randomUUID(),
-    now,
-  });
-  const token = await store.createToken(
-    {
-      id: randomIds.id('tok'),
-      accountId: account.id,
-      name: 'Bench',
-      kind: 'standard',
-      ownStatus: true,
-      deviceNames: true,
-      scenes: null,
-      allowUrls: true,
-      defaultTarget: null,
-      expiresAt: null,
-      createdAt: now,
-    },
-    randomUUID(),
-    50,
-  );
-  if (token === 'limit_reached') throw new Error('token limit');
-  for (const [i, subscription] of subscriptions.entries()) {
-    await store.createDevice(
-      {
-        id: randomIds.id('dev'),
-        accountId: account.id,
-        name: `Phone ${i}`,
-        platform: 'ios',
-        pushToken: subscription.endpoint,
-        webPush: { ...subscription.keys, appUrl: null },
-        inAuto: true,
-        now,
-      },
-      DEVICES,
-    );
-  }
-  const limits = { perTokenPerMinute: 1e9, perAccountPerMinute: 1e9, perAccountPerMonth: 1e12 };
-  const outcomes = await Promise.all(
-    Array.from({ length: NOTIFICATIONS }, () =>
-      store.acceptSend({
-        id: randomIds.id('ntf'),
-        requestId: randomIds.id('req'),
-        account,
-        token,
-        notification: NOTIFICATION,
-        idempotency: undefined,
-        now,
-        limits,
-      }),
-    ),
-  );
-  if (outcomes.some((outcome) => outcome.kind !== 'accepted')) throw new Error('a send was refused');
-  return store;
-}
-
 /** Ours: a worker delivers everything queued; the clock stops when nothing is left to do. */
 async function runFoxbell(round: number, subscriptions: Subscription[]): Promise<number> {
   const dir = path.join(work, `store-${round}`);
-  const store = await loadedStore(dir, subscriptions);
+  const store = await loadedStore(
+    dir,
+    subscriptions.map((subscription) => ({
+      pushToken: subscription.endpoint,
+      webPush: { ...subscription.keys, appUrl: null },
+    })),
+    NOTIFICATIONS,
+  );
+  // The deployment's key pair, as every process of it reads it.
+  await store.settingOnce('web_push_vapid_keys', JSON.stringify(vapid));
   const keys = new VapidKeySource(store);
   const transport = new WebPushTransport({
     keys: () => keys.keys(),
