@@ -1,4 +1,4 @@
-export const ELLIPSIS = '…';
+const ELLIPSIS = '…';
 
 /**
  * The longest prefix of `message` (whole code points) whose JSON string form, with an ellipsis,
@@ -6,7 +6,7 @@ export const ELLIPSIS = '…';
  * have a hard size (4 KB for APNs, the 4,096-byte record for Web Push); the full text stays in
  * the inbox.
  */
-export function shorten(message: string, room: number): string {
+function shorten(message: string, room: number): string {
   const budget = room - Buffer.byteLength(JSON.stringify(ELLIPSIS)) + 2;
   let used = 0;
   let end = 0;
@@ -17,4 +17,31 @@ export function shorten(message: string, room: number): string {
     end += char.length;
   }
   return message.slice(0, end) + ELLIPSIS;
+}
+
+/**
+ * A push payload within `maxBytes`, for a push service's hard size: built with the whole
+ * `message` if it fits; else `custom.truncated` is set and the message shortened to the room
+ * left, leaving out `custom`'s keys a group at a time, in `dropOrder`, until it fits (the app reads
+ * what was left out from the inbox, which has it whole).
+ */
+export function fitPayload(
+  maxBytes: number,
+  message: string,
+  custom: Record<string, unknown>,
+  build: (message: string) => string,
+  dropOrder: readonly (readonly string[])[],
+): string {
+  let payload = build(message);
+  if (Buffer.byteLength(payload) <= maxBytes) return payload;
+  custom.truncated = true;
+  for (const dropped of [[], ...dropOrder]) {
+    for (const key of dropped) custom[key] = undefined;
+    const room = maxBytes - Buffer.byteLength(build(''));
+    if (room > Buffer.byteLength(ELLIPSIS) + 2) {
+      payload = build(shorten(message, room));
+      if (Buffer.byteLength(payload) <= maxBytes) break;
+    }
+  }
+  return payload;
 }

@@ -1,5 +1,5 @@
 import { findSceneVersion, LEVEL_PUSH_PRIORITY, type Platform } from '@foxbell/sdk/contract';
-import { ELLIPSIS, shorten } from '../../kernel/shorten.js';
+import { fitPayload } from '../../kernel/shorten.js';
 import type { PushDestination } from '../transport.js';
 
 /** APNs refuses a payload over 4 KB (`413 PayloadTooLarge`). */
@@ -117,17 +117,9 @@ export function buildPayload(
       foxbell: custom,
     });
 
-  let payload = build(n.message);
-  if (Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES) return payload;
-
-  custom.truncated = true;
-  for (const dropped of [undefined, ['image'], ['url', 'url_title'], ['scene_params']] as const) {
-    for (const key of dropped ?? []) custom[key] = undefined;
-    const room = MAX_PAYLOAD_BYTES - Buffer.byteLength(build(''));
-    if (room > Buffer.byteLength(ELLIPSIS) + 2) {
-      payload = build(shorten(n.message, room));
-      if (Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES) break;
-    }
-  }
-  return payload;
+  return fitPayload(MAX_PAYLOAD_BYTES, n.message, custom, build, [
+    ['image'],
+    ['url', 'url_title'],
+    ['scene_params'],
+  ]);
 }

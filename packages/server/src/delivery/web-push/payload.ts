@@ -1,5 +1,5 @@
 import { findSceneVersion } from '@foxbell/sdk/contract';
-import { ELLIPSIS, shorten } from '../../kernel/shorten.js';
+import { fitPayload } from '../../kernel/shorten.js';
 import type { PushDestination } from '../transport.js';
 
 /**
@@ -51,18 +51,7 @@ export function webPushPayload(destination: PushDestination): string {
     );
   };
 
-  let payload = build(n.message);
-  if (Buffer.byteLength(payload) <= MAX_PLAINTEXT_BYTES) return payload;
-  custom.truncated = true;
-  for (const dropped of [[], ['url', 'url_title']] as const) {
-    for (const key of dropped) custom[key] = undefined;
-    const room = MAX_PLAINTEXT_BYTES - Buffer.byteLength(build(''));
-    if (room > Buffer.byteLength(ELLIPSIS) + 2) {
-      payload = build(shorten(n.message, room));
-      if (Buffer.byteLength(payload) <= MAX_PLAINTEXT_BYTES) break;
-    }
-  }
-  return payload;
+  return fitPayload(MAX_PLAINTEXT_BYTES, n.message, custom, build, [['url', 'url_title']]);
 }
 
 /** The web app's page for one notification: the scene plays there, full screen. */
