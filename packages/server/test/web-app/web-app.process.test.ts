@@ -93,6 +93,13 @@ describe('the web app in Chromium', () => {
     const cdp = await context.newCDPSession(page);
     const registrations: { registrationId: string; scopeURL: string }[] = [];
     cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
+    // Which registrations have an activated worker: a push delivered before that would find none.
+    const activated = new Set<string>();
+    cdp.on('ServiceWorker.workerVersionUpdated', (event) => {
+      for (const version of event.versions) {
+        if (version.status === 'activated') activated.add(version.registrationId);
+      }
+    });
     await cdp.send('ServiceWorker.enable');
 
     await page.goto(`${server.url}/app/`);
@@ -138,6 +145,7 @@ describe('the web app in Chromium', () => {
 
     const registration = registrations.find((entry) => entry.scopeURL === `${server.url}/app/`);
     expect(registration).toBeDefined();
+    await expect.poll(() => activated.has(registration?.registrationId as string), WAIT).toBe(true);
     await cdp.send('ServiceWorker.deliverPushMessage', {
       origin: server.url,
       registrationId: registration?.registrationId as string,
