@@ -1,4 +1,3 @@
-import ky from 'ky';
 import {
   ANY_SEND_TOKEN_PATTERN,
   catalogSceneSchema,
@@ -23,7 +22,7 @@ import type { CatalogScene } from './contract/scenes.js';
 import { FoxbellError, TimeoutError, ValidationError } from './errors.js';
 import { parseJson } from './internal/json.js';
 import { logOf } from './internal/log.js';
-import { type HttpResponse, send, sleep, type Transport } from './internal/request.js';
+import { type HttpResponse, newTransport, send, sleep, type Transport } from './internal/request.js';
 import { SDK_VERSION } from './internal/version.js';
 import type { Logger, LogLevel } from './logging.js';
 import { FoxbellPromise, type WithResponse } from './response-promise.js';
@@ -197,21 +196,14 @@ export class Foxbell {
       options.logger,
       fromEnv === undefined ? 'logLevel' : 'FOXBELL_LOG',
     );
-    this.#transport = {
-      baseUrl: this.baseUrl,
-      ky: ky.create({
-        prefix: this.baseUrl,
-        retry: 0,
-        throwHttpErrors: false,
-        timeout: false,
-      }),
+    this.#transport = newTransport(this.baseUrl, {
       fetch: options.fetch,
       maxRetries,
       timeoutMs,
       random: options.random ?? Math.random,
       onRetry: options.onRetry,
       log,
-    };
+    });
   }
 
   /** Sends a notification. Resolves once the service has stored and queued it (202). */

@@ -1,8 +1,7 @@
-import ky from 'ky';
 import { CLIENT_DEVICE_ID_PATTERN, canonicalLinkCode } from './contract/link.js';
 import type { Platform } from './contract/records.js';
 import { FoxbellError, ValidationError } from './errors.js';
-import { type HttpRequest, send, type Transport } from './internal/request.js';
+import { type HttpRequest, newTransport, send, type Transport } from './internal/request.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_RETRIES } from './retry.js';
 
 /**
@@ -98,16 +97,14 @@ export class FoxbellDevice {
     this.baseUrl = url.href.replace(/\/+$/, '');
     this.deviceId = options.deviceId;
     this.#key = options.deviceKey;
-    this.#reads = {
-      baseUrl: this.baseUrl,
-      ky: ky.create({ prefix: this.baseUrl, retry: 0, throwHttpErrors: false, timeout: false }),
+    this.#reads = newTransport(this.baseUrl, {
       fetch: options.fetch,
       maxRetries: MAX_RETRIES,
       timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
       random: Math.random,
       onRetry: undefined,
       log: undefined,
-    };
+    });
     this.#writes = { ...this.#reads, maxRetries: 0 };
   }
 

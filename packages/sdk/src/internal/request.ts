@@ -1,4 +1,4 @@
-import { isNetworkError, type KyInstance } from 'ky';
+import ky, { isNetworkError, type KyInstance } from 'ky';
 import {
   AbortError,
   type Attempt,
@@ -23,6 +23,18 @@ export interface Transport {
   random: () => number;
   onRetry: ((info: RetryInfo) => void) | undefined;
   log: Log | undefined;
+}
+
+/**
+ * A transport to `baseUrl` with these settings. ky only sends (no retries, no thrown HTTP errors,
+ * no timeout of its own): the policy and the attempt timeout are `send`'s.
+ */
+export function newTransport(baseUrl: string, settings: Omit<Transport, 'ky' | 'baseUrl'>): Transport {
+  return {
+    baseUrl,
+    ky: ky.create({ prefix: baseUrl, retry: 0, throwHttpErrors: false, timeout: false }),
+    ...settings,
+  };
 }
 
 export interface HttpRequest {
@@ -54,8 +66,8 @@ type Failure = {
 
 /**
  * Sends a request under the spec's retry policy and returns the first success; throws the error
- * that ended the call, carrying every attempt. ky only sends (no retries, no thrown HTTP errors,
- * no timeout of its own): the policy lives in `decideRetry`, the loop here only carries it out.
+ * that ended the call, carrying every attempt. The policy lives in `decideRetry`, the loop here
+ * only carries it out.
  */
 export async function send(transport: Transport, request: HttpRequest): Promise<HttpResponse> {
   const attempts: Attempt[] = [];
