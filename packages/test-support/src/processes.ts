@@ -6,10 +6,11 @@ import path from 'node:path';
 import { afterEach } from 'vitest';
 
 /**
- * Processes and folders a test makes, gone after it whatever its outcome: children are killed
- * first, then their folders removed.
+ * Processes, folders and other things a test makes, gone after it whatever its outcome: children
+ * are killed first, then what they used is cleaned up (a database schema), then folders removed.
  */
 const children: ChildProcess[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 const folders: string[] = [];
 afterEach(async () => {
   await Promise.all(
@@ -20,8 +21,14 @@ afterEach(async () => {
       return exited;
     }),
   );
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
   await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
 });
+
+/** Runs `cleanup` after the test, once its processes are gone. */
+export function cleanUpAfterTest(cleanup: () => Promise<void>): void {
+  cleanups.push(cleanup);
+}
 
 /** Kills `child` after the test, if it is still running then. */
 export function killAfterTest<T extends ChildProcess>(child: T): T {
