@@ -2,6 +2,7 @@ import { readConfig, USAGE } from '../config/server-settings.js';
 import { systemClock } from '../kernel/clock.js';
 import { DataDirUnsafeError } from '../store/data-dir.js';
 import { DatabaseUnreachableError } from '../store/postgres/open.js';
+import { NewerDatabaseError } from '../store/schema-version.js';
 import { DataDirInUseError } from '../store/sqlite/open.js';
 import { serve } from './serve.js';
 import { TlsFilesError } from './tls-files.js';
@@ -39,7 +40,13 @@ async function main(): Promise<void> {
 }
 
 /** Failures an operator can mend, said in one line; anything else with its stack. */
-const EXPECTED = [DataDirInUseError, DataDirUnsafeError, TlsFilesError, DatabaseUnreachableError];
+const EXPECTED = [
+  DataDirInUseError,
+  DataDirUnsafeError,
+  TlsFilesError,
+  DatabaseUnreachableError,
+  NewerDatabaseError,
+];
 
 main().catch((error: unknown) => {
   const expected = EXPECTED.some((kind) => error instanceof kind);

@@ -4,6 +4,7 @@ import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promis
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import serverPackage from '../../package.json' with { type: 'json' };
 import { send } from '../helpers.js';
@@ -433,6 +434,28 @@ describe('foxbell-server, delivering', () => {
     const { code, stderr } = await runToExit(['--port', '0', '--data', data]);
     expect(code).toBe(1);
     expect(stderr).toContain(`another foxbell-server is serving sends from ${data}`);
+  });
+
+  it('refuses data written by a newer release in one line, exits 1 and leaves it as it was', async () => {
+    const data = await tempDir();
+    const first = await startProcess(['--data', data, '--admin-key', ADMIN, '--log-level', 'warn']);
+    first.child.kill('SIGTERM');
+    await first.exited;
+    const file = path.join(data, 'foxbell.db');
+    const db = new DatabaseSync(file);
+    const released = Number(
+      (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version,
+    );
+    db.exec(`PRAGMA user_version = ${released + 1}`);
+    db.close();
+    const { code, stderr } = await runToExit(['--port', '0', '--data', data]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `foxbell-server: the database is at schema version ${released + 1}, written by a newer foxbell-server (this one knows up to ${released}); run that release or a later one: this one leaves the database as it is\n`,
+    );
+    const after = new DatabaseSync(file);
+    expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: released + 1 });
+    after.close();
   });
 });
 

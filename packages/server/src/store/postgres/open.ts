@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { pendingMigrations } from '../schema-version.js';
 import type { Store } from '../store.js';
 import { lockKey, PostgresConnection } from './connection.js';
 import { postgresCredentials } from './credentials.js';
@@ -61,7 +62,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // replaced on the next query; without a listener the error would end the process.
   pool.on('error', () => {});
   try {
-    await migrate(pool, schema);
+    await migratePostgres(pool, schema);
   } catch (error) {
     await pool.end();
     const code = (error as { code?: string }).code;
@@ -106,7 +107,16 @@ function whereOf(url: string): string {
   }
 }
 
-async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
+/**
+ * Runs the migrations the database still needs, one transaction each with the version it brings,
+ * under a lock that makes processes starting together take turns: one that fails leaves the
+ * database at the version before it. A database of a newer release is refused untouched.
+ */
+export async function migratePostgres(
+  pool: pg.Pool,
+  schema: string | undefined,
+  migrations: readonly string[] = POSTGRES_MIGRATIONS,
+): Promise<void> {
   const client = await pool.connect();
   const key = lockKey(`foxbell:migrate:${schema ?? ''}`);
   try {
@@ -121,13 +131,12 @@ async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void>
       'SELECT coalesce(max(version), 0) AS applied FROM foxbell_migrations',
     );
     const applied = Number(rows[0].applied);
-    for (const [index, sql] of POSTGRES_MIGRATIONS.entries()) {
-      if (index < applied) continue;
+    for (const { version, sql } of pendingMigrations(applied, migrations)) {
       await client.query('BEGIN');
       try {
         await client.query(sql);
         await client.query('INSERT INTO foxbell_migrations (version, applied_at) VALUES ($1, now())', [
-          index + 1,
+          version,
         ]);
         await client.query('COMMIT');
       } catch (error) {

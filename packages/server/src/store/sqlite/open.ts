@@ -1,6 +1,7 @@
 import { fsyncSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { makeDataDirPrivate } from '../data-dir.js';
+import { pendingMigrations } from '../schema-version.js';
 import type { Store } from '../store.js';
 import { SqliteConnection } from './connection.js';
 import { sqliteCredentials } from './credentials.js';
@@ -52,7 +53,13 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   makeDataDirPrivate(options.dataDir);
   const apiLock = (options.role ?? 'api') === 'api' ? lockApi(options.dataDir) : undefined;
   const file = path.join(options.dataDir, 'foxbell.db');
-  const db = prepare(new DatabaseSync(file));
+  let db: DatabaseSync;
+  try {
+    db = prepare(new DatabaseSync(file));
+  } catch (error) {
+    apiLock?.close();
+    throw error;
+  }
   const wal = openSync(`${file}-wal`, 'r+');
   makeDataDirPrivate(options.dataDir);
   // The new files' directory entries, and everything the migrations wrote.
@@ -102,20 +109,28 @@ function lockApi(dataDir: string): DatabaseSync {
 }
 
 function prepare(db: DatabaseSync): DatabaseSync {
-  db.exec(
-    'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000',
-  );
-  migrate(db);
-  return db;
+  try {
+    db.exec(
+      'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000',
+    );
+    migrateSqlite(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }
 
-function migrate(db: DatabaseSync): void {
-  const applied = Number(pragmaValue(db, 'user_version'));
-  for (const [index, sql] of SQLITE_MIGRATIONS.entries()) {
-    if (index < applied) continue;
+/**
+ * Runs the migrations `db` still needs, each in a transaction with the version it brings: one
+ * that fails leaves the database at the version before it. A database of a newer release is
+ * refused untouched.
+ */
+export function migrateSqlite(db: DatabaseSync, migrations: readonly string[] = SQLITE_MIGRATIONS): void {
+  for (const { version, sql } of pendingMigrations(Number(pragmaValue(db, 'user_version')), migrations)) {
     inTransaction(db, () => {
       db.exec(sql);
-      db.exec(`PRAGMA user_version = ${index + 1}`);
+      db.exec(`PRAGMA user_version = ${version}`);
     });
   }
 }

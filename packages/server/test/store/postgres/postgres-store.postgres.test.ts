@@ -1,7 +1,12 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatabaseUnreachableError, openPostgresStore } from '../../../src/store/postgres/open.js';
+import {
+  DatabaseUnreachableError,
+  migratePostgres,
+  openPostgresStore,
+} from '../../../src/store/postgres/open.js';
 import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres/schema.js';
+import { NewerDatabaseError } from '../../../src/store/schema-version.js';
 import type { Store } from '../../../src/store/store.js';
 import { runToExit } from '../../processes.js';
 import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
@@ -12,6 +17,57 @@ afterEach(async () => {
 });
 
 describe('the PostgreSQL store', () => {
+  it('leaves the database at the version before a migration that fails, and refuses one of a newer release untouched', async () => {
+    const schema = newTestSchema();
+    opened.push(await openPostgresStore({ url: TEST_DATABASE_URL, schema }));
+    const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    const versions = async () =>
+      (await client.query(`SELECT version FROM ${schema}.foxbell_migrations ORDER BY version`)).rows.map(
+        (row) => row.version,
+      );
+    try {
+      const released = POSTGRES_MIGRATIONS.length;
+      // The next release's migration breaks half-way: its first statement is undone too.
+      await expect(
+        migratePostgres(pool, schema, [
+          ...POSTGRES_MIGRATIONS,
+          'CREATE TABLE added (a int); INSERT INTO missing VALUES (1)',
+        ]),
+      ).rejects.toThrow(/missing/);
+      expect((await versions()).at(-1)).toBe(released);
+      const added = await client.query('SELECT to_regclass($1) AS found', [`${schema}.added`]);
+      expect(added.rows[0].found).toBeNull();
+
+      // A newer release ran one more: this one refuses to open it, and changes nothing.
+      await client.query(
+        `INSERT INTO ${schema}.foxbell_migrations (version, applied_at) VALUES ($1, now())`,
+        [released + 1],
+      );
+      const newer = await openPostgresStore({ url: TEST_DATABASE_URL, schema }).catch((error) => error);
+      expect(newer).toBeInstanceOf(NewerDatabaseError);
+      expect(newer.message).toBe(
+        `the database is at schema version ${released + 1}, written by a newer foxbell-server (this one knows up to ${released}); run that release or a later one: this one leaves the database as it is`,
+      );
+      expect((await versions()).at(-1)).toBe(released + 1);
+
+      // The server says so in one line, and exits 1.
+      const run = await runToExit([
+        '--database',
+        TEST_DATABASE_URL,
+        '--database-schema',
+        schema,
+        '--no-workers',
+      ]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`foxbell-server: ${newer.message}\n`);
+    } finally {
+      await client.end();
+      await pool.end();
+    }
+  });
+
   it('migrates a new schema once when several processes start on it at the same moment', async () => {
     const schema = newTestSchema();
     opened.push(

@@ -4,7 +4,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { DESTINATION_STATES } from '@foxbell/sdk/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../../src/kernel/secrets.js';
-import { openSqliteStore } from '../../../src/store/sqlite/open.js';
+import { NewerDatabaseError } from '../../../src/store/schema-version.js';
+import { migrateSqlite, openSqliteStore } from '../../../src/store/sqlite/open.js';
 import { SQLITE_MIGRATIONS } from '../../../src/store/sqlite/schema.js';
 import type { Store } from '../../../src/store/store.js';
 import { tempDir } from '../../processes.js';
@@ -18,6 +19,43 @@ afterEach(async () => {
 const PAYLOAD = JSON.stringify(STORED_NOTIFICATION);
 
 describe('SQLite migrations', () => {
+  it('leave the database at the version before a migration that fails, and refuse one of a newer release untouched', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'foxbell.db');
+    const released = SQLITE_MIGRATIONS.length;
+    const db = databaseAt(file, released);
+    const tables = () =>
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
+    const before = tables();
+    // The next release's migration breaks half-way: its first statement is undone too.
+    expect(() =>
+      migrateSqlite(db, [...SQLITE_MIGRATIONS, 'CREATE TABLE added (a); INSERT INTO missing VALUES (1)']),
+    ).toThrow(/missing/);
+    expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: released });
+    expect(tables()).toEqual(before);
+
+    // A newer release ran one more: this one refuses to open it, twice (its lock was let go).
+    db.exec(`PRAGMA user_version = ${released + 1}`);
+    db.close();
+    for (let i = 0; i < 2; i++) {
+      const newer = (() => {
+        try {
+          open.push(openSqliteStore({ dataDir: dir }));
+        } catch (error) {
+          return error as Error;
+        }
+        return undefined;
+      })();
+      expect(newer).toBeInstanceOf(NewerDatabaseError);
+      expect(newer?.message).toBe(
+        `the database is at schema version ${released + 1}, written by a newer foxbell-server (this one knows up to ${released}); run that release or a later one: this one leaves the database as it is`,
+      );
+    }
+    const after = new DatabaseSync(file);
+    expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: released + 1 });
+    after.close();
+  });
+
   it('turns the routing queue into the unrouted notifications: queued ones stay queued, nothing else is routed again', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'foxbell.db');
