@@ -413,7 +413,8 @@ export const USAGE = usageOf(
   `Usage: foxbell-server [worker] [options]
 
   worker                deliver only (no API), sharing the database with a server; any number may run
-  admin …               manage accounts, tokens, devices and the pause of a running server: admin --help`,
+  admin …               manage accounts, tokens, devices and the pause of a running server: admin --help
+  backup, restore …     copy the SQLite database of a running server, and bring a copy back: backup --help`,
   SERVER_SETTINGS,
 );
 
@@ -432,7 +433,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
   const { values, problems } = read;
   const [command = 'serve', ...extra] = read.positionals;
   if (command !== 'serve' && command !== 'worker')
-    problems.push(`unknown command "${command}"; the commands are "worker" and "admin"`);
+    problems.push(`unknown command "${command}"; the commands are "worker", "admin", "backup" and "restore"`);
   if (extra.length > 0) problems.push(`unexpected arguments: ${extra.join(' ')}`);
   if (values.database === undefined && values.databaseSchema !== undefined) {
     problems.push(`${settingName(SERVER_SETTINGS.databaseSchema)} needs --database`);

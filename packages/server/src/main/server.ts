@@ -8,7 +8,7 @@ import { serve } from './serve.js';
 import { TlsFilesError } from './tls-files.js';
 import { runWorker } from './worker.js';
 
-/** `foxbell-server [worker|admin] …`: reads the settings once, then runs the mode they name. */
+/** `foxbell-server [worker|admin|backup|restore] …`: reads the settings once, then runs the mode they name. */
 async function main(): Promise<void> {
   // Whatever the server makes from here on (the database's journal and lock files, a worker's
   // owner files) is its user's alone, as the start-time pass makes what was already there.
@@ -17,6 +17,16 @@ async function main(): Promise<void> {
     // A client of a running server: none of the server loads.
     const { runAdmin } = await import('./admin/run.js');
     process.exitCode = await runAdmin(process.argv.slice(3), {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: process.env,
+    });
+    return;
+  }
+  const command = process.argv[2];
+  if (command === 'backup' || command === 'restore') {
+    const { runBackup } = await import('./backup.js');
+    process.exitCode = await runBackup(command, process.argv.slice(3), {
       stdout: process.stdout,
       stderr: process.stderr,
       env: process.env,

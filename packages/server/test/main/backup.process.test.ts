@@ -1,0 +1,138 @@
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { send } from '../helpers.js';
+import { ADMIN, BIN, runScript, startProcess, tempDir } from '../processes.js';
+
+const STATES = ['accepted', 'sent_to_push', 'delivered', 'dropped'];
+
+/** `foxbell-server backup|restore …` to its end. */
+const run = (args: string[]) => runScript(BIN, args, {});
+
+describe('foxbell-server backup and restore (SQLite)', () => {
+  it('copies a running server while sends and deliveries go on; the restored copy has every notification accepted before, with its status', async () => {
+    const dir = await tempDir();
+    const data = path.join(dir, 'data');
+    const unlimited = ['--rate-per-token', '100000', '--rate-per-account', '100000'];
+    const server = await startProcess([
+      '--data',
+      data,
+      '--admin-key',
+      ADMIN,
+      '--log-level',
+      'warn',
+      ...unlimited,
+    ]);
+    const account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
+    // A simulated iPhone: the server's workers deliver to it while the backup runs.
+    const device = await send(server.url, 'POST', '/v1/devices', {
+      token: account.body.key,
+      json: { name: 'iPhone', platform: 'ios', push_token: 'a'.repeat(64) },
+    });
+    expect(device.status, device.text).toBe(201);
+    const token = (await send(server.url, 'POST', '/v1/tokens', { token: account.body.key, json: {} })).body
+      .token;
+
+    const accepted: string[] = [];
+    let sending = true;
+    const sender = (async () => {
+      for (let i = 0; sending; i++) {
+        const reply = await send(server.url, 'POST', '/v1/notifications', {
+          token,
+          json: { message: `m${i}` },
+        });
+        if (reply.status !== 202) throw new Error(`${reply.status} ${reply.text}`);
+        accepted.push(reply.body.id);
+      }
+    })();
+    await expect.poll(() => accepted.length, { timeout: 10_000 }).toBeGreaterThan(30);
+    const before = [...accepted];
+    const backupFile = path.join(dir, 'foxbell-backup.db');
+    const made = await run(['backup', '--data', data, '--to', backupFile]);
+    const during = accepted.length;
+    await expect.poll(() => accepted.length, { timeout: 10_000 }).toBeGreaterThan(during + 10);
+    sending = false;
+    await sender;
+
+    expect(made.stderr).toBe('');
+    expect(made.code).toBe(0);
+    const counted = Number(/: (\d+) notifications, schema version \d+\n/.exec(made.stdout)?.[1]);
+    expect(counted).toBeGreaterThanOrEqual(before.length);
+    expect(made.stdout).toContain(`backed up ${data} to ${backupFile}`);
+    expect(made.stdout).toContain('keep it private');
+    // Private to its user, as the data directory is.
+    expect((await stat(backupFile)).mode & 0o777).toBe(0o600);
+
+    const restored = path.join(dir, 'restored');
+    const brought = await run(['restore', '--from', backupFile, '--data', restored]);
+    expect([brought.code, brought.stderr]).toEqual([0, '']);
+    expect(brought.stdout).toBe(
+      `restored ${backupFile} into ${restored}: ${counted} notifications, schema version ${/schema version (\d+)/.exec(made.stdout)?.[1]}\nstart it with: foxbell-server --data ${restored}\n`,
+    );
+    expect((await stat(restored)).mode & 0o777).toBe(0o700);
+
+    const copy = await startProcess([
+      '--data',
+      restored,
+      '--admin-key',
+      ADMIN,
+      '--log-level',
+      'warn',
+      '--no-workers',
+      ...unlimited,
+    ]);
+    for (const id of before) {
+      const record = await send(copy.url, 'GET', `/v1/notifications/${id}/status`, { token });
+      expect(record.status, `${id}: ${record.text}`).toBe(200);
+      expect(STATES).toContain(record.body.status);
+    }
+    // The copy serves sends with the same token.
+    const after = await send(copy.url, 'POST', '/v1/notifications', { token, json: { message: 'after' } });
+    expect(after.status, after.text).toBe(202);
+  }, 60_000);
+
+  it('refuses to overwrite a file or a data directory, a file that is not a backup, and names what to do', async () => {
+    const dir = await tempDir();
+    const data = path.join(dir, 'data');
+    const server = await startProcess(['--data', data, '--admin-key', ADMIN, '--log-level', 'warn']);
+    server.child.kill('SIGTERM');
+    await server.exited;
+    const taken = path.join(dir, 'taken.db');
+    await writeFile(taken, 'not a database');
+
+    expect(await run(['backup', '--data', data, '--to', taken])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `foxbell-server backup: ${taken} exists: name a new file for the backup\n`,
+    });
+    expect(await run(['backup', '--data', path.join(dir, 'none'), '--to', path.join(dir, 'x.db')])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `foxbell-server backup: there is no Foxbell database in ${path.join(dir, 'none')}\n`,
+    });
+    const fresh = path.join(dir, 'fresh');
+    await mkdir(fresh);
+    const notBackup = await run(['restore', '--from', taken, '--data', fresh]);
+    expect(notBackup.code).toBe(1);
+    expect(notBackup.stderr).toMatch(
+      new RegExp(`^foxbell-server restore: ${taken} is not a Foxbell backup: `),
+    );
+    const good = path.join(dir, 'good.db');
+    expect((await run(['backup', '--data', data, '--to', good])).code).toBe(0);
+    expect(await run(['restore', '--from', good, '--data', data])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `foxbell-server restore: ${data} is not empty: restore into a new, empty data directory\n`,
+    });
+    const usage = await run(['backup', '--data', data]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(
+      /^foxbell-server backup: --to FILE is required\n\nUsage: foxbell-server backup/,
+    );
+    const postgres = await runScript(BIN, ['backup', '--to', good], {
+      FOXBELL_DATABASE_URL: 'postgres://x/y',
+    });
+    expect(postgres.code).toBe(2);
+    expect(postgres.stderr).toMatch(/the store is PostgreSQL; back it up with pg_dump/);
+  }, 30_000);
+});
