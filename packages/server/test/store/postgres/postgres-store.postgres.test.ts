@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hashSecret } from '../../../src/kernel/secrets.js';
 import {
   DatabaseUnreachableError,
   migratePostgres,
@@ -8,7 +13,8 @@ import {
 import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres/schema.js';
 import { NewerDatabaseError } from '../../../src/store/schema-version.js';
 import type { Store } from '../../../src/store/store.js';
-import { runToExit } from '../../processes.js';
+import { runToExit, tempDir } from '../../processes.js';
+import { STORED_NOTIFICATION } from '../../store-fixtures.js';
 import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
 
 const opened: Store[] = [];
@@ -17,6 +23,54 @@ afterEach(async () => {
 });
 
 describe('the PostgreSQL store', () => {
+  it('opens a schema written by release 0.1.0 and migrates it: its account, token, device and notification are all there, and it takes new sends', async () => {
+    // Written by `foxbell-server` 0.1.0 on PostgreSQL (pg_dump of its schema): an account, an
+    // iPhone, a token named CI, and one notification sent with an idempotency key and delivered
+    // to the simulator. Loaded into a schema of this test's with psql, as pg_restore would.
+    const schema = newTestSchema();
+    const dump = await readFile(
+      new URL('../../fixtures/foxbell-0.1.0.postgres.sql', import.meta.url),
+      'utf8',
+    );
+    const file = path.join(await tempDir(), 'fixture.sql');
+    await writeFile(file, dump.replaceAll('foxbell_release_010', schema));
+    await promisify(execFile)('psql', [
+      '--quiet',
+      '--set=ON_ERROR_STOP=1',
+      `--file=${file}`,
+      TEST_DATABASE_URL,
+    ]);
+
+    const store = await openPostgresStore({ url: TEST_DATABASE_URL, schema });
+    opened.push(store);
+    const credential = await store.findCredential(hashSecret(RELEASE_010.token));
+    expect(credential?.kind).toBe('send');
+    const account = await store.findCredential(hashSecret(RELEASE_010.accountKey));
+    expect(account?.kind === 'account' && account.account.name).toBe('Fixture');
+    const stored = await store.getNotification(RELEASE_010.id);
+    expect(stored).toMatchObject({
+      senderName: 'CI',
+      status: 'sent_to_push',
+      notification: { message: 'Build passed', title: 'CI', scene: 'rocket' },
+      destinations: [{ platform: 'ios', state: 'accepted', pushStatus: 200 }],
+    });
+    const devices = await store.listDevices(stored?.accountId as string, { activeOnly: true });
+    expect(devices.map((device) => [device.name, device.platform])).toEqual([["Ana's iPhone", 'ios']]);
+    if (credential?.kind !== 'send') throw new Error('no token');
+    const accepted = await store.acceptSend({
+      id: 'ntf_new',
+      requestId: 'req_new',
+      account: credential.account,
+      token: credential.token,
+      notification: { ...STORED_NOTIFICATION, target: 'auto' },
+      idempotency: undefined,
+      now: (stored?.createdAt as number) + 60_000,
+      limits: { perTokenPerMinute: 30, perAccountPerMinute: 60, perAccountPerMonth: 10_000 },
+    });
+    expect(accepted.kind).toBe('accepted');
+    expect((await store.getNotification('ntf_new'))?.status).toBe('accepted');
+  });
+
   it('leaves the database at the version before a migration that fails, and refuses one of a newer release untouched', async () => {
     const schema = newTestSchema();
     opened.push(await openPostgresStore({ url: TEST_DATABASE_URL, schema }));
@@ -140,3 +194,10 @@ describe('foxbell-server --database', () => {
     expect(alone.stderr).toContain('--database-schema (FOXBELL_DATABASE_SCHEMA) needs --database');
   });
 });
+
+/** The secrets behind the 0.1.0 fixture's hashes (a test database's, never a real one's). */
+const RELEASE_010 = {
+  accountKey: 'fox_acct_wdMHsuCs8DclZAfALbTzXn6k5SljokP4',
+  token: 'fox_send_OIPPEXuhRzTJiAEvAydwAsTBobPBvtbm',
+  id: 'ntf_0VcBpV456aIAEwdr0cT9WI',
+};
