@@ -7,5 +7,5 @@ export {
   startServerWithToken,
   startTlsProcess,
 } from './foxbell-server.js';
-export { EXTRA_NODES, freePort, killAfterTest, runScript, tempDir } from './processes.js';
+export { cleanUpAfterTest, EXTRA_NODES, freePort, killAfterTest, runScript, tempDir } from './processes.js';
 export { startTinyproxy } from './tinyproxy.js';
