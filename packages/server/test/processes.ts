@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -14,6 +16,7 @@ import {
 import { newProviderKeyPem } from '../src/delivery/apns/provider-token.js';
 import { localCertificate } from '../src/simulator/local-certificate.js';
 import { ApnsSimulator } from '../src/simulator/simulator.js';
+import { send } from './helpers.js';
 
 /**
  * foxbell-server as real processes, killed after each test: what every package's tests share is in
@@ -99,4 +102,69 @@ export async function startOutsideSimulator(
     ],
   ];
   return { sim, apnsArgs };
+}
+
+/** Rate limits no test that sends without pause reaches. */
+export const UNLIMITED = ['--rate-per-token', '100000', '--rate-per-account', '100000'];
+
+/**
+ * Sends without pause to a running server (started with UNLIMITED), as an account with one
+ * simulated iPhone that the server's workers deliver to: every notification accepted so far, in
+ * order, until `stop`.
+ */
+export async function keepSending(url: string) {
+  const account = await send(url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
+  const device = await send(url, 'POST', '/v1/devices', {
+    token: account.body.key,
+    json: { name: 'iPhone', platform: 'ios', push_token: randomBytes(32).toString('hex') },
+  });
+  if (device.status !== 201) throw new Error(`${device.status} ${device.text}`);
+  const token = (await send(url, 'POST', '/v1/tokens', { token: account.body.key, json: {} })).body
+    .token as string;
+  const accepted: string[] = [];
+  let sending = true;
+  const sender = (async () => {
+    for (let i = 0; sending; i++) {
+      const reply = await send(url, 'POST', '/v1/notifications', { token, json: { message: `m${i}` } });
+      if (reply.status !== 202) throw new Error(`${reply.status} ${reply.text}`);
+      accepted.push(reply.body.id);
+    }
+  })();
+  return {
+    token,
+    accepted,
+    async stop() {
+      sending = false;
+      await sender;
+    },
+  };
+}
+
+/** One HTTPS request that trusts `ca`, as a client with it in its store would: status, headers, JSON body. */
+export function httpsJson(
+  url: string,
+  ca: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpsRequest(
+      url,
+      { method: init.method ?? 'GET', headers: init.headers ?? {}, ca },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk) => {
+          text += chunk;
+        });
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: new Headers(response.headers as Record<string, string>),
+            body: JSON.parse(text || '{}'),
+          }),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(init.body);
+  });
 }

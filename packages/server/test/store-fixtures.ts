@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { hashSecret } from '../src/kernel/secrets.js';
 import type { Account, NewSend, RateLimits, SendToken, Store } from '../src/store/store.js';
 
 /** Sends, accounts and devices made straight in a store, for the store's own tests. */
@@ -98,4 +100,45 @@ export async function addToken(
     options.secretHash ?? id('secret'),
     1000,
   )) as SendToken;
+}
+
+/** The secrets behind a release fixture's hashes (a test database's, never a real one's). */
+export interface ReleaseFixture {
+  accountKey: string;
+  token: string;
+  id: string;
+}
+
+/**
+ * What every release fixture holds, as each release's server wrote it: an account named Fixture
+ * with Ana's iPhone, a token named CI, and one notification sent with an idempotency key and
+ * delivered to the simulator. Checks it is all there, and that the store takes a new send.
+ */
+export async function expectReleaseFixture(store: Store, fixture: ReleaseFixture): Promise<void> {
+  const credential = await store.findCredential(hashSecret(fixture.token));
+  if (credential?.kind !== 'send') throw new Error(`the fixture's token is ${credential?.kind}`);
+  const account = await store.findCredential(hashSecret(fixture.accountKey));
+  expect(account?.kind === 'account' && account.account.name).toBe('Fixture');
+  const stored = await store.getNotification(fixture.id);
+  expect(stored).toMatchObject({
+    senderName: 'CI',
+    status: 'sent_to_push',
+    notification: { message: 'Build passed', title: 'CI', scene: 'rocket' },
+    destinations: [{ platform: 'ios', state: 'accepted', pushStatus: 200 }],
+  });
+  const devices = await store.listDevices(stored?.accountId as string, { activeOnly: true });
+  expect(devices.map((device) => [device.name, device.platform])).toEqual([["Ana's iPhone", 'ios']]);
+  const now = (stored?.createdAt as number) + 60_000;
+  const accepted = await store.acceptSend({
+    id: 'ntf_new',
+    requestId: 'req_new',
+    account: credential.account,
+    token: credential.token,
+    notification: { ...STORED_NOTIFICATION, target: 'auto' },
+    idempotency: undefined,
+    now,
+    limits: LIMITS,
+  });
+  expect(accepted.kind).toBe('accepted');
+  expect((await store.getNotification('ntf_new'))?.status).toBe('accepted');
 }

@@ -4,7 +4,6 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { cleanUpAfterTest } from '@foxbell/test-support';
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
 import { ADMIN, freePort, tempDir } from '../processes.js';
@@ -41,83 +40,97 @@ async function engine() {
         maxBuffer: 64 * 1024 * 1024,
       })
     ).stdout.trim();
-  // Containers, volumes and layers go before the folder does.
-  cleanUpAfterTest(async () => {
+  /** The engine's output of a container: its stdout and stderr, where the server's log goes. */
+  const logs = async (name: string) => {
+    const { stdout, stderr } = await run('podman', [...storage, 'logs', name], {
+      env: { ...process.env, CONTAINERS_CONF: conf },
+    });
+    return stdout + stderr;
+  };
+  // Containers, volumes and layers go before the test's folder does (in the test's own time: a
+  // reset takes longer than an after-each hook may).
+  const reset = async () => {
     await podman(['rm', '--all', '--force']).catch(() => undefined);
     await podman(['system', 'reset', '--force']).catch(() => undefined);
-  });
-  return { podman, dir };
+  };
+  return { podman, logs, reset, dir };
 }
 
 describe('the container image (Dockerfile)', () => {
   it('builds from the lockfile, runs as node with its data in /data, is healthy, stops on SIGTERM and keeps its data across containers', async () => {
-    const { podman, dir } = await engine();
-    await buildStandInBase(podman, dir, BASE);
-    const ca = process.env.NODE_EXTRA_CA_CERTS;
-    await podman([
-      ...['build', '--isolation', 'chroot', '--format', 'docker', '--build-arg', `BASE=${BASE}`],
-      ...(ca && existsSync(ca) ? ['--secret', `id=npm_ca,src=${ca}`] : []),
-      ...['--tag', IMAGE, REPOSITORY],
-    ]);
-    // The registry's CA is in no layer.
-    const history = await podman(['history', '--no-trunc', '--format', '{{.CreatedBy}}', IMAGE]);
-    expect(history).not.toContain('BEGIN CERTIFICATE');
-    const [image] = JSON.parse(await podman(['image', 'inspect', IMAGE]));
-    expect(image.Config.User).toBe('node');
-    expect(image.Config.Volumes).toEqual({ '/data': {} });
-    expect(image.Healthcheck.Test).toEqual(['CMD', 'node', '/app/bin/healthcheck.js']);
-
-    await podman(['volume', 'create', 'foxbell-data']);
-    const port = await freePort();
-    const start = async (name: string) => {
+    const { podman, logs, reset, dir } = await engine();
+    try {
+      await buildStandInBase(podman, dir, BASE);
+      const ca = process.env.NODE_EXTRA_CA_CERTS;
       await podman([
-        ...['run', '--detach', '--name', name, '--publish', `127.0.0.1:${port}:8787`],
-        ...['--volume', 'foxbell-data:/data', '--env', `FOXBELL_ADMIN_KEY=${ADMIN}`, IMAGE],
+        ...['build', '--isolation', 'chroot', '--format', 'docker', '--build-arg', `BASE=${BASE}`],
+        ...(ca && existsSync(ca) ? ['--secret', `id=npm_ca,src=${ca}`] : []),
+        ...['--tag', IMAGE, REPOSITORY],
       ]);
-      const url = `http://127.0.0.1:${port}`;
+      // The registry's CA is in no layer.
+      const history = await podman(['history', '--no-trunc', '--format', '{{.CreatedBy}}', IMAGE]);
+      expect(history).not.toContain('BEGIN CERTIFICATE');
+      const [image] = JSON.parse(await podman(['image', 'inspect', IMAGE]));
+      expect(image.Config.User).toBe('node');
+      expect(image.Config.Volumes).toEqual({ '/data': {} });
+      expect(image.Healthcheck.Test).toEqual(['CMD', 'node', '/app/bin/healthcheck.js']);
+
+      await podman(['volume', 'create', 'foxbell-data']);
+      const port = await freePort();
+      const start = async (name: string) => {
+        await podman([
+          ...['run', '--detach', '--name', name, '--publish', `127.0.0.1:${port}:8787`],
+          ...['--volume', 'foxbell-data:/data', '--env', `FOXBELL_ADMIN_KEY=${ADMIN}`, IMAGE],
+        ]);
+        const url = `http://127.0.0.1:${port}`;
+        await expect
+          .poll(async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status, {
+            timeout: 30_000,
+          })
+          .toBe(200);
+        return url;
+      };
+
+      const url = await start('foxbell-1');
+      const account = await send(url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
+      expect(account.status, account.text).toBe(201);
+      const device = await send(url, 'POST', '/v1/devices', {
+        token: account.body.key,
+        json: { name: 'iPhone', platform: 'ios', push_token: 'c'.repeat(64) },
+      });
+      expect(device.status, device.text).toBe(201);
+      const token = (await send(url, 'POST', '/v1/tokens', { token: account.body.key, json: {} })).body.token;
+      const sent = await send(url, 'POST', '/v1/notifications', {
+        token,
+        json: { message: 'From the container' },
+      });
+      expect(sent.status, sent.text).toBe(202);
       await expect
-        .poll(async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status, { timeout: 30_000 })
-        .toBe(200);
-      return url;
-    };
+        .poll(
+          async () =>
+            (await send(url, 'GET', `/v1/notifications/${sent.body.id}/status`, { token })).body.status,
+          {
+            timeout: 10_000,
+          },
+        )
+        .toBe('sent_to_push');
 
-    const url = await start('foxbell-1');
-    const account = await send(url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
-    expect(account.status, account.text).toBe(201);
-    const device = await send(url, 'POST', '/v1/devices', {
-      token: account.body.key,
-      json: { name: 'iPhone', platform: 'ios', push_token: 'c'.repeat(64) },
-    });
-    expect(device.status, device.text).toBe(201);
-    const token = (await send(url, 'POST', '/v1/tokens', { token: account.body.key, json: {} })).body.token;
-    const sent = await send(url, 'POST', '/v1/notifications', {
-      token,
-      json: { message: 'From the container' },
-    });
-    expect(sent.status, sent.text).toBe(202);
-    await expect
-      .poll(
-        async () =>
-          (await send(url, 'GET', `/v1/notifications/${sent.body.id}/status`, { token })).body.status,
-        {
-          timeout: 10_000,
-        },
-      )
-      .toBe('sent_to_push');
+      await podman(['healthcheck', 'run', 'foxbell-1']);
+      expect(await podman(['exec', 'foxbell-1', 'node', '-p', 'process.getuid()'])).toBe('1000');
+      // SIGTERM to Node as PID 1: it stops gracefully, and says so.
+      await podman(['stop', '--time', '20', 'foxbell-1']);
+      expect(await podman(['inspect', '--format', '{{.State.ExitCode}}', 'foxbell-1'])).toBe('0');
+      expect(await logs('foxbell-1')).toContain('stopping: no new requests');
+      await podman(['rm', 'foxbell-1']);
 
-    await podman(['healthcheck', 'run', 'foxbell-1']);
-    expect(await podman(['exec', 'foxbell-1', 'node', '-p', 'process.getuid()'])).toBe('1000');
-    // SIGTERM to Node as PID 1: it stops gracefully, and says so.
-    await podman(['stop', '--time', '20', 'foxbell-1']);
-    expect(await podman(['inspect', '--format', '{{.State.ExitCode}}', 'foxbell-1'])).toBe('0');
-    expect(await podman(['logs', 'foxbell-1'])).toContain('stopping: no new requests');
-    await podman(['rm', 'foxbell-1']);
-
-    // A new container on the same volume: the account, the token and the notification are there.
-    const again = await start('foxbell-2');
-    const record = await send(again, 'GET', `/v1/notifications/${sent.body.id}/status`, { token });
-    expect([record.status, record.body.status]).toEqual([200, 'sent_to_push']);
-    const next = await send(again, 'POST', '/v1/notifications', { token, json: { message: 'Still here' } });
-    expect(next.status, next.text).toBe(202);
+      // A new container on the same volume: the account, the token and the notification are there.
+      const again = await start('foxbell-2');
+      const record = await send(again, 'GET', `/v1/notifications/${sent.body.id}/status`, { token });
+      expect([record.status, record.body.status]).toEqual([200, 'sent_to_push']);
+      const next = await send(again, 'POST', '/v1/notifications', { token, json: { message: 'Still here' } });
+      expect(next.status, next.text).toBe(202);
+    } finally {
+      await reset();
+    }
   }, 900_000);
 });

@@ -1,43 +1,13 @@
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { request } from 'node:https';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killAfterTest } from '@foxbell/test-support';
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
-import { ADMIN, freePort, startProcess, tempDir } from '../processes.js';
+import { ADMIN, freePort, httpsJson, startProcess, tempDir } from '../processes.js';
 
 const CADDYFILE = fileURLToPath(new URL('../../../../deploy/Caddyfile', import.meta.url));
-
-/** One HTTPS request that trusts `ca`, as a client with it in its store would. */
-function https(
-  url: string,
-  ca: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; headers: Record<string, unknown>; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      url,
-      { method: init.method ?? 'GET', headers: init.headers ?? {}, ca },
-      (response) => {
-        let text = '';
-        response.on('data', (chunk) => {
-          text += chunk;
-        });
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: JSON.parse(text || '{}'),
-          }),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(init.body);
-  });
-}
 
 describe('behind Caddy, from deploy/Caddyfile', () => {
   it('serves the API over HTTPS with a certificate of its own, logging no token', async () => {
@@ -82,7 +52,7 @@ describe('behind Caddy, from deploy/Caddyfile', () => {
       .poll(
         async () => {
           ca = ca || (await readFile(root, 'utf8').catch(() => ''));
-          return ca ? (await https(`${base}/healthz`, ca).catch(() => ({ status: 0 }))).status : 0;
+          return ca ? (await httpsJson(`${base}/healthz`, ca).catch(() => ({ status: 0 }))).status : 0;
         },
         { timeout: 20_000, interval: 200 },
       )
@@ -91,16 +61,16 @@ describe('behind Caddy, from deploy/Caddyfile', () => {
     const account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
     const token = (await send(server.url, 'POST', '/v1/tokens', { token: account.body.key, json: {} })).body
       .token;
-    const sent = await https(`${base}/v1/notifications`, ca, {
+    const sent = await httpsJson(`${base}/v1/notifications`, ca, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ message: 'through Caddy' }),
     });
     expect(sent.status).toBe(202);
-    expect(sent.headers['x-request-id']).toBe(sent.body.request_id);
-    const byUrl = await https(`${base}/v1/send/${token}?message=by+URL`, ca);
+    expect(sent.headers.get('x-request-id')).toBe(sent.body.request_id);
+    const byUrl = await httpsJson(`${base}/v1/send/${token}?message=by+URL`, ca);
     expect(byUrl.status).toBe(202);
-    const status = await https(`${base}/v1/notifications/${sent.body.id}/status`, ca, {
+    const status = await httpsJson(`${base}/v1/notifications/${sent.body.id}/status`, ca, {
       headers: { authorization: `Bearer ${token}` },
     });
     expect([status.status, status.body.id]).toEqual([200, sent.body.id]);

@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { request } from 'node:https';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { localCertificate } from '../../src/simulator/local-certificate.js';
 import { send } from '../helpers.js';
-import { ADMIN, freePort, startProcess, tempDir } from '../processes.js';
+import { ADMIN, freePort, httpsJson, startProcess, tempDir } from '../processes.js';
 
 const DEPLOY_DOC = fileURLToPath(new URL('../../../../docs/deploy.md', import.meta.url));
 
@@ -80,34 +79,7 @@ http {
     const through = (
       pathAndQuery: string,
       init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-    ) =>
-      new Promise<{ status: number; headers: Headers; body: Record<string, unknown> }>((resolve, reject) => {
-        const outgoing = request(
-          {
-            host: 'localhost',
-            port,
-            path: pathAndQuery,
-            method: init.method ?? 'GET',
-            headers: init.headers ?? {},
-            ca: pems.cert,
-          },
-          (response) => {
-            let text = '';
-            response.on('data', (chunk) => {
-              text += chunk;
-            });
-            response.on('end', () =>
-              resolve({
-                status: response.statusCode ?? 0,
-                headers: new Headers(response.headers as Record<string, string>),
-                body: JSON.parse(text || '{}'),
-              }),
-            );
-          },
-        );
-        outgoing.on('error', reject);
-        outgoing.end(init.body);
-      });
+    ) => httpsJson(`https://localhost:${port}${pathAndQuery}`, pems.cert, init);
     await expect
       .poll(async () => (await through('/healthz').catch(() => ({ status: 0 }))).status, { timeout: 10_000 })
       .toBe(200);

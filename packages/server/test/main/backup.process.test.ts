@@ -2,7 +2,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
-import { ADMIN, BIN, runScript, startProcess, tempDir } from '../processes.js';
+import { ADMIN, BIN, keepSending, runScript, startProcess, tempDir, UNLIMITED } from '../processes.js';
 
 const STATES = ['accepted', 'sent_to_push', 'delivered', 'dropped'];
 
@@ -13,7 +13,6 @@ describe('foxbell-server backup and restore (SQLite)', () => {
   it('copies a running server while sends and deliveries go on; the restored copy has every notification accepted before, with its status', async () => {
     const dir = await tempDir();
     const data = path.join(dir, 'data');
-    const unlimited = ['--rate-per-token', '100000', '--rate-per-account', '100000'];
     const server = await startProcess([
       '--data',
       data,
@@ -21,38 +20,16 @@ describe('foxbell-server backup and restore (SQLite)', () => {
       ADMIN,
       '--log-level',
       'warn',
-      ...unlimited,
+      ...UNLIMITED,
     ]);
-    const account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
-    // A simulated iPhone: the server's workers deliver to it while the backup runs.
-    const device = await send(server.url, 'POST', '/v1/devices', {
-      token: account.body.key,
-      json: { name: 'iPhone', platform: 'ios', push_token: 'a'.repeat(64) },
-    });
-    expect(device.status, device.text).toBe(201);
-    const token = (await send(server.url, 'POST', '/v1/tokens', { token: account.body.key, json: {} })).body
-      .token;
-
-    const accepted: string[] = [];
-    let sending = true;
-    const sender = (async () => {
-      for (let i = 0; sending; i++) {
-        const reply = await send(server.url, 'POST', '/v1/notifications', {
-          token,
-          json: { message: `m${i}` },
-        });
-        if (reply.status !== 202) throw new Error(`${reply.status} ${reply.text}`);
-        accepted.push(reply.body.id);
-      }
-    })();
+    const { token, accepted, stop } = await keepSending(server.url);
     await expect.poll(() => accepted.length, { timeout: 10_000 }).toBeGreaterThan(30);
     const before = [...accepted];
     const backupFile = path.join(dir, 'foxbell-backup.db');
     const made = await run(['backup', '--data', data, '--to', backupFile]);
     const during = accepted.length;
     await expect.poll(() => accepted.length, { timeout: 10_000 }).toBeGreaterThan(during + 10);
-    sending = false;
-    await sender;
+    await stop();
 
     expect(made.stderr).toBe('');
     expect(made.code).toBe(0);
@@ -79,7 +56,7 @@ describe('foxbell-server backup and restore (SQLite)', () => {
       '--log-level',
       'warn',
       '--no-workers',
-      ...unlimited,
+      ...UNLIMITED,
     ]);
     for (const id of before) {
       const record = await send(copy.url, 'GET', `/v1/notifications/${id}/status`, { token });

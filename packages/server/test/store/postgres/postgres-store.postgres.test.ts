@@ -4,7 +4,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../../src/kernel/secrets.js';
 import {
   DatabaseUnreachableError,
   migratePostgres,
@@ -14,7 +13,7 @@ import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres/schema.js';
 import { NewerDatabaseError } from '../../../src/store/schema-version.js';
 import type { Store } from '../../../src/store/store.js';
 import { runToExit, tempDir } from '../../processes.js';
-import { STORED_NOTIFICATION } from '../../store-fixtures.js';
+import { expectReleaseFixture, type ReleaseFixture } from '../../store-fixtures.js';
 import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
 
 const opened: Store[] = [];
@@ -43,32 +42,7 @@ describe('the PostgreSQL store', () => {
 
     const store = await openPostgresStore({ url: TEST_DATABASE_URL, schema });
     opened.push(store);
-    const credential = await store.findCredential(hashSecret(RELEASE_010.token));
-    expect(credential?.kind).toBe('send');
-    const account = await store.findCredential(hashSecret(RELEASE_010.accountKey));
-    expect(account?.kind === 'account' && account.account.name).toBe('Fixture');
-    const stored = await store.getNotification(RELEASE_010.id);
-    expect(stored).toMatchObject({
-      senderName: 'CI',
-      status: 'sent_to_push',
-      notification: { message: 'Build passed', title: 'CI', scene: 'rocket' },
-      destinations: [{ platform: 'ios', state: 'accepted', pushStatus: 200 }],
-    });
-    const devices = await store.listDevices(stored?.accountId as string, { activeOnly: true });
-    expect(devices.map((device) => [device.name, device.platform])).toEqual([["Ana's iPhone", 'ios']]);
-    if (credential?.kind !== 'send') throw new Error('no token');
-    const accepted = await store.acceptSend({
-      id: 'ntf_new',
-      requestId: 'req_new',
-      account: credential.account,
-      token: credential.token,
-      notification: { ...STORED_NOTIFICATION, target: 'auto' },
-      idempotency: undefined,
-      now: (stored?.createdAt as number) + 60_000,
-      limits: { perTokenPerMinute: 30, perAccountPerMinute: 60, perAccountPerMonth: 10_000 },
-    });
-    expect(accepted.kind).toBe('accepted');
-    expect((await store.getNotification('ntf_new'))?.status).toBe('accepted');
+    await expectReleaseFixture(store, RELEASE_010);
   });
 
   it('leaves the database at the version before a migration that fails, and refuses one of a newer release untouched', async () => {
@@ -196,7 +170,7 @@ describe('foxbell-server --database', () => {
 });
 
 /** The secrets behind the 0.1.0 fixture's hashes (a test database's, never a real one's). */
-const RELEASE_010 = {
+const RELEASE_010: ReleaseFixture = {
   accountKey: 'fox_acct_wdMHsuCs8DclZAfALbTzXn6k5SljokP4',
   token: 'fox_send_OIPPEXuhRzTJiAEvAydwAsTBobPBvtbm',
   id: 'ntf_0VcBpV456aIAEwdr0cT9WI',

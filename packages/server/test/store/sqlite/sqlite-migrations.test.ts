@@ -3,13 +3,12 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DESTINATION_STATES } from '@foxbell/sdk/contract';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../../src/kernel/secrets.js';
 import { NewerDatabaseError } from '../../../src/store/schema-version.js';
 import { migrateSqlite, openSqliteStore } from '../../../src/store/sqlite/open.js';
 import { SQLITE_MIGRATIONS } from '../../../src/store/sqlite/schema.js';
 import type { Store } from '../../../src/store/store.js';
 import { tempDir } from '../../processes.js';
-import { STORED_NOTIFICATION, T0 } from '../../store-fixtures.js';
+import { expectReleaseFixture, type ReleaseFixture, STORED_NOTIFICATION, T0 } from '../../store-fixtures.js';
 
 const open: Store[] = [];
 afterEach(async () => {
@@ -164,35 +163,7 @@ describe('SQLite migrations', () => {
     await copyFile(new URL('../../fixtures/foxbell-0.1.0.db', import.meta.url), path.join(dir, 'foxbell.db'));
     const store = openSqliteStore({ dataDir: dir });
     open.push(store);
-    const credential = await store.findCredential(hashSecret(FIXTURE.token));
-    expect(credential?.kind).toBe('send');
-    const account = await store.findCredential(hashSecret(FIXTURE.accountKey));
-    expect(account?.kind === 'account' && account.account.name).toBe('Fixture');
-    const stored = await store.getNotification(FIXTURE.id);
-    expect(stored).toMatchObject({
-      senderName: 'CI',
-      status: 'sent_to_push',
-      notification: { message: 'Build passed', title: 'CI', scene: 'rocket' },
-      destinations: [{ platform: 'ios', state: 'accepted', pushStatus: 200 }],
-    });
-    const devices = await store.listDevices(stored?.accountId as string, { activeOnly: true });
-    expect(devices.map((device) => [device.name, device.platform])).toEqual([["Ana's iPhone", 'ios']]);
-    // It takes new sends, and remembers the old one's idempotency key.
-    if (credential?.kind !== 'send') throw new Error('no token');
-    const now = (stored?.createdAt as number) + 60_000;
-    const send = (key: string) =>
-      store.acceptSend({
-        id: `ntf_${key}`,
-        requestId: `req_${key}`,
-        account: credential.account,
-        token: credential.token,
-        notification: { ...STORED_NOTIFICATION, target: 'auto' },
-        idempotency: undefined,
-        now,
-        limits: { perTokenPerMinute: 30, perAccountPerMinute: 60, perAccountPerMonth: 10_000 },
-      });
-    expect((await send('new')).kind).toBe('accepted');
-    expect((await store.getNotification('ntf_new'))?.status).toBe('accepted');
+    await expectReleaseFixture(store, FIXTURE);
   });
 });
 
@@ -206,7 +177,7 @@ function databaseAt(file: string, applied: number): DatabaseSync {
 }
 
 /** The secrets behind the fixture's hashes (a test database's, never a real one's). */
-const FIXTURE = {
+const FIXTURE: ReleaseFixture = {
   accountKey: 'fox_acct_U0l4qvC7dnYItht5qb4mcmy61719k7nN',
   token: 'fox_send_bJdHlf6kqqEKPq3GzCB4Wi6AKW682NUs',
   id: 'ntf_0Vbvxh8Ex6P6XGI3ktsDMS',
