@@ -414,7 +414,8 @@ export const USAGE = usageOf(
 
   worker                deliver only (no API), sharing the database with a server; any number may run
   admin …               manage accounts, tokens, devices and the pause of a running server: admin --help
-  backup, restore …     copy the SQLite database of a running server, and bring a copy back: backup --help`,
+  backup, restore …     copy the SQLite database of a running server, and bring a copy back: backup --help
+  --version             print the version and exit`,
   SERVER_SETTINGS,
 );
 

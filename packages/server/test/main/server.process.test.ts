@@ -13,6 +13,7 @@ import {
   APNS_SIM_BIN,
   BIN,
   EXTRA_NODES,
+  runScript,
   runToExit,
   startProcess,
   startQuietServer,
@@ -31,6 +32,22 @@ describe('foxbell-server, the process', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const reply = await send(server.url, 'GET', '/v1/scenes', { token: ADMIN });
     expect(reply.status).toBe(200);
+    // Found by its name, as `kill -HUP $(pidof foxbell-server)` finds it.
+    const pid = server.child.pid as number;
+    expect((await readFile(`/proc/${pid}/comm`, 'utf8')).trim()).toBe('foxbell-server');
+    expect(execFileSync('pidof', ['foxbell-server'], { encoding: 'utf8' }).split(' ').map(Number)).toContain(
+      pid,
+    );
+  });
+
+  it('prints its version, and only that, with --version', async () => {
+    for (const flag of ['--version', '-V']) {
+      expect(await runScript(BIN, [flag], {})).toEqual({
+        code: 0,
+        stdout: `${serverPackage.version}\n`,
+        stderr: '',
+      });
+    }
   });
 
   it('makes its data directory private (0700 with its folders, every file 0600), whatever modes an older start left', async () => {
