@@ -54,13 +54,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
     if (printed !== '') io.stdout.write(`${printed}\n`);
     return outcome ? await outcome : EXIT.ok;
   } catch (error) {
-    // Handlers report their own failures: what arrives here is the parser's.
+    // Handlers report their own failures: what arrives here is the parser's. --fail-open keeps its
+    // promise for these too: a mistyped flag in a CI step warns and lets the build pass.
     const json = argv.includes('--json');
+    const failOpen = argv.includes('--fail-open');
     const message = usageMessage((error as Error).message, argv);
     const out = new Output({ json, quiet: false }, io);
-    out.error([message, 'Run `notify --help` for usage.']);
-    if (json) out.result({ error: { code: 'usage', message }, exit_code: EXIT.usage }, () => '');
-    return EXIT.usage;
+    const exitCode = failOpen ? EXIT.ok : EXIT.usage;
+    if (failOpen) {
+      out.warn(`notification not sent: ${message}\n  code: usage\n  next: Run \`notify --help\` for usage`, {
+        always: true,
+      });
+    } else out.error([message, 'Run `notify --help` for usage.']);
+    if (json) out.result({ error: { code: 'usage', message }, exit_code: exitCode }, () => '');
+    return exitCode;
   }
 }
 

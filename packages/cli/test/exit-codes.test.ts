@@ -140,4 +140,23 @@ describe('exit codes', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^warning: notification not sent: .+\n {2}code: connection_error\n/);
   });
+
+  it('0 with --fail-open for a usage mistake too, and for a field the SDK refuses, each with its warning', async () => {
+    const env = { NOTIFY_BASE_URL: `http://127.0.0.1:${await freePort()}`, NOTIFY_TOKEN: FOREIGN_TOKEN };
+    const usage = await notify(['ci', '--status', 'Success', '--fail-open'], { env });
+    expect(usage).toMatchObject({ code: 0, stdout: '' });
+    expect(usage.stderr).toBe(
+      'warning: notification not sent: Invalid values:\n  Argument: status, Given: "Success", Choices: "success", "failure", "cancelled"\n  code: usage\n  next: Run `notify --help` for usage\n',
+    );
+    const json = await notify(['ci', '--status', 'Success', '--fail-open', '--json'], { env });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'usage' }, exit_code: 0 });
+    const refused = await notify(['send', 'hi', '--level', 'loud', '--fail-open'], { env });
+    expect(refused.code).toBe(0);
+    expect(refused.stderr).toMatch(
+      /^warning: notification not sent: level must be .+\n {2}code: invalid_field\n {2}field: level\n/,
+    );
+    // Without it, the same mistake is exit 2.
+    expect((await notify(['ci', '--status', 'Success'], { env })).code).toBe(2);
+  });
 });
