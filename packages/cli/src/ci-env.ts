@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Outcome } from './outcome.js';
 
 /** What a CI provider tells a step about its run, read from the step's environment. */
@@ -54,6 +55,7 @@ const PROVIDERS: readonly Provider[] = [
       repository: env.GITHUB_REPOSITORY,
       branch: env.GITHUB_HEAD_REF || env.GITHUB_REF_NAME,
       commit: env.GITHUB_SHA,
+      commitMessage: githubCommitMessage(env.GITHUB_EVENT_PATH),
       job: env.GITHUB_JOB,
       pipeline: env.GITHUB_WORKFLOW,
       number: env.GITHUB_RUN_NUMBER,
@@ -218,6 +220,25 @@ export function detectCi(env: Env): CiRun | undefined {
   }
   const ci = env.CI?.toLowerCase();
   return ci && ci !== 'false' && ci !== '0' ? { provider: 'CI' } : undefined;
+}
+
+/**
+ * GitHub gives a step no variable for the commit's message, only the event that started the run,
+ * as a JSON file: a push's head commit, or a pull request's title. Unreadable or of another shape,
+ * it says nothing.
+ */
+function githubCommitMessage(eventPath: string | undefined): string | undefined {
+  if (!eventPath) return undefined;
+  try {
+    const event = JSON.parse(readFileSync(eventPath, 'utf8')) as {
+      head_commit?: { message?: unknown };
+      pull_request?: { title?: unknown };
+    };
+    const message = event.head_commit?.message ?? event.pull_request?.title;
+    return typeof message === 'string' ? message : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `owner/name` from a git remote URL (https or scp-like), when it has that shape. */

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, notify, pushesTo, type Service, startService, using } from './helpers.js';
 
@@ -233,6 +236,33 @@ describe('notify ci', () => {
       });
     },
   );
+
+  it("takes GitHub's commit subject from the event file, a pull request's title when there is no head commit, and nothing from a file it cannot read", async () => {
+    const github = PROVIDERS[0] as (typeof PROVIDERS)[number];
+    const dir = await mkdtemp(path.join(tmpdir(), 'notify-event-'));
+    try {
+      const push = path.join(dir, 'push.json');
+      await writeFile(
+        push,
+        JSON.stringify({ head_commit: { message: 'Fix the login page\n\nIt failed on Safari.' } }),
+      );
+      expect((await dryRun({ ...github.env, GITHUB_EVENT_PATH: push })).message).toBe(
+        'main · 4e1c2f9 · Fix the login page\nGitHub Actions CI #42',
+      );
+      const pull = path.join(dir, 'pull.json');
+      await writeFile(pull, JSON.stringify({ pull_request: { title: 'Add dark mode' } }));
+      expect((await dryRun({ ...github.env, GITHUB_EVENT_PATH: pull })).message).toBe(
+        'main · 4e1c2f9 · Add dark mode\nGitHub Actions CI #42',
+      );
+      const broken = path.join(dir, 'broken.json');
+      await writeFile(broken, '{"head_commit":');
+      for (const eventPath of [broken, path.join(dir, 'missing.json')]) {
+        expect((await dryRun({ ...github.env, GITHUB_EVENT_PATH: eventPath })).message).toBe(github.message);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 
   it('keeps one tag for a rerun of the same job, and another for another job or pipeline', async () => {
     const github = PROVIDERS[0]?.env as Record<string, string>;
