@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -34,8 +34,16 @@ const GITHUB = {
  * The action as the runner runs it: `node <main>` with each input as INPUT_<NAME> (upper case,
  * hyphens kept), and the files for the step's outputs and the job summary.
  */
-async function runAction(inputs: Record<string, string>) {
+async function runAction(inputs: Record<string, string>, savedProfile?: Record<string, string>) {
   const dir = await tempDir();
+  // A profile saved with `notify login` by the runner's user, where notify would look for it.
+  if (savedProfile) {
+    await mkdir(join(dir, '.config', 'foxbell'), { recursive: true });
+    await writeFile(
+      join(dir, '.config', 'foxbell', 'config.json'),
+      JSON.stringify({ profiles: { default: savedProfile } }),
+    );
+  }
   const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary') };
   const env = {
     PATH: process.env.PATH,
@@ -166,6 +174,31 @@ describe('the GitHub Action', () => {
     const closed = await runAction({ ...down, 'fail-open': 'false' });
     expect(closed.code).toBe(5);
     expect(closed.stdout).toContain('::error::Notification not sent: Could not reach http://127.0.0.1:9');
+  });
+
+  it("reads no profile: an empty token or base-url input (a fork's pull request) sends nothing, even where a saved profile could", async () => {
+    const account = await createAccount(service);
+    const saved = { token: account.token, 'base-url': service.url };
+    const cases: [Record<string, string>, string][] = [
+      [{ token: '', 'base-url': service.url }, 'the `token` input is empty'],
+      [{ token: account.token, 'base-url': ' ' }, 'the `base-url` input is empty'],
+      [{}, 'the `token` and `base-url` inputs are empty'],
+    ];
+    for (const [inputs, what] of cases) {
+      const run = await runAction({ ...inputs, status: 'success', wait: '0' }, saved);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        `::warning::Notification not sent: ${what} (a workflow run from a fork's pull request gets no secrets)`,
+      );
+      expect(run.summary).toBe(`Foxbell: the notification was not sent: ${what}\n`);
+    }
+    const closed = await runAction(
+      { 'base-url': service.url, status: 'success', 'fail-open': 'false' },
+      saved,
+    );
+    expect(closed.code).toBe(2);
+    expect(closed.stdout).toContain('::error::Notification not sent: the `token` input is empty');
+    expect(await pushesTo(service, account.pushTokens[0] as string)).toEqual([]);
   });
 
   it('shows the request of a dry run and sends nothing', async () => {

@@ -1,7 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { type CliIo, runCli } from '../cli.js';
-import type { ExitCode } from '../exit-codes.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
 import { FIELD_FLAGS } from '../flags.js';
 
 /**
@@ -10,6 +10,9 @@ import { FIELD_FLAGS } from '../flags.js';
  * runner gives each input as `INPUT_<NAME>` (upper case, the hyphen kept) and the files to write
  * as GITHUB_OUTPUT and GITHUB_STEP_SUMMARY.
  */
+
+/** A config file no runner has: the Action reads no profile. */
+const NO_CONFIG = '/nonexistent/foxbell-action/config.json';
 
 /** Inputs that are flags of `notify ci`, passed on as they are: the send fields', and two more. */
 const FLAG_INPUTS = [...FIELD_FLAGS.map(({ flag }) => flag), 'idempotency-key', 'status'];
@@ -72,7 +75,29 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
       done();
     },
   }) as unknown as NodeJS.WriteStream;
-  const cliEnv = { ...env, NOTIFY_TOKEN: token ?? '', NOTIFY_BASE_URL: input(env, 'base-url') ?? '' };
+  const baseUrl = input(env, 'base-url');
+  // The service and token are the inputs alone: an empty one (a fork's pull request gets no
+  // secrets) is none, never a profile a self-hosted runner's user saved with `notify login`.
+  const empty = [
+    token === undefined ? 'token' : undefined,
+    baseUrl === undefined ? 'base-url' : undefined,
+  ].filter((name) => name !== undefined);
+  if (empty.length > 0) {
+    const failOpen = (input(env, 'fail-open') ?? 'true') === 'true';
+    const what = `the ${empty.map((name) => `\`${name}\``).join(' and ')} ${empty.length === 1 ? 'input is' : 'inputs are'} empty`;
+    io.stdout.write(
+      `::${failOpen ? 'warning' : 'error'}::${escaped(`Notification not sent: ${what} (a workflow run from a fork's pull request gets no secrets)`)}\n`,
+    );
+    await summary(env, `Foxbell: the notification was not sent: ${what}`);
+    return failOpen ? EXIT.ok : EXIT.usage;
+  }
+  const cliEnv = {
+    ...env,
+    NOTIFY_TOKEN: token ?? '',
+    NOTIFY_BASE_URL: baseUrl ?? '',
+    NOTIFY_PROFILE: '',
+    NOTIFY_CONFIG: NO_CONFIG,
+  };
   const cli: CliIo = { stdout: captured, stderr: io.stderr, env: cliEnv, stdin: io.stdin };
   const code = await runCli(argumentsOf(env), cli);
   const result = (printed.trim() === '' ? {} : JSON.parse(printed)) as Result;
