@@ -66,7 +66,8 @@ async function sendAndFollow(
   if (wait === undefined || id === null) {
     out.result(
       { ...result, notification: fields },
-      () => `${out.paint('stdout', 'green', '✓')} Accepted ${id ?? `(${result.request_id})`}`,
+      () =>
+        `${out.paint('stdout', 'green', '✓')} Accepted ${shownAs(fields)} as ${id ?? `(${result.request_id})`}`,
       id ?? '',
     );
     return EXIT.ok;
@@ -75,6 +76,14 @@ async function sendAndFollow(
   out.result({ ...result, notification: fields, delivery: record }, () => summary(record, out), id);
   if (record.status === 'dropped') throw droppedError(record);
   return EXIT.ok;
+}
+
+/** What a send says it sent: its title, else its message's first line, quoted and kept short. */
+function shownAs(fields: Partial<SendFields>): string {
+  const text =
+    (fields.title ?? String(fields.message ?? fields.body ?? fields.text ?? '')).split('\n', 1)[0] ?? '';
+  const chars = [...text];
+  return `“${chars.length > 60 ? `${chars.slice(0, 59).join('')}…` : text}”`;
 }
 
 /** A `--wait` that ended with the notification dropped: exit 6, its result already printed. */

@@ -48,10 +48,12 @@ describe('notify scenes and devices', () => {
     const account = await createAccount(service);
     const run = await notify(['scenes'], { env: using(service, account.token) });
     expect(run.code).toBe(0);
+    // The names in one column, after the longest id (fireworks).
     expect(run.stdout).toContain(
-      'rocket  Rocket, v1\n  --param color=red|blue|green|white (default white)\n  --param countdown=0..10 (default 3)\n',
+      'rocket     Rocket, v1\n  --param color=red|blue|green|white (default white)\n  --param countdown=0..10 (default 3)\n',
     );
-    expect(run.stdout).toContain('notice  Notice, v1\n  no parameters\n');
+    expect(run.stdout).toContain('notice     Notice, v1\n  no parameters\n');
+    expect(run.stdout).toContain('fireworks  Fireworks, v1\n');
     const json = await notify(['scenes', '--json'], { env: using(service, account.token) });
     expect(JSON.parse(json.stdout).scenes.map((scene: { id: string }) => scene.id)).toEqual([
       'notice',

@@ -17,6 +17,24 @@ describe('messages that say what to do', () => {
     );
   });
 
+  it('says which scene or level a typo most likely meant', async () => {
+    const account = await createAccount(service);
+    const env = using(service, account.token);
+    const scene = await notify(['send', 'hi', '--scene', 'rockt'], { env });
+    expect(scene.code).toBe(2);
+    expect(scene.stderr).toContain(
+      '  next: Did you mean rocket? Scenes: notice, rocket, fireworks, garage, campfire',
+    );
+    const level = await notify(['send', 'hi', '--level', 'activ'], { env });
+    expect(level.code).toBe(2);
+    expect(level.stderr).toBe(
+      'error: level must be passive, active, time-sensitive, or an integer from -2 to 2\n  code: invalid_field\n  field: level\n  next: Did you mean active? Levels: passive, active, time-sensitive, or -2 to 2\n',
+    );
+    // Nothing near enough: no guess.
+    const far = await notify(['send', 'hi', '--level', 'loud'], { env });
+    expect(far.stderr).toContain('  next: Fix the field\n');
+  });
+
   it('lists the scene’s parameters for an unknown or out-of-range --param, before sending', async () => {
     const env = using(service, `fox_send_${'Z'.repeat(32)}`);
     const unknown = await notify(['send', 'hi', '--scene', 'rocket', '--param', 'colour=red'], { env });

@@ -118,7 +118,9 @@ describe('notify send', () => {
     const env = using(service, account.token);
     const sent = await notify(['send', 'Build passed'], { env });
     expect(sent.code).toBe(0);
-    expect(sent.stdout).toMatch(/^✓ Accepted ntf_[A-Za-z0-9_-]+\n$/);
+    expect(sent.stdout).toMatch(/^✓ Accepted “Build passed” as ntf_[A-Za-z0-9_-]+\n$/);
+    const titled = await notify(['send', 'All green', '--title', 'Deploy'], { env });
+    expect(titled.stdout).toMatch(/^✓ Accepted “Deploy” as ntf_\S+\n$/);
     const waited = await notify(['send', 'Build passed', '--wait'], { env });
     expect(waited.code).toBe(0);
     expect(waited.stdout).toMatch(

@@ -98,7 +98,16 @@ export interface SendResult {
 }
 
 /** `GET /v1/scenes`: what this SDK knows of its layout typed, the rest of the answer kept as it came. */
-export type SceneCatalog = { scenes: CatalogScene[]; [member: string]: unknown };
+/**
+ * The catalog as the service sent it, every member kept: `scenes` holds the entries laid out as
+ * this SDK knows them, typed; `unrecognized_scenes` (only when there are any) those laid out
+ * otherwise, as they came, so a newer service's catalog is never read as smaller than it is.
+ */
+export type SceneCatalog = {
+  scenes: CatalogScene[];
+  unrecognized_scenes?: unknown[];
+  [member: string]: unknown;
+};
 
 /** Takes any JSON object as it is. */
 const anyObject = {
@@ -312,17 +321,27 @@ export class Foxbell {
 
   /**
    * The scene catalog: each scene's versions with a JSON Schema of its parameters. The interface
-   * leaves the catalog's layout open: any JSON object is taken, every member kept, and `scenes`
-   * holds the entries laid out as this SDK knows them (none from a catalog laid out otherwise).
+   * leaves the catalog's layout open: any JSON object is taken and nothing of it is dropped (see
+   * `SceneCatalog`). A `scenes` member that is not a list is left as it came.
    */
   scenes(options: RequestOptions = {}): FoxbellPromise<SceneCatalog> {
     return this.#call(options, async (transport) => {
       const { data: catalog, response } = await this.#get(transport, 'v1/scenes', anyObject, options);
-      const listed: unknown[] = Array.isArray(catalog.scenes) ? catalog.scenes : [];
-      const scenes = listed.filter(
-        (entry): entry is CatalogScene => catalogSceneSchema.safeParse(entry).success,
-      );
-      return { data: { ...catalog, scenes }, response };
+      if (catalog.scenes !== undefined && !Array.isArray(catalog.scenes)) {
+        return { data: catalog as SceneCatalog, response };
+      }
+      const listed: unknown[] = catalog.scenes ?? [];
+      const known = (entry: unknown): entry is CatalogScene => catalogSceneSchema.safeParse(entry).success;
+      const scenes = listed.filter(known);
+      const unrecognized = listed.filter((entry) => !known(entry));
+      return {
+        data: {
+          ...catalog,
+          scenes,
+          ...(unrecognized.length > 0 ? { unrecognized_scenes: unrecognized } : {}),
+        },
+        response,
+      };
     });
   }
 

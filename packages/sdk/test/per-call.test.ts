@@ -136,7 +136,7 @@ describe('scenes() reads any catalog', () => {
     expect(await client().scenes()).toEqual({ catalog: { rocket: { v1: {} } }, version: 3, scenes: [] });
   });
 
-  it('types the entries it knows and leaves out the others', async () => {
+  it('types the entries it knows, and keeps the others as they came', async () => {
     const rocket = {
       id: 'rocket',
       name: 'Rocket',
@@ -144,7 +144,17 @@ describe('scenes() reads any catalog', () => {
       versions: [{ version: 1, params: {} }],
     };
     serve('get', '/v1/scenes', answered({ scenes: [rocket, { slug: 'laser' }, 'confetti'] }, 'req_c'));
-    expect(await client().scenes()).toEqual({ scenes: [rocket] });
+    expect(await client().scenes()).toEqual({
+      scenes: [rocket],
+      unrecognized_scenes: [{ slug: 'laser' }, 'confetti'],
+    });
+    // A newer layout, every entry of it: nothing is lost.
+    const newer = { id: 'laser', versions: [{ version: 1, schema: { type: 'object' } }] };
+    serve('get', '/v1/scenes', answered({ scenes: [newer] }, 'req_c'));
+    expect(await client().scenes()).toEqual({ scenes: [], unrecognized_scenes: [newer] });
+    // A `scenes` that is not a list, as it came.
+    serve('get', '/v1/scenes', answered({ scenes: { rocket: {} } }, 'req_c'));
+    expect(await client().scenes()).toEqual({ scenes: { rocket: {} } });
   });
 
   it('still refuses an answer that is not a JSON object', async () => {
