@@ -50,7 +50,7 @@ export async function openClient(
     baseUrl: settings.baseUrl,
     ...(await proxiedFetch(env)),
     ...(retries === undefined ? {} : { maxRetries: retries }),
-    onRetry: (info) => out.warn(describeRetry(info, retries ?? 3)),
+    onRetry: (info) => out.retrying(describeRetry(info, retries ?? 3)),
     ...(tracing(args, env) ? { logLevel: 'debug' as const, logger: traceLogger(streams.stderr) } : {}),
   });
   return { client, settings };

@@ -33,6 +33,8 @@ export class Output {
   readonly #color: { stdout: boolean; stderr: boolean };
   /** With --json, warnings go into the JSON document instead of onto stderr. */
   readonly #warnings: string[] = [];
+  /** The spinner on screen, with its own text: a retry is shown on it, after that text. */
+  #spinning: { progress: Progress; text: string } | undefined;
 
   constructor(mode: OutputMode, streams: Streams) {
     this.json = mode.json;
@@ -120,13 +122,29 @@ export class Output {
       // stdin stays as it is: `notify run` hands it to the command.
       discardStdin: false,
     }).start();
-    return {
-      update(next) {
+    const progress: Progress = {
+      update: (next) => {
+        if (this.#spinning?.progress === progress) this.#spinning.text = next;
         spinner.text = next;
       },
-      stop() {
+      stop: () => {
+        if (this.#spinning?.progress === progress) this.#spinning = undefined;
         spinner.stop();
       },
     };
+    this.#spinning = { progress, text };
+    return progress;
+  }
+
+  /**
+   * A retry about to wait (a refused connection, a 429's Retry-After): on the spinner while one
+   * turns, so a terminal shows why nothing happens yet; elsewhere a warning line.
+   */
+  retrying(text: string): void {
+    const spinning = this.#spinning;
+    if (!spinning) return this.warn(text);
+    const base = spinning.text;
+    spinning.progress.update(`${base}: ${text}`);
+    spinning.text = base;
   }
 }

@@ -7,6 +7,7 @@ import {
   type StatusRecord,
   TimeoutError,
 } from '@foxbell/sdk';
+import { devicesForTarget, type Routable, TARGET_KEYWORDS } from '@foxbell/sdk/contract';
 import type { Context } from './context.js';
 import { DROP_HINTS, deliveryLine, devicesReached } from './delivery-view.js';
 import { CliError, EXIT, type ExitCode, usageError } from './exit-codes.js';
@@ -55,6 +56,7 @@ async function sendAndFollow(
     );
     return EXIT.ok;
   }
+  await warnIfTargetReachesNone(fields.target, client, out);
   const sending = await out.progress('Sending');
   let result: SendResult;
   try {
@@ -76,6 +78,29 @@ async function sendAndFollow(
   out.result({ ...result, notification: fields, delivery: record }, () => summary(record, out), id);
   if (record.status === 'dropped') throw droppedError(record);
   return EXIT.ok;
+}
+
+/**
+ * A `--target` that names none of the devices this token can list would be dropped: said before
+ * sending (the send goes ahead: the device may be added meanwhile). Keywords and device ids are
+ * left to the service; a token without the device_names scope lists nothing, and is not warned.
+ */
+async function warnIfTargetReachesNone(
+  target: unknown,
+  client: Foxbell,
+  out: Pick<Context['out'], 'warn'>,
+): Promise<void> {
+  if (typeof target !== 'string' || TARGET_KEYWORDS.includes(target as never) || target.startsWith('dev_'))
+    return;
+  const devices = await client.devices({ maxRetries: 0 }).catch(() => undefined);
+  if (devices === undefined || devicesForTarget(target, devices as Routable[]).length > 0) return;
+  const names = devices.map((device) => device.name);
+  const shared = names.filter((name) => name === target).length > 1;
+  out.warn(
+    shared
+      ? `--target "${target}" is the name of ${names.filter((name) => name === target).length} devices, so it reaches none: the notification will be dropped; give a device's id`
+      : `--target "${target}" names none of this account's devices (${names.join(', ') || 'none'}): the notification will be dropped`,
+  );
 }
 
 /** What a send says it sent: its title, else its message's first line, quoted and kept short. */

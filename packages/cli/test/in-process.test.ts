@@ -1,19 +1,29 @@
 import { Readable, Writable } from 'node:stream';
+import { freePort } from '@foxbell/test-support';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CliIo, runCli } from '../src/cli.js';
 import { CLI_VERSION } from '../src/version.js';
 import { createAccount, pushesTo, type Service, startService, tempDir } from './helpers.js';
 
 /** `notify` run in this process, on streams of its own: what it wrote, and its exit code. */
-async function inProcess(argv: string[], options: { env?: Record<string, string>; input?: string } = {}) {
+async function inProcess(
+  argv: string[],
+  options: { env?: Record<string, string>; input?: string; terminal?: boolean } = {},
+) {
   const written = { stdout: '', stderr: '' };
   const stream = (name: 'stdout' | 'stderr') =>
-    new Writable({
-      write(chunk, _encoding, done) {
-        written[name] += String(chunk);
-        done();
-      },
-    }) as unknown as NodeJS.WriteStream;
+    Object.assign(
+      new Writable({
+        write(chunk, _encoding, done) {
+          written[name] += String(chunk);
+          done();
+        },
+      }),
+      // A terminal 80 columns wide, where notify draws its spinner (ora moves the cursor).
+      options.terminal
+        ? { isTTY: true, columns: 80, cursorTo: () => true, moveCursor: () => true, clearLine: () => true }
+        : {},
+    ) as unknown as NodeJS.WriteStream;
   const home = await tempDir();
   const io: CliIo = {
     stdout: stream('stdout'),
@@ -33,6 +43,17 @@ beforeAll(async () => {
 });
 
 describe('runCli, in-process', () => {
+  it('on a terminal, shows a retry on its spinner while it waits, instead of a line', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const run = await inProcess(['send', 'hi', '--retries', '1'], {
+      env: { NOTIFY_BASE_URL: closed, NOTIFY_TOKEN: `fox_send_${'a'.repeat(32)}`, TERM: 'xterm' },
+      terminal: true,
+    });
+    expect(run.code).toBe(5);
+    expect(run.stderr).toMatch(/Sending: attempt 1 failed \(no connection\); retry 1 of 1 in 1\.\d s/);
+    expect(run.stderr).not.toContain('warning: attempt 1 failed');
+  });
+
   it('sends, and writes its result only to the streams it was given', async () => {
     const account = await createAccount(service);
     const env = { NOTIFY_BASE_URL: service.url, NOTIFY_TOKEN: account.token };

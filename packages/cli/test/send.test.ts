@@ -132,6 +132,24 @@ describe('notify send', () => {
     expect(waited.stderr).not.toContain('Sending');
   });
 
+  it('warns before sending when --target names none of the devices, and not for a name, keyword or id it cannot check', async () => {
+    const account = await createAccount(service);
+    const env = using(service, account.token);
+    const nobody = await notify(['send', 'hi', '--target', 'Bob’s iPhone'], { env });
+    expect(nobody.code).toBe(0);
+    expect(nobody.stderr).toBe(
+      "warning: --target \"Bob’s iPhone\" names none of this account's devices (Ana's iPhone, Ana's Watch, Ana's Vision Pro): the notification will be dropped\n",
+    );
+    for (const target of ["Ana's Watch", 'watch', 'auto', 'dev_0123456789']) {
+      expect((await notify(['send', 'hi', '--target', target], { env })).stderr, target).toBe('');
+    }
+    // A token that may not list the devices: nothing to check against, no warning.
+    const blind = await createAccount(service, { device_names: false });
+    expect(
+      (await notify(['send', 'hi', '--target', 'Nobody'], { env: using(service, blind.token) })).stderr,
+    ).toBe('');
+  });
+
   it('with --wait, waits for the answers of pushes still in flight once one device has it', async () => {
     const account = await createAccount(service);
     // The watch's push is answered 1.5 s late: the iPhone's answer makes it sent_to_push first.
