@@ -142,7 +142,10 @@ export class Output {
    */
   retrying(text: string): void {
     const spinning = this.#spinning;
-    if (!spinning) return this.warn(text);
+    if (!spinning) {
+      this.warn(text);
+      return;
+    }
     const base = spinning.text;
     spinning.progress.update(`${base}: ${text}`);
     spinning.text = base;
