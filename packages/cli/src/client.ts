@@ -51,7 +51,10 @@ export async function openClient(
     ...(await proxiedFetch(env)),
     ...(retries === undefined ? {} : { maxRetries: retries }),
     onRetry: (info) => out.retrying(describeRetry(info, retries ?? 3)),
-    ...(tracing(args, env) ? { logLevel: 'debug' as const, logger: traceLogger(streams.stderr) } : {}),
+    // notify says each retry itself (onRetry): the SDK's own word for a long wait would repeat it.
+    ...(tracing(args, env)
+      ? { logLevel: 'debug' as const, logger: traceLogger(streams.stderr) }
+      : { logLevel: 'off' as const }),
   });
   return { client, settings };
 }

@@ -78,7 +78,11 @@ export interface SendOptions extends RequestOptions {
   idempotencyKey?: string | undefined;
 }
 
-export interface RateLimit {
+/**
+ * The account's monthly send quota after this send, from the answer's `X-RateLimit-*` headers.
+ * Not the per-minute window: going past that is a `429 rate_limited`, which the client retries.
+ */
+export interface MonthlyQuota {
   /** The monthly send limit. */
   limit: number;
   /** Sends left this month. */
@@ -92,7 +96,8 @@ export interface SendResult {
   id: string | null;
   status: 'accepted';
   request_id: string;
-  rate_limit: RateLimit | null;
+  /** The monthly quota (named for its headers, `X-RateLimit-*`); null when a proxy dropped them. */
+  rate_limit: MonthlyQuota | null;
   /** The key the send was made with (given or generated). */
   idempotency_key: string;
 }
@@ -212,6 +217,11 @@ export class Foxbell {
       random: options.random ?? Math.random,
       onRetry: options.onRetry,
       log,
+      // A library prints nothing unasked, but for a long wait: the caller would see a hang.
+      announceLongWait:
+        options.logLevel === undefined && fromEnv === undefined && options.logger === undefined
+          ? (message) => console.warn(message)
+          : undefined,
     });
   }
 
@@ -528,7 +538,7 @@ function deadlineOf(options: RequestOptions): number | undefined {
   return options.deadlineMs === undefined ? undefined : Date.now() + options.deadlineMs;
 }
 
-function rateLimitOf(headers: Headers): RateLimit | null {
+function rateLimitOf(headers: Headers): MonthlyQuota | null {
   const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map(
     (name) => Number(headers.get(name) ?? Number.NaN),
   );

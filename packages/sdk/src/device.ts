@@ -104,6 +104,8 @@ export class FoxbellDevice {
       random: Math.random,
       onRetry: undefined,
       log: undefined,
+      // Reads wait at most 1, 2 and 4 s, or a 503's Retry-After, which the app shows itself.
+      announceLongWait: undefined,
     });
     this.#writes = { ...this.#reads, maxRetries: 0 };
   }

@@ -5,8 +5,8 @@
 export {
   Foxbell,
   type FoxbellOptions,
+  type MonthlyQuota,
   type PreparedSend,
-  type RateLimit,
   type RequestOptions,
   type SceneCatalog,
   type SendOptions,

@@ -227,6 +227,7 @@ describe.each(STORE_KINDS)('the error table on a real foxbell-server on %s, as t
           random: Math.random,
           onRetry: watch.onRetry,
           log: undefined,
+          announceLongWait: undefined,
         }),
         {
           method,

@@ -147,6 +147,30 @@ describe('how long it waits', () => {
     await expect(sending).resolves.toMatchObject({ id: 'ntf_abc123' });
   });
 
+  it('says a wait of 5 s or more on the console when no log was asked for, and nothing with logLevel off', async () => {
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      serve('post', '/v1/notifications', errorReply(429, 'rate_limited', { 'retry-after': '7' }), accepted);
+      await settle(fakeClockClient().send({ message: 'hi' }));
+      expect(warned.mock.calls).toEqual([
+        [
+          expect.stringMatching(
+            /^foxbell: POST \S+\/v1\/notifications: waiting 7 s before retry 1 \(rate_limited, the service's Retry-After\); pass logLevel: 'off' to keep this quiet$/,
+          ),
+        ],
+      ]);
+      warned.mockClear();
+      // A short wait is not worth a word; a log chosen, even off, takes its place.
+      serve('post', '/v1/notifications', errorReply(429, 'rate_limited', { 'retry-after': '1' }), accepted);
+      await settle(fakeClockClient().send({ message: 'hi' }));
+      serve('post', '/v1/notifications', errorReply(429, 'rate_limited', { 'retry-after': '7' }), accepted);
+      await settle(fakeClockClient({ logLevel: 'off' }).send({ message: 'hi' }));
+      expect(warned).not.toHaveBeenCalled();
+    } finally {
+      warned.mockRestore();
+    }
+  });
+
   it('waits a Retry-After of 60 s and gives up at once on 61 s', async () => {
     const sixty = serve(
       'post',

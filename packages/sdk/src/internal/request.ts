@@ -23,7 +23,15 @@ export interface Transport {
   random: () => number;
   onRetry: ((info: RetryInfo) => void) | undefined;
   log: Log | undefined;
+  /**
+   * Where a wait of LONG_WAIT_MS or more is said when no log was asked for (console.warn), since
+   * nothing else would tell why the call is slow; undefined when the caller chose a log, or none.
+   */
+  announceLongWait: ((message: string) => void) | undefined;
 }
+
+/** A retry's wait at least this long (a 429's Retry-After of a minute, say) is announced. */
+export const LONG_WAIT_MS = 5_000;
 
 /**
  * A transport to `baseUrl` with these settings. ky only sends (no retries, no thrown HTTP errors,
@@ -127,6 +135,11 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
       reason: decision.reason,
       ...failed.record,
     });
+    if (decision.waitMs >= LONG_WAIT_MS) {
+      transport.announceLongWait?.(
+        `foxbell: ${what}: waiting ${Math.round(decision.waitMs / 1000)} s before retry ${retriesDone + 1} (${failed.record.code ?? decision.reason}${failed.retryAfter === undefined ? '' : ", the service's Retry-After"}); pass logLevel: 'off' to keep this quiet`,
+      );
+    }
     transport.onRetry?.({
       attempt: retriesDone + 1,
       waitMs: decision.waitMs,
