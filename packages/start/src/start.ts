@@ -4,7 +4,7 @@
 // notification on the first start, and says what to try. Run by `tsx` from the repository root,
 // so it needs no build of its own.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -98,9 +98,23 @@ function failureOf(errors: string, env: NodeJS.ProcessEnv): string {
     return `port ${port} is taken (another pnpm start, or another program): stop it, or run \`pnpm start --port ${Number(port) + 1}\``;
   }
   if (/another foxbell-server is serving sends from/.test(errors)) {
-    return `pnpm start is already running on ${env.FOXBELL_DATA}: use that one, or stop it (Ctrl-C in its terminal) first`;
+    const running = runningAt(env.FOXBELL_DATA as string);
+    return running
+      ? `pnpm start is already running at ${running} (its data in ${env.FOXBELL_DATA}): open that one, or stop it (Ctrl-C in its terminal) first`
+      : `pnpm start is already running on ${env.FOXBELL_DATA}: use that one, or stop it (Ctrl-C in its terminal) first`;
   }
   return `foxbell-server stopped before it listened:\n${errors.trim()}`;
+}
+
+/** Where a pnpm start serving this data said it listens: a second start names it. */
+const RUNNING_FILE = 'pnpm-start.url';
+
+function runningAt(dataDir: string): string | undefined {
+  try {
+    return readFileSync(path.join(dataDir, RUNNING_FILE), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs the built notify with this environment; its exit code and output. */
@@ -178,6 +192,7 @@ async function main(): Promise<void> {
 
   const { child, url } = await startServer(env);
   server = child;
+  writeFileSync(path.join(dataDir, RUNNING_FILE), `${url}\n`, { mode: 0o600 });
   // A Ctrl-C reaches the whole process group: this process from the terminal, and again from
   // each launcher in between (pnpm, tsx) relaying it. The first one stops the server; the server,
   // in the same group, has had it too and stops once whatever it is sent.
@@ -190,7 +205,10 @@ async function main(): Promise<void> {
       child.kill(signal);
     });
   }
-  child.on('exit', (code) => process.exit(process.exitCode ?? code ?? 1));
+  child.on('exit', (code) => {
+    rmSync(path.join(dataDir, RUNNING_FILE), { force: true });
+    process.exit(process.exitCode ?? code ?? 1);
+  });
 
   const session = await readDevSession(dataDir);
   if (!session) throw new Error(`foxbell-server --dev saved no session in ${devFile}`);
@@ -220,7 +238,9 @@ async function main(): Promise<void> {
       '',
       `  Devices:  ${url}/devices   (an iPhone, an Apple Watch and a Vision Pro, live)`,
       `  Web app:  ${url}/app/   (a real device: open it, turn notifications on, and approve its code on the device page)`,
-      firstStart ? `  Token:    ${token}   (shown once; kept in ${devFile})` : `  Token:    in ${devFile}`,
+      firstStart
+        ? `  Token:    ${token}   (kept in ${devFile}; later starts show where, not the token)`
+        : `  Token:    in ${devFile}`,
       saved.dev
         ? saved.isDefault
           ? "            saved as notify's profile dev, and as its default profile"

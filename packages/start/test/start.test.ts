@@ -125,7 +125,8 @@ describe('pnpm start', () => {
     expect(out).toContain(`foxbell-server listening on ${first.url}\n`);
     expect(out).toContain(`Devices:  ${first.url}/devices`);
     const saved = JSON.parse(await readFile(path.join(home, 'data', 'dev.json'), 'utf8'));
-    expect(out).toContain(`Token:    ${saved.token}   (shown once;`);
+    expect(out).toContain(`Token:    ${saved.token}   (kept in `);
+    expect(out).not.toContain('shown once');
     expect(out).toContain('npx notify send "Build passed" --scene rocket');
     expect(out).toContain(`curl "${first.url}/v1/send/${saved.token}?message=Hello"`);
     const welcome = /notify status (ntf_\w+) --wait/.exec(out)?.[1] as string;
@@ -210,7 +211,7 @@ describe('pnpm start', () => {
     const again = await pnpmStartFailing(home, ['--port', String(port)]);
     expect(again.code).toBe(2);
     expect(again.output).toContain(
-      `pnpm start: pnpm start is already running on ${path.join(home, 'data')}: use that one, or stop it (Ctrl-C in its terminal) first\n`,
+      `pnpm start: pnpm start is already running at http://127.0.0.1:${port} (its data in ${path.join(home, 'data')}): open that one, or stop it (Ctrl-C in its terminal) first\n`,
     );
     const elsewhere = await tempHome();
     const taken = await pnpmStartFailing(elsewhere, ['--port', String(port)]);
