@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -80,21 +81,34 @@ describe('examples', () => {
     expect([passed.code, passed.stderr]).toEqual([0, '']);
   });
 
-  it('ci-script warns without a token and still exits with the command code', async () => {
+  it('ci-script warns without a token and still exits with the command code, as its README shows', async () => {
     const script = path.join(EXAMPLES, 'ci-script', 'notify-when-done.sh');
+    // The README's session: `$ VARIABLES ./notify-when-done.sh ARGS`, what it printed, then `$ echo $?`
+    // and the exit code.
+    const readme = await readFile(path.join(EXAMPLES, 'ci-script', 'README.md'), 'utf8');
+    const session =
+      /```text\n\$ ((?:\w+=\S* )*)\.\/notify-when-done\.sh (.+)\n([\s\S]*?)\$ echo \$\?\n(\d+)\n```/.exec(
+        readme,
+      );
+    if (!session) throw new Error("ci-script's README has no session to check");
+    const [, assignments = '', args = '', printed, code] = session;
+    const variables = Object.fromEntries(
+      assignments
+        .trim()
+        .split(/\s+/)
+        .map((pair) => pair.split('=') as [string, string]),
+    );
     const run = await runScript(
       script,
-      ['true'],
-      { ...GITHUB_JOB, HOME: await tempDir(), NOTIFY_BASE_URL: 'http://127.0.0.1:8787' },
+      args.split(' '),
+      { ...variables, HOME: await tempDir(), NOTIFY_BASE_URL: 'http://127.0.0.1:8787' },
       undefined,
       'bash',
     );
-    expect(run).toEqual({
-      code: 0,
-      stdout: '',
-      stderr:
-        'warning: notification not sent: No send token\n  code: no_token\n  next: Set NOTIFY_TOKEN, or save one with `notify login`\n',
-    });
+    expect(run).toEqual({ code: Number(code), stdout: '', stderr: printed });
+    expect(printed).toBe(
+      'warning: notification not sent: No send token\n  code: no_token\n  next: Set NOTIFY_TOKEN, or save one with `notify login`\n',
+    );
   });
 
   it('testing-with-jest passes under jest and its fake timers, through the CommonJS build', async () => {
