@@ -37,6 +37,8 @@ export default defineConfig({
           'packages/*',
           // The example of testing an app with @foxbell/sdk/testing runs as users would run it.
           'examples/testing-with-vitest',
+          // The SDK's hooks wired to OpenTelemetry, checked the same way.
+          'examples/tracing-with-opentelemetry',
           {
             // Not `extends` of the server's config: arrays such as `exclude` would be merged.
             root: './packages/server',

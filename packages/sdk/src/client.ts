@@ -20,6 +20,7 @@ import {
 } from './contract/index.js';
 import type { CatalogScene } from './contract/scenes.js';
 import { FoxbellError, TimeoutError, ValidationError } from './errors.js';
+import type { RequestHooks } from './hooks.js';
 import { parseJson } from './internal/json.js';
 import { logOf } from './internal/log.js';
 import { type HttpResponse, newTransport, send, sleep, type Transport } from './internal/request.js';
@@ -40,6 +41,11 @@ export interface FoxbellOptions {
   timeoutMs?: number | undefined;
   /** Told about each retry before its wait, e.g. to show it. */
   onRetry?: ((info: RetryInfo) => void) | undefined;
+  /**
+   * Hooks for tracing and metrics: each request's attempts, answers, retries and failure, with
+   * its method, route template, status, request id and timing (see `RequestHooks`).
+   */
+  hooks?: RequestHooks | undefined;
   /** A fetch implementation to send with. Default: the global `fetch`. */
   fetch?: typeof fetch | undefined;
   /** The source of the backoff jitter, a number in [0, 1). Default `Math.random`; tests pin it. */
@@ -216,6 +222,7 @@ export class Foxbell {
       timeoutMs,
       random: options.random ?? Math.random,
       onRetry: options.onRetry,
+      hooks: options.hooks,
       log,
       // A library prints nothing unasked, but for a long wait: the caller would see a hang.
       announceLongWait:

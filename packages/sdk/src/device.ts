@@ -106,6 +106,7 @@ export class FoxbellDevice {
       log: undefined,
       // Reads wait at most 1, 2 and 4 s, or a 503's Retry-After, which the app shows itself.
       announceLongWait: undefined,
+      hooks: undefined,
     });
     this.#writes = { ...this.#reads, maxRetries: 0 };
   }

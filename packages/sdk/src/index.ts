@@ -45,6 +45,7 @@ export {
   TimeoutError,
   ValidationError,
 } from './errors.js';
+export type { RequestCall, RequestHooks } from './hooks.js';
 export type { Logger, LogLevel } from './logging.js';
 export { FoxbellPromise, type WithResponse } from './response-promise.js';
 export type { RetryDecision, RetryInfo, RetryReason, StopReason } from './retry.js';

@@ -228,6 +228,7 @@ describe.each(STORE_KINDS)('the error table on a real foxbell-server on %s, as t
           onRetry: watch.onRetry,
           log: undefined,
           announceLongWait: undefined,
+          hooks: undefined,
         }),
         {
           method,

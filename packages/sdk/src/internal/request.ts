@@ -9,6 +9,7 @@ import {
   type FoxbellError,
   TimeoutError,
 } from '../errors.js';
+import type { RequestCall, RequestHooks } from '../hooks.js';
 import { decideRetry, type RetryInfo } from '../retry.js';
 import type { Log } from './log.js';
 
@@ -28,6 +29,8 @@ export interface Transport {
    * nothing else would tell why the call is slow; undefined when the caller chose a log, or none.
    */
   announceLongWait: ((message: string) => void) | undefined;
+  /** The caller's tracing and metrics hooks; none costs nothing. */
+  hooks: RequestHooks | undefined;
 }
 
 /** A retry's wait at least this long (a 429's Retry-After of a minute, say) is announced. */
@@ -78,6 +81,56 @@ type Failure = {
  * only carries it out.
  */
 export async function send(transport: Transport, request: HttpRequest): Promise<HttpResponse> {
+  const { hooks } = transport;
+  if (hooks === undefined) return attemptAll(transport, request, undefined);
+  calls += 1;
+  const call: RequestCall = { callId: calls, method: request.method, route: routeOf(request.path) };
+  const started = Date.now();
+  try {
+    return await attemptAll(transport, request, { hooks, call });
+  } catch (error) {
+    const failed = error as FoxbellError;
+    callHook(hooks.onError, {
+      ...call,
+      error: failed,
+      attempts: failed.attempts.length,
+      durationMs: Date.now() - started,
+    });
+    throw error;
+  }
+}
+
+/** Calls traced in this process so far: each gets the next number as its `callId`. */
+let calls = 0;
+
+/** The interface's path of a request, ids and secrets in it replaced by `{id}` and `{token}`. */
+export function routeOf(path: string): string {
+  const segments = (path.split('?')[0] as string).split('/');
+  return `/${segments
+    .map((segment, index) => {
+      const before = segments[index - 1];
+      if (before === 'send') return '{token}';
+      return before !== undefined && ID_AFTER.has(before) && index > 1 ? '{id}' : segment;
+    })
+    .join('/')}`;
+}
+
+/** Collections whose next path segment is an id. */
+const ID_AFTER = new Set(['notifications', 'link-requests', 'tokens', 'devices']);
+
+/** A hook that throws is the caller's bug, not the call's: the request goes on. */
+function callHook<Event>(hook: ((event: Event) => void) | undefined, event: Event): void {
+  if (hook === undefined) return;
+  try {
+    hook(event);
+  } catch {}
+}
+
+async function attemptAll(
+  transport: Transport,
+  request: HttpRequest,
+  traced: { hooks: RequestHooks; call: RequestCall } | undefined,
+): Promise<HttpResponse> {
   const attempts: Attempt[] = [];
   const { log } = transport;
   // The address in full (a send token is never part of a path the SDK requests).
@@ -89,8 +142,18 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
       path: `/${request.path}`,
       attempt: retriesDone + 1,
     });
+    if (traced) callHook(traced.hooks.onRequest, { ...traced.call, attempt: retriesDone + 1 });
     const result = await attempt(transport, request);
     const ms = Date.now() - started;
+    if (traced && 'status' in result) {
+      callHook(traced.hooks.onResponse, {
+        ...traced.call,
+        attempt: retriesDone + 1,
+        status: result.status,
+        requestId: result.headers.get('x-request-id') ?? undefined,
+        durationMs: ms,
+      });
+    }
     if ('status' in result) {
       log?.('info', `${what}: ${result.status} in ${ms} ms`, {
         status: result.status,
@@ -140,13 +203,15 @@ export async function send(transport: Transport, request: HttpRequest): Promise<
         `foxbell: ${what}: waiting ${Math.round(decision.waitMs / 1000)} s before retry ${retriesDone + 1} (${failed.record.code ?? decision.reason}${failed.retryAfter === undefined ? '' : ", the service's Retry-After"}); pass logLevel: 'off' to keep this quiet`,
       );
     }
-    transport.onRetry?.({
+    const retry: RetryInfo = {
       attempt: retriesDone + 1,
       waitMs: decision.waitMs,
       reason: decision.reason,
       // An answered attempt's record is its status, code and request id; a failure has none of them.
       ...(failed.record.failure ? {} : failed.record),
-    });
+    };
+    transport.onRetry?.(retry);
+    if (traced) callHook(traced.hooks.onRetry, { ...traced.call, ...retry });
     try {
       await sleep(decision.waitMs, request.signal);
     } catch {
