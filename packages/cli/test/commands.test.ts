@@ -3,7 +3,16 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, NOTIFY_BIN, notify, type Service, startService, tempDir, using } from './helpers.js';
+import {
+  call,
+  createAccount,
+  NOTIFY_BIN,
+  notify,
+  type Service,
+  startService,
+  tempDir,
+  using,
+} from './helpers.js';
 
 let service: Service;
 beforeAll(async () => {
@@ -75,6 +84,19 @@ describe('notify scenes and devices', () => {
       { name: "Ana's Watch", platform: 'watchos' },
       { name: "Ana's Vision Pro", platform: 'visionos' },
     ]);
+    // A second iPhone of the same name: both listed, and the name is no target.
+    await call(`${service.url}/v1/devices`, account.key, {
+      name: "Ana's iPhone",
+      platform: 'ios',
+      push_token: 'e'.repeat(64),
+    });
+    const twice = await notify(['devices'], { env });
+    expect(twice.stdout).toBe(
+      "Ana's iPhone      ios\nAna's Watch       watchos\nAna's Vision Pro  visionos\nAna's iPhone      ios\n",
+    );
+    expect(twice.stderr).toBe(
+      `warning: 2 devices are named "Ana's iPhone": --target "Ana's iPhone" reaches none of them; rename one\n`,
+    );
   });
 });
 

@@ -83,7 +83,7 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-async function call(url: string, key: string, body: unknown): Promise<Record<string, unknown>> {
+export async function call(url: string, key: string, body: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
