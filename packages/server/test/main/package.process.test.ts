@@ -113,4 +113,47 @@ describe('the published packages', () => {
       )
       .toBe('sent_to_push');
   }, 180_000);
+
+  it('installs each package on its own into an empty prefix with plain npm (-g), the SDK tarball beside those that need it', async () => {
+    const tarball = (name: string) => path.join(packs, `foxbell-${name}-0.1.0.tgz`);
+    const installed = async (tarballs: string[]) => {
+      const work = await tempDir();
+      const prefix = path.join(work, 'prefix');
+      const cache = ['--cache', path.join(work, 'npm-cache'), '--no-audit', '--no-fund'];
+      await run('npm', ['install', '-g', '--prefix', prefix, ...cache, ...tarballs], work);
+      return prefix;
+    };
+    const server = await installed([tarball('sdk'), tarball('server')]);
+    expect((await run(path.join(server, 'bin', 'foxbell-server'), ['--version'], server)).trim()).toBe(
+      '0.1.0',
+    );
+    const cli = await installed([tarball('sdk'), tarball('cli')]);
+    expect((await run(path.join(cli, 'bin', 'notify'), ['--version'], cli)).trim()).toBe('0.1.0');
+    const sdk = await installed([tarball('sdk')]);
+    const imported = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const { Foxbell } = await import('@foxbell/sdk'); console.log(typeof Foxbell)",
+      ],
+      path.join(sdk, 'lib'),
+    );
+    expect(imported.trim()).toBe('function');
+  }, 180_000);
+
+  it('refuses to pack a package with nothing built, or built before its sources changed', async () => {
+    const check = fileURLToPath(new URL('../../../../scripts/check-built.mjs', import.meta.url));
+    const pkg = path.join(await tempDir(), 'sdk');
+    await run('mkdir', ['-p', path.join(pkg, 'src')], dir);
+    await run('touch', ['-d', '2026-11-27 10:00', path.join(pkg, 'src', 'index.ts')], dir);
+    const refused = (await run(process.execPath, [check, pkg], dir).catch((error: Error) => error)) as Error;
+    expect(refused.message).toContain('sdk: nothing built to pack (no dist/): run pnpm pack:all');
+    await run('mkdir', ['-p', path.join(pkg, 'dist')], dir);
+    await run('touch', ['-d', '2026-11-27 09:00', path.join(pkg, 'dist', 'index.js')], dir);
+    const stale = (await run(process.execPath, [check, pkg], dir).catch((error: Error) => error)) as Error;
+    expect(stale.message).toContain('sdk: dist/ is older than src/: run pnpm pack:all');
+    await run('touch', ['-d', '2026-11-27 11:00', path.join(pkg, 'dist', 'index.js')], dir);
+    expect(await run(process.execPath, [check, pkg], dir)).toBe('');
+  });
 });
