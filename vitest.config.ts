@@ -35,6 +35,15 @@ export default defineConfig({
         ]
       : [
           'packages/*',
+          // The SDK on Bun, Deno and workerd, which `pnpm test:runtimes` installs and names here.
+          ...(process.env.FOXBELL_RUNTIMES
+            ? [
+                {
+                  root: './packages/sdk',
+                  test: { name: 'sdk-runtimes', include: ['test/**/*.runtimes.test.ts'] },
+                },
+              ]
+            : []),
           // The example of testing an app with @foxbell/sdk/testing runs as users would run it.
           'examples/testing-with-vitest',
           // The SDK's hooks wired to OpenTelemetry, checked the same way.
