@@ -15,7 +15,7 @@ ENV PATH=/pnpm/bin:$PATH CI=true
 RUN --mount=type=secret,id=npm_ca,required=false \
     NODE_EXTRA_CA_CERTS=$(test -f /run/secrets/npm_ca && echo /run/secrets/npm_ca) \
     npm install -g --prefix /pnpm pnpm@12.21.0
-COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
+COPY pnpm-lock.yaml pnpm-workspace.yaml package.json .pnpmfile.cjs ./
 COPY packages/sdk/package.json packages/sdk/
 COPY packages/server/package.json packages/server/
 RUN --mount=type=secret,id=npm_ca,required=false \
