@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // One project per package; `pnpm test` runs them all, `vitest run --project sdk` one of them.
@@ -16,8 +17,16 @@ const STARTS_PROCESSES = {
   server: ['test/**/*.process.*'],
 };
 
+/**
+ * Files run at once: vitest's default leaves one core free, which on a 2-core machine runs the
+ * suite one file at a time. Most files wait on the processes they start (servers, browsers, a
+ * container build), so two at a time on two cores halves the run without starving either.
+ */
+const WORKERS = Math.max(2, availableParallelism() - 1);
+
 export default defineConfig({
   test: {
+    maxWorkers: WORKERS,
     projects: FAST
       ? [
           {
