@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -104,6 +105,21 @@ describe('help, version and completion', () => {
   it('prints the version of the package', async () => {
     const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
     expect(await notify(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('answers --version and -v before the CLI and its parser load', async () => {
+    const bin = fileURLToPath(new URL('../bin.cjs', import.meta.url));
+    const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+    for (const flag of ['--version', '-v']) {
+      // What the process loaded, written after bin.cjs returns.
+      const probe = `process.argv = [process.argv[0], ${JSON.stringify(bin)}, ${JSON.stringify(flag)}];
+        require(${JSON.stringify(bin)});
+        process.on('exit', () => process.stderr.write(JSON.stringify(Object.keys(require.cache))));`;
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, ['-e', probe]);
+      expect(stdout).toBe(`${version}\n`);
+      const loaded: string[] = JSON.parse(stderr);
+      expect(loaded.filter((file) => /yargs|dist[\\/]main/.test(file))).toEqual([]);
+    }
   });
 
   it("never reads a package.json of the folder it runs in: that one's is not its version", async () => {
