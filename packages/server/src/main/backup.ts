@@ -1,4 +1,5 @@
-import { parseArgs } from 'node:util';
+import { SERVER_SETTINGS } from '../config/server-settings.js';
+import { readSettings, type Setting, usageOf } from '../config/settings.js';
 import { NewerDatabaseError } from '../store/schema-version.js';
 import { BackupError, backupSqlite, restoreSqlite } from '../store/sqlite/backup.js';
 
@@ -9,16 +10,31 @@ export interface BackupIo {
   env: NodeJS.ProcessEnv;
 }
 
-export const BACKUP_USAGE = `Usage: foxbell-server backup --to FILE [--data DIR]
+/**
+ * The settings of `backup` and `restore`, read as the server reads its own. `--data` is the
+ * server's row, without its default: `restore` wants it named, `backup` takes the server's.
+ */
+const BACKUP_SETTINGS = {
+  data: {
+    flag: SERVER_SETTINGS.data.flag,
+    variable: SERVER_SETTINGS.data.variable,
+    argument: 'DIR',
+    type: 'text',
+    defaultText: `${SERVER_SETTINGS.data.default} for backup`,
+    help: 'the data directory',
+  },
+  to: { flag: 'to', argument: 'FILE', type: 'text', help: 'the backup to write; it must not exist' },
+  from: { flag: 'from', argument: 'FILE', type: 'text', help: 'the backup to restore' },
+} as const satisfies Record<string, Setting>;
+
+export const BACKUP_USAGE = `${usageOf(
+  `Usage: foxbell-server backup --to FILE [--data DIR]
        foxbell-server restore --from FILE --data DIR
 
 backup   copies the SQLite database of DIR to FILE, while a server may be running on it
-restore  brings such a copy into DIR, which must be new or empty; then start foxbell-server on it
-
-  --data DIR   the data directory (default: $FOXBELL_DATA, else ./.foxbell)
-  --to FILE    the backup to write; it must not exist
-  --from FILE  the backup to restore
-
+restore  brings such a copy into DIR, which must be new or empty; then start foxbell-server on it`,
+  BACKUP_SETTINGS,
+)}
 A backup holds the Web Push key pair, every notification and device, and the hashes of every key
 and token: keep it as private as the data directory. For PostgreSQL use pg_dump and pg_restore.
 
@@ -35,35 +51,16 @@ export async function runBackup(
     io.stderr.write(`foxbell-server ${command}: ${problem}\n\n${BACKUP_USAGE}`);
     return 2;
   };
-  let values: {
-    data?: string | undefined;
-    to?: string | undefined;
-    from?: string | undefined;
-    help?: boolean;
-  };
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        data: { type: 'string' },
-        to: { type: 'string' },
-        from: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    return usage((error as Error).message);
-  }
-  if (values.help) {
+  const read = readSettings(BACKUP_SETTINGS, args, io.env);
+  if (read.ok === 'help') {
     io.stdout.write(BACKUP_USAGE);
     return 0;
   }
-  if (io.env.FOXBELL_DATABASE_URL) {
-    return usage('FOXBELL_DATABASE_URL is set: the store is PostgreSQL; back it up with pg_dump');
-  }
-  const dataDir = values.data ?? io.env.FOXBELL_DATA ?? './.foxbell';
+  if (!read.ok) return usage(read.problems.join('; '));
+  const { values } = read;
+  const database = SERVER_SETTINGS.database.variable;
+  if (io.env[database]) return usage(`${database} is set: the store is PostgreSQL; back it up with pg_dump`);
+  const dataDir = values.data ?? SERVER_SETTINGS.data.default;
   try {
     if (command === 'backup') {
       if (values.to === undefined) return usage('--to FILE is required');
@@ -76,8 +73,7 @@ export async function runBackup(
     } else {
       if (values.from === undefined) return usage('--from FILE is required');
       if (values.to !== undefined) return usage('--to is for backup');
-      if (values.data === undefined && io.env.FOXBELL_DATA === undefined)
-        return usage('--data DIR is required');
+      if (values.data === undefined) return usage('--data DIR is required');
       const facts = await restoreSqlite(values.from, dataDir);
       io.stdout.write(
         `restored ${values.from} into ${dataDir}: ${facts.notifications} notifications, schema version ${facts.schemaVersion}\n` +
