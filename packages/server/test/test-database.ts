@@ -1,3 +1,4 @@
+import { TEST_DATABASE_URL } from '@foxbell/test-support/database-url';
 import { inject } from 'vitest';
 import { openPostgresStore } from '../src/store/postgres/open.js';
 import { openSqliteStore } from '../src/store/sqlite/open.js';
@@ -7,8 +8,8 @@ import type { Store } from '../src/store/store.js';
 export const TEST_STORE: 'sqlite' | 'postgres' =
   process.env.FOXBELL_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 
-export const TEST_DATABASE_URL =
-  process.env.FOXBELL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The PostgreSQL the tests use: one place says which, for every package's tests. */
+export { TEST_DATABASE_URL } from '@foxbell/test-support/database-url';
 
 let schemas = 0;
 /** A schema of this run no other test uses (the run's set-up drops them all at its end). */

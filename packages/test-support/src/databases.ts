@@ -2,15 +2,12 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
+import { TEST_DATABASE_URL } from './database-url.js';
 import { cleanUpAfterTest, tempDir } from './processes.js';
 
 /** The two stores foxbell-server runs on. */
 export type StoreKind = 'sqlite' | 'postgres';
 export const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'postgres'];
-
-/** The PostgreSQL the tests use (`FOXBELL_TEST_DATABASE_URL`), as CI and `.ci/run` provide it. */
-export const TEST_DATABASE_URL =
-  process.env.FOXBELL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A fresh database for one foxbell-server process, gone after the test. */
 export interface TestDatabase {
