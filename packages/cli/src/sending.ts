@@ -95,10 +95,10 @@ async function warnIfTargetReachesNone(
   const devices = await client.devices({ maxRetries: 0 }).catch(() => undefined);
   if (devices === undefined || devicesForTarget(target, devices as Routable[]).length > 0) return;
   const names = devices.map((device) => device.name);
-  const shared = names.filter((name) => name === target).length > 1;
+  const named = names.filter((name) => name === target).length;
   out.warn(
-    shared
-      ? `--target "${target}" is the name of ${names.filter((name) => name === target).length} devices, so it reaches none: the notification will be dropped; give a device's id`
+    named > 1
+      ? `--target "${target}" is the name of ${named} devices, so it reaches none: the notification will be dropped; give a device's id`
       : `--target "${target}" names none of this account's devices (${names.join(', ') || 'none'}): the notification will be dropped`,
   );
 }

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, notify, pushesTo, type Service, startService, using } from './helpers.js';
+import { call, createAccount, notify, pushesTo, type Service, startService, using } from './helpers.js';
 
 let service: Service;
 beforeAll(async () => {
@@ -143,6 +143,15 @@ describe('notify send', () => {
     for (const target of ["Ana's Watch", 'watch', 'auto', 'dev_0123456789']) {
       expect((await notify(['send', 'hi', '--target', target], { env })).stderr, target).toBe('');
     }
+    // A name two devices share reaches neither.
+    await call(`${service.url}/v1/devices`, account.key, {
+      name: "Ana's Watch",
+      platform: 'watchos',
+      push_token: 'f'.repeat(64),
+    });
+    expect((await notify(['send', 'hi', '--target', "Ana's Watch"], { env })).stderr).toBe(
+      `warning: --target "Ana's Watch" is the name of 2 devices, so it reaches none: the notification will be dropped; give a device's id\n`,
+    );
     // A token that may not list the devices: nothing to check against, no warning.
     const blind = await createAccount(service, { device_names: false });
     expect(
