@@ -33,8 +33,8 @@ export class Output {
   readonly #color: { stdout: boolean; stderr: boolean };
   /** With --json, warnings go into the JSON document instead of onto stderr. */
   readonly #warnings: string[] = [];
-  /** The spinner on screen, with its own text: a retry is shown on it, after that text. */
-  #spinning: { progress: Progress; text: string } | undefined;
+  /** The spinner on screen: its own text, and a line to show on it for now (a retry, after that text). */
+  #spinning: { text: string; show(line: string): void } | undefined;
 
   constructor(mode: OutputMode, streams: Streams) {
     this.json = mode.json;
@@ -122,18 +122,23 @@ export class Output {
       // stdin stays as it is: `notify run` hands it to the command.
       discardStdin: false,
     }).start();
-    const progress: Progress = {
-      update: (next) => {
-        if (this.#spinning?.progress === progress) this.#spinning.text = next;
+    const spinning = {
+      text,
+      show(line: string) {
+        spinner.text = line;
+      },
+    };
+    this.#spinning = spinning;
+    return {
+      update(next) {
+        spinning.text = next;
         spinner.text = next;
       },
       stop: () => {
-        if (this.#spinning?.progress === progress) this.#spinning = undefined;
+        if (this.#spinning === spinning) this.#spinning = undefined;
         spinner.stop();
       },
     };
-    this.#spinning = { progress, text };
-    return progress;
   }
 
   /**
@@ -141,13 +146,7 @@ export class Output {
    * turns, so a terminal shows why nothing happens yet; elsewhere a warning line.
    */
   retrying(text: string): void {
-    const spinning = this.#spinning;
-    if (!spinning) {
-      this.warn(text);
-      return;
-    }
-    const base = spinning.text;
-    spinning.progress.update(`${base}: ${text}`);
-    spinning.text = base;
+    if (this.#spinning) this.#spinning.show(`${this.#spinning.text}: ${text}`);
+    else this.warn(text);
   }
 }
