@@ -39,20 +39,18 @@ export async function buildStandInBase(
     recursive: true,
   });
   await symlink('../lib/node_modules/npm/bin/npm-cli.js', path.join(root, 'usr/local/bin/npm'));
-  const commands = ['env', 'mkdir', 'chown', 'ln', 'rm', 'cp', 'cat', 'ls', 'chmod'];
-  const binaries = [
-    '/bin/dash',
-    ...(await Promise.all(commands.map(async (name) => (await run('which', [name])).stdout.trim()))),
-  ];
-  await copyFile('/bin/dash', path.join(root, 'bin/sh'));
-  for (const [i, name] of commands.entries())
-    await copyFile(binaries[i + 1] as string, path.join(root, 'usr/bin', name));
+  // /bin/sh, and the commands a Dockerfile's RUN lines use: this machine's, at the image's paths.
+  const binaries: [from: string, to: string][] = [['/bin/dash', 'bin/sh']];
+  for (const name of ['env', 'mkdir', 'chown', 'ln', 'rm', 'cp', 'cat', 'ls', 'chmod']) {
+    binaries.push([(await run('which', [name])).stdout.trim(), `usr/bin/${name}`]);
+  }
+  for (const [from, to] of binaries) await copyFile(from, path.join(root, to));
   // The C libraries: all of glibc (a native binary such as pnpm's loads more of it than Node
   // does), and what Node and the commands link besides.
   const libraries = new Set(
     (await run('dpkg', ['-L', 'libc6'])).stdout.split('\n').filter((file) => /\.so/.test(file)),
   );
-  for (const binary of [node, ...binaries]) {
+  for (const binary of [node, ...binaries.map(([from]) => from)]) {
     for (const match of (await run('ldd', [binary])).stdout.matchAll(/(\/\S+\.so[.\d]*)/g))
       libraries.add(match[1] as string);
   }
