@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll } from 'vitest';
 import { killAfterTest, tempDir } from './processes.js';
 
 /**
@@ -18,11 +17,16 @@ export const ADMIN = 'process-test-admin-key-0123456789abc';
  */
 const SERVER_NODE = process.env.FOXBELL_SERVER_NODE ?? process.execPath;
 
-beforeAll(() => {
+/**
+ * Said once, where a process is started, rather than as a timeout: checked there and not when this
+ * module is imported, since tests that start no process import its helpers too (`pnpm test:fast`
+ * builds only the SDK).
+ */
+function requireBuiltServer(): void {
   if (!existsSync(fileURLToPath(new URL('../../server/dist/server.js', import.meta.url)))) {
     throw new Error('packages/server is not built: run `pnpm build` (pnpm test does it first)');
   }
-});
+}
 
 export interface Running {
   child: ChildProcess;
@@ -43,6 +47,7 @@ export async function startProcess(
   /** Another foxbell-server entry script (one installed from a package); default: this checkout's. */
   bin = BIN,
 ): Promise<Running> {
+  if (bin === BIN) requireBuiltServer();
   const child = killAfterTest(
     spawn(SERVER_NODE, [bin, ...(args[0] === 'worker' ? [] : ['--port', '0']), ...args], {
       env: { ...process.env, ...env },
