@@ -20,8 +20,8 @@ import {
   randomIds,
   systemClock,
 } from '@foxbell/server';
-import { loadedStore, NOTIFICATION } from './support/loaded-store.js';
-import { median } from './support/stats.js';
+import { countingFinished, loadedStore, NOTIFICATION } from './support/loaded-store.js';
+import { alternatingRounds, printResult } from './support/rounds.js';
 
 // Ten timed rounds, five with each side first: this VM's speed moves by ±15% within a minute.
 const ROUNDS = 10;
@@ -84,13 +84,16 @@ function warmUpRequest(): PushRequest {
   };
 }
 
-/** Ours: a worker delivers everything queued; the clock stops when nothing is left to do. */
+/** Ours: a worker delivers everything queued; the clock stops when the last attempt is recorded. */
 async function runFoxbell(round: number, pushTokens: string[]): Promise<number> {
   const dir = path.join(work, `store-${round}`);
-  const store = await loadedStore(
-    dir,
-    pushTokens.map((pushToken) => ({ pushToken, webPush: null })),
-    NOTIFICATIONS,
+  const { store, allFinished } = countingFinished(
+    await loadedStore(
+      dir,
+      pushTokens.map((pushToken) => ({ pushToken, webPush: null })),
+      NOTIFICATIONS,
+    ),
+    NOTIFICATIONS * DEVICES,
   );
   const client = new ApnsClient({ url: simUrls.push, ca, key, clock: systemClock });
   const worker = new DeliveryWorker({
@@ -104,8 +107,10 @@ async function runFoxbell(round: number, pushTokens: string[]): Promise<number> 
   if (warm.kind !== 'answered' || warm.status !== 200) throw new Error(`warm-up: ${JSON.stringify(warm)}`);
   const started = performance.now();
   worker.start();
-  while ((await store.nextDeliveryAt()) !== undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+  await allFinished;
   const seconds = (performance.now() - started) / 1000;
+  if ((await store.nextDeliveryAt()) !== undefined)
+    throw new Error('foxbell: work left after every push was recorded');
   await worker.stop();
   await client.close();
   await store.close();
@@ -183,8 +188,6 @@ function baselineRequests(pushTokens: string[]): PushRequest[] {
 }
 
 process.on('exit', () => sim.kill('SIGTERM'));
-const ours: number[] = [];
-const baseline: number[] = [];
 /** One side's run, with every push it made checked at the simulator. */
 async function measure(side: 'foxbell' | 'node-apn', round: number, pushTokens: string[]): Promise<number> {
   await clearSimulator();
@@ -194,39 +197,16 @@ async function measure(side: 'foxbell' | 'node-apn', round: number, pushTokens: 
   return rate;
 }
 
-// Round 0 is untimed for both: neither is measured while V8 is still compiling it. The sides
-// take turns going first, so neither always runs on the garbage the other left.
-for (let round = 0; round <= ROUNDS; round++) {
-  // The same push tokens on both sides: one per device, each sent every notification.
-  const pushTokens = Array.from({ length: DEVICES }, () => randomUUID().replaceAll('-', '').repeat(2));
-  let mine: number;
-  let theirs: number;
-  if (round % 2 === 0) {
-    theirs = await measure('node-apn', round, pushTokens);
-    mine = await measure('foxbell', round, pushTokens);
-  } else {
-    mine = await measure('foxbell', round, pushTokens);
-    theirs = await measure('node-apn', round, pushTokens);
-  }
-  if (round === 0) continue;
-  baseline.push(theirs);
-  ours.push(mine);
-  console.log(`round ${round}: foxbell ${mine.toFixed(0)}/s, node-apn ${theirs.toFixed(0)}/s`);
-}
+// The same push tokens on both sides: one per device, each sent every notification.
+const pushTokens = Array.from({ length: DEVICES }, () => randomUUID().replaceAll('-', '').repeat(2));
+const rounds = await alternatingRounds(ROUNDS, {
+  foxbell: (round) => measure('foxbell', round, pushTokens),
+  'node-apn': (round) => measure('node-apn', round, pushTokens),
+});
 sim.kill('SIGTERM');
 await rm(work, { recursive: true, force: true });
 
-const value = Math.round(median(ours));
-const base = Math.round(median(baseline));
 console.log(
   `${cpus().length} CPUs, ${NOTIFICATIONS} notifications x ${DEVICES} devices, ${CONCURRENCY} pushes in flight, ${ROUNDS} rounds, median`,
 );
-console.log(
-  JSON.stringify({
-    bench: 'delivery',
-    value,
-    unit: 'destinations pushed/s',
-    baseline: base,
-    ratio: Math.round((value / base) * 1000) / 1000,
-  }),
-);
+printResult('delivery', 'destinations pushed/s', rounds.foxbell, rounds['node-apn']);

@@ -23,8 +23,8 @@ import {
   webPushPayload,
 } from '@foxbell/server';
 import type { Subscription } from '@foxbell/test-support/push-service';
-import { loadedStore, NOTIFICATION } from './support/loaded-store.js';
-import { median } from './support/stats.js';
+import { countingFinished, loadedStore, NOTIFICATION } from './support/loaded-store.js';
+import { alternatingRounds, printResult } from './support/rounds.js';
 
 const ROUNDS = 6;
 const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS ?? 300);
@@ -68,16 +68,19 @@ async function expectAccepted(count: number, who: string): Promise<void> {
     throw new Error(`${who}: ${accepted} pushes accepted, not ${count}; refused: ${refused[0]}`);
 }
 
-/** Ours: a worker delivers everything queued; the clock stops when nothing is left to do. */
+/** Ours: a worker delivers everything queued; the clock stops when the last attempt is recorded. */
 async function runFoxbell(round: number, subscriptions: Subscription[]): Promise<number> {
   const dir = path.join(work, `store-${round}`);
-  const store = await loadedStore(
-    dir,
-    subscriptions.map((subscription) => ({
-      pushToken: subscription.endpoint,
-      webPush: { ...subscription.keys, appUrl: null },
-    })),
-    NOTIFICATIONS,
+  const { store, allFinished } = countingFinished(
+    await loadedStore(
+      dir,
+      subscriptions.map((subscription) => ({
+        pushToken: subscription.endpoint,
+        webPush: { ...subscription.keys, appUrl: null },
+      })),
+      NOTIFICATIONS,
+    ),
+    NOTIFICATIONS * DEVICES,
   );
   // The deployment's key pair, as every process of it reads it.
   await store.settingOnce('web_push_vapid_keys', JSON.stringify(vapid));
@@ -92,8 +95,10 @@ async function runFoxbell(round: number, subscriptions: Subscription[]): Promise
   const worker = new DeliveryWorker({ store, transport, clock: systemClock, concurrency: CONCURRENCY });
   const started = performance.now();
   worker.start();
-  while ((await store.nextDeliveryAt()) !== undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+  await allFinished;
   const seconds = (performance.now() - started) / 1000;
+  if ((await store.nextDeliveryAt()) !== undefined)
+    throw new Error('foxbell: work left after every push was recorded');
   await worker.stop();
   await transport.close();
   await store.close();
@@ -142,8 +147,6 @@ async function runWebPush(subscriptions: Subscription[]): Promise<number> {
   return jobs.length / seconds;
 }
 
-const ours: number[] = [];
-const baseline: number[] = [];
 const { subscriptions } = (await ask({ ask: 'subscribe', count: DEVICES })) as {
   subscriptions: Subscription[];
 };
@@ -154,31 +157,14 @@ async function measure(side: 'foxbell' | 'web-push', round: number): Promise<num
   return rate;
 }
 
-// Round 0 is untimed for both; the sides take turns going first.
-for (let round = 0; round <= ROUNDS; round++) {
-  const first = round % 2 === 0 ? 'web-push' : 'foxbell';
-  const a = await measure(first, round);
-  const b = await measure(first === 'foxbell' ? 'web-push' : 'foxbell', round);
-  const [mine, theirs] = first === 'foxbell' ? [a, b] : [b, a];
-  if (round === 0) continue;
-  ours.push(mine);
-  baseline.push(theirs);
-  console.log(`round ${round}: foxbell ${mine.toFixed(0)}/s, web-push ${theirs.toFixed(0)}/s`);
-}
+const rounds = await alternatingRounds(ROUNDS, {
+  foxbell: (round) => measure('foxbell', round),
+  'web-push': (round) => measure('web-push', round),
+});
 service.disconnect();
 await rm(work, { recursive: true, force: true });
 
-const value = Math.round(median(ours));
-const base = Math.round(median(baseline));
 console.log(
   `${cpus().length} CPUs, ${NOTIFICATIONS} notifications x ${DEVICES} subscriptions, ${CONCURRENCY} pushes in flight, ${ROUNDS} rounds, median`,
 );
-console.log(
-  JSON.stringify({
-    bench: 'web-push',
-    value,
-    unit: 'destinations pushed/s',
-    baseline: base,
-    ratio: Math.round((value / base) * 1000) / 1000,
-  }),
-);
+printResult('web-push', 'destinations pushed/s', rounds.foxbell, rounds['web-push']);

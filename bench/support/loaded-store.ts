@@ -82,3 +82,31 @@ export async function loadedStore(dir: string, devices: BenchDevice[], count: nu
   if (refused.length > 0) throw new Error(`${refused.length} sends refused: ${JSON.stringify(refused[0])}`);
   return store;
 }
+
+/**
+ * `store`, telling when `count` attempts are recorded (written to disk, as the worker records
+ * them): the bench's clock stops on that event, not on a polling step that would round its figure.
+ */
+export function countingFinished(store: Store, count: number): { store: Store; allFinished: Promise<void> } {
+  let finished = 0;
+  let resolve = () => {};
+  const allFinished = new Promise<void>((done) => {
+    resolve = done;
+  });
+  const finishAttempts: Store['finishAttempts'] = async (attempts, now) => {
+    await store.finishAttempts(attempts, now);
+    finished += attempts.length;
+    if (finished >= count) resolve();
+  };
+  return {
+    store: new Proxy(store, {
+      get: (target, property) => {
+        if (property === 'finishAttempts') return finishAttempts;
+        const value = Reflect.get(target, property);
+        // Called on the store itself: its methods read fields a proxy does not have.
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }),
+    allFinished,
+  };
+}
