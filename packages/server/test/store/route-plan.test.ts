@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decideChunk, type PlannedDestination, RoutePlan } from '../../src/store/route-plan.js';
+import { decideChunk, FanOut, type PlannedDestination, RoutePlan } from '../../src/store/route-plan.js';
 import type { QueuedNotification } from '../../src/store/rows.js';
-import type { Device, RouteDecision } from '../../src/store/store.js';
+import type { Device, RouteDecision, RouteInput } from '../../src/store/store.js';
 
 const device = (id: string) => ({ id, platform: 'ios', pushToken: `push-${id}`, createdAt: 0 }) as Device;
 const PHONE = device('phone');
@@ -21,7 +21,7 @@ function queued(id: string, tag: string | null, devices: Device[] = [PHONE]): Qu
 }
 
 /** Every notification goes to all its devices, except those named `drop…`. */
-const chunkOf = (notifications: QueuedNotification[]) =>
+const chunkOf = (notifications: QueuedNotification[], room?: number) =>
   decideChunk(
     notifications,
     (input): RouteDecision =>
@@ -34,6 +34,7 @@ const chunkOf = (notifications: QueuedNotification[]) =>
               apnsId: `${input.notification.id}-${d.id}`,
             })),
           },
+    room,
   );
 
 const never = () => false;
@@ -51,6 +52,18 @@ describe('decideChunk', () => {
       'a/watch',
       'b/phone',
     ]);
+    expect(chunk.decided).toBe(3);
+  });
+
+  it('decides no further than its destinations fill the room: the last may overrun it, a drop takes none', () => {
+    const chunk = chunkOf(
+      [queued('drop1', null), queued('a', null, [PHONE, WATCH]), queued('drop2', null), queued('b', null)],
+      2,
+    );
+    expect([chunk.decided, chunk.delivered, chunk.drops.map((d) => d.id)]).toEqual([2, ['a'], ['drop1']]);
+    const overrun = chunkOf([queued('a', null), queued('b', null, [PHONE, WATCH]), queued('c', null)], 2);
+    expect([overrun.decided, overrun.delivered, overrun.destinations.length]).toEqual([2, ['a', 'b'], 3]);
+    expect(chunkOf([queued('a', null)], 0).decided).toBe(0);
   });
 });
 
@@ -82,6 +95,26 @@ describe('RoutePlan', () => {
     expect(states(unleased.place(chunkOf([queued('a', null)]).destinations, never).placed)).toEqual([
       'a/phone:pending',
     ]);
+  });
+
+  it("reads as many queued sends as fill the room at the recent sends' fan-out, kept across calls", () => {
+    const fanOut = new FanOut();
+    const first = new RoutePlan(7, fanOut);
+    expect(first.chunkSize(200)).toBe(7);
+    const decide = (input: RouteInput): RouteDecision => ({
+      kind: 'deliver',
+      destinations: input.devices.map((d) => ({ device: d, apnsId: `${input.notification.id}-${d.id}` })),
+    });
+    // Two devices a send: the chunk of 7 is decided only as far as the room, four sends.
+    const chunk = first.decide(
+      ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((id) => queued(id, null, [PHONE, WATCH])),
+      decide,
+    );
+    expect([chunk.decided, chunk.destinations.length]).toEqual([4, 8]);
+    expect(fanOut.perSend).toBe(2);
+    // The next call reads half its room.
+    expect(new RoutePlan(7, fanOut).chunkSize(200)).toBe(4);
+    expect(new RoutePlan(0, fanOut).chunkSize(200)).toBe(200);
   });
 
   it('gives a place back when a newer send of the tag supersedes a leased one in the same chunk', () => {

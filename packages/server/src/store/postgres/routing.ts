@@ -1,4 +1,4 @@
-import { decideChunk, type PlacedDestination, type PlannedDestination, RoutePlan } from '../route-plan.js';
+import { FanOut, type PlacedDestination, type PlannedDestination, RoutePlan } from '../route-plan.js';
 import { deviceOf, type QueuedNotification, routeInputOf } from '../rows.js';
 import type { Device, RoutingPart } from '../store.js';
 import { advisoryLocks, type PostgresConnection, type Session } from './connection.js';
@@ -6,10 +6,11 @@ import { advisoryLocks, type PostgresConnection, type Session } from './connecti
 const idOf = (d: PlannedDestination) => d.notification.input.notification.id;
 
 export function postgresRouting(db: PostgresConnection): RoutingPart {
+  const fanOut = new FanOut();
   return {
     async routeQueued({ now, limit, decide, lease }) {
       return db.transaction(async (session) => {
-        const plan = new RoutePlan(lease?.limit ?? 0);
+        const plan = new RoutePlan(lease?.limit ?? 0, fanOut);
         const devicesOf = new Map<string, Device[]>();
         let routed = 0;
         while (routed < limit && plan.wantsMore) {
@@ -41,7 +42,7 @@ export function postgresRouting(db: PostgresConnection): RoutingPart {
           const queued: QueuedNotification[] = rows.map((row) =>
             routeInputOf(row, devicesOf.get(row.account_id as string) ?? []),
           );
-          const chunk = decideChunk(queued, decide);
+          const chunk = plan.decide(queued, decide);
           if (chunk.drops.length > 0) {
             await session.rows(
               `UPDATE notifications n SET status = 'dropped', reason = d.reason, routed_at = $3
@@ -83,10 +84,11 @@ export function postgresRouting(db: PostgresConnection): RoutingPart {
               chunk.delivered,
             ]);
           }
+          // Those left undecided stay queued, and unlocked when this transaction ends.
           await session.rows('DELETE FROM route_queue WHERE notification_id = ANY($1)', [
-            rows.map((row) => row.id as string),
+            rows.slice(0, chunk.decided).map((row) => row.id as string),
           ]);
-          routed += rows.length;
+          routed += chunk.decided;
           if (rows.length < wanted) break;
         }
         return { routed, claimed: plan.claimed };

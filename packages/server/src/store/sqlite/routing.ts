@@ -1,4 +1,4 @@
-import { decideChunk, type PlacedDestination, RoutePlan } from '../route-plan.js';
+import { FanOut, type PlacedDestination, RoutePlan } from '../route-plan.js';
 import { type QueuedNotification, routeInputOf } from '../rows.js';
 import type { Device, RoutingPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
@@ -33,11 +33,12 @@ export function sqliteRouting(db: SqliteConnection, leasing: (owner: string) => 
     );
   };
 
+  const fanOut = new FanOut();
   return {
     async routeQueued({ now, limit, decide, lease }) {
       if (lease) leasing(lease.owner);
       return db.transaction(() => {
-        const plan = new RoutePlan(lease?.limit ?? 0);
+        const plan = new RoutePlan(lease?.limit ?? 0, fanOut);
         const devicesOf = new Map<string, Device[]>();
         const devicesFor = (accountId: string) => {
           let devices = devicesOf.get(accountId);
@@ -61,7 +62,7 @@ export function sqliteRouting(db: SqliteConnection, leasing: (owner: string) => 
               wanted,
             )
             .map((row) => routeInputOf(row, devicesFor(row.account_id as string)));
-          const chunk = decideChunk(queued, decide);
+          const chunk = plan.decide(queued, decide);
           for (const { id, reason } of chunk.drops) {
             db.run(
               `UPDATE notifications SET status = 'dropped', reason = ?, routed_at = ? WHERE id = ?`,
@@ -106,7 +107,7 @@ export function sqliteRouting(db: SqliteConnection, leasing: (owner: string) => 
           }
           for (const id of chunk.delivered)
             db.run('UPDATE notifications SET routed_at = ? WHERE id = ?', now, id);
-          routed += queued.length;
+          routed += chunk.decided;
           if (queued.length < wanted) break;
         }
         return { routed, claimed: plan.claimed };
