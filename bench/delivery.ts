@@ -21,7 +21,7 @@ import {
   systemClock,
 } from '@foxbell/server';
 import { countingFinished, loadedStore, NOTIFICATION } from './support/loaded-store.js';
-import { alternatingRounds, printResult } from './support/rounds.js';
+import { alternatingRounds, printRatios, printResult } from './support/rounds.js';
 
 // Ten timed rounds, five with each side first: this VM's speed moves by ±15% within a minute.
 const ROUNDS = 10;
@@ -164,6 +164,31 @@ async function runNodeApn(requests: PushRequest[]): Promise<number> {
   return requests.length / seconds;
 }
 
+/**
+ * Our HTTP/2 client alone, without the worker's bookkeeping: the same requests, as many in flight.
+ * Beside node-apn it says how much of the gap is the client's and how much the store's, and where
+ * the simulator's own ceiling lies (it runs on one core: a client light enough is held by it).
+ */
+async function runApnsClient(requests: PushRequest[]): Promise<number> {
+  const client = new ApnsClient({ url: simUrls.push, ca, key, clock: systemClock });
+  const warm = await client.push(warmUpRequest());
+  if (warm.kind !== 'answered' || warm.status !== 200) throw new Error(`warm-up: ${JSON.stringify(warm)}`);
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < requests.length) {
+        const result = await client.push(requests[next++] as PushRequest);
+        if (result.kind !== 'answered' || result.status !== 200)
+          throw new Error(`push: ${JSON.stringify(result)}`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await client.close();
+  return requests.length / seconds;
+}
+
 /** NOTIFICATIONS notifications, each to every push token, in the order the worker sends them. */
 function baselineRequests(pushTokens: string[]): PushRequest[] {
   const now = Date.now();
@@ -189,10 +214,18 @@ function baselineRequests(pushTokens: string[]): PushRequest[] {
 
 process.on('exit', () => sim.kill('SIGTERM'));
 /** One side's run, with every push it made checked at the simulator. */
-async function measure(side: 'foxbell' | 'node-apn', round: number, pushTokens: string[]): Promise<number> {
+async function measure(
+  side: 'foxbell' | 'node-apn' | 'apns-client',
+  round: number,
+  pushTokens: string[],
+): Promise<number> {
   await clearSimulator();
   const rate =
-    side === 'foxbell' ? await runFoxbell(round, pushTokens) : await runNodeApn(baselineRequests(pushTokens));
+    side === 'foxbell'
+      ? await runFoxbell(round, pushTokens)
+      : side === 'node-apn'
+        ? await runNodeApn(baselineRequests(pushTokens))
+        : await runApnsClient(baselineRequests(pushTokens));
   await expectAccepted(NOTIFICATIONS * DEVICES + 1, side);
   return rate;
 }
@@ -202,6 +235,7 @@ const pushTokens = Array.from({ length: DEVICES }, () => randomUUID().replaceAll
 const rounds = await alternatingRounds(ROUNDS, {
   foxbell: (round) => measure('foxbell', round, pushTokens),
   'node-apn': (round) => measure('node-apn', round, pushTokens),
+  'apns-client': (round) => measure('apns-client', round, pushTokens),
 });
 sim.kill('SIGTERM');
 await rm(work, { recursive: true, force: true });
@@ -209,4 +243,5 @@ await rm(work, { recursive: true, force: true });
 console.log(
   `${cpus().length} CPUs, ${NOTIFICATIONS} notifications x ${DEVICES} devices, ${CONCURRENCY} pushes in flight, ${ROUNDS} rounds, median`,
 );
+printRatios('our APNs client alone over node-apn', rounds['apns-client'], rounds['node-apn']);
 printResult('delivery', 'destinations pushed/s', rounds.foxbell, rounds['node-apn']);

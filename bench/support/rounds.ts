@@ -50,15 +50,23 @@ export function printResult(bench: string, unit: string, ours: number[], theirs:
     console.log(JSON.stringify({ bench, value: round(median(alone)), unit, baseline: null, ratio: null }));
     return;
   }
-  const ratios = ours.map((figure, index) => figure / (theirs[index] as number));
-  console.log(`ratio per round: ${ratios.map((ratio) => ratio.toFixed(3)).join(', ')}`);
+  const ratio = printRatios('ratio', ours, theirs);
   console.log(
     JSON.stringify({
       bench,
       value: round(median(ours)),
       unit,
       baseline: round(median(theirs)),
-      ratio: Math.round(median(ratios) * 1000) / 1000,
+      ratio,
     }),
   );
+}
+
+/** Prints each round's ratio of two sides and their median, and returns that median (to 3 places). */
+export function printRatios(what: string, ours: number[], theirs: number[]): number {
+  if (ours.length === 0 || theirs.length === 0) return Number.NaN;
+  const ratios = ours.map((figure, index) => figure / (theirs[index] as number));
+  const middle = Math.round(median(ratios) * 1000) / 1000;
+  console.log(`${what}: median ${middle}, per round ${ratios.map((each) => each.toFixed(3)).join(', ')}`);
+  return middle;
 }
