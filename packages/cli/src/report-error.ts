@@ -1,4 +1,5 @@
-import { ERROR_CODES, isErrorCode } from '@foxbell/sdk/contract';
+import { isErrorCode } from '@foxbell/sdk/contract';
+import { ERROR_ADVICE } from './error-advice.js';
 import { CliError, EXIT, type ExitCode, exitCodeOf } from './exit-codes.js';
 import type { Output } from './output.js';
 
@@ -92,6 +93,6 @@ function hintFor(error: unknown, code: string): string | undefined {
   if (code === 'forbidden') {
     return 'Use a send token; `notify devices` also needs its device_names read scope';
   }
-  if (isErrorCode(code)) return ERROR_CODES[code].action.replaceAll('`', '');
+  if (isErrorCode(code)) return ERROR_ADVICE[code].replaceAll('`', '');
   return LOCAL_HINTS[code];
 }
