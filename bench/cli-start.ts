@@ -1,9 +1,10 @@
-// Start-up overhead of `notify --version` over a bare `node -e ''`, in alternating runs of one
-// process each, so both see the same machine state. `--version` is answered before the CLI loads;
-// the rest of the start (the parser, the send command's handler, the SDK and its field rules) is
-// measured by `notify send --dry-run`, printed beside it.
+// Start-up of `notify --version` against a bare `node -e ''` (one process each, in rounds whose order
+// turns), and the rest of the start, timed by `notify send --dry-run` (the parser, the send command's
+// handler, the SDK and its field rules) beside them. `--version` is answered before the CLI loads.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { alternatingRounds, printRatios, printResult } from './support/rounds.js';
+import { median } from './support/stats.js';
 
 const ROUNDS = 30;
 const notifyBin = fileURLToPath(new URL('../packages/cli/bin.cjs', import.meta.url));
@@ -27,37 +28,22 @@ function timeOf(args: string[]): number {
   return elapsed;
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-};
-
-// One of each first: the disk cache warms up for both.
-timeOf(['-e', '']);
-timeOf([notifyBin, '--version']);
-timeOf(DRY_RUN);
-const bare: number[] = [];
-const notify: number[] = [];
-const dryRun: number[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  bare.push(timeOf(['-e', '']));
-  notify.push(timeOf([notifyBin, '--version']));
-  dryRun.push(timeOf(DRY_RUN));
-}
-const value = median(notify) - median(bare);
-const baseline = median(bare);
-console.log(`node -e '':          median ${baseline.toFixed(1)} ms over ${ROUNDS} runs`);
-console.log(`notify --version:    median ${median(notify).toFixed(1)} ms over ${ROUNDS} runs`);
-console.log(
-  `notify send --dry-run: median ${median(dryRun).toFixed(1)} ms over ${ROUNDS} runs (${(median(dryRun) / baseline).toFixed(2)} times node -e)`,
+// Each round times the three one after another, in an order that turns each round.
+const rounds = await alternatingRounds(
+  ROUNDS,
+  {
+    'notify --version': () => timeOf([notifyBin, '--version']),
+    "node -e ''": () => timeOf(['-e', '']),
+    'notify send --dry-run': () => timeOf(DRY_RUN),
+  },
+  (ms) => `${ms.toFixed(1)} ms`,
 );
-console.log(`overhead:            ${value.toFixed(1)} ms (goal: under 80 ms)`);
+const notify = rounds['notify --version'];
+const bare = rounds["node -e ''"];
+const dryRun = rounds['notify send --dry-run'];
 console.log(
-  JSON.stringify({
-    bench: 'cli-start',
-    value: Number(value.toFixed(1)),
-    unit: 'ms over node -e',
-    baseline: Number(baseline.toFixed(1)),
-    ratio: Number((median(notify) / baseline).toFixed(2)),
-  }),
+  `medians over ${ROUNDS} rounds: node -e '' ${median(bare).toFixed(1)} ms, notify --version ${median(notify).toFixed(1)} ms ` +
+    `(${(median(notify) - median(bare)).toFixed(1)} ms more), notify send --dry-run ${median(dryRun).toFixed(1)} ms`,
 );
+printRatios('notify send --dry-run over node -e', dryRun, bare);
+printResult('cli-start', 'ms for notify --version', notify, bare, 1);
