@@ -6,6 +6,7 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ADMIN, NO_LIMITS, post, ROOT, SERVER_BIN, start, stop } from './support/processes.js';
+import { alternatingRounds, printRatios, printResult } from './support/rounds.js';
 
 const ROUNDS = 5;
 const SECONDS = 5;
@@ -53,57 +54,26 @@ const foxbell = await startFoxbell('plain');
 const metered = await startFoxbell('metrics', ['--metrics=127.0.0.1:0']);
 const bare = await start([path.join(ROOT, 'bench/support/bare-fastify.mjs')], LISTENING);
 
-// One untimed second for each, so that none is measured while V8 is still compiling it.
-await load(bare.url, foxbell.token, 1);
-await load(foxbell.url, foxbell.token, 1);
-await load(metered.url, metered.token, 1);
-
-const ours: number[] = [];
-const withMetrics: number[] = [];
-const baseline: number[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  baseline.push(await load(bare.url, foxbell.token));
-  // Alternately first, so that neither has the machine's better moments.
-  if (round % 2 === 0) {
-    ours.push(await load(foxbell.url, foxbell.token));
-    withMetrics.push(await load(metered.url, metered.token));
-  } else {
-    withMetrics.push(await load(metered.url, metered.token));
-    ours.push(await load(foxbell.url, foxbell.token));
-  }
-  console.log(
-    `round ${round + 1}: foxbell ${ours.at(-1)?.toFixed(0)}/s, with --metrics ${withMetrics.at(-1)?.toFixed(0)}/s, ` +
-      `bare fastify ${baseline.at(-1)?.toFixed(0)}/s`,
-  );
-}
+// Each round loads the three one after another, in an order that turns each round. The untimed
+// round 0, there so that none is measured while V8 still compiles it, takes a second each.
+const secondsOf = (round: number) => (round === 0 ? 1 : SECONDS);
+const rounds = await alternatingRounds(
+  ROUNDS,
+  {
+    foxbell: (round) => load(foxbell.url, foxbell.token, secondsOf(round)),
+    'foxbell --metrics': (round) => load(metered.url, metered.token, secondsOf(round)),
+    'bare fastify': (round) => load(bare.url, foxbell.token, secondsOf(round)),
+  },
+  (rate) => `${rate.toFixed(0)}/s`,
+);
 await stop(foxbell.child);
 await stop(metered.child);
 await stop(bare.child);
 await rm(data, { recursive: true, force: true });
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-const value = Math.round(median(ours));
-const base = Math.round(median(baseline));
 console.log(
   `${cpus().length} CPUs, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, median of rounds`,
 );
-const metricsOn = Math.round(median(withMetrics));
-// Each round's two runs are seconds apart: their ratio cancels most of this machine's drift.
-const paired = median(withMetrics.map((on, round) => on / (ours[round] as number)));
-console.log(
-  JSON.stringify({
-    metrics_on: metricsOn,
-    metrics_off: value,
-    ratio: Math.round((metricsOn / value) * 1000) / 1000,
-    paired_ratio: Math.round(paired * 1000) / 1000,
-  }),
-);
-console.log(
-  JSON.stringify({
-    bench: 'send-throughput',
-    value,
-    unit: 'accepted durable sends/s',
-    baseline: base,
-    ratio: Math.round((value / base) * 1000) / 1000,
-  }),
-);
+// What counting metrics on every send costs, between runs seconds apart.
+printRatios('with --metrics over without', rounds['foxbell --metrics'], rounds.foxbell);
+printResult('send-throughput', 'accepted durable sends/s', rounds.foxbell, rounds['bare fastify']);
