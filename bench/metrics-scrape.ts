@@ -12,6 +12,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { openPostgresStore, openSqliteStore } from '@foxbell/server';
 import pg from 'pg';
 import { ADMIN, SERVER_BIN, start, stop } from './support/processes.js';
+import { alternatingRounds, printResult } from './support/rounds.js';
 import { median } from './support/stats.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -143,20 +144,21 @@ async function healthLatency(withScrapers: boolean): Promise<{ p50: number; scra
   return { p50: Math.round(median(samples) * 1000) / 1000, scrapes };
 }
 
-const rounds: { alone: number; scraped: number; scrapes: number }[] = [];
-for (let round = 0; round < ROUNDS; round += 1) {
-  // Alternately: which goes first must not decide the figure.
-  const order = round % 2 === 0 ? [false, true] : [true, false];
-  const figures: Record<string, { p50: number; scrapes: number }> = {};
-  for (const withScrapers of order) figures[String(withScrapers)] = await healthLatency(withScrapers);
-  const alone = figures.false as { p50: number };
-  const scraped = figures.true as { p50: number; scrapes: number };
-  rounds.push({ alone: alone.p50, scraped: scraped.p50, scrapes: scraped.scrapes });
-  console.log(
-    `round ${round + 1}: /healthz p50 ${alone.p50} ms alone, ${scraped.p50} ms under ${SCRAPERS} scrapers ` +
-      `(${(scraped.scrapes / SECONDS).toFixed(0)} scrapes/s)`,
-  );
-}
+let scrapesPerSecond: number[] = [];
+const rounds = await alternatingRounds(
+  ROUNDS,
+  {
+    scraped: async () => {
+      const { p50, scrapes } = await healthLatency(true);
+      scrapesPerSecond.push(scrapes / SECONDS);
+      return p50;
+    },
+    alone: async () => (await healthLatency(false)).p50,
+  },
+  (ms) => `/healthz p50 ${ms} ms`,
+);
+// Round 0 is untimed.
+scrapesPerSecond = scrapesPerSecond.slice(1);
 await stop(server.child);
 if (storeKind === 'postgres') {
   const db = new pg.Client({ connectionString: DATABASE_URL });
@@ -166,17 +168,14 @@ if (storeKind === 'postgres') {
 }
 await rm(work, { recursive: true, force: true });
 
-const scraped = median(rounds.map((r) => r.scraped));
-const alone = median(rounds.map((r) => r.alone));
 console.log(
-  `${cpus().length} CPUs, ${storeKind}, ${ROWS} destination rows, ${SCRAPERS} scrapers every ${SCRAPE_EVERY_MS} ms, ${ROUNDS} rounds of ${SECONDS} s`,
+  `${cpus().length} CPUs, ${storeKind}, ${ROWS} destination rows, ${SCRAPERS} scrapers every ${SCRAPE_EVERY_MS} ms ` +
+    `(${median(scrapesPerSecond).toFixed(0)} scrapes/s), ${ROUNDS} rounds of ${SECONDS} s`,
 );
-console.log(
-  JSON.stringify({
-    bench: 'metrics-scrape',
-    value: scraped,
-    unit: `ms /healthz p50 under ${SCRAPERS} scrapers, ${storeKind}, ${ROWS} destinations`,
-    baseline: alone,
-    ratio: Math.round((scraped / Math.max(alone, 0.001)) * 100) / 100,
-  }),
+printResult(
+  'metrics-scrape',
+  `ms /healthz p50 under ${SCRAPERS} scrapers, ${storeKind}, ${ROWS} destinations`,
+  rounds.scraped,
+  rounds.alone,
+  3,
 );
