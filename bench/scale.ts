@@ -16,8 +16,11 @@ import {
   start,
   stop,
 } from './support/processes.js';
+import { alternatingRounds, printRatios, printResult } from './support/rounds.js';
+import { median } from './support/stats.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const ACCOUNTS = 64;
@@ -140,8 +143,8 @@ async function measure(label: string, urls: string[], tokens: string[], store: S
   return { sendsPerSecond, pushedPerSecond, readsPerSecond };
 }
 
-async function sqliteRun() {
-  const data = path.join(work, 'sqlite');
+async function sqliteRun(round: number) {
+  const data = path.join(work, `sqlite-${round}`);
   const server = await start([...serverArgs, `--data=${data}`], /listening on (http:\/\/\S+)/);
   const tokens = await makeAccounts(server.url, ACCOUNTS);
   // A worker's store: the API process holds the data directory's API lock.
@@ -175,45 +178,64 @@ async function postgresRun(processes: number) {
   return result;
 }
 
-const sqlite = await sqliteRun();
-const pg1 = await postgresRun(1);
-const pg2 = await postgresRun(2);
+type Measured = Awaited<ReturnType<typeof measure>>;
+const SETUPS = ['SQLite, 1 process', 'PostgreSQL, 1 process', 'PostgreSQL, 2 processes'] as const;
+type Setup = (typeof SETUPS)[number];
+/** Every run's figures, round 0's first. */
+const runs: Record<Setup, Measured[]> = {
+  'SQLite, 1 process': [],
+  'PostgreSQL, 1 process': [],
+  'PostgreSQL, 2 processes': [],
+};
+const kept = (setup: Setup, measured: Measured) => {
+  runs[setup].push(measured);
+  return measured.sendsPerSecond;
+};
+const rounds = await alternatingRounds(
+  ROUNDS,
+  {
+    'SQLite, 1 process': async (round) => kept('SQLite, 1 process', await sqliteRun(round)),
+    'PostgreSQL, 1 process': async () => kept('PostgreSQL, 1 process', await postgresRun(1)),
+    'PostgreSQL, 2 processes': async () => kept('PostgreSQL, 2 processes', await postgresRun(2)),
+  },
+  (rate) => `${rate.toFixed(0)} sends/s`,
+);
 await stop(sim.child);
 await rm(work, { recursive: true, force: true });
 
-const round = (n: number) => Math.round(n);
-const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
+/** A setup's median of each figure over the timed rounds. */
+const medians = (setup: Setup) => {
+  const timed = runs[setup].slice(1);
+  return {
+    sends: Math.round(median(timed.map((run) => run.sendsPerSecond))),
+    pushed: Math.round(median(timed.map((run) => run.pushedPerSecond))),
+    reads: Math.round(median(timed.map((run) => run.readsPerSecond))),
+  };
+};
 console.log(
   `${cpus().length} CPUs, ${CONNECTIONS} connections over ${ACCOUNTS} accounts, ${SECONDS} s of load per setup, ` +
-    'one APNs simulator process; each server process is an API with its own delivery workers',
+    `${ROUNDS} rounds, medians; one APNs simulator process; each server process is an API with its own delivery workers`,
 );
 console.log(
   JSON.stringify({
-    sqlite: {
-      sends: round(sqlite.sendsPerSecond),
-      pushed: round(sqlite.pushedPerSecond),
-      reads: round(sqlite.readsPerSecond),
-    },
-    postgres_1: {
-      sends: round(pg1.sendsPerSecond),
-      pushed: round(pg1.pushedPerSecond),
-      reads: round(pg1.readsPerSecond),
-    },
-    postgres_2: {
-      sends: round(pg2.sendsPerSecond),
-      pushed: round(pg2.pushedPerSecond),
-      reads: round(pg2.readsPerSecond),
-    },
-    pushed_ratio_2_to_sqlite: ratio(pg2.pushedPerSecond, sqlite.pushedPerSecond),
-    sends_ratio_1_to_sqlite: ratio(pg1.sendsPerSecond, sqlite.sendsPerSecond),
+    sqlite: medians('SQLite, 1 process'),
+    postgres_1: medians('PostgreSQL, 1 process'),
+    postgres_2: medians('PostgreSQL, 2 processes'),
   }),
 );
-console.log(
-  JSON.stringify({
-    bench: 'scale',
-    value: round(pg2.sendsPerSecond),
-    unit: 'accepted sends/s, 2 processes on PostgreSQL',
-    baseline: round(sqlite.sendsPerSecond),
-    ratio: ratio(pg2.sendsPerSecond, sqlite.sendsPerSecond),
-  }),
+printRatios(
+  'destinations pushed/s, PostgreSQL with 2 processes over SQLite',
+  runs['PostgreSQL, 2 processes'].slice(1).map((run) => run.pushedPerSecond),
+  runs['SQLite, 1 process'].slice(1).map((run) => run.pushedPerSecond),
+);
+printRatios(
+  'sends/s, PostgreSQL with 1 process over SQLite',
+  rounds['PostgreSQL, 1 process'],
+  rounds['SQLite, 1 process'],
+);
+printResult(
+  'scale',
+  'accepted sends/s, 2 processes on PostgreSQL',
+  rounds['PostgreSQL, 2 processes'],
+  rounds['SQLite, 1 process'],
 );
