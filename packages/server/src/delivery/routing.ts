@@ -1,5 +1,6 @@
 import { devicesForTarget } from '@foxbell/sdk/contract';
 import type { RouteDecision, RouteInput } from '../store/store.js';
+import { tokenEnded } from '../store/token-liveness.js';
 
 /**
  * Where a queued notification goes, decided when delivery starts: nowhere if its token was
@@ -7,8 +8,8 @@ import type { RouteDecision, RouteInput } from '../store/store.js';
  */
 export function routeNotification(input: RouteInput, now: number, newApnsId: () => string): RouteDecision {
   const { token, notification } = input;
-  if (token.revokedAt !== null && token.revokedAt <= now) return { kind: 'drop', reason: 'token_revoked' };
-  if (token.expiresAt !== null && token.expiresAt <= now) return { kind: 'drop', reason: 'token_expired' };
+  const ended = tokenEnded(token, now);
+  if (ended) return { kind: 'drop', reason: ended };
   if (notification.expiresAt <= now) return { kind: 'drop', reason: 'expired' };
   const devices = devicesForTarget(notification.target, input.devices);
   if (devices.length === 0) return { kind: 'drop', reason: 'no_matching_device' };

@@ -2,6 +2,7 @@ import { MESSAGES, SEND_TOKEN_PATTERN } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../kernel/api-error.js';
 import { hashSecret, secretsEqual } from '../kernel/secrets.js';
+import { tokenEnded } from '../store/token-liveness.js';
 import type { AppContext, Caller, CredentialKind } from './context.js';
 
 export const ACCOUNT_KEY_PATTERN = /^fox_acct_[A-Za-z0-9]{32}$/;
@@ -56,14 +57,17 @@ async function identify(secret: string, ctx: AppContext): Promise<Caller> {
       return { kind: 'account', account: credential.account };
     case 'send': {
       const { token } = credential;
-      if (token.revokedAt !== null) throw new ApiError('token_revoked', 'the token was revoked');
-      if (token.expiresAt !== null && token.expiresAt <= ctx.clock.now()) {
-        throw new ApiError('token_expired', 'the token is past its expiry');
-      }
+      const ended = tokenEnded(token, ctx.clock.now());
+      if (ended) throw new ApiError(ended, TOKEN_ENDED[ended]);
       return { kind: 'send', token, account: credential.account };
     }
   }
 }
+
+const TOKEN_ENDED = {
+  token_revoked: 'the token was revoked',
+  token_expired: 'the token is past its expiry',
+} as const;
 
 /** A linked app's device key: its device's, until the device is removed. */
 async function identifyDevice(secret: string, ctx: AppContext): Promise<Caller> {

@@ -1,4 +1,5 @@
 import type { Setting } from '../../config/settings.js';
+import { tokenEnded } from '../../store/token-liveness.js';
 
 /** The values read for a command's settings, by key: text, a number, or a switch. */
 export type OptionValues = Record<string, string | number | boolean | undefined>;
@@ -41,12 +42,15 @@ export function table(headers: string[], rows: string[][]): string[] {
   return [line(headers), ...rows.map(line)];
 }
 
-const tokenState = (token: Answer) =>
-  token.revoked_at
-    ? 'revoked'
-    : token.expires_at && Date.parse(token.expires_at) <= Date.now()
-      ? 'expired'
-      : 'live';
+/** A listed token's state, decided as the service decides it (from the answer's ISO times). */
+const tokenState = (token: Answer) => {
+  const time = (iso: string | null) => (iso ? Date.parse(iso) : null);
+  const ended = tokenEnded(
+    { revokedAt: time(token.revoked_at), expiresAt: time(token.expires_at) },
+    Date.now(),
+  );
+  return ended === 'token_revoked' ? 'revoked' : ended === 'token_expired' ? 'expired' : 'live';
+};
 
 export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   {
