@@ -20,10 +20,11 @@ import {
   randomIds,
   systemClock,
 } from '@foxbell/server';
-import { countingFinished, loadedStore, NOTIFICATION } from './support/loaded-store.js';
+import { eachInFlight } from './support/in-flight.js';
+import { loadedStore, NOTIFICATION } from './support/loaded-store.js';
 import { alternatingRounds, printRatios, printResult } from './support/rounds.js';
 
-// Ten timed rounds, five with each side first: this VM's speed moves by ±15% within a minute.
+// Ten timed rounds, the sides' order turning each round: this VM's speed moves by ±15% within a minute.
 const ROUNDS = 10;
 const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS ?? 1000);
 const DEVICES = 10;
@@ -84,30 +85,32 @@ function warmUpRequest(): PushRequest {
   };
 }
 
+/** Our APNs client, its connection opened and trusted by one untimed push, as node-apn's is. */
+async function warmedUpClient(): Promise<ApnsClient> {
+  const client = new ApnsClient({ url: simUrls.push, ca, key, clock: systemClock });
+  const warm = await client.push(warmUpRequest());
+  if (warm.kind !== 'answered' || warm.status !== 200) throw new Error(`warm-up: ${JSON.stringify(warm)}`);
+  return client;
+}
+
 /** Ours: a worker delivers everything queued; the clock stops when the last attempt is recorded. */
 async function runFoxbell(round: number, pushTokens: string[]): Promise<number> {
   const dir = path.join(work, `store-${round}`);
-  const { store, allFinished } = countingFinished(
-    await loadedStore(
-      dir,
-      pushTokens.map((pushToken) => ({ pushToken, webPush: null })),
-      NOTIFICATIONS,
-    ),
-    NOTIFICATIONS * DEVICES,
+  const { store, allRecorded } = await loadedStore(
+    dir,
+    pushTokens.map((pushToken) => ({ pushToken, webPush: null })),
+    NOTIFICATIONS,
   );
-  const client = new ApnsClient({ url: simUrls.push, ca, key, clock: systemClock });
+  const client = await warmedUpClient();
   const worker = new DeliveryWorker({
     store,
     transport: new ApnsTransport(client, TOPICS),
     clock: systemClock,
     concurrency: CONCURRENCY,
   });
-  // As for node-apn: one push first, untimed, so the connection is open and trusted.
-  const warm = await client.push(warmUpRequest());
-  if (warm.kind !== 'answered' || warm.status !== 200) throw new Error(`warm-up: ${JSON.stringify(warm)}`);
   const started = performance.now();
   worker.start();
-  await allFinished;
+  await allRecorded;
   const seconds = (performance.now() - started) / 1000;
   if ((await store.nextDeliveryAt()) !== undefined)
     throw new Error('foxbell: work left after every push was recorded');
@@ -137,25 +140,19 @@ async function runNodeApn(requests: PushRequest[]): Promise<number> {
   const warm = await provider.send(warmUp, request.pushToken);
   if (warm.failed.length > 0) throw new Error(`node-apn warm-up: ${JSON.stringify(warm.failed)}`);
   const started = performance.now();
-  let next = 0;
   const failures: unknown[] = [];
   // The same number of pushes in flight as the worker allows.
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < requests.length) {
-        const request = requests[next++] as PushRequest;
-        const note = new apn.Notification();
-        note.rawPayload = JSON.parse(request.payload);
-        note.pushType = 'alert';
-        note.topic = request.headers['apns-topic'];
-        note.priority = Number(request.headers['apns-priority']);
-        note.expiry = Number(request.headers['apns-expiration']);
-        note.id = request.headers['apns-id'];
-        const result = await provider.send(note, request.pushToken);
-        failures.push(...result.failed);
-      }
-    }),
-  );
+  await eachInFlight(requests, CONCURRENCY, async (request) => {
+    const note = new apn.Notification();
+    note.rawPayload = JSON.parse(request.payload);
+    note.pushType = 'alert';
+    note.topic = request.headers['apns-topic'];
+    note.priority = Number(request.headers['apns-priority']);
+    note.expiry = Number(request.headers['apns-expiration']);
+    note.id = request.headers['apns-id'];
+    const result = await provider.send(note, request.pushToken);
+    failures.push(...result.failed);
+  });
   const seconds = (performance.now() - started) / 1000;
   await provider.shutdown();
   if (failures.length > 0) {
@@ -170,20 +167,13 @@ async function runNodeApn(requests: PushRequest[]): Promise<number> {
  * the simulator's own ceiling lies (it runs on one core: a client light enough is held by it).
  */
 async function runApnsClient(requests: PushRequest[]): Promise<number> {
-  const client = new ApnsClient({ url: simUrls.push, ca, key, clock: systemClock });
-  const warm = await client.push(warmUpRequest());
-  if (warm.kind !== 'answered' || warm.status !== 200) throw new Error(`warm-up: ${JSON.stringify(warm)}`);
+  const client = await warmedUpClient();
   const started = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < requests.length) {
-        const result = await client.push(requests[next++] as PushRequest);
-        if (result.kind !== 'answered' || result.status !== 200)
-          throw new Error(`push: ${JSON.stringify(result)}`);
-      }
-    }),
-  );
+  await eachInFlight(requests, CONCURRENCY, async (request) => {
+    const result = await client.push(request);
+    if (result.kind !== 'answered' || result.status !== 200)
+      throw new Error(`push: ${JSON.stringify(result)}`);
+  });
   const seconds = (performance.now() - started) / 1000;
   await client.close();
   return requests.length / seconds;

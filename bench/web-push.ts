@@ -23,7 +23,8 @@ import {
   webPushPayload,
 } from '@foxbell/server';
 import type { Subscription } from '@foxbell/test-support/push-service';
-import { countingFinished, loadedStore, NOTIFICATION } from './support/loaded-store.js';
+import { eachInFlight } from './support/in-flight.js';
+import { loadedStore, NOTIFICATION } from './support/loaded-store.js';
 import { alternatingRounds, printResult } from './support/rounds.js';
 
 const ROUNDS = 6;
@@ -71,16 +72,13 @@ async function expectAccepted(count: number, who: string): Promise<void> {
 /** Ours: a worker delivers everything queued; the clock stops when the last attempt is recorded. */
 async function runFoxbell(round: number, subscriptions: Subscription[]): Promise<number> {
   const dir = path.join(work, `store-${round}`);
-  const { store, allFinished } = countingFinished(
-    await loadedStore(
-      dir,
-      subscriptions.map((subscription) => ({
-        pushToken: subscription.endpoint,
-        webPush: { ...subscription.keys, appUrl: null },
-      })),
-      NOTIFICATIONS,
-    ),
-    NOTIFICATIONS * DEVICES,
+  const { store, allRecorded } = await loadedStore(
+    dir,
+    subscriptions.map((subscription) => ({
+      pushToken: subscription.endpoint,
+      webPush: { ...subscription.keys, appUrl: null },
+    })),
+    NOTIFICATIONS,
   );
   // The deployment's key pair, as every process of it reads it.
   await store.settingOnce('web_push_vapid_keys', JSON.stringify(vapid));
@@ -95,7 +93,7 @@ async function runFoxbell(round: number, subscriptions: Subscription[]): Promise
   const worker = new DeliveryWorker({ store, transport, clock: systemClock, concurrency: CONCURRENCY });
   const started = performance.now();
   worker.start();
-  await allFinished;
+  await allRecorded;
   const seconds = (performance.now() - started) / 1000;
   if ((await store.nextDeliveryAt()) !== undefined)
     throw new Error('foxbell: work left after every push was recorded');
@@ -133,14 +131,8 @@ async function runWebPush(subscriptions: Subscription[]): Promise<number> {
     agent,
   };
   const started = performance.now();
-  let nextJob = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (nextJob < jobs.length) {
-        const job = jobs[nextJob++] as (typeof jobs)[number];
-        await webPush.sendNotification(job.subscription, job.payload, options);
-      }
-    }),
+  await eachInFlight(jobs, CONCURRENCY, (job) =>
+    webPush.sendNotification(job.subscription, job.payload, options),
   );
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();

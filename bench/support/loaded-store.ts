@@ -21,8 +21,15 @@ export const NOTIFICATION: ClaimedDestination['notification'] = {
 /** A device of the bench's account: where its pushes go. */
 export type BenchDevice = Pick<ClaimedDestination, 'pushToken' | 'webPush'>;
 
-/** A store in `dir` with `count` accepted sends of NOTIFICATION to an account with these devices. */
-export async function loadedStore(dir: string, devices: BenchDevice[], count: number): Promise<Store> {
+/**
+ * A store in `dir` with `count` accepted sends of NOTIFICATION to an account with these devices,
+ * and `allRecorded`, resolved once an attempt to each of their destinations is recorded.
+ */
+export async function loadedStore(
+  dir: string,
+  devices: BenchDevice[],
+  count: number,
+): Promise<{ store: Store; allRecorded: Promise<void> }> {
   const store = openSqliteStore({ dataDir: dir });
   const now = Date.now();
   const account = await store.createAccount({
@@ -80,17 +87,17 @@ export async function loadedStore(dir: string, devices: BenchDevice[], count: nu
   );
   const refused = outcomes.filter((outcome) => outcome.kind !== 'accepted');
   if (refused.length > 0) throw new Error(`${refused.length} sends refused: ${JSON.stringify(refused[0])}`);
-  return store;
+  return countingRecorded(store, count * devices.length);
 }
 
 /**
  * `store`, telling when `count` attempts are recorded (written to disk, as the worker records
  * them): the bench's clock stops on that event, not on a polling step that would round its figure.
  */
-export function countingFinished(store: Store, count: number): { store: Store; allFinished: Promise<void> } {
+function countingRecorded(store: Store, count: number): { store: Store; allRecorded: Promise<void> } {
   let finished = 0;
   let resolve = () => {};
-  const allFinished = new Promise<void>((done) => {
+  const allRecorded = new Promise<void>((done) => {
     resolve = done;
   });
   const finishAttempts: Store['finishAttempts'] = async (attempts, now) => {
@@ -107,6 +114,6 @@ export function countingFinished(store: Store, count: number): { store: Store; a
         return typeof value === 'function' ? value.bind(target) : value;
       },
     }),
-    allFinished,
+    allRecorded,
   };
 }
