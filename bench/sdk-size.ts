@@ -5,7 +5,9 @@
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
-const BUDGET_KB = 18;
+// The goal: at most 24 KB, which is also over 25% under the smallest peer SDK bundled the same way
+// (resend, 33.3 KB).
+const BUDGET_KB = 24;
 
 async function bundledBytes(source: string): Promise<{ raw: number; gzip: number }> {
   const result = await build({
@@ -44,18 +46,18 @@ const dependencies = await bundledBytes(`
   export const loose = z.looseObject({ list: z.array(z.string()), maybe: z.optional(z.string()) });
 `);
 // The same, with the rules the SDK checks before a request leaves and the shapes it reads answers by
-// (not the error codes' table, which also holds the CLI's advice for each code).
+// (not the error codes' table, which the errors need).
 const withRules = await bundledBytes(`
   import ky from 'ky';
   export const client = ky.create({ retry: 0 });
   export {
-    validateSend, sendResponseSchema, statusRecordSchema, deviceListSchema,
+    checkSend, sendResponseSchema, statusRecordSchema, deviceListSchema,
     catalogSceneSchema, errorBodySchema,
   } from '@foxbell/sdk/contract';
 `);
 
 console.log(
-  `@foxbell/sdk with ky and zod/mini: ${kb(sdk.raw)} KB minified, ${kb(sdk.gzip)} KB min+gzip (goal: under ${BUDGET_KB})`,
+  `@foxbell/sdk with ky and zod/mini: ${kb(sdk.raw)} KB minified, ${kb(sdk.gzip)} KB min+gzip (goal: at most ${BUDGET_KB})`,
 );
 console.log(`ky alone:                          ${kb(ky.raw)} KB minified, ${kb(ky.gzip)} KB min+gzip`);
 console.log(

@@ -1,6 +1,7 @@
 import {
   ANY_SEND_TOKEN_PATTERN,
   catalogSceneSchema,
+  checkSend,
   type Device,
   deviceListSchema,
   type FieldError,
@@ -16,7 +17,6 @@ import {
   sendResponseSchema,
   statusRecordSchema,
   utf8Length,
-  validateSend,
 } from './contract/index.js';
 import type { CatalogScene } from './contract/scenes.js';
 import { FoxbellError, TimeoutError, ValidationError } from './errors.js';
@@ -511,7 +511,7 @@ export class Foxbell {
 function checkedFields(fields: SendFields): Record<string, unknown> {
   if (!isPlainObject(fields)) refuse({ code: 'invalid_request', message: 'The fields must be an object' });
   const input = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-  const checked = validateSend(input, { unknownScenes: 'pass' });
+  const checked = checkSend(input, { unknownScenes: 'pass' });
   if (!checked.ok) refuse(checked.error);
   return input;
 }

@@ -130,11 +130,14 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 const refine = <T>(check: (value: T) => boolean, message: string, code?: ErrorCode) =>
   z.refine<T>(check, code ? { message, params: { code } } : { message });
 
-/** A check that fails with the message a `…Problem` function gives, when it gives one. */
+/**
+ * A check that fails with the message a `…Problem` function gives, when it gives one. The message
+ * is asked for again only when the check fails; zod's `superRefine`, which would ask once, adds
+ * 0.14 KB min+gzip to an app's bundle of the SDK.
+ */
 const noProblem = (problemOf: (value: string) => string | undefined) =>
-  z.superRefine<string>((value, ctx) => {
-    const problem = problemOf(value);
-    if (problem) ctx.issues.push({ code: 'custom', message: problem, input: value });
+  z.refine<string>((value) => problemOf(value) === undefined, {
+    error: (issue) => problemOf(issue.input as string),
   });
 
 /**
@@ -365,15 +368,35 @@ function shownName(name: string): string {
   return /^[\w.[\]-]+$/.test(name) ? name : JSON.stringify(name);
 }
 
+/** A send that passed every check: its fields, and the scene it plays with that scene's parameters. */
+export interface CheckedSend {
+  fields: Partial<FieldValue> & Pick<FieldValue, 'message'>;
+  scene: string;
+  sceneVersion: number | undefined;
+  sceneParams: Record<string, unknown>;
+}
+
 /**
- * Checks a send's fields, merged from wherever they came, and applies the defaults. The first
- * problem wins, in a fixed order (unknown fields, message aliases, the fields in table order,
- * then the scene's parameters), so the SDK and the server name the same problem.
+ * Checks a send's fields, merged from wherever they came, and applies the defaults: what the
+ * server stores. See `checkSend` for the order problems are found in.
  */
 export function validateSend(
   input: Record<string, unknown>,
   options: ValidateOptions = { unknownScenes: 'pass' },
 ): SendValidation {
+  const checked = checkSend(input, options);
+  return checked.ok ? { ok: true, value: notificationOf(checked.value) } : checked;
+}
+
+/**
+ * Checks a send's fields without building the notification (the SDK sends the fields as given).
+ * The first problem wins, in a fixed order (unknown fields, message aliases, the fields in table
+ * order, then the scene's parameters), so the SDK and the server name the same problem.
+ */
+export function checkSend(
+  input: Record<string, unknown>,
+  options: ValidateOptions = { unknownScenes: 'pass' },
+): Checked<CheckedSend> {
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
     if (!isSendFieldName(key)) return fail('invalid_field', key, `${shownName(key)} is not a send field`);
@@ -430,17 +453,19 @@ export function validateSend(
     }
   }
 
-  // Every field present has passed its schema above.
-  const checked = fields as Partial<FieldValue> & Pick<FieldValue, 'message'>;
-  return { ok: true, value: notificationOf(checked, scene, played?.version ?? pinned, params) };
+  return {
+    ok: true,
+    value: {
+      // Every field present has passed its schema above.
+      fields: fields as CheckedSend['fields'],
+      scene,
+      sceneVersion: played?.version ?? pinned,
+      sceneParams: params,
+    },
+  };
 }
 
-function notificationOf(
-  fields: Partial<FieldValue> & Pick<FieldValue, 'message'>,
-  scene: string,
-  sceneVersion: number | undefined,
-  sceneParams: Record<string, unknown>,
-): Notification {
+function notificationOf({ fields, scene, sceneVersion, sceneParams }: CheckedSend): Notification {
   // Built by assignment, keeping the order the fields are stored in: the same object written as a
   // literal that spreads the optional fields in made a whole validation 8 times slower on V8
   // (9 µs against 1.1 µs, measured).

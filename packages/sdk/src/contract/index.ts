@@ -8,6 +8,8 @@ export {
   ANY_SEND_TOKEN_PATTERN,
   BELL_HEX_PATTERN,
   type Checked,
+  type CheckedSend,
+  checkSend,
   FIELD_SCHEMAS,
   type FieldError,
   IDEMPOTENCY_KEY_PATTERN,
@@ -47,7 +49,6 @@ export {
 } from './link.js';
 export {
   catalogSceneSchema,
-  catalogSchema,
   DESTINATION_STATES,
   type Destination,
   type DestinationState,

@@ -122,8 +122,6 @@ export const catalogSceneSchema = z.looseObject({
   versions: z.array(z.looseObject({ version: z.int(), params: z.looseObject({}) })),
 });
 
-export const catalogSchema = z.looseObject({ scenes: z.array(catalogSceneSchema) });
-
 export const errorBodySchema = z.looseObject({
   error: z.looseObject({
     code: z.string(),
