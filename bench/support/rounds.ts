@@ -45,9 +45,16 @@ export async function alternatingRounds<S extends string>(
 export function printResult(bench: string, unit: string, ours: number[], theirs: number[], digits = 0): void {
   const round = (value: number) => Number(value.toFixed(digits));
   if (theirs.length === 0 || ours.length === 0) {
-    // One side alone (BENCH_ONLY): there is no ratio to give.
-    const alone = ours.length > 0 ? ours : theirs;
-    console.log(JSON.stringify({ bench, value: round(median(alone)), unit, baseline: null, ratio: null }));
+    // A side alone (BENCH_ONLY): each in its own place, the side not run as null, and no ratio.
+    console.log(
+      JSON.stringify({
+        bench,
+        value: round(median(ours)),
+        unit,
+        baseline: round(median(theirs)),
+        ratio: null,
+      }),
+    );
     return;
   }
   const ratio = printRatios('ratio', ours, theirs);
