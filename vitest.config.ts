@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { SERVER_TEST_TIMEOUTS } from './packages/server/vitest.config.js';
 
 // One project per package; `pnpm test` runs them all, `vitest run --project sdk` one of them.
 // The server's suite runs a second time on PostgreSQL, each test on a schema of its own: the
@@ -67,6 +68,7 @@ export default defineConfig({
               // of PostgreSQL alone.
               include: ['test/**/*.stores.test.ts', 'test/**/*.postgres.test.ts'],
               globalSetup: ['./test/postgres-setup.ts'],
+              ...SERVER_TEST_TIMEOUTS,
             },
           },
         ],

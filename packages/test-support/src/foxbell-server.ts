@@ -16,6 +16,11 @@ export const ADMIN = 'process-test-admin-key-0123456789abc';
  * their floor: CI then names a newer Node here.
  */
 const SERVER_NODE = process.env.FOXBELL_SERVER_NODE ?? process.execPath;
+/**
+ * How long a process may take to say it is ready. Four starting at once on PostgreSQL (one runs the
+ * migrations, the others wait for them) beside a loaded test file took over 10 s in CI.
+ */
+const READY_TIMEOUT_MS = 30_000;
 
 /**
  * Said once, where a process is started, rather than as a timeout: checked there and not when this
@@ -66,7 +71,7 @@ export async function startProcess(
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), READY_TIMEOUT_MS);
     child.stdout?.on('data', () => {
       const match = ready.exec(stdout);
       if (match?.[1]) {
