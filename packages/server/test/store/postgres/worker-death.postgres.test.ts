@@ -55,6 +55,10 @@ describe('a worker killed with -9 on PostgreSQL', () => {
       const recoveries: number[] = [];
       let leasedAtDeath = 0;
       for (let death = 0; death < DEATHS; death += 1) {
+        // The burst waits in the database while the workers are stopped, so that they have a
+        // backlog to take when they go on: on a loaded machine sends one at a time arrive slower
+        // than two workers push them, and there was nothing in flight left to kill.
+        for (const worker of workers) worker.child.kill('SIGSTOP');
         for (let i = 0; i < SENDS_PER_DEATH; i += 1) {
           const reply = await send(api.url, 'POST', '/v1/notifications', {
             token,
@@ -63,6 +67,7 @@ describe('a worker killed with -9 on PostgreSQL', () => {
           expect(reply.status, reply.text).toBe(202);
           accepted.push(reply.body.id);
         }
+        for (const worker of workers) worker.child.kill('SIGCONT');
         const victim = workers[death % 2] as Running;
         const held = `SELECT count(*) AS n FROM destinations WHERE state = 'sending' AND lease_owner = $1`;
         const deadline = Date.now() + 10_000;
