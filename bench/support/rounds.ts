@@ -44,20 +44,9 @@ export async function alternatingRounds<S extends string>(
  */
 export function printResult(bench: string, unit: string, ours: number[], theirs: number[], digits = 0): void {
   const round = (value: number) => Number(value.toFixed(digits));
-  if (theirs.length === 0 || ours.length === 0) {
-    // A side alone (BENCH_ONLY): each in its own place, the side not run as null, and no ratio.
-    console.log(
-      JSON.stringify({
-        bench,
-        value: round(median(ours)),
-        unit,
-        baseline: round(median(theirs)),
-        ratio: null,
-      }),
-    );
-    return;
-  }
-  const ratio = printRatios('ratio', ours, theirs);
+  // A side alone (BENCH_ONLY): each in its own place, the side not run as null, and no ratio.
+  const alone = theirs.length === 0 || ours.length === 0;
+  const ratio = alone ? null : printRatios('ratio', ours, theirs);
   console.log(
     JSON.stringify({
       bench,
