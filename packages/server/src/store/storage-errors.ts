@@ -10,10 +10,13 @@ import { sqliteStorageCode } from './sqlite/database.js';
 export function isStorageUnavailable(error: unknown): boolean {
   if (sqliteStorageCode(error) !== undefined) return true;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  // node-postgres's own words for a pool that cannot reach the server, which carry no code.
+  // node-postgres's own words for a pool that cannot reach the server, or a connection that broke
+  // (the server restarted) before or while it was used, which carry no code.
   if (
     typeof message === 'string' &&
-    /^(timeout exceeded when trying to connect|Connection terminated)/.test(message)
+    /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed)/.test(
+      message,
+    )
   ) {
     return true;
   }

@@ -118,6 +118,13 @@ export async function migratePostgres(
   migrations: readonly string[] = POSTGRES_MIGRATIONS,
 ): Promise<void> {
   const client = await pool.connect();
+  // Checked out, a connection has no listener of pg-pool's: one that breaks between statements
+  // would end the process instead of failing the start with the statement's error.
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onError);
   const key = lockKey(`foxbell:migrate:${schema ?? ''}`);
   try {
     // Session-level: held across the migrations' own transactions, and released by the server if
@@ -146,6 +153,7 @@ export async function migratePostgres(
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => {});
-    client.release();
+    client.removeListener('error', onError);
+    client.release(lost);
   }
 }
