@@ -43,6 +43,20 @@ export interface ReceivedPush {
   claims?: { aud: string; exp: number; sub: string };
 }
 
+/**
+ * A subscription's keys as a browser makes them, for an endpoint of any push service: for tests
+ * that register subscriptions (with Apple's push service, say) and never push to them.
+ */
+export function subscriptionAt(endpoint: string): Subscription {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  return {
+    endpoint,
+    expirationTime: null,
+    keys: { p256dh: ecdh.getPublicKey('base64url'), auth: randomBytes(16).toString('base64url') },
+  };
+}
+
 export type ScriptedAnswer = { status: number; retryAfter?: number } | { hang: true };
 
 export interface PushServiceOptions {

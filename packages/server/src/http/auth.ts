@@ -2,8 +2,10 @@ import { MESSAGES, SEND_TOKEN_PATTERN } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../kernel/api-error.js';
 import { hashSecret, secretsEqual } from '../kernel/secrets.js';
+import type { Account } from '../store/store.js';
 import { tokenEnded } from '../store/token-liveness.js';
 import type { AppContext, Caller, CredentialKind } from './context.js';
+import { deviceKeyRevoked } from './refusals.js';
 
 export const ACCOUNT_KEY_PATTERN = /^fox_acct_[A-Za-z0-9]{32}$/;
 export const DEVICE_KEY_PATTERN = /^fox_dev_[A-Za-z0-9]{32}$/;
@@ -39,17 +41,8 @@ async function identify(secret: string, ctx: AppContext): Promise<Caller> {
     if (ctx.adminKey !== undefined && secretsEqual(secret, ctx.adminKey)) return { kind: 'admin' };
     throw unauthorized(MESSAGES.unknownCredential);
   }
-  if (credential.account.deletedAt !== null) throw new ApiError('account_deleted', 'the account was deleted');
-  // An account merged into another: its key names the one that survived.
-  if (credential.kind !== 'send' && credential.account.mergedInto !== null) {
-    throw new ApiError(
-      'account_merged',
-      "this account was merged into another: use the surviving account's key",
-      {
-        details: { canonical_account_id: credential.account.mergedInto },
-      },
-    );
-  }
+  const ended = endedAccountRefusal(credential.account, credential.kind === 'send');
+  if (ended) throw ended;
   switch (credential.kind) {
     case 'retired_account_key':
       throw new ApiError('key_rotated', 'this account key was replaced by a rotation; use the new key');
@@ -64,6 +57,25 @@ async function identify(secret: string, ctx: AppContext): Promise<Caller> {
   }
 }
 
+/**
+ * What an account key of a deleted or merged account gets (and a credential that `followsMerge`,
+ * a send token or a device key, which moved to the survivor): `account_deleted`, or
+ * `account_merged` naming the account that survived.
+ */
+export function endedAccountRefusal(account: Account, followsMerge = false): ApiError | undefined {
+  if (account.deletedAt !== null) return new ApiError('account_deleted', 'the account was deleted');
+  if (!followsMerge && account.mergedInto !== null) {
+    return new ApiError(
+      'account_merged',
+      "this account was merged into another: use the surviving account's key",
+      {
+        details: { canonical_account_id: account.mergedInto },
+      },
+    );
+  }
+  return undefined;
+}
+
 const TOKEN_ENDED = {
   token_revoked: 'the token was revoked',
   token_expired: 'the token is past its expiry',
@@ -73,9 +85,9 @@ const TOKEN_ENDED = {
 async function identifyDevice(secret: string, ctx: AppContext): Promise<Caller> {
   const found = await ctx.store.findDeviceKey(hashSecret(secret));
   if (!found) throw unauthorized(MESSAGES.unknownCredential);
-  if (found.account.deletedAt !== null) throw new ApiError('account_deleted', 'the account was deleted');
-  if (found.revoked)
-    throw new ApiError('token_revoked', 'this device was removed: its device key works no more');
+  const ended = endedAccountRefusal(found.account, true);
+  if (ended) throw ended;
+  if (found.revoked) throw deviceKeyRevoked();
   return { kind: 'device', device: found.device, account: found.account };
 }
 

@@ -5,6 +5,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, errorBody } from '../kernel/api-error.js';
 import type { IdSource } from '../kernel/ids.js';
 import { isStorageUnavailable } from '../store/storage-errors.js';
+import { AccountEndedError } from '../store/store.js';
+import { endedAccountRefusal } from './auth.js';
 import { tooLarge } from './request-size.js';
 
 /** Fastify's own refusals, in the interface's words. */
@@ -57,7 +59,12 @@ export function sendApiError(reply: FastifyReply, request: FastifyRequest, error
 export function registerErrorHandling(app: FastifyInstance): void {
   app.decorateRequest('errorCode', undefined);
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const known = error instanceof ApiError ? error : fromFastify(error);
+    const known =
+      error instanceof ApiError
+        ? error
+        : error instanceof AccountEndedError
+          ? accountEndedMeanwhile(error, request)
+          : fromFastify(error);
     if (known) return sendApiError(reply, request, known);
     request.log.error({ err: error }, 'request failed');
     if (isStorageUnavailable(error)) {
@@ -82,6 +89,22 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The caller's account was merged or deleted between its authentication and its write, which
+ * wrote nothing. An account key gets what it would get now (`account_merged`, `account_deleted`);
+ * a device key or send token, which follow a merge, is told to retry at once: the retry is
+ * authenticated against the account as it is now.
+ */
+function accountEndedMeanwhile(error: AccountEndedError, request: FastifyRequest): ApiError {
+  const refusal = request.caller?.kind === 'account' ? endedAccountRefusal(error.account) : undefined;
+  return (
+    refusal ??
+    new ApiError('service_unavailable', 'the account changed while this request waited; retry', {
+      headers: { 'retry-after': '1' },
+    })
+  );
+}
 
 /** How long a refused client has to read its answer and close before its socket is destroyed. */
 const REFUSAL_LINGER_MS = 2_000;

@@ -20,6 +20,24 @@ export interface Account {
   mergedInto: string | null;
 }
 
+/**
+ * A write for an account that was merged into another or deleted after its request was
+ * authenticated and before its transaction ran: nothing was written. Every write that adds to an
+ * account (devices, tokens, link approvals, a merge, a deletion) checks it inside its transaction,
+ * under the account's lock, so nothing lands under an account no working key reaches.
+ */
+export class AccountEndedError extends Error {
+  constructor(readonly account: Account) {
+    super(`account ${account.id} was merged or deleted while a write for it waited`);
+    this.name = 'AccountEndedError';
+  }
+}
+
+/** Whether an account was merged into another or deleted: its own key no longer manages it. */
+export function accountEnded(account: Account): boolean {
+  return account.deletedAt !== null || account.mergedInto !== null;
+}
+
 export type TokenKind = 'standard' | 'agent';
 
 export interface SendToken {
@@ -66,6 +84,8 @@ export type Credential =
 /** How a merge ended: the group it made, or why nothing changed. */
 export type AccountMerge =
   | { kind: 'merged'; accounts: string[] }
+  /** The account to merge in was merged elsewhere or deleted after the request was checked. */
+  | { kind: 'other_ended' }
   | { kind: 'group_full' }
   | { kind: 'devices_limit' };
 
@@ -324,13 +344,16 @@ export interface Store {
   /**
    * A linked app's change to its own device (by its device key, which its removal revokes): a
    * name, `auto`, or a new push address, which makes the device active again (its old one may
-   * have gone stale). A push address another active device has is `device_exists`.
+   * have gone stale), if the account has room for one more active device. A push address another
+   * active device has is `device_exists`; a key revoked since the request was authenticated (the
+   * device moved or was removed meanwhile) is `key_revoked`.
    */
   updateOwnDevice(
-    deviceId: string,
+    device: { id: string; accountId: string },
     change: { name?: string; inAuto?: boolean; push?: { pushToken: string; webPush: WebPushKeys | null } },
     now: number,
-  ): Promise<Device | 'device_exists'>;
+    maxDevices: number,
+  ): Promise<Device | 'device_exists' | 'limit_reached' | 'key_revoked'>;
   /** A linked app leaves: its device is removed and its key revoked. */
   removeOwnDevice(deviceId: string, now: number): Promise<void>;
 

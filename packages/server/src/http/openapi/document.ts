@@ -222,12 +222,19 @@ const ROUTES: Record<string, Record<string, Route>> = {
     },
   },
   '/v1/device': {
+    get: {
+      summary: 'A linked device reads itself: whether it is active, its name, its transport',
+      credentials: ['device'],
+      answers: { 200: { description: 'The device.', schema: 'Device' } },
+      errors: ['forbidden'],
+    },
     patch: {
-      summary: 'A linked device renames itself, or registers a new push address',
+      summary:
+        'A linked device renames itself, or registers a new push address, which makes it active again within the devices limit',
       credentials: ['device'],
       body: { schema: 'OwnDeviceChangeBody' },
       answers: { 200: { description: 'The device.', schema: 'Device' } },
-      errors: [...MANAGEMENT_WRITE, 'device_exists'],
+      errors: [...MANAGEMENT_WRITE, 'device_exists', 'limit_reached'],
     },
     delete: {
       summary: 'A linked device leaves its account: removed, its key revoked',

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../kernel/api-error.js';
 import { hashSecret } from '../../kernel/secrets.js';
+import { accountEnded } from '../../store/store.js';
 import { ACCOUNT_KEY_PATTERN } from '../auth.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
@@ -65,15 +66,12 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
       const found = ACCOUNT_KEY_PATTERN.test(body.account_key)
         ? await ctx.store.findCredential(hashSecret(body.account_key))
         : undefined;
-      if (
-        found?.kind !== 'account' ||
-        found.account.deletedAt !== null ||
-        found.account.mergedInto !== null ||
-        found.account.id === canonical.id
-      ) {
-        throw new ApiError('invalid_field', 'account_key is not the key of another account of this service', {
+      const notAnotherAccount = () =>
+        new ApiError('invalid_field', 'account_key is not the key of another account of this service', {
           field: 'account_key',
         });
+      if (found?.kind !== 'account' || accountEnded(found.account) || found.account.id === canonical.id) {
+        throw notAnotherAccount();
       }
       const merged = await ctx.store.mergeAccounts({
         canonicalId: canonical.id,
@@ -81,6 +79,8 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
         now: ctx.clock.now(),
         limits: { groupMax: MERGE_GROUP_MAX, devices: ctx.limits.devicesPerAccount },
       });
+      // Merged elsewhere or deleted while this request waited: as if it had been so before.
+      if (merged.kind === 'other_ended') throw notAnotherAccount();
       if (merged.kind === 'group_full') {
         throw new ApiError(
           'merge_group_full',

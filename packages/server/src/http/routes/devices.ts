@@ -7,6 +7,7 @@ import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
 import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-registration.js';
+import { devicesLimitReached } from '../refusals.js';
 import { deviceView } from '../views.js';
 
 /** A device name is what a send's `target` names, so it follows the same rule: 1-64 bytes of text. */
@@ -60,15 +61,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
         },
         ctx.limits.devicesPerAccount,
       );
-      if (created === 'limit_reached') {
-        throw new ApiError(
-          'limit_reached',
-          `an account has at most ${ctx.limits.devicesPerAccount} devices`,
-          {
-            details: { limit: 'devices', max: ctx.limits.devicesPerAccount },
-          },
-        );
-      }
+      if (created === 'limit_reached') throw devicesLimitReached(ctx.limits.devicesPerAccount);
       if (created === 'device_exists') {
         throw push.webPush
           ? new ApiError('device_exists', 'this Web Push subscription is already registered', {

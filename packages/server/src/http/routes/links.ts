@@ -14,6 +14,7 @@ import { type AppContext, accountOrDevice } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
 import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-registration.js';
+import { devicesLimitReached } from '../refusals.js';
 import { deviceView } from '../views.js';
 
 /** The app's own id for itself: made once per installation and kept. */
@@ -84,9 +85,7 @@ function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppC
         },
       );
     case 'devices_limit':
-      return new ApiError('limit_reached', `an account has at most ${limits.devicesPerAccount} devices`, {
-        details: { limit: 'devices', max: limits.devicesPerAccount },
-      });
+      return devicesLimitReached(limits.devicesPerAccount);
   }
 }
 

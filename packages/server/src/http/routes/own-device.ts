@@ -5,6 +5,7 @@ import type { PushHosts } from '../../kernel/web-push.js';
 import type { AppContext, Caller } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-registration.js';
+import { deviceKeyRevoked, devicesLimitReached } from '../refusals.js';
 import { deviceView } from '../views.js';
 
 /** What a linked app may change of its own device: its name, `auto`, and where its pushes go. */
@@ -25,6 +26,12 @@ function callerDevice(caller: Caller | undefined) {
 export function ownDeviceRoutes(app: FastifyInstance, ctx: AppContext): void {
   const change = ownDeviceChange(ctx.pushHosts);
 
+  // The app's own device as its account sees it: whether it is active (a push service may have
+  // said its subscription is gone), its name, its transport.
+  app.get('/v1/device', { config: { credentials: ['device'] } }, async (request) =>
+    deviceView(callerDevice(request.caller)),
+  );
+
   app.patch(
     '/v1/device',
     { config: { credentials: ['device'], accountWrite: 'account_changes' } },
@@ -33,7 +40,7 @@ export function ownDeviceRoutes(app: FastifyInstance, ctx: AppContext): void {
       const body = readBody(request, change);
       const movesPush = body.push_token !== undefined || body.web_push !== undefined;
       const updated = await ctx.store.updateOwnDevice(
-        device.id,
+        device,
         {
           ...(body.name === undefined ? {} : { name: body.name }),
           ...(body.in_auto === undefined ? {} : { inAuto: body.in_auto }),
@@ -41,7 +48,10 @@ export function ownDeviceRoutes(app: FastifyInstance, ctx: AppContext): void {
           ...(movesPush ? { push: pushRegistrationOf(body, device.webPush?.appUrl ?? null) } : {}),
         },
         ctx.clock.now(),
+        ctx.limits.devicesPerAccount,
       );
+      if (updated === 'key_revoked') throw deviceKeyRevoked();
+      if (updated === 'limit_reached') throw devicesLimitReached(ctx.limits.devicesPerAccount);
       if (updated === 'device_exists') {
         throw new ApiError('device_exists', 'another active device has this push address', {
           field: body.web_push === undefined ? 'push_token' : 'web_push',

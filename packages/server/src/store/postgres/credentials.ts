@@ -4,13 +4,15 @@ import { liveToken } from '../queries.js';
 import { accountFromRow, type Row, tokenOf } from '../rows.js';
 import {
   type AccountMerge,
+  accountEnded,
   type Credential,
   type CredentialsPart,
   RETIRED_LISTED,
   type SendToken,
 } from '../store.js';
+import { requireLiveAccount } from './accounts.js';
 import type { PostgresConnection } from './connection.js';
-import { deactivateDevices } from './settling.js';
+import { removeDevices } from './settling.js';
 
 /**
  * Accounts, their keys and their send tokens. Credentials are read on every request, from the
@@ -89,6 +91,13 @@ export function postgresCredentials(db: PostgresConnection): CredentialsPart {
       // moved by it) or after it (under the token's new account), never between.
       return db.transaction(
         async (session): Promise<AccountMerge> => {
+          // Checked again under both locks: a merge or deletion that ran while this one waited
+          // (B takes A while A takes B) leaves every account reachable through a working key.
+          await requireLiveAccount(session, canonicalId);
+          const other = accountFromRow(
+            (await session.row('SELECT * FROM accounts WHERE id = $1', [mergedId])) as Row,
+          );
+          if (accountEnded(other)) return { kind: 'other_ended' };
           const groupOf = async (id: string) =>
             Number(
               ((await session.row('SELECT count(*) AS n FROM accounts WHERE merged_into = $1', [id])) as Row)
@@ -105,11 +114,7 @@ export function postgresCredentials(db: PostgresConnection): CredentialsPart {
             limits,
           );
           if (plan.kind !== 'merge') return plan;
-          await deactivateDevices(session, plan.removed, now);
-          await session.rows(
-            'UPDATE devices SET key_revoked_at = $1 WHERE id = ANY($2) AND key_revoked_at IS NULL',
-            [now, plan.removed],
-          );
+          await removeDevices(session, plan.removed, now);
           // A switch request of a device the merge moved or removed would act on a registration
           // that is no longer the one it proved.
           await session.rows(
@@ -141,28 +146,34 @@ export function postgresCredentials(db: PostgresConnection): CredentialsPart {
     },
 
     async deleteAccount(accountId, now) {
-      await db.transaction(async (session) => {
-        await session.rows('UPDATE accounts SET deleted_at = $1 WHERE id = $2', [now, accountId]);
-        await session.rows(
-          'UPDATE devices SET active = false, removed_at = $1 WHERE account_id = $2 AND active',
-          [now, accountId],
-        );
-        await session.rows(
-          `UPDATE destinations SET state = 'skipped', updated_at = $1
+      // The account's lock, which a merge and its sends take too: it is deleted whole, or merged first.
+      await db.transaction(
+        async (session) => {
+          await requireLiveAccount(session, accountId);
+          await session.rows('UPDATE accounts SET deleted_at = $1 WHERE id = $2', [now, accountId]);
+          await session.rows(
+            'UPDATE devices SET active = false, removed_at = $1 WHERE account_id = $2 AND active',
+            [now, accountId],
+          );
+          await session.rows(
+            `UPDATE destinations SET state = 'skipped', updated_at = $1
            WHERE state = 'pending' AND notification_id IN (SELECT id FROM notifications WHERE account_id = $2)`,
-          [now, accountId],
-        );
-        await session.rows(
-          'DELETE FROM route_queue WHERE notification_id IN (SELECT id FROM notifications WHERE account_id = $1)',
-          [accountId],
-        );
-      });
+            [now, accountId],
+          );
+          await session.rows(
+            'DELETE FROM route_queue WHERE notification_id IN (SELECT id FROM notifications WHERE account_id = $1)',
+            [accountId],
+          );
+        },
+        [`account:${accountId}`],
+      );
     },
 
     async createToken(token, secretHash, maxTokens) {
       // The account's lock: two tokens made at once cannot both take the last place.
       return db.transaction(
         async (session): Promise<SendToken | 'limit_reached'> => {
+          await requireLiveAccount(session, token.accountId);
           const live = (await session.row(
             `SELECT count(*) AS n FROM tokens WHERE account_id = $1 AND ${liveToken('$2')}`,
             [token.accountId, token.createdAt],

@@ -1,7 +1,17 @@
 import { deviceOf, type Row } from '../rows.js';
 import { type Device, type DevicesPart, RETIRED_LISTED } from '../store.js';
-import type { PostgresConnection } from './connection.js';
-import { deactivateDevices } from './settling.js';
+import { requireLiveAccount } from './accounts.js';
+import type { PostgresConnection, Session } from './connection.js';
+import { removeDevices } from './settling.js';
+
+const activeCount = async (session: Session, accountId: string) =>
+  Number(
+    (
+      (await session.row('SELECT count(*) AS n FROM devices WHERE account_id = $1 AND active', [
+        accountId,
+      ])) as Row
+    ).n,
+  );
 
 export function postgresDevices(db: PostgresConnection): DevicesPart {
   return {
@@ -10,17 +20,15 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
       // account's: two devices registered at once cannot both take the last place.
       return db.transaction(
         async (session): Promise<Device | 'limit_reached' | 'device_exists'> => {
+          await requireLiveAccount(session, device.accountId);
           const holders = await session.rows(
             'SELECT id, account_id FROM devices WHERE push_token = $1 AND active',
             [device.pushToken],
           );
           if (holders.some((holder) => holder.account_id === device.accountId)) return 'device_exists';
-          const active = (await session.row(
-            'SELECT count(*) AS n FROM devices WHERE account_id = $1 AND active',
-            [device.accountId],
-          )) as Row;
-          if (Number(active.n) >= maxDevices) return 'limit_reached';
-          await deactivateDevices(
+          if ((await activeCount(session, device.accountId)) >= maxDevices) return 'limit_reached';
+          // The push address moves here: the device that had it is no longer its account's.
+          await removeDevices(
             session,
             holders.map((holder) => holder.id as string),
             device.now,
@@ -70,41 +78,43 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
       });
     },
 
-    async updateOwnDevice(deviceId, change, now) {
+    async updateOwnDevice(caller, change, now, maxDevices) {
       const push = change.push;
+      // The account's lock, which a merge takes too, and, for a new push address, its lock, which
+      // every registration of it takes: the devices limit and the address's one holder hold.
       return db.transaction(
-        async (session): Promise<Device | 'device_exists'> => {
+        async (session): Promise<Device | 'device_exists' | 'limit_reached' | 'key_revoked'> => {
+          await requireLiveAccount(session, caller.accountId);
+          const current = (await session.row('SELECT * FROM devices WHERE id = $1', [caller.id])) as Row;
+          if (current.key_revoked_at !== null) return 'key_revoked';
           if (push) {
             const other = await session.row(
               'SELECT 1 FROM devices WHERE push_token = $1 AND active AND id <> $2',
-              [push.pushToken, deviceId],
+              [push.pushToken, caller.id],
             );
             if (other) return 'device_exists';
+            if (!deviceOf(current).active && (await activeCount(session, caller.accountId)) >= maxDevices) {
+              return 'limit_reached';
+            }
             await session.rows(
               `UPDATE devices SET push_token = $1, web_push = $2, push_since = $3, active = true, removed_at = NULL
                WHERE id = $4`,
-              [push.pushToken, push.webPush === null ? null : JSON.stringify(push.webPush), now, deviceId],
+              [push.pushToken, push.webPush === null ? null : JSON.stringify(push.webPush), now, caller.id],
             );
           }
           const row = await session.row(
             `UPDATE devices SET name = COALESCE($1, name), in_auto = COALESCE($2, in_auto) WHERE id = $3
              RETURNING *`,
-            [change.name ?? null, change.inAuto ?? null, deviceId],
+            [change.name ?? null, change.inAuto ?? null, caller.id],
           );
           return deviceOf(row as Row);
         },
-        push ? [`push_token:${push.pushToken}`] : [],
+        [`account:${caller.accountId}`, ...(push ? [`push_token:${push.pushToken}`] : [])],
       );
     },
 
     async removeOwnDevice(deviceId, now) {
-      await db.transaction(async (session) => {
-        await deactivateDevices(session, [deviceId], now);
-        await session.rows(
-          'UPDATE devices SET key_revoked_at = $1 WHERE id = $2 AND key_revoked_at IS NULL',
-          [now, deviceId],
-        );
-      });
+      await db.transaction((session) => removeDevices(session, [deviceId], now));
     },
 
     async removeDevice(accountId, deviceId, now) {
@@ -117,12 +127,8 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
         ) {
           return false;
         }
-        await deactivateDevices(session, [deviceId], now);
         // Its device key (if it linked itself) works no more: removing a device is what revokes it.
-        await session.rows('UPDATE devices SET key_revoked_at = $1 WHERE id = $2 AND key_hash IS NOT NULL', [
-          now,
-          deviceId,
-        ]);
+        await removeDevices(session, [deviceId], now);
         return true;
       });
     },

@@ -2,8 +2,9 @@ import { approverLock, approverRoom, unapprovable } from '../links.js';
 import { liveToken } from '../queries.js';
 import { accountFromRow, deviceOf, linkRequestOf, type Row } from '../rows.js';
 import type { LinkApproval, LinksPart } from '../store.js';
+import { requireLiveAccount } from './accounts.js';
 import type { PostgresConnection } from './connection.js';
-import { deactivateDevices } from './settling.js';
+import { removeDevices } from './settling.js';
 
 export function postgresLinks(db: PostgresConnection): LinksPart {
   const request = async (id: string) => {
@@ -108,91 +109,93 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
     },
 
     async approveLink({ codeHash, accountId, deviceId, now, limits }) {
-      // The account's lock: its wrong codes, approvals and devices are counted by one approval at a time.
-      return db.transaction(
-        async (session): Promise<LinkApproval> => {
-          const since = now - limits.windowMs;
-          const wrong = (
-            await session.rows(
-              'SELECT at FROM link_wrong_codes WHERE account_id = $1 AND at > $2 ORDER BY at',
-              [accountId, since],
-            )
-          ).map((row) => Number(row.at));
-          const locked = approverLock(wrong, limits, now);
-          if (locked) return locked;
-          const row =
-            codeHash === undefined
-              ? undefined
-              : await session.row('SELECT * FROM link_requests WHERE code_hash = $1 FOR UPDATE', [codeHash]);
-          if (!row) {
-            await session.rows('INSERT INTO link_wrong_codes (account_id, at) VALUES ($1, $2)', [
-              accountId,
-              now,
-            ]);
-            return { kind: 'no_code' };
-          }
-          const link = linkRequestOf(row);
-          const refused = unapprovable(link, now);
-          if (refused) return refused;
-          const approvals = (
-            await session.rows(
-              `SELECT approved_at FROM link_requests WHERE approved_account_id = $1 AND approved_at > $2
-             ORDER BY approved_at`,
-              [accountId, since],
-            )
-          ).map((approval) => Number(approval.approved_at));
-          const active = (await session.row(
-            'SELECT count(*) AS n FROM devices WHERE account_id = $1 AND active',
-            [accountId],
-          )) as Row;
-          const full = approverRoom(approvals, Number(active.n), limits, now);
-          if (full) return full;
-          const { device } = link;
-          // A device switching accounts leaves the one it proved: what waits for it there is
-          // skipped, and its key there works no more.
-          if (link.sourceDeviceId !== null) {
-            await deactivateDevices(session, [link.sourceDeviceId], now);
-            await session.rows(
-              'UPDATE devices SET key_revoked_at = $1 WHERE id = $2 AND key_revoked_at IS NULL',
-              [now, link.sourceDeviceId],
-            );
-          }
-          // Registered elsewhere since the request was made: it moves here, as a push token does.
-          const holders = await session.rows(
-            'SELECT id FROM devices WHERE active AND (client_id = $1 OR push_token = $2)',
-            [device.clientId, device.pushToken],
-          );
-          await deactivateDevices(
-            session,
-            holders.map((holder) => holder.id as string),
+      // The request's device, to take its locks: a request's device id and push address never change.
+      const [requested] =
+        codeHash === undefined
+          ? []
+          : await db.read('SELECT client_id, push_token FROM link_requests WHERE code_hash = $1', [codeHash]);
+      // The account's lock: its wrong codes, approvals and devices are counted by one approval at a
+      // time. The device id's and the push address's, which every registration of them takes: a
+      // registration of the same phone in another account at once waits, then moves it (or is moved).
+      const locks = [`account:${accountId}`];
+      if (requested) locks.push(`link_client:${requested.client_id}`, `push_token:${requested.push_token}`);
+      return db.transaction(async (session): Promise<LinkApproval> => {
+        await requireLiveAccount(session, accountId);
+        const since = now - limits.windowMs;
+        const wrong = (
+          await session.rows(
+            'SELECT at FROM link_wrong_codes WHERE account_id = $1 AND at > $2 ORDER BY at',
+            [accountId, since],
+          )
+        ).map((row) => Number(row.at));
+        const locked = approverLock(wrong, limits, now);
+        if (locked) return locked;
+        const row =
+          codeHash === undefined
+            ? undefined
+            : await session.row('SELECT * FROM link_requests WHERE code_hash = $1 FOR UPDATE', [codeHash]);
+        if (!row) {
+          await session.rows('INSERT INTO link_wrong_codes (account_id, at) VALUES ($1, $2)', [
+            accountId,
             now,
-          );
-          const inserted = await session.row(
-            `INSERT INTO devices (id, account_id, name, platform, push_token, web_push, client_id, key_hash, in_auto,
+          ]);
+          return { kind: 'no_code' };
+        }
+        const link = linkRequestOf(row);
+        const refused = unapprovable(link, now);
+        if (refused) return refused;
+        const approvals = (
+          await session.rows(
+            `SELECT approved_at FROM link_requests WHERE approved_account_id = $1 AND approved_at > $2
+             ORDER BY approved_at`,
+            [accountId, since],
+          )
+        ).map((approval) => Number(approval.approved_at));
+        const active = (await session.row(
+          'SELECT count(*) AS n FROM devices WHERE account_id = $1 AND active',
+          [accountId],
+        )) as Row;
+        const full = approverRoom(approvals, Number(active.n), limits, now);
+        if (full) return full;
+        const { device } = link;
+        // A device switching accounts leaves the one it proved: what waits for it there is
+        // skipped, and its key there works no more.
+        if (link.sourceDeviceId !== null) await removeDevices(session, [link.sourceDeviceId], now);
+        // Registered elsewhere since the request was made: it moves here, as a push token does,
+        // and is no longer the other account's.
+        const holders = await session.rows(
+          'SELECT id FROM devices WHERE active AND (client_id = $1 OR push_token = $2)',
+          [device.clientId, device.pushToken],
+        );
+        await removeDevices(
+          session,
+          holders.map((holder) => holder.id as string),
+          now,
+        );
+        const inserted = await session.row(
+          `INSERT INTO devices (id, account_id, name, platform, push_token, web_push, client_id, key_hash, in_auto,
              active, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10) RETURNING *`,
-            [
-              deviceId,
-              accountId,
-              device.name,
-              device.platform,
-              device.pushToken,
-              device.webPush === null ? null : JSON.stringify(device.webPush),
-              device.clientId,
-              row.key_hash,
-              device.inAuto,
-              now,
-            ],
-          );
-          await session.rows(
-            `UPDATE link_requests SET state = 'approved', approved_account_id = $1, approved_device_id = $2,
+          [
+            deviceId,
+            accountId,
+            device.name,
+            device.platform,
+            device.pushToken,
+            device.webPush === null ? null : JSON.stringify(device.webPush),
+            device.clientId,
+            row.key_hash,
+            device.inAuto,
+            now,
+          ],
+        );
+        await session.rows(
+          `UPDATE link_requests SET state = 'approved', approved_account_id = $1, approved_device_id = $2,
              approved_at = $3 WHERE id = $4`,
-            [accountId, deviceId, now, link.id],
-          );
-          return { kind: 'approved', device: deviceOf(inserted as Row) };
-        },
-        [`account:${accountId}`],
-      );
+          [accountId, deviceId, now, link.id],
+        );
+        return { kind: 'approved', device: deviceOf(inserted as Row) };
+      }, locks);
     },
   };
 }

@@ -1,6 +1,22 @@
 import type { Session } from './connection.js';
 
-/** Deactivates devices and skips what still waits for them (see skipWaiting), then settles. */
+/**
+ * The devices stop being their accounts' (removed, left, moved to another account by their push
+ * address, or merged away): deactivated, and their device keys work no more.
+ */
+export async function removeDevices(db: Session, deviceIds: string[], now: number): Promise<void> {
+  await deactivateDevices(db, deviceIds, now);
+  await db.rows('UPDATE devices SET key_revoked_at = $1 WHERE id = ANY($2) AND key_revoked_at IS NULL', [
+    now,
+    deviceIds,
+  ]);
+}
+
+/**
+ * Deactivates devices and skips what still waits for them (see skipWaiting), then settles. Alone
+ * (their keys kept) only when a push service said their push addresses are gone: they are still
+ * their accounts', and their apps may register new ones (`PATCH /v1/device`).
+ */
 export async function deactivateDevices(db: Session, deviceIds: string[], now: number): Promise<void> {
   await settle(db, await skipWaiting(db, deviceIds, now));
 }

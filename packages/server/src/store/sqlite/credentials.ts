@@ -3,13 +3,15 @@ import { liveToken } from '../queries.js';
 import { accountFromRow, joinedAccountFromRow, type Row, tokenOf } from '../rows.js';
 import {
   type AccountMerge,
+  accountEnded,
   type Credential,
   type CredentialsPart,
   RETIRED_LISTED,
   type SendToken,
 } from '../store.js';
+import { requireLiveAccount } from './accounts.js';
 import { int, type SqliteConnection } from './connection.js';
-import { deactivateDevice } from './settling.js';
+import { removeDevice } from './settling.js';
 
 /** A flood of distinct valid secrets cannot grow the copy of credentials without end. */
 const MAX_CREDENTIALS_KEPT = 10_000;
@@ -92,6 +94,7 @@ export function sqliteCredentials(db: SqliteConnection): CredentialsPart {
     async deleteAccount(accountId, now) {
       kept.clear();
       await db.write(() => {
+        requireLiveAccount(db, accountId);
         db.run('UPDATE accounts SET deleted_at = ? WHERE id = ?', now, accountId);
         db.run(
           'UPDATE devices SET active = 0, removed_at = ? WHERE account_id = ? AND active = 1',
@@ -115,6 +118,7 @@ export function sqliteCredentials(db: SqliteConnection): CredentialsPart {
 
     async createToken(token, secretHash, maxTokens) {
       return db.write((): SendToken | 'limit_reached' => {
+        requireLiveAccount(db, token.accountId);
         const live = db.get(
           `SELECT count(*) AS n FROM tokens WHERE account_id = ? AND ${liveToken('?')}`,
           token.accountId,
@@ -160,6 +164,12 @@ export function sqliteCredentials(db: SqliteConnection): CredentialsPart {
     async mergeAccounts({ canonicalId, mergedId, now, limits }) {
       kept.clear();
       return db.write((): AccountMerge => {
+        // Checked again in the write: a merge or deletion that ran since the route's checks (B
+        // takes A while A takes B) leaves every account reachable through a working key.
+        requireLiveAccount(db, canonicalId);
+        if (accountEnded(accountFromRow(db.get('SELECT * FROM accounts WHERE id = ?', mergedId) as Row))) {
+          return { kind: 'other_ended' };
+        }
         const groupOf = (id: string) =>
           Number((db.get('SELECT count(*) AS n FROM accounts WHERE merged_into = ?', id) as Row).n) + 1;
         const devicesOf = (id: string) =>
@@ -174,8 +184,7 @@ export function sqliteCredentials(db: SqliteConnection): CredentialsPart {
         );
         if (plan.kind !== 'merge') return plan;
         for (const id of plan.removed) {
-          deactivateDevice(db, id, now);
-          db.run('UPDATE devices SET key_revoked_at = ? WHERE id = ? AND key_revoked_at IS NULL', now, id);
+          removeDevice(db, id, now);
         }
         // A switch request of a device the merge moved or removed would act on a registration that
         // is no longer the one it proved.

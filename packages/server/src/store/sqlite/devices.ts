@@ -1,7 +1,8 @@
 import { deviceOf, type Row } from '../rows.js';
 import { type Device, type DevicesPart, RETIRED_LISTED } from '../store.js';
+import { requireLiveAccount } from './accounts.js';
 import { int, type SqliteConnection } from './connection.js';
-import { deactivateDevice } from './settling.js';
+import { removeDevice } from './settling.js';
 
 /** The devices sends may reach (and a send token may list), oldest first. */
 export function activeDevices(db: SqliteConnection, accountId: string): Device[] {
@@ -11,23 +12,25 @@ export function activeDevices(db: SqliteConnection, accountId: string): Device[]
 }
 
 export function sqliteDevices(db: SqliteConnection): DevicesPart {
+  const activeCount = (accountId: string) =>
+    Number(
+      (db.get('SELECT count(*) AS n FROM devices WHERE account_id = ? AND active = 1', accountId) as Row).n,
+    );
   const activeDevice = (accountId: string, deviceId: string) =>
     db.get('SELECT * FROM devices WHERE id = ? AND account_id = ? AND active = 1', deviceId, accountId);
 
   return {
     async createDevice(device, maxDevices) {
       return db.write((): Device | 'limit_reached' | 'device_exists' => {
+        requireLiveAccount(db, device.accountId);
         const holders = db.all(
           'SELECT id, account_id FROM devices WHERE push_token = ? AND active = 1',
           device.pushToken,
         );
         if (holders.some((holder) => holder.account_id === device.accountId)) return 'device_exists';
-        const active = db.get(
-          'SELECT count(*) AS n FROM devices WHERE account_id = ? AND active = 1',
-          device.accountId,
-        ) as Row;
-        if (Number(active.n) >= maxDevices) return 'limit_reached';
-        for (const holder of holders) deactivateDevice(db, holder.id as string, device.now);
+        if (activeCount(device.accountId) >= maxDevices) return 'limit_reached';
+        // The push address moves here: the device that had it is no longer its account's.
+        for (const holder of holders) removeDevice(db, holder.id as string, device.now);
         db.run(
           `INSERT INTO devices (id, account_id, name, platform, push_token, web_push, in_auto, active, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`,
@@ -71,53 +74,49 @@ export function sqliteDevices(db: SqliteConnection): DevicesPart {
       });
     },
 
-    async updateOwnDevice(deviceId, change, now) {
-      return db.write((): Device | 'device_exists' => {
-        const device = deviceOf(db.get('SELECT * FROM devices WHERE id = ?', deviceId) as Row);
+    async updateOwnDevice(caller, change, now, maxDevices) {
+      return db.write((): Device | 'device_exists' | 'limit_reached' | 'key_revoked' => {
+        requireLiveAccount(db, caller.accountId);
+        const row = db.get('SELECT * FROM devices WHERE id = ?', caller.id) as Row;
+        if (row.key_revoked_at !== null) return 'key_revoked';
+        const device = deviceOf(row);
         const push = change.push;
         if (push) {
           const other = db.get(
             'SELECT 1 FROM devices WHERE push_token = ? AND active = 1 AND id <> ?',
             push.pushToken,
-            deviceId,
+            device.id,
           );
           if (other) return 'device_exists';
+          if (!device.active && activeCount(device.accountId) >= maxDevices) return 'limit_reached';
           db.run(
             `UPDATE devices SET push_token = ?, web_push = ?, push_since = ?, active = 1, removed_at = NULL
              WHERE id = ?`,
             push.pushToken,
             push.webPush === null ? null : JSON.stringify(push.webPush),
             now,
-            deviceId,
+            device.id,
           );
         }
         db.run(
           'UPDATE devices SET name = ?, in_auto = ? WHERE id = ?',
           change.name ?? device.name,
           int(change.inAuto ?? device.inAuto),
-          deviceId,
+          device.id,
         );
-        return deviceOf(db.get('SELECT * FROM devices WHERE id = ?', deviceId) as Row);
+        return deviceOf(db.get('SELECT * FROM devices WHERE id = ?', device.id) as Row);
       });
     },
 
     async removeOwnDevice(deviceId, now) {
-      await db.write(() => {
-        deactivateDevice(db, deviceId, now);
-        db.run(
-          'UPDATE devices SET key_revoked_at = ? WHERE id = ? AND key_revoked_at IS NULL',
-          now,
-          deviceId,
-        );
-      });
+      await db.write(() => removeDevice(db, deviceId, now));
     },
 
     async removeDevice(accountId, deviceId, now) {
       return db.write(() => {
         if (!activeDevice(accountId, deviceId)) return false;
-        deactivateDevice(db, deviceId, now);
         // Its device key (if it linked itself) works no more: removing a device is what revokes it.
-        db.run('UPDATE devices SET key_revoked_at = ? WHERE id = ? AND key_hash IS NOT NULL', now, deviceId);
+        removeDevice(db, deviceId, now);
         return true;
       });
     },

@@ -2,8 +2,9 @@ import { approverLock, approverRoom, unapprovable } from '../links.js';
 import { liveToken } from '../queries.js';
 import { deviceOf, joinedAccountFromRow, linkRequestOf, type Row } from '../rows.js';
 import type { LinkApproval, LinksPart } from '../store.js';
+import { requireLiveAccount } from './accounts.js';
 import { int, type SqliteConnection } from './connection.js';
-import { deactivateDevice } from './settling.js';
+import { removeDevice } from './settling.js';
 
 export function sqliteLinks(db: SqliteConnection): LinksPart {
   const request = (id: string) => {
@@ -108,6 +109,7 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
 
     async approveLink({ codeHash, accountId, deviceId, now, limits }) {
       return db.write((): LinkApproval => {
+        requireLiveAccount(db, accountId);
         const since = now - limits.windowMs;
         const wrong = db
           .all(
@@ -144,22 +146,15 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
         if (full) return full;
         // A device switching accounts leaves the one it proved: what waits for it there is
         // skipped, and its key there works no more.
-        if (link.sourceDeviceId !== null) {
-          deactivateDevice(db, link.sourceDeviceId, now);
-          db.run(
-            'UPDATE devices SET key_revoked_at = ? WHERE id = ? AND key_revoked_at IS NULL',
-            now,
-            link.sourceDeviceId,
-          );
-        }
+        if (link.sourceDeviceId !== null) removeDevice(db, link.sourceDeviceId, now);
         // Registered elsewhere since the request was made (an account key's POST /v1/devices): it
-        // moves here, as a registration moves a push token.
+        // moves here, as a registration moves a push token, and is no longer the other account's.
         for (const holder of db.all(
           'SELECT id FROM devices WHERE active = 1 AND (client_id = ? OR push_token = ?)',
           link.device.clientId,
           link.device.pushToken,
         )) {
-          deactivateDevice(db, holder.id as string, now);
+          removeDevice(db, holder.id as string, now);
         }
         const { device } = link;
         db.run(

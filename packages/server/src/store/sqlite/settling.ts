@@ -1,8 +1,18 @@
 import type { SqliteConnection } from './connection.js';
 
 /**
- * The device leaves lists and `auto` (removed, or APNs said its push token is gone), and what
- * still waits for it is skipped.
+ * The device stops being its account's (removed, left, moved to another account by its push
+ * address, or merged away): it is deactivated and its device key works no more.
+ */
+export function removeDevice(db: SqliteConnection, deviceId: string, now: number): void {
+  deactivateDevice(db, deviceId, now);
+  db.run('UPDATE devices SET key_revoked_at = ? WHERE id = ? AND key_revoked_at IS NULL', now, deviceId);
+}
+
+/**
+ * The device leaves lists and `auto`, and what still waits for it is skipped. Alone (its key kept)
+ * only when its push service said its push address is gone: it is still the account's, and its app
+ * may register a new address (`PATCH /v1/device`).
  */
 export function deactivateDevice(db: SqliteConnection, deviceId: string, now: number): void {
   db.run('UPDATE devices SET active = 0, removed_at = ? WHERE id = ? AND active = 1', now, deviceId);
