@@ -11,6 +11,9 @@ export type PushRegistration =
 /** An APNs device token: 32 bytes in hex. */
 export const apnsPushToken = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits');
 
+/** C0 controls, DEL and C1 controls. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
 /** What a Web Push endpoint may be at most: the longest real ones are a few hundred bytes. */
 const MAX_ENDPOINT_BYTES = 2048;
 
@@ -40,21 +43,33 @@ function isP256Point(point: Buffer): boolean {
  */
 export const webPushSubscription = (hosts: PushHosts) =>
   z.strictObject({
-    endpoint: z.string().check(
-      z.refine((endpoint) => Buffer.byteLength(endpoint) <= MAX_ENDPOINT_BYTES, {
-        message: `must be at most ${MAX_ENDPOINT_BYTES} bytes`,
-      }),
-      z.refine(
-        (endpoint) => {
-          const url = URL.parse(endpoint);
-          return url?.protocol === 'https:' && url.username === '' && url.password === '';
-        },
-        { message: 'must be an https:// URL without user info', abort: true },
-      ),
-      z.refine((endpoint) => hosts.allows(new URL(endpoint)), {
-        message: 'must be on a push service this server sends to (its --web-push-hosts)',
-      }),
-    ),
+    endpoint: z
+      .string()
+      .check(
+        z.refine((endpoint) => Buffer.byteLength(endpoint) <= MAX_ENDPOINT_BYTES, {
+          message: `must be at most ${MAX_ENDPOINT_BYTES} bytes`,
+        }),
+        // A URL parser drops some and escapes others, but the text would reach the database as
+        // given (PostgreSQL refuses a NUL outright): refused, whatever the parser would make of it.
+        z.refine((endpoint) => !CONTROL.test(endpoint), {
+          message: 'must not contain control characters',
+          abort: true,
+        }),
+        z.refine(
+          (endpoint) => {
+            const url = URL.parse(endpoint);
+            return url?.protocol === 'https:' && url.username === '' && url.password === '';
+          },
+          { message: 'must be an https:// URL without user info', abort: true },
+        ),
+        z.refine((endpoint) => hosts.allows(new URL(endpoint)), {
+          message: 'must be on a push service this server sends to (its --web-push-hosts)',
+        }),
+      )
+      // One subscription has one spelling: the parser's (scheme and host lower-cased, an IP
+      // address in its one form, the default port and surrounding spaces dropped), so that
+      // `HTTPS://…` and `https://…` are one device, not two that each get every push.
+      .transform((endpoint) => new URL(endpoint).href),
     expirationTime: z.union([z.null(), z.number()]).optional(),
     keys: z.strictObject({
       p256dh: z.string().refine((key) => {

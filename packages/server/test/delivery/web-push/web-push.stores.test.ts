@@ -1,4 +1,4 @@
-import { LocalPushService, type Subscription } from '@foxbell/test-support/push-service';
+import { LocalPushService, type Subscription, subscriptionAt } from '@foxbell/test-support/push-service';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebPushTransport } from '../../../src/delivery/web-push/transport.js';
 import { DeliveryWorker } from '../../../src/delivery/worker.js';
@@ -172,6 +172,22 @@ describe('registering a Web Push device', () => {
         'web_push.endpoint',
       ],
       ['not a URL', withEndpoint('push me'), 'invalid_field', 'web_push.endpoint'],
+      // PostgreSQL refused a NUL with a 500; every control character is refused on both stores.
+      ['a NUL', withEndpoint(`${good.endpoint}\u0000`), 'invalid_field', 'web_push.endpoint'],
+      [
+        'a NUL in the host',
+        withEndpoint(good.endpoint.replace('127.0.0.1', '127.0.0.1\u0000')),
+        'invalid_field',
+        'web_push.endpoint',
+      ],
+      ['a line feed', withEndpoint(`${good.endpoint}\n`), 'invalid_field', 'web_push.endpoint'],
+      [
+        'a tab inside',
+        withEndpoint(good.endpoint.replace('/push/', '/pu\tsh/')),
+        'invalid_field',
+        'web_push.endpoint',
+      ],
+      ['a C1 control', withEndpoint(`${good.endpoint}\u0085`), 'invalid_field', 'web_push.endpoint'],
       ['no endpoint', { web_push: { keys: good.keys } }, 'missing_field', 'web_push.endpoint'],
       [
         'a short p256dh',
@@ -213,6 +229,100 @@ describe('registering a Web Push device', () => {
     // Nothing was registered, and the push service heard nothing of any of them.
     expect((await server.request('GET', '/v1/devices', { token: key })).body.devices).toEqual([]);
     expect(server.push.received).toEqual([]);
+  });
+});
+
+describe('a NUL in an endpoint', () => {
+  it('is 400 invalid_field web_push.endpoint on every route that registers one, on each store', async () => {
+    const server = await startServer();
+    const account = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: {} });
+    const web_push = subscriptionAt('https://web.push.apple.com/with\u0000nul');
+    const body = { name: 'iPhone', platform: 'ios', web_push };
+    expectError(
+      await server.request('POST', '/v1/devices', { token: account.body.key, json: body }),
+      400,
+      'invalid_field',
+      'web_push.endpoint',
+    );
+    expectError(
+      await server.request('POST', '/v1/link-requests', { json: { ...body, device_id: 'install-with-nul' } }),
+      400,
+      'invalid_field',
+      'web_push.endpoint',
+    );
+    const link = await server.request('POST', '/v1/link-requests', {
+      json: {
+        ...body,
+        device_id: 'install-fine',
+        web_push: subscriptionAt('https://web.push.apple.com/fine'),
+      },
+    });
+    await server.request('POST', '/v1/link-approvals', {
+      token: account.body.key,
+      json: { code: link.body.code },
+    });
+    const { device_key } = (
+      await server.request('GET', `/v1/link-requests/${link.body.id}`, { token: link.body.secret })
+    ).body;
+    expectError(
+      await server.request('PATCH', '/v1/device', { token: device_key, json: { web_push } }),
+      400,
+      'invalid_field',
+      'web_push.endpoint',
+    );
+  });
+});
+
+describe('one subscription, one device, however its endpoint is spelled', () => {
+  it('stores the canonical URL: upper-case scheme and host, decimal, hex and short IPs, spaces, the default port', async () => {
+    const server = await startWebPushServer();
+    const { key, token } = await server.account();
+    const subscription = server.push.subscribe();
+    const { host, port, pathname } = new URL(subscription.endpoint);
+    expect(host).toBe(`127.0.0.1:${port}`);
+    const first = await server.request('POST', '/v1/devices', {
+      token: key,
+      json: { name: 'iPhone', platform: 'ios', web_push: subscription },
+    });
+    expect(first.status, first.text).toBe(201);
+    const spellings = [
+      `HTTPS://127.0.0.1:${port}${pathname}`,
+      `https://2130706433:${port}${pathname}`,
+      `https://0x7f000001:${port}${pathname}`,
+      `https://127.1:${port}${pathname}`,
+      `https://0177.0.0.1:${port}${pathname}`,
+      ` https://127.0.0.1:${port}${pathname} `,
+    ];
+    for (const endpoint of spellings) {
+      const web_push = { ...subscription, endpoint };
+      const again = await server.request('POST', '/v1/devices', {
+        token: key,
+        json: { name: 'iPhone again', platform: 'ios', web_push },
+      });
+      expectError(again, 409, 'device_exists', 'web_push');
+      const link = await server.request('POST', '/v1/link-requests', {
+        json: { device_id: 'another-install', name: 'iPhone', platform: 'ios', web_push },
+      });
+      expectError(link, 409, 'device_exists', 'device_id');
+    }
+    await server.send(token, { message: 'once' });
+    expect(server.push.pushesTo(subscription)).toHaveLength(1);
+    const devices = (await server.request('GET', '/v1/devices', { token: key })).body.devices;
+    expect(devices).toHaveLength(1);
+  });
+
+  it("drops the default port and lower-cases Apple's host: one device", async () => {
+    const server = await startServer();
+    const account = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: {} });
+    const register = (endpoint: string) =>
+      server.request('POST', '/v1/devices', {
+        token: account.body.key,
+        json: { name: 'iPhone', platform: 'ios', web_push: subscriptionAt(endpoint) },
+      });
+    expect((await register('https://web.push.apple.com:443/QGx1')).status).toBe(201);
+    expectError(await register('https://WEB.Push.Apple.COM/QGx1'), 409, 'device_exists', 'web_push');
+    // The path is the push service's own: its case is kept.
+    expect((await register('https://web.push.apple.com/qgx1')).status).toBe(201);
   });
 });
 
