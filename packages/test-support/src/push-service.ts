@@ -12,7 +12,7 @@ import { generate } from 'selfsigned';
  * makes. The VAPID token (RFC 8292) is verified against the key the server publishes, the body is
  * decrypted with the subscription's private key (RFC 8291, by `http_ece`), and `TTL`, `Urgency`
  * and `Topic` are recorded. Its answers can be scripted: `201`, `410`, `429` with `Retry-After`,
- * `500`, or no answer at all.
+ * `500`, a status whose body trickles without end, or no answer at all.
  */
 
 /** A subscription as `PushSubscription.toJSON()` gives it. */
@@ -57,7 +57,11 @@ export function subscriptionAt(endpoint: string): Subscription {
   };
 }
 
-export type ScriptedAnswer = { status: number; retryAfter?: number } | { hang: true };
+export type ScriptedAnswer =
+  | { status: number; retryAfter?: number }
+  | { hang: true }
+  /** The status at once, then a body a byte every `everyMs`, until the client closes. */
+  | { status: number; trickleEveryMs: number };
 
 export interface PushServiceOptions {
   /** The VAPID public key pushes must be signed with (`GET /v1/web-push/key`), read at each push. */
@@ -97,6 +101,12 @@ export class LocalPushService {
       request.on('end', () => {
         void this.#take(request.url ?? '', request.headers, Buffer.concat(chunks)).then((answer) => {
           if ('hang' in answer) return;
+          if ('trickleEveryMs' in answer) {
+            response.writeHead(answer.status);
+            const drip = setInterval(() => response.write('.'), answer.trickleEveryMs);
+            response.on('close', () => clearInterval(drip));
+            return;
+          }
           if (answer.retryAfter !== undefined) response.setHeader('retry-after', String(answer.retryAfter));
           response.writeHead(answer.status).end();
         });

@@ -21,7 +21,10 @@ export interface WebPushOptions {
   clock: Clock;
   /** PEM certificates to trust besides the system's (a local push service in tests). */
   ca?: string | undefined;
-  /** How long a push may wait for its answer before it counts as none (default 10 s). */
+  /**
+   * How long a push may take, from its first byte to the last of its answer, before it counts as
+   * none (default 10 s): however slowly a push service trickles, a push frees its slot in time.
+   */
   timeoutMs?: number;
 }
 
@@ -42,10 +45,12 @@ export class WebPushTransport implements Transport {
   readonly #options: WebPushOptions;
   readonly #agent: Agent;
   readonly #tokens = new Map<string, { authorization: string; expiresAt: number }>();
+  readonly #timeoutMs: number;
 
   constructor(options: WebPushOptions) {
     this.#options = options;
     const timeout = options.timeoutMs ?? 10_000;
+    this.#timeoutMs = timeout;
     this.#agent = new Agent({
       headersTimeout: timeout,
       bodyTimeout: timeout,
@@ -73,15 +78,21 @@ export class WebPushTransport implements Transport {
     try {
       // The key pair comes from the database the first time: one that does not answer is no answer.
       headers.authorization = await this.#authorization(endpoint.origin);
+      // One deadline for the whole exchange: undici's own timeouts count only the gaps between
+      // chunks, so an answer trickled a byte at a time would hold this push's slot for good.
+      const deadline = AbortSignal.timeout(this.#timeoutMs);
       const answer = await this.#agent.request({
         origin: endpoint.origin,
         path: `${endpoint.pathname}${endpoint.search}`,
         method: 'POST',
         headers,
         body,
+        signal: deadline,
       });
-      // The answer's body says nothing the status does not; read it so the connection is reused.
-      await answer.body.dump();
+      // The status is the answer; the body says nothing more. It is read so that the connection is
+      // reused, within the same deadline: one still trickling then is cut (its connection closed),
+      // and the status stands, so a push the service took is not pushed again.
+      await answer.body.dump({ signal: deadline }).catch(() => {});
       return judgeWebPushAnswer(answer.statusCode);
     } catch {
       return NO_ANSWER;

@@ -33,7 +33,9 @@ interface WebPushServer extends TestServer {
   statusOf(token: string, id: string): Promise<{ status: string; destinations: Record<string, unknown>[] }>;
 }
 
-async function startWebPushServer(options: { timeoutMs?: number; transportHosts?: string } = {}) {
+async function startWebPushServer(
+  options: { timeoutMs?: number; transportHosts?: string; concurrency?: number } = {},
+) {
   let serverUrl = '';
   const now = { clock: () => Date.now() };
   const push = await LocalPushService.start({
@@ -54,7 +56,12 @@ async function startWebPushServer(options: { timeoutMs?: number; transportHosts?
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
   closing.push(() => transport.close());
-  const worker = new DeliveryWorker({ store: server.store, transport, clock: server.clock, concurrency: 16 });
+  const worker = new DeliveryWorker({
+    store: server.store,
+    transport,
+    clock: server.clock,
+    concurrency: options.concurrency ?? 16,
+  });
   closing.push(() => worker.idle());
   const web: WebPushServer = {
     ...server,
@@ -441,6 +448,30 @@ describe('Web Push delivery', () => {
         updated_at: new Date(start + 30_000).toISOString(),
       },
     ]);
+  });
+
+  it("frees a push's slot within the timeout when a push service trickles its answer: the status stands", async () => {
+    // One slot: the trickling answer held it for good, and another account's push waited behind it.
+    const server = await startWebPushServer({ timeoutMs: 500, concurrency: 1 });
+    const slow = await server.account();
+    const other = await server.account();
+    const { subscription: trickling } = await server.subscribe(slow.key);
+    const { subscription: waiting } = await server.subscribe(other.key);
+    server.push.script(trickling, { status: 201, trickleEveryMs: 50 });
+    const first = await server.send(slow.token, { message: 'to a slow push service' });
+    const second = await server.send(other.token, { message: 'behind it' });
+    await server.worker.tick();
+    // The push service took the first (its status came at once): accepted, not pushed again.
+    expect(server.push.pushesTo(trickling)).toHaveLength(1);
+    expect((await server.statusOf(slow.token, first)).destinations[0]).toMatchObject({
+      state: 'accepted',
+      push_status: 201,
+    });
+    expect((await server.statusOf(other.token, second)).destinations[0]).toMatchObject({
+      state: 'accepted',
+      push_status: 201,
+    });
+    expect(server.push.pushesTo(waiting)).toHaveLength(1);
   });
 
   it('gives up after 5 attempts with the last push_status', async () => {
