@@ -1,4 +1,4 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
@@ -80,7 +80,7 @@ describe('foxbell-server backup and restore (SQLite)', () => {
     expect(await run(['backup', '--data', data, '--to', taken])).toEqual({
       code: 1,
       stdout: '',
-      stderr: `foxbell-server backup: ${taken} exists: name a new file for the backup\n`,
+      stderr: `foxbell-server backup: ${taken} exists (a file or a link): name a new file for the backup\n`,
     });
     expect(await run(['backup', '--data', path.join(dir, 'none'), '--to', path.join(dir, 'x.db')])).toEqual({
       code: 1,
@@ -111,5 +111,51 @@ describe('foxbell-server backup and restore (SQLite)', () => {
     });
     expect(postgres.code).toBe(2);
     expect(postgres.stderr).toMatch(/the store is PostgreSQL; back it up with pg_dump/);
+  }, 30_000);
+
+  it('creates the backup itself, 0600, and never through a link planted at its name', async () => {
+    const dir = await tempDir();
+    const data = path.join(dir, 'data');
+    const server = await startProcess(['--data', data, '--admin-key', ADMIN, '--log-level', 'warn']);
+    server.child.kill('SIGTERM');
+    await server.exited;
+    // A folder anyone may write in, as /tmp is, where another user planted links at the names a
+    // backup might take: to a path that does not exist yet, and to a file of theirs.
+    const shared = path.join(dir, 'shared');
+    await mkdir(shared);
+    await chmod(shared, 0o1777);
+    const planted = path.join(shared, 'foxbell.db');
+    const theirs = path.join(dir, 'theirs', 'loot.db');
+    await mkdir(path.dirname(theirs));
+    await symlink(theirs, planted);
+    const existing = path.join(dir, 'theirs', 'existing.db');
+    await writeFile(existing, '');
+    const plantedToFile = path.join(shared, 'other.db');
+    await symlink(existing, plantedToFile);
+
+    for (const to of [planted, plantedToFile]) {
+      expect(await run(['backup', '--data', data, '--to', to])).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `foxbell-server backup: ${to} exists (a file or a link): name a new file for the backup\n`,
+      });
+    }
+    await expect(lstat(theirs)).rejects.toThrow(/ENOENT/);
+    expect((await stat(existing)).size).toBe(0);
+
+    // A new name: made by the backup, private whatever the umask, and nothing left in the data
+    // directory but the database.
+    const fresh = path.join(shared, 'fresh.db');
+    const made = await runScript(
+      '-c',
+      ['umask 000 && exec "$0" "$@"', process.execPath, BIN, 'backup', '--data', data, '--to', fresh],
+      {},
+      undefined,
+      '/bin/sh',
+    );
+    expect([made.code, made.stderr]).toEqual([0, '']);
+    const copy = await lstat(fresh);
+    expect([copy.isFile(), copy.mode & 0o777]).toEqual([true, 0o600]);
+    expect((await readdir(data)).filter((name) => name.startsWith('.backup'))).toEqual([]);
   }, 30_000);
 });

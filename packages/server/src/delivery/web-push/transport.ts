@@ -28,6 +28,9 @@ export interface WebPushOptions {
   timeoutMs?: number;
 }
 
+/** Of an answer's body, what is read to keep its connection (undici's default); a longer one is cut. */
+const MAX_ANSWER_READ = 128 * 1024;
+
 /** A VAPID token lives 12 hours (at most 24, RFC 8292); a new one is signed with an hour left. */
 const TOKEN_LIFE_S = 12 * 3600;
 const RENEW_BEFORE_S = 3600;
@@ -92,7 +95,7 @@ export class WebPushTransport implements Transport {
       // The status is the answer; the body says nothing more. It is read so that the connection is
       // reused, within the same deadline: one still trickling then is cut (its connection closed),
       // and the status stands, so a push the service took is not pushed again.
-      await answer.body.dump({ signal: deadline }).catch(() => {});
+      await answer.body.dump({ limit: MAX_ANSWER_READ, signal: deadline }).catch(() => {});
       return judgeWebPushAnswer(answer.statusCode);
     } catch {
       return NO_ANSWER;
