@@ -4,6 +4,7 @@ import type { Clock } from '../../kernel/clock.js';
 import type { VapidKeys } from '../../kernel/vapid.js';
 import type { PushHosts } from '../../kernel/web-push.js';
 import { NO_ANSWER, type PushDestination, type PushOutcome, type Transport } from '../transport.js';
+import { PRIVATE_ADDRESS, publicOnlyLookup, type Resolver, systemResolver } from './address-guard.js';
 import { webPushPayload } from './payload.js';
 import { topicOf, ttlSeconds, URGENCY } from './request.js';
 import { judgeWebPushAnswer } from './responses.js';
@@ -21,11 +22,29 @@ export interface WebPushOptions {
   clock: Clock;
   /** PEM certificates to trust besides the system's (a local push service in tests). */
   ca?: string | undefined;
+  /** How push services' names are resolved (default: the system's); tests give their own. */
+  resolve?: Resolver;
   /**
    * How long a push may take, from its first byte to the last of its answer, before it counts as
    * none (default 10 s): however slowly a push service trickles, a push frees its slot in time.
    */
   timeoutMs?: number;
+}
+
+/** A push that was not sent, and never will be, for where it would go. */
+const ADDRESS_REFUSED: PushOutcome = {
+  verdict: 'failed_permanent',
+  status: null,
+  reason: 'the push service resolves to an address that is not public',
+  deactivateDevice: false,
+  pauseCredential: false,
+};
+
+/** An error and the errors it wraps (undici wraps a connection's). */
+function causes(error: unknown): NodeJS.ErrnoException[] {
+  const chain: NodeJS.ErrnoException[] = [];
+  for (let at = error; at instanceof Error && chain.length < 5; at = at.cause) chain.push(at);
+  return chain;
 }
 
 /** Of an answer's body, what is read to keep its connection (undici's default); a longer one is cut. */
@@ -58,7 +77,10 @@ export class WebPushTransport implements Transport {
       headersTimeout: timeout,
       bodyTimeout: timeout,
       connectTimeout: timeout,
-      ...(options.ca === undefined ? {} : { connect: { ca: options.ca } }),
+      connect: {
+        lookup: publicOnlyLookup(options.resolve ?? systemResolver),
+        ...(options.ca === undefined ? {} : { ca: options.ca }),
+      },
     });
   }
 
@@ -67,7 +89,7 @@ export class WebPushTransport implements Transport {
     const endpoint = URL.parse(destination.pushToken);
     // Registration checked it; the allowlist may have changed since. Never connect elsewhere.
     if (!keys || endpoint?.protocol !== 'https:' || !this.#options.hosts.allows(endpoint)) {
-      return { verdict: 'failed_permanent', status: null, deactivateDevice: false, pauseCredential: false };
+      return { ...ADDRESS_REFUSED, reason: 'not on the push services allowlist' };
     }
     const { notification, expiresAt } = destination;
     const body = encrypt(keys.p256dh, keys.auth, webPushPayload(destination), 'aes128gcm').cipherText;
@@ -97,7 +119,9 @@ export class WebPushTransport implements Transport {
       // and the status stands, so a push the service took is not pushed again.
       await answer.body.dump({ limit: MAX_ANSWER_READ, signal: deadline }).catch(() => {});
       return judgeWebPushAnswer(answer.statusCode);
-    } catch {
+    } catch (error) {
+      // An allowed name that resolves to this machine or its network: refused for good, unsent.
+      if (causes(error).some((cause) => cause.code === PRIVATE_ADDRESS)) return ADDRESS_REFUSED;
       return NO_ANSWER;
     }
   }

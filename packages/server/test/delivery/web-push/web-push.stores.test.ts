@@ -1,5 +1,6 @@
 import { LocalPushService, type Subscription, subscriptionAt } from '@foxbell/test-support/push-service';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Resolver } from '../../../src/delivery/web-push/address-guard.js';
 import { WebPushTransport } from '../../../src/delivery/web-push/transport.js';
 import { DeliveryWorker } from '../../../src/delivery/worker.js';
 import { VapidKeySource } from '../../../src/kernel/vapid.js';
@@ -34,7 +35,13 @@ interface WebPushServer extends TestServer {
 }
 
 async function startWebPushServer(
-  options: { timeoutMs?: number; transportHosts?: string; concurrency?: number } = {},
+  options: {
+    timeoutMs?: number;
+    transportHosts?: string;
+    concurrency?: number;
+    /** The push service's name in the allowlist and its subscriptions, resolved by `resolve`. */
+    named?: { name: string; resolve: Resolver };
+  } = {},
 ) {
   let serverUrl = '';
   const now = { clock: () => Date.now() };
@@ -43,16 +50,19 @@ async function startWebPushServer(
     now: () => now.clock(),
   });
   closing.push(() => push.close());
-  const server = await startServer({ pushHosts: hostsOf(push.host) });
+  const port = new URL(push.url).port;
+  const host = options.named ? `${options.named.name}:${port}` : push.host;
+  const server = await startServer({ pushHosts: hostsOf(host) });
   serverUrl = server.url;
   now.clock = () => server.clock.now();
   const vapid = new VapidKeySource(server.store);
   const transport = new WebPushTransport({
     keys: () => vapid.keys(),
     subject: 'mailto:ops@example.com',
-    hosts: hostsOf(options.transportHosts ?? push.host),
+    hosts: hostsOf(options.transportHosts ?? host),
     clock: server.clock,
     ca: push.ca,
+    ...(options.named ? { resolve: options.named.resolve } : {}),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
   closing.push(() => transport.close());
@@ -72,7 +82,10 @@ async function startWebPushServer(
       return { key: account.body.key, token: await createToken(server, account.body.key, { name: 'CI' }) };
     },
     async subscribe(accountKey, name = 'iPhone') {
-      const subscription = push.subscribe();
+      const made = push.subscribe();
+      const subscription = options.named
+        ? { ...made, endpoint: made.endpoint.replace('127.0.0.1', options.named.name) }
+        : made;
       const reply = await server.request('POST', '/v1/devices', {
         token: accountKey,
         json: { name, platform: 'ios', web_push: subscription },
@@ -473,6 +486,40 @@ describe('Web Push delivery', () => {
     });
     expect(server.push.pushesTo(waiting)).toHaveLength(1);
   });
+
+  it.each([
+    ['this machine', '127.0.0.1'],
+    ['a private network', '10.1.2.3'],
+    ['link-local (a cloud metadata service)', '169.254.169.254'],
+    ['IPv6 loopback', '::1'],
+    ['an IPv4-mapped private address', '::ffff:192.168.1.10'],
+  ])(
+    'never connects to an allowed name that resolves to %s: failed_permanent, unsent',
+    async (_, address) => {
+      const resolved: string[] = [];
+      const server = await startWebPushServer({
+        named: {
+          name: 'push.example.net',
+          resolve: async (hostname) => {
+            resolved.push(hostname);
+            return [{ address, family: address.includes(':') ? 6 : 4 }];
+          },
+        },
+      });
+      const { key, token } = await server.account();
+      const { id: deviceId } = await server.subscribe(key);
+      const id = await server.send(token, { message: 'to a name on the allowlist' });
+      expect(resolved).toEqual(['push.example.net']);
+      expect(server.push.received).toEqual([]);
+      const record = await server.statusOf(token, id);
+      expect(record.destinations).toEqual([
+        { platform: 'ios', state: 'failed_permanent', updated_at: expect.any(String) },
+      ]);
+      // The device is not the trouble: it stays active.
+      const devices = (await server.request('GET', '/v1/devices', { token: key })).body.devices;
+      expect(devices.find((device: { id: string }) => device.id === deviceId)?.active).toBe(true);
+    },
+  );
 
   it('gives up after 5 attempts with the last push_status', async () => {
     const server = await startWebPushServer();
