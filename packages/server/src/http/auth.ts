@@ -4,6 +4,7 @@ import { ApiError } from '../kernel/api-error.js';
 import { hashSecret, secretsEqual } from '../kernel/secrets.js';
 import type { Account } from '../store/store.js';
 import { tokenEnded } from '../store/token-liveness.js';
+import { clientNetwork } from './client-network.js';
 import type { AppContext, Caller, CredentialKind } from './context.js';
 import { deviceKeyRevoked } from './refusals.js';
 
@@ -116,12 +117,13 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
       throw unauthorized('no credential: send "Authorization: Bearer <token>"');
     }
     // A secret that is not known counts against its address; past the limit, none is looked up.
-    ctx.failedCredentials.check(request.ip);
+    const client = clientNetwork(request.ip);
+    ctx.failedCredentials.check(client);
     let caller: Caller;
     try {
       caller = await identify(secret, ctx);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'unauthorized') ctx.failedCredentials.count(request.ip);
+      if (error instanceof ApiError && error.code === 'unauthorized') ctx.failedCredentials.count(client);
       throw error;
     }
     if (!credentials.includes(caller.kind)) {

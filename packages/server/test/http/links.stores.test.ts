@@ -322,6 +322,25 @@ describe('linking a device with a code', () => {
     expect((await requestLink(server)).status).toBe(201);
   });
 
+  it('counts an IPv6 /64 as one client: 30 requests from 30 addresses of one /64 brake the 31st', async () => {
+    const server = await startServer({ trustProxy: ['127.0.0.1'] });
+    const from = (address: string) =>
+      server.request('POST', '/v1/link-requests', {
+        headers: { 'x-forwarded-for': address },
+        json: {
+          device_id: `install-from-${address.replaceAll(':', '-')}`,
+          name: 'Phone',
+          platform: 'ios',
+          push_token: pushToken(),
+        },
+      });
+    for (let i = 1; i <= 30; i++) expect((await from(`2001:db8:1:2::${i.toString(16)}`)).status).toBe(201);
+    const braked = expectError(await from('2001:db8:1:2:ffff:ffff:ffff:ffff'), 429, 'rate_limited');
+    expect(braked.error.details).toEqual({ scope: 'link_requests', limit: 30 });
+    // The next /64 is another client.
+    expect((await from('2001:db8:1:3::1')).status).toBe(201);
+  });
+
   it('lets a poll secret read and cancel its own request only', async () => {
     const server = await startServer();
     const mine = await requestLink(server);

@@ -10,6 +10,7 @@ import type { PushHosts } from '../../kernel/web-push.js';
 import { linkStateAt } from '../../store/links.js';
 import type { LinkApproval, LinkRequest } from '../../store/store.js';
 import { bearerOf, DEVICE_KEY_PATTERN } from '../auth.js';
+import { clientNetwork } from '../client-network.js';
 import { type AppContext, accountOrDevice } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
@@ -130,7 +131,7 @@ export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   // No credential: a device that has none yet. Braked per client address instead.
   app.post('/v1/link-requests', async (request, reply) => {
-    ctx.linkRequests.take(request.ip);
+    ctx.linkRequests.take(clientNetwork(request.ip));
     const body = readBody(request, requestBody);
     const push = pushRegistrationOf(body, appUrlOf(request));
     const sourceDeviceId = await switchingFrom(body, ctx);
