@@ -23,6 +23,9 @@ const NO_LIMITS = {
   perAccountPerMonth: 1e12,
   managementWritesPerMinute: 1e9,
   eventsPerMinute: 1e9,
+  linkRequestsPerWindow: 1e9,
+  failedCredentialsPerMinute: 1e9,
+  // The locks and limits of approvals stay as they are: reaching them is an answer to check too.
 };
 
 // One server for the file: the properties run many requests, each on its own.
@@ -56,7 +59,7 @@ beforeAll(() => {
 afterAll(() => {
   const heapAfter = heapMb();
   console.info(
-    `fuzz on ${TEST_STORE}: ${requests} requests to both send endpoints, every answer 202 or a spec error ` +
+    `fuzz on ${TEST_STORE}: ${requests} requests to the send endpoints and the person's routes, every answer a success of its route or a spec error ` +
       `with its request id, none 5xx; heap after a collection ${Math.round(heapBefore)} → ${Math.round(heapAfter)} MB`,
   );
   // Bounded: what is sent is stored, not kept in memory.
@@ -73,8 +76,11 @@ interface Raw {
 /** The error code of the last answer `check` read (undefined for a 202). */
 let lastErrorCode: string | undefined;
 
-/** Sends a request as given and checks the answer against the spec; returns its status. */
-async function check(raw: Raw): Promise<number> {
+/**
+ * Sends a request as given and checks the answer against the spec; returns its status. A send's
+ * only success is `202`; other routes name theirs.
+ */
+async function check(raw: Raw, successes: readonly number[] = [202]): Promise<number> {
   requests += 1;
   const response = await fetch(`${server.url}${raw.path}`, {
     method: raw.method,
@@ -86,8 +92,10 @@ async function check(raw: Raw): Promise<number> {
   const requestId = response.headers.get('x-request-id');
   expect(requestId, text).toMatch(/^req_/);
   expect(response.status, text).not.toBeGreaterThanOrEqual(500);
-  const body = JSON.parse(text);
+  if (response.status < 300) expect(successes, text).toContain(response.status);
+  const body = response.status === 204 ? {} : JSON.parse(text);
   lastErrorCode = body.error?.code;
+  if (response.status !== 202 && response.status < 300) return response.status;
   if (response.status === 202) {
     expect(body).toMatchObject({
       id: expect.stringMatching(/^ntf_/),
@@ -448,3 +456,142 @@ async function firstNotification(): Promise<{ id: string }> {
   sentOnce = (await reply.json()) as { id: string };
   return sentOnce;
 }
+
+/** A P-256 point and a 16-byte secret, so that some subscriptions pass their keys' checks. */
+const VALID_P256DH =
+  'BFh1KaHJqt65GAG30sbZuYQtOd0K-B0NTY7ZIxFVNB8iqBG1z63tqK79-QacxNytg3EVRIFrr0Kwqn0zlmOVsNA';
+const VALID_AUTH = 'dGVzdC1hdXRoLXNlY3JldA';
+
+/** A browser's subscription, whole or in pieces, each piece well-formed or not. */
+const webPushValue = fc.oneof(
+  value,
+  fc.record(
+    {
+      endpoint: fc.oneof(
+        nasty,
+        nasty.map((tail) => `https://web.push.apple.com/${tail}`),
+        fc.constantFrom(
+          'https://web.push.apple.com/ok',
+          'HTTPS://WEB.PUSH.APPLE.COM/ok',
+          'https://web.push.apple.com:443/ok',
+          ' https://web.push.apple.com/ok ',
+          'https://web.push.apple.com/\u0000',
+          'https://127.0.0.1/x',
+          'https://2130706433/x',
+          'https://[::1]/x',
+          'http://web.push.apple.com/x',
+        ),
+      ),
+      keys: fc.oneof(
+        value,
+        fc.record({
+          p256dh: fc.oneof(nasty, fc.constant(VALID_P256DH)),
+          auth: fc.oneof(nasty, fc.constant(VALID_AUTH)),
+        }),
+      ),
+      expirationTime: fc.oneof(fc.constant(null), fc.integer(), nasty),
+    },
+    { requiredKeys: [] },
+  ),
+);
+
+/** The person's side's fields, with values of any kind: a Web Push subscription, a device id, a code. */
+const personFields = fc.dictionary(
+  fc.oneof(
+    fc.constantFrom(
+      'device_id',
+      'name',
+      'platform',
+      'in_auto',
+      'push_token',
+      'web_push',
+      'source',
+      'source_in_use',
+      'code',
+      'account_key',
+      'kind',
+      'scenes',
+      'expires_at',
+      'default_target',
+    ),
+    fc.string({ maxLength: 8 }),
+  ),
+  fc.oneof(
+    value,
+    webPushValue,
+    fc.constantFrom(
+      'ios',
+      'watchos',
+      'visionos',
+      'refuse',
+      'leave',
+      'ABCD-EFGH',
+      'install-0001',
+      'a'.repeat(64),
+    ),
+  ),
+  { maxKeys: 7 },
+);
+
+describe("the person's routes under arbitrary bodies", () => {
+  it(
+    'link requests, devices, the device itself, approvals, merges and tokens answer a spec error or success, never a 500',
+    async () => {
+      // A device key of the account: its link request approved, its key taken by its first poll.
+      const link = await fetch(`${server.url}/v1/link-requests`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          device_id: 'fuzzed-app-0001',
+          name: 'Fuzzed',
+          platform: 'ios',
+          push_token: 'f'.repeat(64),
+        }),
+      }).then((reply) => reply.json() as Promise<{ id: string; code: string; secret: string }>);
+      await fetch(`${server.url}/v1/link-approvals`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ code: link.code }),
+      });
+      const { device_key: deviceKey } = (await fetch(`${server.url}/v1/link-requests/${link.id}`, {
+        headers: { authorization: `Bearer ${link.secret}` },
+      }).then((reply) => reply.json())) as { device_key: string };
+      expect(deviceKey).toMatch(/^fox_dev_/);
+      const routes = [
+        ['POST', '/v1/link-requests', undefined],
+        ['POST', '/v1/devices', account.key],
+        ['PATCH', '/v1/device', deviceKey],
+        ['POST', '/v1/link-approvals', deviceKey],
+        ['POST', '/v1/link-approvals', account.key],
+        ['POST', '/v1/account/merge', account.key],
+        ['POST', '/v1/tokens', account.key],
+      ] as const;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...routes),
+          fc.oneof(
+            personFields.map((fields) => JSON.stringify(fields)),
+            fc.uint8Array({ maxLength: 200 }),
+            fc.string({ maxLength: 100 }),
+          ),
+          async ([method, path, credential], payload) => {
+            await check(
+              {
+                method,
+                path,
+                headers: {
+                  'content-type': 'application/json',
+                  ...(credential === undefined ? {} : { authorization: `Bearer ${credential}` }),
+                },
+                body: payload,
+              },
+              [200, 201],
+            );
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT_MS,
+  );
+});
