@@ -89,8 +89,18 @@ async function identifyDevice(secret: string, ctx: AppContext): Promise<Caller> 
   const ended = endedAccountRefusal(found.account, true);
   if (ended) throw ended;
   if (found.revoked) throw deviceKeyRevoked();
-  return { kind: 'device', device: found.device, account: found.account };
+  // Seen now: kept to the minute, so an app that polls writes once a minute, not on every call.
+  const now = ctx.clock.now();
+  let device = found.device;
+  if (device.lastSeenAt === null || now - device.lastSeenAt >= SEEN_PRECISION_MS) {
+    await ctx.store.markDeviceSeen(device.id, now);
+    device = { ...device, lastSeenAt: now };
+  }
+  return { kind: 'device', device, account: found.account };
 }
+
+/** How finely `last_seen_at` is kept: a person reads "seen 3 days ago", not seconds. */
+const SEEN_PRECISION_MS = 60_000;
 
 const ROUTE_CREDENTIALS: Record<CredentialKind, string> = {
   send: 'a send token',

@@ -5,6 +5,7 @@ import type { VapidKeySource } from '../kernel/vapid.js';
 import type { PushHosts } from '../kernel/web-push.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Account, Credential, Device, SendToken, Store } from '../store/store.js';
+import type { Freshness } from './views.js';
 import type { AccountWriteScope, WindowLimit } from './window-limit.js';
 
 /** What every route may use: one object, made once by buildApp. */
@@ -87,4 +88,9 @@ export function accountOrDevice(caller: Caller | undefined): Account {
     throw new Error('route reached without an account key or a device key');
   }
   return caller.account;
+}
+
+/** What a device's `stale` is judged by at this moment (views.ts). */
+export function freshness(ctx: AppContext): Freshness {
+  return { now: ctx.clock.now(), staleMs: ctx.limits.deviceStaleMs };
 }

@@ -6,7 +6,7 @@ import type { Device, SendToken, StoredNotification } from '../store/store.js';
  * them, so a device registered with a push token reads as it always has: `device_id` for a device
  * that linked itself (the app's own id), `transport: "web_push"` for one reached by Web Push.
  */
-export function deviceView(device: Device) {
+export function deviceView(device: Device, seen: Freshness) {
   return {
     id: device.id,
     name: device.name,
@@ -16,7 +16,24 @@ export function deviceView(device: Device) {
     in_auto: device.inAuto,
     active: device.active,
     created_at: isoTime(device.createdAt),
+    last_seen_at: device.lastSeenAt === null ? null : isoTime(device.lastSeenAt),
+    stale: isStale(device, seen),
   };
+}
+
+/** What a device's freshness is judged by: now, and how long a Web Push device may go unseen. */
+export interface Freshness {
+  now: number;
+  staleMs: number;
+}
+
+/**
+ * A Web Push device not seen (its key unused, or, without a key, since it was registered) for
+ * `staleMs`: its subscription may be gone without a word, as iOS drops one silently. An APNs
+ * device is never stale: APNs says when its token is gone.
+ */
+export function isStale(device: Device, { now, staleMs }: Freshness): boolean {
+  return device.webPush !== null && now - (device.lastSeenAt ?? device.createdAt) >= staleMs;
 }
 
 /** A token's options, without its secret. */
@@ -36,13 +53,18 @@ export function tokenView(token: SendToken) {
   };
 }
 
-/** The spec's notification status record. Device ids stay out: a send token does not see them. */
-export function statusRecordView(stored: StoredNotification) {
+/**
+ * The spec's notification status record. Device ids stay out: a send token does not see them.
+ * Each destination names its device where the caller may read device names (an account key, a
+ * send token with `device_names`), so two iPhones can be told apart.
+ */
+export function statusRecordView(stored: StoredNotification, { deviceNames }: { deviceNames: boolean }) {
   return {
     id: stored.id,
     status: stored.status,
     ...(stored.reason === null ? {} : { reason: stored.reason }),
     destinations: stored.destinations.map((destination) => ({
+      ...(deviceNames && destination.deviceName !== null ? { name: destination.deviceName } : {}),
       platform: destination.platform,
       state: destination.state,
       ...(destination.pushStatus === null ? {} : { push_status: destination.pushStatus }),

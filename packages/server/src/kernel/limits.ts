@@ -39,6 +39,11 @@ export interface ServiceLimits extends RateLimits {
   linkApprovalsPerWindow: number;
   /** Wrong codes an account may give per window; the next approval is `link_locked`. */
   wrongLinkCodesPerWindow: number;
+  /**
+   * How long a Web Push device may go unseen (its app not opened) before it is called stale: iOS
+   * drops a web app's subscription without a word (its icon deleted, its pushes judged silent).
+   */
+  deviceStaleMs: number;
 }
 
 export const DEFAULT_LIMITS: ServiceLimits = {
@@ -56,4 +61,5 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   linkRequestsPerWindow: 30,
   linkApprovalsPerWindow: 5,
   wrongLinkCodesPerWindow: 5,
+  deviceStaleMs: 30 * 86_400_000,
 };

@@ -81,12 +81,14 @@ export function deviceOf(row: Row): Device {
     inAuto: bool(row.in_auto),
     active: bool(row.active),
     createdAt: Number(row.created_at),
+    lastSeenAt: maybeNumber(row.last_seen_at),
   };
 }
 
 export function destinationOf(row: Row): DestinationRecord {
   return {
     deviceId: row.device_id as string,
+    deviceName: (row.device_name as string | null | undefined) ?? null,
     platform: row.platform as Platform,
     state: row.state as DestinationState,
     pushStatus: maybeNumber(row.push_status),

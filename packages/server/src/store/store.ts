@@ -73,6 +73,8 @@ export interface Device {
   inAuto: boolean;
   active: boolean;
   createdAt: number;
+  /** When its device key was last used (kept to the minute); null for a device with no key, or unused. */
+  lastSeenAt: number | null;
 }
 
 /** What a presented secret turned out to be. */
@@ -188,6 +190,8 @@ export type SendOutcome =
 
 export interface DestinationRecord {
   deviceId: string;
+  /** The device's name now (it may have been renamed since); null once the device was purged. */
+  deviceName: string | null;
   platform: Platform;
   state: DestinationState;
   pushStatus: number | null;
@@ -287,7 +291,9 @@ export interface Pause {
 export const RETIRED_LISTED = 50;
 
 /** A device to register: its fields but those the store sets (active, and the time, given as `now`). */
-export type NewDevice = Omit<Device, 'active' | 'createdAt' | 'clientId' | 'pushSince'> & { now: number };
+export type NewDevice = Omit<Device, 'active' | 'createdAt' | 'clientId' | 'pushSince' | 'lastSeenAt'> & {
+  now: number;
+};
 
 /**
  * Everything the server keeps. Rows are mapped to these types inside each implementation, so no
@@ -356,6 +362,8 @@ export interface Store {
   ): Promise<Device | 'device_exists' | 'limit_reached' | 'key_revoked'>;
   /** A linked app leaves: its device is removed and its key revoked. */
   removeOwnDevice(deviceId: string, now: number): Promise<void>;
+  /** Its device key was used now. */
+  markDeviceSeen(deviceId: string, now: number): Promise<void>;
 
   /**
    * Admits and stores a send in one durable transaction: an idempotent replay or conflict, then
@@ -511,7 +519,13 @@ export type CredentialsPart = Pick<
 >;
 export type DevicesPart = Pick<
   Store,
-  'createDevice' | 'listDevices' | 'updateDevice' | 'removeDevice' | 'updateOwnDevice' | 'removeOwnDevice'
+  | 'createDevice'
+  | 'listDevices'
+  | 'updateDevice'
+  | 'removeDevice'
+  | 'updateOwnDevice'
+  | 'removeOwnDevice'
+  | 'markDeviceSeen'
 >;
 export interface SendsPart extends Pick<Store, 'acceptSend' | 'monthlyCount'> {
   /** Resolves once every send handed over is admitted (or refused) and on disk. */

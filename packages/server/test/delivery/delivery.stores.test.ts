@@ -41,9 +41,15 @@ describe('delivery to every device of a send', () => {
       id,
       status: 'sent_to_push',
       destinations: [
-        { platform: 'ios', state: 'accepted', push_status: 200, updated_at: at },
-        { platform: 'watchos', state: 'accepted', push_status: 200, updated_at: at },
-        { platform: 'visionos', state: 'accepted', push_status: 200, updated_at: at },
+        { name: "Ana's iPhone", platform: 'ios', state: 'accepted', push_status: 200, updated_at: at },
+        { name: "Ana's Watch", platform: 'watchos', state: 'accepted', push_status: 200, updated_at: at },
+        {
+          name: "Ana's Vision Pro",
+          platform: 'visionos',
+          state: 'accepted',
+          push_status: 200,
+          updated_at: at,
+        },
       ],
       handled: [],
     });
@@ -68,6 +74,14 @@ describe('delivery to every device of a send', () => {
     });
     expect(pushesTo(server, watch)[0]?.headers['apns-topic']).toBe(TOPICS.watchos);
     expect(server.sim.received()).toHaveLength(3);
+    // Without the device_names scope, a token reads its destinations by platform alone.
+    const unnamed = await createToken(server, account.key, { device_names: false });
+    const sentUnnamed = await sendAndDeliver(server, unnamed, { message: 'no names' });
+    expect(
+      (await statusOf(server, unnamed, sentUnnamed)).destinations.map((one: Record<string, unknown>) =>
+        Object.keys(one),
+      ),
+    ).toEqual(Array(3).fill(['platform', 'state', 'push_status', 'updated_at']));
   });
 
   it('maps every field to APNs headers and payload keys', async () => {
@@ -278,6 +292,7 @@ describe('attempts, retries and deadlines', () => {
     expect(record.status).toBe('sent_to_push');
     expect(record.destinations).toEqual([
       {
+        name: "Ana's iPhone",
         platform: 'ios',
         state: 'accepted',
         push_status: 200,
@@ -392,6 +407,7 @@ describe('attempts, retries and deadlines', () => {
       status: 'accepted',
       destinations: [
         {
+          name: "Ana's iPhone",
           platform: 'ios',
           state: 'skipped',
           push_status: 503,
@@ -456,6 +472,7 @@ describe('attempts, retries and deadlines', () => {
       reason: 'expired',
       destinations: [
         {
+          name: "Ana's iPhone",
           platform: 'ios',
           state: 'expired',
           push_status: 503,

@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { subscriptionAt } from '@foxbell/test-support/push-service';
 import { describe, expect, it } from 'vitest';
 import { startDeliveryServer } from '../delivery-helpers.js';
-import { bareAccount, createToken, expectError, pushToken, type TestServer } from '../helpers.js';
+import {
+  bareAccount,
+  createToken,
+  expectError,
+  pushToken,
+  startServer,
+  type TestServer,
+} from '../helpers.js';
 
 /**
  * A device key lasts exactly as long as its device is its account's: removed, left, moved to
@@ -193,5 +200,73 @@ describe('a link approval racing a registration of the same push token in anothe
       // An account approves 5 links in 10 minutes.
       server.clock.advance(10 * 60_000);
     }
+  });
+});
+
+describe('freshness: when each device was last seen, and which Web Push devices went stale', () => {
+  const DAY = 86_400_000;
+
+  it('keeps last_seen_at to the minute from the device key, and calls a Web Push device unseen for --device-stale-days stale', async () => {
+    const server = await startDeliveryServer();
+    const ana = await bareAccount(server);
+    const created = server.clock.now();
+    const web = await linkedDevice(server, ana.key, {
+      web_push: subscriptionAt(`https://web.push.apple.com/${randomBytes(16).toString('hex')}`),
+    });
+    await linkedDevice(server, ana.key, { push_token: pushToken() });
+    const listed = async () =>
+      Object.fromEntries(
+        (await server.request('GET', '/v1/devices', { token: ana.key })).body.devices.map(
+          (device: { id: string; last_seen_at: string | null; stale: boolean }) => [
+            device.id === web.id ? 'web' : 'apns',
+            [device.last_seen_at, device.stale],
+          ],
+        ),
+      );
+    // Linked, its key not used yet.
+    expect(await listed()).toEqual({ web: [null, false], apns: [null, false] });
+
+    // Used: seen now, as its own GET /v1/device says too.
+    server.clock.advance(1000);
+    const own = await server.request('GET', '/v1/device', { token: web.key });
+    const seenAt = new Date(created + 1000).toISOString();
+    expect([own.body.last_seen_at, own.body.stale]).toEqual([seenAt, false]);
+    // Within the minute, a use is not written again; past it, it is.
+    server.clock.advance(59_000);
+    await server.request('GET', '/v1/inbox', { token: web.key });
+    expect((await listed()).web).toEqual([seenAt, false]);
+    server.clock.advance(1000);
+    await server.request('GET', '/v1/inbox', { token: web.key });
+    const later = new Date(created + 61_000).toISOString();
+    expect((await listed()).web).toEqual([later, false]);
+
+    // 30 days (the default) without its app opened: stale. An APNs device never is: APNs says
+    // when its token is gone.
+    server.clock.advance(30 * DAY - 1);
+    expect(await listed()).toEqual({ web: [later, false], apns: [null, false] });
+    server.clock.advance(1);
+    expect(await listed()).toEqual({ web: [later, true], apns: [null, false] });
+    // Opened again: fresh.
+    await server.request('GET', '/v1/inbox', { token: web.key });
+    expect((await listed()).web).toEqual([new Date(server.clock.now()).toISOString(), false]);
+    expect((await listed()).apns).toEqual([null, false]);
+  });
+
+  it('takes the number of days from the server (--device-stale-days)', async () => {
+    const server = await startServer({ limits: { deviceStaleMs: 2 * DAY } });
+    const ana = await bareAccount(server);
+    const device = await server.request('POST', '/v1/devices', {
+      token: ana.key,
+      json: {
+        name: 'iPhone',
+        platform: 'ios',
+        web_push: subscriptionAt(`https://web.push.apple.com/${randomBytes(16).toString('hex')}`),
+      },
+    });
+    // Registered by the account key: no key to be seen by, so judged from its registration.
+    expect([device.body.last_seen_at, device.body.stale]).toEqual([null, false]);
+    server.clock.advance(2 * DAY);
+    const [listed] = (await server.request('GET', '/v1/devices', { token: ana.key })).body.devices;
+    expect([listed.last_seen_at, listed.stale]).toEqual([null, true]);
   });
 });

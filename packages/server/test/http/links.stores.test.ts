@@ -76,6 +76,9 @@ describe('linking a device with a code', () => {
       in_auto: false,
       active: true,
       created_at: new Date(server.clock.now()).toISOString(),
+      // Its key is not used yet: the app has not even read it.
+      last_seen_at: null,
+      stale: false,
     };
     expect(approved.body).toEqual({ device });
 

@@ -82,6 +82,8 @@ describe('devices', () => {
       in_auto: false,
       active: true,
       created_at: expect.stringMatching(TIMESTAMP),
+      last_seen_at: null,
+      stale: false,
     });
     const renamed = await server.request('PATCH', `/v1/devices/${created.body.id}`, {
       token: account.key,

@@ -379,7 +379,14 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     const done = await (a as Store).getNotification(notificationId);
     expect(done?.status).toBe('sent_to_push');
     expect(done?.destinations).toEqual([
-      { deviceId: ids.deviceId, platform: 'ios', state: 'accepted', pushStatus: 200, updatedAt: T0 + 30_002 },
+      {
+        deviceId: ids.deviceId,
+        deviceName: expect.stringMatching(/^ios /),
+        platform: 'ios',
+        state: 'accepted',
+        pushStatus: 200,
+        updatedAt: T0 + 30_002,
+      },
     ]);
   });
 

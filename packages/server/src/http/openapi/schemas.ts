@@ -149,6 +149,16 @@ const device = object(
     in_auto: { type: 'boolean' },
     active: { type: 'boolean' },
     created_at: timestamp,
+    last_seen_at: {
+      ...orNull(timestamp),
+      description:
+        'When its device key was last used (to the minute); null for a device with no key, or unused.',
+    },
+    stale: {
+      type: 'boolean',
+      description:
+        "A Web Push device not seen for the server's --device-stale-days (30 by default): its subscription may be gone without a word.",
+    },
   },
   ['device_id', 'transport'],
 );
@@ -193,12 +203,17 @@ export const SCHEMAS: Record<string, JsonSchema> = {
         type: 'array',
         items: object(
           {
+            name: {
+              type: 'string',
+              description:
+                "The device's name, for a caller that may read device names (an account key, a send token with device_names).",
+            },
             platform: { enum: [...PLATFORMS] },
             state: { enum: [...DESTINATION_STATES] },
             push_status: { type: 'integer', description: "The push service's answer, once it answered." },
             updated_at: timestamp,
           },
-          ['push_status'],
+          ['name', 'push_status'],
         ),
       },
       handled: {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../kernel/api-error.js';
 import type { PushHosts } from '../../kernel/web-push.js';
-import { type AppContext, callerAccount } from '../context.js';
+import { type AppContext, callerAccount, freshness } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
 import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-registration.js';
@@ -39,7 +39,8 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
     if (caller?.kind !== 'account')
       throw new ApiError('forbidden', 'this route takes a send token or an account key');
     const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: false });
-    return { devices: devices.map(deviceView) };
+    const seen = freshness(ctx);
+    return { devices: devices.map((device) => deviceView(device, seen)) };
   });
 
   app.post(
@@ -69,7 +70,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
             })
           : new ApiError('device_exists', 'this push token is already registered', { field: 'push_token' });
       }
-      return reply.code(201).send(deviceView(created));
+      return reply.code(201).send(deviceView(created, freshness(ctx)));
     },
   );
 
@@ -84,7 +85,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
         ...(body.in_auto === undefined ? {} : { inAuto: body.in_auto }),
       });
       if (!updated) throw noSuch('dev');
-      return deviceView(updated);
+      return deviceView(updated, freshness(ctx));
     },
   );
 

@@ -11,7 +11,7 @@ import { linkStateAt } from '../../store/links.js';
 import type { LinkApproval, LinkRequest } from '../../store/store.js';
 import { bearerOf, DEVICE_KEY_PATTERN } from '../auth.js';
 import { clientNetwork } from '../client-network.js';
-import { type AppContext, accountOrDevice } from '../context.js';
+import { type AppContext, accountOrDevice, freshness } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
 import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-registration.js';
@@ -187,7 +187,7 @@ export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
       if (!found) return view;
       return {
         ...view,
-        device: deviceView(found.device),
+        device: deviceView(found.device, freshness(ctx)),
         device_key: deviceKey,
         account_id: link.approved.accountId,
       };
@@ -226,7 +226,7 @@ export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
         },
       });
       if (outcome.kind !== 'approved') throw refusal(outcome, ctx);
-      return reply.code(201).send({ device: deviceView(outcome.device) });
+      return reply.code(201).send({ device: deviceView(outcome.device, freshness(ctx)) });
     },
   );
 }

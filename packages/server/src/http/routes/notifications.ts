@@ -31,7 +31,8 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
           ? caller.token.ownStatus && stored.tokenId === caller.token.id
           : stored.accountId === caller.account.id;
       if (!visible) throw noSuch('ntf');
-      return statusRecordView(stored);
+      const deviceNames = caller.kind === 'account' || (caller.kind === 'send' && caller.token.deviceNames);
+      return statusRecordView(stored, { deviceNames });
     },
   );
 

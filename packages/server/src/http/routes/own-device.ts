@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../kernel/api-error.js';
 import type { PushHosts } from '../../kernel/web-push.js';
-import type { AppContext, Caller } from '../context.js';
+import { type AppContext, type Caller, freshness } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-registration.js';
 import { deviceKeyRevoked, devicesLimitReached } from '../refusals.js';
@@ -29,7 +29,7 @@ export function ownDeviceRoutes(app: FastifyInstance, ctx: AppContext): void {
   // The app's own device as its account sees it: whether it is active (a push service may have
   // said its subscription is gone), its name, its transport.
   app.get('/v1/device', { config: { credentials: ['device'] } }, async (request) =>
-    deviceView(callerDevice(request.caller)),
+    deviceView(callerDevice(request.caller), freshness(ctx)),
   );
 
   app.patch(
@@ -57,7 +57,7 @@ export function ownDeviceRoutes(app: FastifyInstance, ctx: AppContext): void {
           field: body.web_push === undefined ? 'push_token' : 'web_push',
         });
       }
-      return deviceView(updated);
+      return deviceView(updated, freshness(ctx));
     },
   );
 

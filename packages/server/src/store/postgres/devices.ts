@@ -113,6 +113,12 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
       );
     },
 
+    async markDeviceSeen(deviceId, now) {
+      await db.transaction((session) =>
+        session.rows('UPDATE devices SET last_seen_at = $1 WHERE id = $2', [now, deviceId]),
+      );
+    },
+
     async removeOwnDevice(deviceId, now) {
       await db.transaction((session) => removeDevices(session, [deviceId], now));
     },

@@ -8,9 +8,10 @@ import type { PostgresConnection } from './connection.js';
  * (`n` is the notification): one round trip, and one snapshot, for a whole record.
  */
 const WITH_DELIVERY = `n.*,
-  (SELECT coalesce(json_agg(json_build_object('device_id', d.device_id, 'platform', d.platform,
-     'state', d.state, 'push_status', d.push_status, 'updated_at', d.updated_at) ORDER BY d.seq), '[]')
-   FROM destinations d WHERE d.notification_id = n.id) AS destination_rows,
+  (SELECT coalesce(json_agg(json_build_object('device_id', d.device_id, 'device_name', v.name,
+     'platform', d.platform, 'state', d.state, 'push_status', d.push_status, 'updated_at', d.updated_at)
+     ORDER BY d.seq), '[]')
+   FROM destinations d LEFT JOIN devices v ON v.id = d.device_id WHERE d.notification_id = n.id) AS destination_rows,
   (SELECT coalesce(json_agg(json_build_object('device_id', h.device_id, 'platform', h.platform,
      'action', h.action, 'at', h.at) ORDER BY h.seq), '[]')
    FROM handled_events h WHERE h.notification_id = n.id) AS handled_rows`;

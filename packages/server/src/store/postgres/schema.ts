@@ -235,4 +235,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX link_wrong_codes_account ON link_wrong_codes(account_id, at);
   `,
+  // When each device's key was last used (at most once a minute), so that a person can see a
+  // device that stopped opening Foxbell, and a Web Push device gone quiet is called stale.
+  `
+  ALTER TABLE devices ADD COLUMN last_seen_at BIGINT;
+  `,
 ];

@@ -108,6 +108,10 @@ export function sqliteDevices(db: SqliteConnection): DevicesPart {
       });
     },
 
+    async markDeviceSeen(deviceId, now) {
+      await db.write(() => db.run('UPDATE devices SET last_seen_at = ? WHERE id = ?', now, deviceId));
+    },
+
     async removeOwnDevice(deviceId, now) {
       await db.write(() => removeDevice(db, deviceId, now));
     },

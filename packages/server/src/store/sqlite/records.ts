@@ -12,7 +12,11 @@ export function sqliteRecords(db: SqliteConnection): RecordsPart {
     const id = row.id as string;
     return notificationOf(
       row,
-      db.all('SELECT * FROM destinations WHERE notification_id = ? ORDER BY rowid', id),
+      db.all(
+        `SELECT d.*, v.name AS device_name FROM destinations d LEFT JOIN devices v ON v.id = d.device_id
+         WHERE d.notification_id = ? ORDER BY d.rowid`,
+        id,
+      ),
       db.all('SELECT * FROM handled_events WHERE notification_id = ? ORDER BY rowid', id),
     );
   };

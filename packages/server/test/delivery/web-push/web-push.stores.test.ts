@@ -145,6 +145,9 @@ describe('registering a Web Push device', () => {
       in_auto: true,
       active: true,
       created_at: new Date(server.clock.now()).toISOString(),
+      // Registered by its account key: no device key, so never seen; not stale while new.
+      last_seen_at: null,
+      stale: false,
     });
     // The subscription's keys are never shown back.
     expect(reply.text).not.toContain(subscription.keys.auth);
@@ -390,6 +393,7 @@ describe('Web Push delivery', () => {
     expect(record.status).toBe('sent_to_push');
     expect(record.destinations).toEqual([
       {
+        name: 'iPhone',
         platform: 'ios',
         state: 'accepted',
         push_status: 201,
@@ -455,6 +459,7 @@ describe('Web Push delivery', () => {
     ]);
     expect((await server.statusOf(token, id)).destinations).toEqual([
       {
+        name: 'iPhone',
         platform: 'ios',
         state: 'accepted',
         push_status: 201,
@@ -513,7 +518,7 @@ describe('Web Push delivery', () => {
       expect(server.push.received).toEqual([]);
       const record = await server.statusOf(token, id);
       expect(record.destinations).toEqual([
-        { platform: 'ios', state: 'failed_permanent', updated_at: expect.any(String) },
+        { name: 'iPhone', platform: 'ios', state: 'failed_permanent', updated_at: expect.any(String) },
       ]);
       // The device is not the trouble: it stays active.
       const devices = (await server.request('GET', '/v1/devices', { token: key })).body.devices;
@@ -589,7 +594,12 @@ describe('Web Push delivery', () => {
     const record = await server.statusOf(token, id);
     // No push service answered: the destination has no push_status.
     expect(record.destinations).toEqual([
-      { platform: 'ios', state: 'failed_permanent', updated_at: new Date(server.clock.now()).toISOString() },
+      {
+        name: 'iPhone',
+        platform: 'ios',
+        state: 'failed_permanent',
+        updated_at: new Date(server.clock.now()).toISOString(),
+      },
     ]);
   });
 });
