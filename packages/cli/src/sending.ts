@@ -9,7 +9,7 @@ import {
 } from '@foxbell/sdk';
 import { devicesForTarget, type Routable, TARGET_KEYWORDS } from '@foxbell/sdk/contract';
 import type { Context } from './context.js';
-import { DROP_HINTS, deliveryLine, devicesReached } from './delivery-view.js';
+import { DROP_HINTS, deliveryLine, devicesPending, reachCount } from './delivery-view.js';
 import { CliError, EXIT, type ExitCode, usageError } from './exit-codes.js';
 import type { SendArgs } from './flags.js';
 import { withSceneChoices } from './scene-hints.js';
@@ -17,8 +17,9 @@ import { withSceneChoices } from './scene-hints.js';
 /** `--wait` without a number. */
 const DEFAULT_WAIT_SECONDS = 60;
 const MAX_WAIT_SECONDS = 3600;
-/** How often the answers of pushes still in flight are looked for once one device has it. */
-const IN_FLIGHT_POLL_MS = 200;
+/** How often the devices still pending are looked at once one device has it: growing to 2 s. */
+const FIRST_FOLLOW_POLL_MS = 200;
+const MAX_FOLLOW_POLL_MS = 2000;
 
 /**
  * Sends one notification the way every sending command does (`send`, `ci`, `run`): a dry run
@@ -120,7 +121,11 @@ export function droppedError(record: StatusRecord): CliError {
   });
 }
 
-/** Polls until sent to push or dropped, showing each device's state as it changes. */
+/**
+ * Polls until every device's push has ended (reached, failed, expired) or the notification was
+ * dropped, showing each device's state as it changes. Time out with at least one device reached
+ * and the rest still pending is a result (`reached 1 of 3; 2 pending`); with none reached, an error.
+ */
 export async function follow(
   client: Foxbell,
   id: string,
@@ -131,7 +136,7 @@ export async function follow(
   const deadline = Date.now() + seconds * 1000;
   let shown = '';
   const onUpdate = (record: StatusRecord) => {
-    const line = deliveryLine(record);
+    const line = `${reachCount(record)}: ${deliveryLine(record)}`;
     if (line === shown) return;
     shown = line;
     if (out.interactive) progress.update(`${id}: ${line}`);
@@ -139,22 +144,22 @@ export async function follow(
   };
   try {
     let record = await client.waitFor(id, { timeoutMs: seconds * 1000, onUpdate });
-    // `sent_to_push` comes with the first device's answer. The other devices' pushes, if still
-    // in flight, answer within moments: the summary waits for them rather than say "sending".
-    while (
-      record.status !== 'dropped' &&
-      record.destinations.some((destination) => destination.state === 'sending') &&
-      Date.now() + IN_FLIGHT_POLL_MS < deadline
-    ) {
-      await sleep(IN_FLIGHT_POLL_MS);
+    // `sent_to_push` comes with the first device's answer. The others may be in flight, or
+    // waiting for a retry (up to 16 s apart): followed until each has ended, within --wait.
+    let interval = FIRST_FOLLOW_POLL_MS;
+    while (record.status !== 'dropped' && devicesPending(record) > 0 && Date.now() + interval < deadline) {
+      await sleep(interval);
+      interval = Math.min(interval * 2, MAX_FOLLOW_POLL_MS);
       record = await client.status(id);
       onUpdate(record);
     }
     return record;
   } catch (error) {
     if (!(error instanceof TimeoutError) || !error.record) throw error;
+    // waitFor ends at the first device reached: timing out there means none was.
     const { record } = error;
-    throw new CliError('wait_timeout', `Still ${record.status} after waiting ${seconds} s`, {
+    const far = record.destinations.length === 0 ? `Still ${record.status}` : reachCount(record);
+    throw new CliError('wait_timeout', `${far} after waiting ${seconds} s`, {
       exitCode: EXIT.notDelivered,
       hint: `Wait longer (--wait N) or check later: notify status ${id}`,
       details: { record },
@@ -177,9 +182,10 @@ export function waitSeconds(value: string | undefined): number | undefined {
 function summary(record: StatusRecord, out: Context['out']): string {
   if (record.status === 'dropped')
     return `${out.paint('stdout', 'red', '✗')} ${record.id} ${deliveryLine(record)}`;
-  const reached = devicesReached(record);
-  const devices = `${reached} ${reached === 1 ? 'device' : 'devices'}`;
-  return `${out.paint('stdout', 'green', '✓')} ${record.id} reached ${devices}; ${deliveryLine(record)}`;
+  // Some devices still pending when --wait ran out: reached, but not everywhere yet.
+  const mark =
+    devicesPending(record) > 0 ? out.paint('stdout', 'yellow', '…') : out.paint('stdout', 'green', '✓');
+  return `${mark} ${record.id} ${reachCount(record)}; ${deliveryLine(record)}`;
 }
 
 function formatRequest(request: PreparedSend): string {

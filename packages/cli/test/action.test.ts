@@ -140,7 +140,7 @@ describe('the GitHub Action', () => {
     expect(mask).toBe(`::add-mask::${account.token}`);
     expect(rest.join('\n')).not.toContain(account.token);
     expect(rest.join('\n')).toMatch(
-      /^Sent "❌ acme\/api: test failed" as ntf_\w+ \(req_\w+\): sent_to_push, reached 3 devices\n$/,
+      /^Sent "❌ acme\/api: test failed" as ntf_\w+ \(req_\w+\): sent_to_push, reached 3 of 3 devices\n$/,
     );
     const outputs = Object.fromEntries(
       run.output
@@ -155,7 +155,7 @@ describe('the GitHub Action', () => {
       status: 'sent_to_push',
     });
     expect(run.summary).toBe(
-      `Foxbell: sent “❌ acme/api: test failed” (${outputs.id}): sent_to_push, reached 3 devices\n`,
+      `Foxbell: sent “❌ acme/api: test failed” (${outputs.id}): sent_to_push, reached 3 of 3 devices\n`,
     );
     const [push] = await pushesTo(service, account.pushTokens[0]);
     expect(JSON.stringify(push)).toContain('❌ acme/api: test failed');

@@ -31,13 +31,19 @@ describe('notify status', () => {
       id,
       status: 'sent_to_push',
       destinations: [
-        { platform: 'watchos', state: 'accepted', push_status: 200, updated_at: expect.any(String) },
+        {
+          name: "Ana's Watch",
+          platform: 'watchos',
+          state: 'accepted',
+          push_status: 200,
+          updated_at: expect.any(String),
+        },
       ],
       handled: [],
     });
     const shown = await notify(['status', id], { env });
     expect(shown.stdout).toMatch(
-      new RegExp(`^${id} sent_to_push\\n {2}Apple Watch accepted \\(200\\), \\d{4}-\\S+Z\\n$`),
+      new RegExp(`^${id} sent_to_push\\n {2}Ana's Watch reached \\(200\\), \\d{4}-\\S+Z\\n$`),
     );
     const quiet = await notify(['status', id, '-q'], { env });
     expect(quiet.stdout).toBe('sent_to_push\n');
@@ -163,12 +169,12 @@ describe('on a terminal', () => {
     const HIDE_CURSOR = '\u001b[?25l';
     expect(onTerminal.stdout).toContain(HIDE_CURSOR);
     expect(onTerminal.stdout).toMatch(/\S Sending/);
-    expect(onTerminal.stdout).toContain('reached 3 devices');
+    expect(onTerminal.stdout).toContain('reached 3 of 3 devices');
     const inCi = await promisify(execFile)('script', ['-qec', command, '/dev/null'], {
       env: { ...env, CI: 'true' },
     });
     expect(inCi.stdout).not.toContain(HIDE_CURSOR);
     expect(inCi.stdout).not.toContain('Sending');
-    expect(inCi.stdout).toContain('reached 3 devices');
+    expect(inCi.stdout).toContain('reached 3 of 3 devices');
   });
 });

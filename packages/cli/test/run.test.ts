@@ -29,7 +29,7 @@ describe('notify run', () => {
     const expectedOutput = `${Array.from({ length: 11 }, (_, i) => `line ${i + 1}\n`).join('')}\u001b[31mline 12 in red\u001b[0m\n`;
     expect(run.stdout.startsWith(expectedOutput)).toBe(true);
     expect(run.stderr).toContain('on stderr\n');
-    expect(run.stdout).toMatch(/✓ ntf_\S+ reached 3 devices/);
+    expect(run.stdout).toMatch(/✓ ntf_\S+ reached 3 of 3 devices/);
     const alert = await pushedMessage(account);
     expect(alert.title).toMatch(/^❌ .+ -e .+ failed \(exit 3\)$/);
     // How it ended, then the last 10 lines of output with the escapes removed. The two pipes

@@ -124,10 +124,12 @@ describe('notify send', () => {
     const waited = await notify(['send', 'Build passed', '--wait'], { env });
     expect(waited.code).toBe(0);
     expect(waited.stdout).toMatch(
-      /^✓ ntf_\S+ reached 3 devices; sent_to_push: iPhone accepted \(200\), Apple Watch accepted \(200\), Vision Pro accepted \(200\)\n$/,
+      /^✓ ntf_\S+ reached 3 of 3 devices; sent_to_push: Ana's iPhone reached \(200\), Ana's Watch reached \(200\), Ana's Vision Pro reached \(200\)\n$/,
     );
     // Without a terminal, each change of state is a plain line on stderr: no spinner.
-    expect(waited.stderr).toMatch(/ntf_\S+: sent_to_push: iPhone accepted \(200\)/);
+    expect(waited.stderr).toMatch(
+      /ntf_\S+: reached \d of 3 devices.*: sent_to_push: Ana's iPhone reached \(200\)/,
+    );
     expect(waited.stderr).not.toContain('\u001b');
     expect(waited.stderr).not.toContain('Sending');
   });
@@ -172,11 +174,50 @@ describe('notify send', () => {
       env: using(service, account.token),
     });
     expect(waited.code).toBe(0);
-    expect(waited.stderr).toMatch(/ntf_\S+: sent_to_push: .*Apple Watch sending/);
+    expect(waited.stderr).toMatch(
+      /ntf_\S+: reached 2 of 3 devices; 1 pending: sent_to_push: .*Ana's Watch being pushed/,
+    );
     expect(waited.stdout).toMatch(
-      /^✓ ntf_\S+ reached 3 devices; sent_to_push: iPhone accepted \(200\), Apple Watch accepted \(200\), Vision Pro accepted \(200\)\n$/,
+      /^✓ ntf_\S+ reached 3 of 3 devices; sent_to_push: Ana's iPhone reached \(200\), Ana's Watch reached \(200\), Ana's Vision Pro reached \(200\)\n$/,
     );
   });
+
+  it('with --wait, names each device, says why one failed, and counts what is still pending when it runs out', async () => {
+    const account = await createAccount(service);
+    const script = (pushToken: string, answers: unknown[]) =>
+      fetch(`${service.simUrl}/v1/tokens/${pushToken}/script`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ answers }),
+      });
+    const [iphone, watch, vision] = account.pushTokens as [string, string, string];
+    // The watch is gone (410); the headset answers after the wait has run out.
+    await script(watch, [{ status: 410, reason: 'Unregistered' }]);
+    await script(vision, [{ delay_ms: 8000 }]);
+    const env = using(service, account.token);
+    const waited = await notify(['send', 'Build passed', '--wait', '3'], { env });
+    // One device reached: a result, not a failure, with what is still pending counted.
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(waited.stdout).toMatch(
+      /^… ntf_\S+ reached 1 of 3 devices; 1 pending; sent_to_push: Ana's iPhone reached \(200\), Ana's Watch failed: its subscription is gone \(410\): open Foxbell on it to turn notifications on again, Ana's Vision Pro being pushed\n$/,
+    );
+    // None reached when it ran out: exit 6, counted. (The watch, gone, is no longer one of them.)
+    await script(iphone, [{ delay_ms: 8000 }]);
+    await script(vision, [{ delay_ms: 8000 }]);
+    const none = await notify(['send', 'Build passed', '--wait', '2'], { env });
+    expect(none.code).toBe(6);
+    expect(none.stderr).toMatch(/error: reached 0 of 2 devices; 2 pending after waiting 2 s\n/);
+    // A token that may not read device names sees platforms.
+    const blind = await createAccount(service, { device_names: false });
+    const unnamed = await notify(['send', 'hi', '--wait', '20'], { env: using(service, blind.token) });
+    expect(unnamed.stdout).toMatch(
+      /reached 3 of 3 devices; sent_to_push: iPhone reached \(200\), Apple Watch reached \(200\), Vision Pro reached \(200\)\n$/,
+    );
+    const status = await notify(['status', /ntf_\S+/.exec(waited.stdout)?.[0] as string], { env });
+    expect(status.stdout).toMatch(
+      /^ntf_\S+ sent_to_push\n {2}Ana's iPhone reached \(200\), \S+\n {2}Ana's Watch failed: its subscription is gone \(410\)/,
+    );
+  }, 30_000);
 
   it('reads the message from a pipe, and from stdin with "-", without the newline that ends it', async () => {
     const account = await createAccount(service);

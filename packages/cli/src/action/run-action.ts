@@ -1,6 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { type CliIo, runCli } from '../cli.js';
+import { reachCount } from '../delivery-view.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { FIELD_FLAGS } from '../flags.js';
 
@@ -116,13 +117,10 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
     return code;
   }
   const title = result.notification?.title ?? result.notification?.message ?? 'the notification';
-  const reached = result.delivery?.destinations.filter(
-    (destination) => destination.state === 'accepted',
-  ).length;
   const outcome =
     result.delivery === undefined
       ? 'accepted (delivery not followed: set `wait` to follow it)'
-      : `${result.delivery.status}, reached ${reached} ${reached === 1 ? 'device' : 'devices'}`;
+      : `${result.delivery.status}, ${reachCount(result.delivery)}`;
   io.stdout.write(`Sent "${title}" as ${result.id} (${result.request_id}): ${outcome}\n`);
   await outputs(env, {
     id: result.id ?? undefined,
