@@ -48,6 +48,8 @@ export async function openClient(
   const client = new Foxbell({
     token: settings.token ?? DRY_RUN_TOKEN,
     baseUrl: settings.baseUrl,
+    // For `notify devices` alone: the account's key shows each device's freshness.
+    ...(env.NOTIFY_ACCOUNT_KEY ? { accountKey: env.NOTIFY_ACCOUNT_KEY } : {}),
     ...(await proxiedFetch(env)),
     ...(retries === undefined ? {} : { maxRetries: retries }),
     onRetry: (info) => out.retrying(describeRetry(info, retries ?? 3)),

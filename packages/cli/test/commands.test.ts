@@ -80,6 +80,32 @@ describe('notify scenes and devices', () => {
     ]);
   });
 
+  it("with the account's key (NOTIFY_ACCOUNT_KEY), says when each device was last seen", async () => {
+    const account = await createAccount(service);
+    // A phone that linked itself, and whose app opened its inbox just now.
+    const link = await call(`${service.url}/v1/link-requests`, '', {
+      device_id: 'cli-test-phone-1',
+      name: 'Linked phone',
+      platform: 'ios',
+      push_token: 'd'.repeat(63) + String(process.pid % 10),
+    });
+    await call(`${service.url}/v1/link-approvals`, account.key, { code: link.code });
+    const polled = await fetch(`${service.url}/v1/link-requests/${link.id}`, {
+      headers: { authorization: `Bearer ${link.secret}` },
+    }).then((reply) => reply.json() as Promise<{ device_key: string }>);
+    await fetch(`${service.url}/v1/inbox`, { headers: { authorization: `Bearer ${polled.device_key}` } });
+    const env = { ...using(service, account.token), NOTIFY_ACCOUNT_KEY: account.key };
+    const listed = await notify(['devices'], { env });
+    expect(listed.stdout).toBe(
+      "Ana's iPhone      ios       not seen yet\nAna's Watch       watchos   not seen yet\nAna's Vision Pro  visionos  not seen yet\nLinked phone      ios       seen just now\n",
+    );
+    // Never shown: the key. A key of the wrong shape is refused before anything is sent.
+    expect(listed.stdout + listed.stderr).not.toContain(account.key);
+    const wrong = await notify(['devices'], { env: { ...env, NOTIFY_ACCOUNT_KEY: 'fox_acct_short' } });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).not.toContain('fox_acct_short');
+  });
+
   it('lists the devices a send can target', async () => {
     const account = await createAccount(service);
     const env = using(service, account.token);

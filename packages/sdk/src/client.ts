@@ -33,6 +33,11 @@ import { ATTEMPT_TIMEOUT_MS, MAX_RETRIES } from './retry.js';
 export interface FoxbellOptions {
   /** A send token. Default: the `NOTIFY_TOKEN` environment variable. */
   token?: string | undefined;
+  /**
+   * The account's key, for `devices()` only: with it the list gives each device's freshness
+   * (`last_seen_at`, `stale`), which a send token may not read. Never sent by any other call.
+   */
+  accountKey?: string | undefined;
   /** The service address, e.g. `https://foxbell.example.com`. Default: `NOTIFY_BASE_URL`. */
   baseUrl?: string | undefined;
   /** Retries after the first attempt, 0 to 3 (the spec's maximum, which is also the default). */
@@ -151,6 +156,8 @@ export interface PreparedSend {
 }
 
 const MAX_POLL_INTERVAL_MS = 5_000;
+/** An account key of any Foxbell-compatible service: its prefix, `acct_`, 32 letters and digits. */
+const ACCOUNT_KEY_PATTERN = /^[a-z][a-z0-9]*_acct_[A-Za-z0-9]{32}$/;
 const SEND_PATH = 'v1/notifications';
 /**
  * Headers fetch adds on its own (connection, accept, accept-language, sec-fetch-mode,
@@ -178,6 +185,7 @@ export class Foxbell {
   /** The request line's and Host header's parts of the base URL, for sizing a request. */
   readonly #host: string;
   readonly #pathPrefix: string;
+  readonly #accountKey: string | undefined;
 
   constructor(options: FoxbellOptions = {}) {
     const token = options.token ?? environment('NOTIFY_TOKEN');
@@ -208,6 +216,10 @@ export class Foxbell {
     this.#host = url.host;
     this.#pathPrefix = `${url.pathname.replace(/\/+$/, '')}/`;
     this.#token = token;
+    if (options.accountKey !== undefined && !ACCOUNT_KEY_PATTERN.test(options.accountKey)) {
+      throw new FoxbellError('invalid_config', 'The account key is not one (fox_acct_…)');
+    }
+    this.#accountKey = options.accountKey;
     const maxRetries = checkRetries(options.maxRetries ?? MAX_RETRIES);
     const timeoutMs = checkTimeout(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
     const fromEnv = options.logLevel === undefined ? environment('FOXBELL_LOG') : undefined;
@@ -365,8 +377,11 @@ export class Foxbell {
   /** The person's active devices, for choosing a `target`. Needs the token's `device_names` scope. */
   devices(options: RequestOptions = {}): FoxbellPromise<Device[]> {
     return this.#call(options, async (transport) => {
-      const { data, response } = await this.#get(transport, 'v1/devices', deviceListSchema, options);
-      return { data: data.devices, response };
+      const { data, response } = await this.#get(transport, 'v1/devices', deviceListSchema, options, {
+        credential: this.#accountKey,
+      });
+      // An account key lists removed devices too; the device list is of the active ones.
+      return { data: data.devices.filter((device) => device.active !== false), response };
     });
   }
 
@@ -439,11 +454,15 @@ export class Foxbell {
     path: string,
     schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
     options: RequestOptions,
+    { credential }: { credential?: string | undefined } = {},
   ): Promise<{ data: T; response: HttpResponse }> {
     const response = await send(transport, {
       method: 'GET',
       path,
-      headers: this.#headers(options),
+      headers: {
+        ...this.#headers(options),
+        ...(credential ? { authorization: `Bearer ${credential}` } : {}),
+      },
       signal: options.signal,
       deadline: deadlineOf(options),
     });
@@ -496,7 +515,7 @@ export class Foxbell {
 
   /** The token is a secret: it stays out of `console.log(client)` and logs. */
   [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `Foxbell { baseUrl: '${this.baseUrl}', token: '[redacted]' }`;
+    return `Foxbell { baseUrl: '${this.baseUrl}', token: '[redacted]'${this.#accountKey ? ", accountKey: '[redacted]'" : ''} }`;
   }
 
   toJSON(): { baseUrl: string } {

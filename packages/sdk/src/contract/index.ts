@@ -40,6 +40,7 @@ export {
   type ValidateOptions,
   validateSend,
 } from './fields.js';
+export { seenInWords } from './freshness.js';
 export {
   CLIENT_DEVICE_ID_PATTERN,
   canonicalLinkCode,

@@ -112,6 +112,11 @@ export const deviceListSchema = z.looseObject({ devices: z.array(deviceSchema) }
 export interface Device {
   name: string;
   platform: Platform | (string & {});
+  /** Listed with an account key only: the device's id, and its freshness (see `seenInWords`). */
+  id?: string;
+  active?: boolean;
+  last_seen_at?: string | null;
+  stale?: boolean;
 }
 
 /** A scene of the catalog as this service lays it out; another service may lay its own out otherwise. */

@@ -43,7 +43,7 @@ describe('foxbell-server admin', () => {
     );
     expect(device.stdout).toMatch(/^device dev_\w+ added\n {2}name: +Phone\n {2}platform: ios\n$/);
     expect((await admin(['device', 'list'], asAccount)).stdout).toMatch(
-      /^dev_\w+ +Phone +ios +APNs +yes +active$/m,
+      /^dev_\w+ +Phone +ios +APNs +yes +active +not seen yet$/m,
     );
     // A device that asked to be linked, approved from the operator's side by the code it shows.
     const link = await send(server.url, 'POST', '/v1/link-requests', {
@@ -51,6 +51,14 @@ describe('foxbell-server admin', () => {
     });
     const linked = await admin(['link', 'approve', link.body.code.toLowerCase()], asAccount);
     expect(linked.stdout).toMatch(/^device dev_\w+ linked\n {2}name: +Tablet\n {2}platform: ios\n$/);
+    // The tablet's app takes its key and opens its inbox: seen, in words.
+    const polled = await send(server.url, 'GET', `/v1/link-requests/${link.body.id}`, {
+      token: link.body.secret,
+    });
+    await send(server.url, 'GET', '/v1/inbox', { token: polled.body.device_key });
+    expect((await admin(['device', 'list'], asAccount)).stdout).toMatch(
+      /^dev_\w+ +Tablet +ios +APNs +yes +active +seen just now$/m,
+    );
     // Another account merged into this one, its key read from a file.
     const other = await admin(['account', 'create', '--json', '--admin-key-file', keyFile], base);
     const otherKeyFile = path.join(await tempDir(), 'other.key');

@@ -1,3 +1,4 @@
+import { seenInWords } from '@foxbell/sdk/contract';
 import type { Setting } from '../../config/settings.js';
 import { tokenEnded } from '../../store/token-liveness.js';
 
@@ -259,7 +260,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       answer.devices.length === 0
         ? ['no devices']
         : table(
-            ['ID', 'NAME', 'PLATFORM', 'THROUGH', 'IN AUTO', 'STATE'],
+            ['ID', 'NAME', 'PLATFORM', 'THROUGH', 'IN AUTO', 'STATE', 'SEEN'],
             answer.devices.map((device: Answer) => [
               device.id,
               device.name,
@@ -267,6 +268,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
               device.transport === 'web_push' ? 'Web Push' : 'APNs',
               device.in_auto ? 'yes' : 'no',
               device.active ? 'active' : 'removed',
+              seenInWords(device, Date.now()),
             ]),
           ),
   },
