@@ -93,7 +93,12 @@ document.getElementById('link-form').addEventListener('submit', async (event) =>
   input.value = '';
   result.textContent = `${answer.device.name} is linked`;
   deviceNames.set(answer.device.id, answer.device.name);
-  drawDevice(answer.device);
+  // Drawn as the session lists it (with when it was last seen, in the server's words).
+  const listed = await fetch('/dev/session')
+    .then((reply) => reply.json())
+    .then((current) => current.devices.find((one) => one.id === answer.device.id))
+    .catch(() => undefined);
+  drawDevice(listed ?? answer.device);
   const screen = screens.get(answer.device.id);
   if (screen) screen.empty.hidden = false;
 });
@@ -117,6 +122,10 @@ function drawDevice(device) {
   const heading = el('h2', 'device-name', device.name);
   heading.id = `name-${device.id}`;
   section.setAttribute('aria-labelledby', heading.id);
+  // A real device says when its app was last seen; a stale one, that it may receive nothing.
+  const seen = device.seen
+    ? el('p', device.stale ? 'device-seen stale' : 'device-seen', device.seen)
+    : undefined;
   const frame = el('div', 'frame');
   const screen = el('div', 'screen');
   const list = el('ol', 'list');
@@ -135,7 +144,7 @@ function drawDevice(device) {
   empty.hidden = true;
   screen.append(empty, list);
   frame.append(screen);
-  section.append(heading, frame);
+  section.append(heading, ...(seen ? [seen] : []), frame);
   devicesEl.append(section);
   screens.set(device.id, { device, list, empty, byCollapseId: new Map(), threads: new Map() });
 }

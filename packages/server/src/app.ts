@@ -8,7 +8,7 @@ import Fastify, {
 import { type DevPageDeps, devPageRoutes } from './dev/page-routes.js';
 import { registerAuth } from './http/auth.js';
 import { registerBodyParsers } from './http/body-parsers.js';
-import type { AppContext } from './http/context.js';
+import { type AppContext, freshness } from './http/context.js';
 import {
   clientErrorResponder,
   registerErrorHandling,
@@ -230,6 +230,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   adminRoutes(app, ctx);
   healthRoutes(app, deps.store, deps.health ?? { stopping: () => false });
   openApiRoutes(app);
-  if (deps.devPage) devPageRoutes(app, deps.store, deps.devPage);
+  if (deps.devPage) devPageRoutes(app, deps.store, deps.devPage, () => freshness(ctx));
   return app;
 }

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { seenInWords } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildPayload } from '../delivery/apns/push-request.js';
 import { pathIdOf } from '../http/path-ids.js';
+import { deviceView, type Freshness, isStale } from '../http/views.js';
 import { ApiError } from '../kernel/api-error.js';
 import { isoTime } from '../kernel/clock.js';
 import { isLocalRequest } from '../kernel/local-only.js';
@@ -38,7 +40,13 @@ const PAGE_HEADERS = {
  * drawn side by side, showing what the built-in APNs simulator received for each, live. Plain
  * HTML, CSS and an ES module read from `dev-page/`: nothing to build.
  */
-export function devPageRoutes(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
+export function devPageRoutes(
+  app: FastifyInstance,
+  store: Store,
+  deps: DevPageDeps,
+  /** What a device's freshness is judged by now (the app's clock and --device-stale-days). */
+  freshnessNow: () => Freshness,
+): void {
   // A plugin of its own: the guard below is a hook of this scope, so it runs for every route
   // registered here, whatever spelling of the URL the router matched (percent-encoded, absolute
   // form), and for no other route.
@@ -50,7 +58,7 @@ export function devPageRoutes(app: FastifyInstance, store: Store, deps: DevPageD
           : new ApiError('forbidden', 'the device page answers this machine only'),
       );
     });
-    devPage(scope, store, deps);
+    devPage(scope, store, deps, freshnessNow);
   });
 }
 
@@ -83,7 +91,7 @@ async function historyOf(store: Store, devices: Device[]) {
   });
 }
 
-function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
+function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps, freshnessNow: () => Freshness): void {
   const files = {
     html: asset('index.html'),
     css: asset('page.css'),
@@ -120,6 +128,7 @@ function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
 
   app.get('/dev/session', async (_request, reply) => {
     const { session, devices } = await devicesOf();
+    const seen = freshnessNow();
     reply.header('cache-control', 'no-store');
     return {
       account_key: session.accountKey,
@@ -131,6 +140,11 @@ function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps): void {
         active: device.active,
         // A web app's pushes go to its push service, not the simulator: the page says so.
         ...(device.webPush ? { transport: 'web_push' } : { push_token: device.pushToken }),
+        // A real device (one that linked itself, or a web app) says when it was last seen; the
+        // simulated ones have no app to be seen by.
+        ...(device.clientId !== null || device.webPush !== null
+          ? { seen: seenInWords(deviceView(device, seen), seen.now), stale: isStale(device, seen) }
+          : {}),
       })),
     };
   });

@@ -240,5 +240,16 @@ describe('linking a device from the device page', () => {
     await expect.poll(() => page.locator('#link-result').textContent()).toBe('My laptop is linked');
     const laptop = device(page, 'My laptop');
     await expect.poll(() => laptop.getByText('Reached by Web Push').isVisible()).toBe(true);
+    // A real device says when its app was last seen; the simulated ones do not.
+    expect(await laptop.locator('.device-seen').textContent()).toBe('not seen yet');
+    expect(await page.locator('.device-seen').count()).toBe(1);
+    const { device_key: key } = (
+      await send(server.url, 'GET', `/v1/link-requests/${link.body.id}`, { token: link.body.secret })
+    ).body;
+    await send(server.url, 'GET', '/v1/inbox', { token: key });
+    await page.reload();
+    await expect
+      .poll(() => device(page, 'My laptop').locator('.device-seen').textContent())
+      .toBe('seen just now');
   }, 30_000);
 });
