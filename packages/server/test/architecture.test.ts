@@ -13,7 +13,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The shared kernel: clock, ids, secrets, limits, batching, errors as data. Imports nothing of the server.
   kernel: [],
   // The settings table and its reader: the defaults it names come from the rooms that own them.
-  config: ['kernel', 'store', 'store/postgres', 'delivery', 'delivery/apns'],
+  config: ['kernel', 'store', 'store/postgres', 'delivery', 'delivery/apns', 'delivery/web-push'],
   store: ['kernel', 'store/sqlite', 'store/postgres'],
   'store/sqlite': ['kernel', 'store'],
   'store/postgres': ['kernel', 'store'],

@@ -68,7 +68,17 @@ export interface PushServiceOptions {
   vapidKey: () => Promise<string>;
   /** Milliseconds since the epoch, for the token's `exp`; default: the real clock. */
   now?: () => number;
+  /**
+   * `apple`: Apple's push service's rules as well (web.push.apple.com, what an iPhone's web app
+   * subscribes with): a subject on this machine or without a domain is `403 BadJwtToken`, an
+   * `Urgency` or `Topic` it does not take `400`, a body past the 4,096-byte record `413`, and a
+   * subscription the browser dropped (`unsubscribe`) `410 Unregistered`. Each refusal has Apple's
+   * JSON body, `{"reason": …}`.
+   */
+  mode?: 'rfc8030' | 'apple';
 }
+
+const URGENCIES = ['very-low', 'low', 'normal', 'high'];
 
 export class LocalPushService {
   readonly url: string;
@@ -82,6 +92,7 @@ export class LocalPushService {
   readonly #subscriptions = new Map<string, { ecdh: ECDH; auth: string }>();
   readonly #scripts = new Map<string, ScriptedAnswer[]>();
   readonly #sockets = new Set<Socket>();
+  readonly #gone = new Set<string>();
   #waiters: (() => void)[] = [];
 
   private constructor(server: Server, ca: string, options: PushServiceOptions) {
@@ -101,6 +112,11 @@ export class LocalPushService {
       request.on('end', () => {
         void this.#take(request.url ?? '', request.headers, Buffer.concat(chunks)).then((answer) => {
           if ('hang' in answer) return;
+          if ('reason' in answer) {
+            response.writeHead(answer.status, { 'content-type': 'application/json' });
+            response.end(JSON.stringify({ reason: answer.reason }));
+            return;
+          }
           if ('trickleEveryMs' in answer) {
             response.writeHead(answer.status);
             const drip = setInterval(() => response.write('.'), answer.trickleEveryMs);
@@ -143,6 +159,14 @@ export class LocalPushService {
     };
   }
 
+  /**
+   * The browser dropped the subscription (iOS does when the web app's icon is deleted, or after
+   * pushes that showed nothing): every push to it from now on is `410`.
+   */
+  unsubscribe(subscription: Subscription): void {
+    this.#gone.add(idOf(subscription.endpoint));
+  }
+
   /** Answers the next pushes to `subscription` (its endpoint) with these, in order, then `201`. */
   script(subscription: Subscription, ...answers: ScriptedAnswer[]): void {
     this.#scripts.set(idOf(subscription.endpoint), answers);
@@ -171,7 +195,7 @@ export class LocalPushService {
     path: string,
     headers: Record<string, string | string[] | undefined>,
     body: Buffer,
-  ): Promise<ScriptedAnswer> {
+  ): Promise<Answer> {
     const id = /^\/push\/([0-9a-f]{32})$/.exec(path)?.[1] ?? '';
     const subscription = this.#subscriptions.get(id);
     const one = (name: string) => {
@@ -188,18 +212,32 @@ export class LocalPushService {
       bodyBytes: body.length,
       payload: undefined,
     };
-    const refuse = (status: number, refusal: string) => {
+    const apple = this.#options.mode === 'apple';
+    // Apple's refusals carry a reason in a JSON body; the plain service's carry none.
+    const refuse = (status: number, refusal: string, reason?: string): Answer => {
       push.status = status;
       push.refusal = refusal;
-      return { status };
+      return apple && reason ? { status, reason } : { status };
     };
-    const answer = await (async (): Promise<ScriptedAnswer> => {
-      if (!subscription) return refuse(404, 'no such subscription');
+    const answer = await (async (): Promise<Answer> => {
+      if (!subscription) return refuse(404, 'no such subscription', 'BadDeviceToken');
+      if (this.#gone.has(id)) return refuse(410, 'unsubscribed', 'Unregistered');
       const claims = await this.#verifiedClaims(one('authorization'));
-      if (typeof claims === 'string') return refuse(403, claims);
+      if (typeof claims === 'string') return refuse(403, claims, 'BadJwtToken');
       push.claims = claims;
-      if (push.ttl === undefined || !/^\d+$/.test(push.ttl)) return refuse(400, 'no TTL');
-      if (body.length > 4096) return refuse(413, 'payload too large');
+      if (apple) {
+        const refusedSubject = appleRefusesSubject(claims.sub);
+        if (refusedSubject) return refuse(403, refusedSubject, 'BadJwtToken');
+        if (push.urgency !== undefined && !URGENCIES.includes(push.urgency)) {
+          return refuse(400, `urgency ${push.urgency}`, 'BadUrgency');
+        }
+        if (push.topic !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(push.topic)) {
+          return refuse(400, `topic ${push.topic}`, 'BadTopic');
+        }
+      }
+      if (push.ttl === undefined || !/^\d+$/.test(push.ttl))
+        return refuse(400, 'no TTL', 'BadExpirationDate');
+      if (body.length > 4096) return refuse(413, 'payload too large', 'PayloadTooLarge');
       if (one('content-encoding') !== 'aes128gcm') return refuse(415, 'not aes128gcm');
       try {
         const plain = decrypt(body, {
@@ -258,6 +296,24 @@ export class LocalPushService {
     if (!/^(mailto:|https:)/.test(claims.sub ?? '')) return 'sub is not mailto: or https:';
     return claims;
   }
+}
+
+/** What the service answers: a scripted answer, or a refusal with Apple's reason. */
+type Answer = ScriptedAnswer | { status: number; reason: string };
+
+/**
+ * Why Apple's push service refuses a VAPID subject, or undefined: it wants a `mailto:` or
+ * `https:` address of a public host, and answers anything on this machine `403 BadJwtToken`.
+ */
+function appleRefusesSubject(sub: string): string | undefined {
+  const host = (/^mailto:[^@]+@(.+)$/.exec(sub)?.[1] ?? URL.parse(sub)?.hostname ?? '').replace(
+    /^\[|\]$/g,
+    '',
+  );
+  if (/^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0)$/i.test(host) || !host.includes('.')) {
+    return `subject ${sub} is on this machine`;
+  }
+  return undefined;
 }
 
 function idOf(endpoint: string): string {

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL } from '../delivery/apns/endpoints.js';
 import type { ApnsTopics } from '../delivery/apns/push-request.js';
 import { DEFAULT_LEASE_MS } from '../delivery/attempts.js';
+import { vapidSubjectProblem } from '../delivery/web-push/subject.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from '../kernel/limits.js';
 import { DEFAULT_PUSH_HOSTS, type PushHosts, parsePushHosts } from '../kernel/web-push.js';
 import type { DatabaseConfig } from '../store/open.js';
@@ -64,17 +65,6 @@ export interface WebPushConfig {
  * (Apple's refuses a localhost one), and there is no good one to guess.
  */
 export const DEFAULT_WEB_PUSH_SUBJECT = 'https://github.com/foxbell/foxbell';
-
-/** A VAPID subject push services take: `mailto:` an address, or an `https:` URL not on this machine. */
-function webPushSubjectProblem(subject: string): string | undefined {
-  if (/^mailto:[^@\s]+@[^@\s]+$/.test(subject)) return undefined;
-  const url = URL.parse(subject);
-  if (url?.protocol !== 'https:') return `must be mailto:an@address or an https:// URL, not "${subject}"`;
-  if (['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) {
-    return `must not point at this machine: push services refuse "${subject}"`;
-  }
-  return undefined;
-}
 
 export interface ListenAddress {
   host: string;
@@ -407,7 +397,7 @@ export const SERVER_SETTINGS = {
     type: 'text',
     defaultText: `${DEFAULT_WEB_PUSH_SUBJECT}, with a warning`,
     help: 'how push services reach you about your Web Push (VAPID sub): mailto:you@example.com or an https:// page',
-    check: webPushSubjectProblem,
+    check: vapidSubjectProblem,
   },
   webPushHosts: {
     flag: 'web-push-hosts',

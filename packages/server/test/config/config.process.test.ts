@@ -128,6 +128,40 @@ describe("foxbell-server's settings, one table", () => {
   });
 });
 
+describe('the VAPID subject (--web-push-subject)', () => {
+  it('stops the server at start with exit 2, naming the setting, for a subject a push service would refuse', async () => {
+    const refused = await runToExit(['--web-push-subject', 'mailto:root@localhost']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      '--web-push-subject (FOXBELL_WEB_PUSH_SUBJECT) must not point at this machine or its network: push services refuse "mailto:root@localhost" (Apple\'s: 403 BadJwtToken)',
+    );
+    const fromEnv = await runToExit([], { FOXBELL_WEB_PUSH_SUBJECT: 'https://foxbell' });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toContain(
+      '--web-push-subject (FOXBELL_WEB_PUSH_SUBJECT) must be a public address',
+    );
+  });
+
+  it.each([
+    ['mailto:ops@example.com', true],
+    ['https://foxbell.example.com/contact', true],
+    ['https://17.253.144.10/', true],
+    ['mailto:root@localhost', false],
+    ['mailto:me@server', false],
+    ['https://localhost/', false],
+    ['https://foxbell.localhost/', false],
+    ['https://nas.local/', false],
+    ['https://127.0.0.2/', false],
+    ['https://[::1]/', false],
+    ['https://192.168.1.20/', false],
+    ['https://foxbell/', false],
+    ['http://foxbell.example.com/', false],
+    ['ops@example.com', false],
+  ])('%s is %s', (subject, taken) => {
+    expect(readConfig(['--web-push-subject', subject], {}).ok).toBe(taken);
+  });
+});
+
 describe('the admin key', () => {
   it('is at least 32 characters, and says how to make one', () => {
     expect(readConfig(['--admin-key', 'x'.repeat(31)], {})).toEqual({

@@ -41,6 +41,10 @@ async function startWebPushServer(
     concurrency?: number;
     /** The push service's name in the allowlist and its subscriptions, resolved by `resolve`. */
     named?: { name: string; resolve: Resolver };
+    /** Apple's push service's rules as well (the local service's `apple` mode). */
+    apple?: boolean;
+    /** The VAPID subject the transport signs with. */
+    subject?: string;
   } = {},
 ) {
   let serverUrl = '';
@@ -48,6 +52,7 @@ async function startWebPushServer(
   const push = await LocalPushService.start({
     vapidKey: async () => (await (await fetch(`${serverUrl}/v1/web-push/key`)).json()).public_key,
     now: () => now.clock(),
+    ...(options.apple ? { mode: 'apple' as const } : {}),
   });
   closing.push(() => push.close());
   const port = new URL(push.url).port;
@@ -58,7 +63,7 @@ async function startWebPushServer(
   const vapid = new VapidKeySource(server.store);
   const transport = new WebPushTransport({
     keys: () => vapid.keys(),
-    subject: 'mailto:ops@example.com',
+    subject: options.subject ?? 'mailto:ops@example.com',
     hosts: hostsOf(options.transportHosts ?? host),
     clock: server.clock,
     ca: push.ca,
@@ -601,5 +606,67 @@ describe('Web Push delivery', () => {
         updated_at: new Date(server.clock.now()).toISOString(),
       },
     ]);
+  });
+});
+
+describe("Apple's push service, as modelled (what an iPhone's web app subscribes with)", () => {
+  it('takes every level, tag and length the server sends: Urgency and Topic as Apple takes them, within the 4,096-byte record', async () => {
+    const server = await startWebPushServer({ apple: true });
+    const { key, token } = await server.account();
+    const { subscription } = await server.subscribe(key);
+    for (const level of ['passive', 'active', 'time-sensitive']) {
+      await server.send(token, {
+        message: `at ${level}`,
+        level,
+        tag: `build.main-${level}_${'x'.repeat(30)}`,
+      });
+    }
+    await server.send(token, {
+      message: '🦊'.repeat(1000),
+      title: 'long',
+      url: `https://example.com/${'x'.repeat(1500)}`,
+    });
+    const pushes = server.push.pushesTo(subscription);
+    expect(pushes.map((push) => [push.status, push.refusal, push.urgency])).toEqual([
+      [201, undefined, 'low'],
+      [201, undefined, 'normal'],
+      [201, undefined, 'high'],
+      [201, undefined, 'normal'],
+    ]);
+    expect(pushes.every((push) => push.bodyBytes <= 4096)).toBe(true);
+  });
+
+  it('answers 410 Unregistered once the browser dropped the subscription: the device is inactive, as its app can read', async () => {
+    const server = await startWebPushServer({ apple: true });
+    const { key, token } = await server.account();
+    const { id: deviceId, subscription } = await server.subscribe(key);
+    // iOS drops it without a word: the icon deleted, or three pushes that showed nothing.
+    server.push.unsubscribe(subscription);
+    const id = await server.send(token, { message: 'to a dropped subscription' });
+    expect(server.push.pushesTo(subscription).map((push) => push.status)).toEqual([410]);
+    expect((await server.statusOf(token, id)).destinations).toEqual([
+      {
+        name: 'iPhone',
+        platform: 'ios',
+        state: 'failed_permanent',
+        push_status: 410,
+        updated_at: expect.any(String),
+      },
+    ]);
+    const devices = (await server.request('GET', '/v1/devices', { token: key })).body.devices;
+    expect(devices.find((device: { id: string }) => device.id === deviceId)?.active).toBe(false);
+  });
+
+  it('refuses a push signed with a subject on this machine (403 BadJwtToken): why the server will not start with one', async () => {
+    const server = await startWebPushServer({ apple: true, subject: 'mailto:root@localhost' });
+    const { key, token } = await server.account();
+    const { subscription } = await server.subscribe(key);
+    const id = await server.send(token, { message: 'never shown' });
+    const [push] = server.push.pushesTo(subscription);
+    expect([push?.status, push?.refusal]).toEqual([403, 'subject mailto:root@localhost is on this machine']);
+    expect((await server.statusOf(token, id)).destinations[0]).toMatchObject({
+      state: 'failed_permanent',
+      push_status: 403,
+    });
   });
 });
