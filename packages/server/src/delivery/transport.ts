@@ -19,6 +19,8 @@ export interface PushDestination {
   senderName: string;
   notification: Notification;
   expiresAt: number;
+  /** A Web Push device's unread count, for its app's badge; null for APNs. */
+  unread: number | null;
 }
 
 /**

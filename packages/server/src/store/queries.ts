@@ -29,3 +29,18 @@ export const nextDeliveryAt = (queuedSince: string) => `SELECT min(at) AS at FRO
 export const REPLACED_BY_NEWER = `d.tag IS NOT NULL AND EXISTS (
   SELECT 1 FROM destinations n WHERE n.device_id = d.device_id AND n.tag = d.tag
     AND (n.created_at, n.notification_id) > (d.created_at, d.notification_id))`;
+
+/**
+ * A Web Push device's unread count (its app's badge), as a column of a claim whose destination
+ * row is `destination` and whose device is `v`: the account's notifications from the one after its
+ * app was last open up to this one, on the account's (account_id, created_at) index. Null for
+ * APNs, whose app keeps its own badge.
+ */
+export const unreadForWebPush = (destination: string) => `CASE WHEN v.web_push IS NULL THEN NULL ELSE
+  (SELECT count(*) FROM notifications u WHERE u.account_id = v.account_id
+     AND u.created_at > COALESCE(v.last_seen_at, 0) AND u.created_at <= ${destination}.created_at) END AS unread`;
+
+/** The same count for one device (`device`) and a notification made at `at`: claims made while routing. */
+export const unreadOfDevice = (device: string, at: string) => `SELECT count(*) AS n FROM devices v
+  JOIN notifications u ON u.account_id = v.account_id
+  WHERE v.id = ${device} AND u.created_at > COALESCE(v.last_seen_at, 0) AND u.created_at <= ${at}`;

@@ -157,6 +157,7 @@ function claimedOf(
     notification,
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
+    unread: maybeNumber(row.unread),
   };
 }
 
@@ -207,6 +208,8 @@ export function claimedAtRouting(
     webPush: device.webPush,
     pushTokenSince: device.pushSince,
     apnsId,
+    // A Web Push device's count is read by the store, which leased it (see unreadOfDevice).
+    unread: null,
     attempt: 1,
     senderName: queued.senderName,
     notification: queued.notification,

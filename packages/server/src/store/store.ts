@@ -255,6 +255,11 @@ export interface ClaimedDestination {
   notification: Notification & { target: string };
   createdAt: number;
   expiresAt: number;
+  /**
+   * A Web Push device's unread count, for its app's badge: the account's notifications up to this
+   * one that came after its app was last open (its key's `last_seen_at`). Null for APNs.
+   */
+  unread: number | null;
 }
 
 /** The end of one attempt, as the worker decided it. */

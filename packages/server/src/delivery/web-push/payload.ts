@@ -41,6 +41,8 @@ export function webPushPayload(destination: PushDestination): string {
       tag: n.tag,
       silent: n.sound === 'none',
       ...(appUrl === null ? {} : { navigate: openUrl(appUrl, notificationId) }),
+      // The app's badge: what came since the app was last open (Declarative Web Push sets it itself).
+      ...(destination.unread === null ? {} : { app_badge: destination.unread }),
     };
     // Without the app's address there is nothing for a declarative push to open: the service
     // worker shows it.

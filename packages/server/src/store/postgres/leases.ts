@@ -1,4 +1,4 @@
-import { nextDeliveryAt, REPLACED_BY_NEWER } from '../queries.js';
+import { nextDeliveryAt, REPLACED_BY_NEWER, unreadForWebPush } from '../queries.js';
 import { claimedFrom, maybeNumber } from '../rows.js';
 import type { ClaimedDestination, LeasesPart } from '../store.js';
 import type { PostgresConnection } from './connection.js';
@@ -52,7 +52,8 @@ export function postgresLeases(db: PostgresConnection): LeasesPart {
            RETURNING d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id, d.created_at,
              d.expires_at, d.seq, d.state
          )
-         SELECT c.*, v.push_token, v.web_push, COALESCE(v.push_since, v.created_at) AS device_created_at, n.payload, n.sender_name
+         SELECT c.*, v.push_token, v.web_push, COALESCE(v.push_since, v.created_at) AS device_created_at, n.payload, n.sender_name,
+           ${unreadForWebPush('c')}
          FROM claimed c
          JOIN devices v ON v.id = c.device_id
          JOIN notifications n ON n.id = c.notification_id

@@ -1,5 +1,6 @@
+import { unreadOfDevice } from '../queries.js';
 import { FanOut, type PlacedDestination, type PlannedDestination, RoutePlan } from '../route-plan.js';
-import { deviceOf, type QueuedNotification, routeInputOf } from '../rows.js';
+import { deviceOf, type QueuedNotification, type Row, routeInputOf } from '../rows.js';
 import type { Device, RoutingPart } from '../store.js';
 import { advisoryLocks, type PostgresConnection, type Session } from './connection.js';
 
@@ -90,6 +91,13 @@ export function postgresRouting(db: PostgresConnection): RoutingPart {
           ]);
           routed += chunk.decided;
           if (rows.length < wanted) break;
+        }
+        for (const claim of plan.claimed) {
+          if (claim.webPush !== null) {
+            claim.unread = Number(
+              ((await session.row(unreadOfDevice('$1', '$2'), [claim.deviceId, claim.createdAt])) as Row).n,
+            );
+          }
         }
         return { routed, claimed: plan.claimed };
       });

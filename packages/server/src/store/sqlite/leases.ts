@@ -1,4 +1,4 @@
-import { nextDeliveryAt, REPLACED_BY_NEWER } from '../queries.js';
+import { nextDeliveryAt, REPLACED_BY_NEWER, unreadForWebPush } from '../queries.js';
 import { claimedFrom, maybeNumber, type Row } from '../rows.js';
 import type { ClaimedDestination, FinishedAttempt, LeasesPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
@@ -67,7 +67,7 @@ export function sqliteLeases(db: SqliteConnection, leasing: (owner: string) => v
         const candidates = db.all(
           `SELECT d.rowid AS rid, d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id,
              d.created_at, d.expires_at, v.push_token, v.web_push, COALESCE(v.push_since, v.created_at) AS device_created_at,
-             ${REPLACED_BY_NEWER} AS replaced
+             ${REPLACED_BY_NEWER} AS replaced, ${unreadForWebPush('d')}
            FROM destinations d
            JOIN devices v ON v.id = d.device_id
            WHERE d.state = 'pending' AND d.next_attempt_at <= ?

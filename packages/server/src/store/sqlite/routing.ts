@@ -1,5 +1,6 @@
+import { unreadOfDevice } from '../queries.js';
 import { FanOut, type PlacedDestination, RoutePlan } from '../route-plan.js';
-import { type QueuedNotification, routeInputOf } from '../rows.js';
+import { type QueuedNotification, type Row, routeInputOf } from '../rows.js';
 import type { Device, RoutingPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 import { activeDevices } from './devices.js';
@@ -109,6 +110,13 @@ export function sqliteRouting(db: SqliteConnection, leasing: (owner: string) => 
             db.run('UPDATE notifications SET routed_at = ? WHERE id = ?', now, id);
           routed += chunk.decided;
           if (queued.length < wanted) break;
+        }
+        for (const claim of plan.claimed) {
+          if (claim.webPush !== null) {
+            claim.unread = Number(
+              (db.get(unreadOfDevice('?', '?'), claim.deviceId, claim.createdAt) as Row).n,
+            );
+          }
         }
         return { routed, claimed: plan.claimed };
       });

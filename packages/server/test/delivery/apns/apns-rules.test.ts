@@ -91,6 +91,7 @@ function claimed(
     pushTokenSince: 0,
     apnsId: '00000000-0000-4000-8000-000000000000',
     attempt,
+    unread: null,
     senderName: 'CI',
     notification: {
       message: 'hello',

@@ -382,7 +382,7 @@ describe('Web Push delivery', () => {
     expect(published).toMatch(/^[A-Za-z0-9_-]{87}$/);
     // No app address is known for a device an account key registered: the service worker shows it.
     expect(push?.payload).toEqual({
-      notification: { title: 'CI', body: 'main\nBuild passed', tag: 'build-main', silent: false },
+      notification: { title: 'CI', body: 'main\nBuild passed', tag: 'build-main', silent: false, app_badge: 1 },
       foxbell: {
         id,
         sender: 'CI',
@@ -605,6 +605,42 @@ describe('Web Push delivery', () => {
         state: 'failed_permanent',
         updated_at: new Date(server.clock.now()).toISOString(),
       },
+    ]);
+  });
+});
+
+describe("the app's badge (app_badge): what came since its app was last open", () => {
+  it("counts the account's notifications since the device key was last used, on the first attempt and on a retry", async () => {
+    const server = await startWebPushServer();
+    const { key, token } = await server.account();
+    const subscription = server.push.subscribe();
+    const link = await server.request('POST', '/v1/link-requests', {
+      json: { device_id: 'badge-app-0001', name: 'iPhone', platform: 'ios', web_push: subscription },
+    });
+    await server.request('POST', '/v1/link-approvals', { token: key, json: { code: link.body.code } });
+    const { device_key: deviceKey } = (
+      await server.request('GET', `/v1/link-requests/${link.body.id}`, { token: link.body.secret })
+    ).body;
+    const badges = () =>
+      server.push.pushesTo(subscription).map((push) => [push.payload.notification.app_badge, push.status]);
+    // Never opened: everything of the account counts.
+    await server.send(token, { message: 'one' });
+    await server.send(token, { message: 'two' });
+    expect(badges()).toEqual([
+      [1, 201],
+      [2, 201],
+    ]);
+    // The app opens (its key is used): what came before is seen.
+    server.clock.advance(60_000);
+    await server.request('GET', '/v1/inbox', { token: deviceKey });
+    server.clock.advance(1);
+    server.push.script(subscription, { status: 500 });
+    await server.send(token, { message: 'three' });
+    server.clock.advance(2000);
+    await server.worker.tick();
+    expect(badges().slice(2)).toEqual([
+      [1, 500],
+      [1, 201],
     ]);
   });
 });
