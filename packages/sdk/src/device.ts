@@ -50,8 +50,12 @@ export interface DeviceRecord {
   device_id?: string;
   transport?: 'web_push';
   in_auto: boolean;
+  /** False once its push service said its subscription is gone: register a new one (`update`). */
   active: boolean;
   created_at: string;
+  /** When its key was last used (to the minute); a Web Push device unseen for long is `stale`. */
+  last_seen_at?: string | null;
+  stale?: boolean;
 }
 
 export interface LinkStatus {
@@ -214,6 +218,11 @@ export class FoxbellDevice {
       body: { device_id: this.deviceId, action },
       credential: this.#keyOf(),
     });
+  }
+
+  /** This device as its account sees it: whether its push service still takes its pushes (`active`). */
+  async me(): Promise<DeviceRecord> {
+    return (await this.#json('GET', 'v1/device', { credential: this.#keyOf() })) as DeviceRecord;
   }
 
   /** Renames this device, or gives it a new push address (which makes it active again). */

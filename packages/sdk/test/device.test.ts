@@ -137,4 +137,13 @@ describe('the device client', () => {
       code: 'invalid_config',
     });
   });
+
+  it('reads itself with its key: whether its push service still takes its pushes, and when it was seen', async () => {
+    const device = new FoxbellDevice({ baseUrl: BASE_URL, deviceKey: KEY, deviceId: 'dev_1' });
+    const read = route('get', '/v1/device', () =>
+      HttpResponse.json({ id: 'dev_1', name: 'iPhone', active: false, last_seen_at: null, stale: false }),
+    );
+    expect(await device.me()).toMatchObject({ id: 'dev_1', active: false, last_seen_at: null });
+    expect(read[0]?.headers.get('authorization')).toBe(`Bearer ${KEY}`);
+  });
 });
