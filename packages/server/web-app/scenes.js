@@ -1,6 +1,9 @@
 // The scenes, drawn once for the device page and the web app: SVG from fixed templates.
 // Parameters only ever choose among known values or numbers, so nothing from a notification goes
-// into markup.
+// into markup. Two layouts: a strip (the device page's small screens) and a stage (the web app,
+// full screen: a night sky, the ground, the fox watching). Motion is CSS, and scenes.css stills
+// it for a person who asked for reduced motion: every scene then shows its last frame, and its
+// parameters (the rocket's colour and countdown, the bursts, the door) still read the same.
 
 const BELL_COLORS = { gold: '#e8b931', red: '#e5484d', blue: '#3e8ef7', green: '#30a46c' };
 const ROCKET_COLORS = { red: '#e5484d', blue: '#3e8ef7', green: '#30a46c', white: '#f4f4f5' };
@@ -10,16 +13,44 @@ export function bellColor(value) {
   return /^#[0-9a-f]{6}$/i.test(value ?? '') ? value : BELL_COLORS.gold;
 }
 
-const FOX = `<g class="fox"><path d="M8 30 L14 12 L22 24 L30 24 L38 12 L44 30 Q26 52 8 30Z" fill="#f07a26"/>
-  <path d="M16 32 Q26 44 36 32 Q26 40 16 32Z" fill="#fff4e6"/><circle cx="19" cy="28" r="2" fill="#222"/>
-  <circle cx="33" cy="28" r="2" fill="#222"/><circle cx="26" cy="37" r="2.2" fill="#222"/></g>`;
+const reducedMotion = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches === true;
+
+const FOX = `<g class="fox"><g class="fox-tail"><path d="M40 40 q18 -2 20 -16 q-10 6 -22 8z" fill="#f07a26"/>
+  <path d="M54 28 q5 -3 6 -4 q-1 5 -4 8z" fill="#fff4e6"/></g>
+  <g class="fox-head"><path d="M8 30 L14 12 L22 24 L30 24 L38 12 L44 30 Q26 52 8 30Z" fill="#f07a26"/>
+  <path d="M16 32 Q26 44 36 32 Q26 40 16 32Z" fill="#fff4e6"/><circle class="eye" cx="19" cy="28" r="2" fill="#222"/>
+  <circle class="eye" cx="33" cy="28" r="2" fill="#222"/><circle cx="26" cy="37" r="2.2" fill="#222"/></g></g>`;
 const BELL = `<g class="bell-icon"><path d="M100 14 q-14 0 -15 18 v12 l-6 8 h42 l-6 -8 v-12 q-1 -18 -15 -18z" fill="var(--bell)"/>
   <circle cx="100" cy="56" r="4" fill="var(--bell)"/></g>`;
 
-export function drawScene(holder, scene, params, bell) {
+/** The stage's sky: stars at fixed places. The ground, under the fox, is the page's (app.css). */
+const STARS = [
+  [18, 14],
+  [46, 30],
+  [74, 10],
+  [128, 22],
+  [152, 8],
+  [176, 30],
+  [188, 60],
+  [10, 62],
+]
+  .map(([x, y], i) => `<circle class="star star-${i % 3}" cx="${x}" cy="${y}" r="${i % 2 ? 0.9 : 1.3}"/>`)
+  .join('');
+
+/**
+ * Draws `scene` into `holder`. `stage: true` is the full-screen layout: the scene in the middle
+ * of a taller sky, the fox on the ground watching it.
+ */
+export function drawScene(holder, scene, params, bell, { stage = false } = {}) {
   holder.dataset.scene = scene ?? 'notice';
+  holder.classList.toggle('stage', stage);
+  holder.classList.remove('launched');
   const svg = (inner) =>
-    `<svg viewBox="0 0 200 90" role="img" focusable="false"><rect width="200" height="90" rx="10" class="sky"/>${inner}<g transform="translate(6 42) scale(0.9)">${FOX}</g></svg>`;
+    stage
+      ? `<svg viewBox="0 0 200 170" preserveAspectRatio="xMidYMax meet" role="img" focusable="false">
+          <rect width="200" height="170" class="sky"/>${STARS}
+          <g transform="translate(0 40)">${inner}</g><g class="stage-fox" transform="translate(8 118) scale(1.15)">${FOX}</g></svg>`
+      : `<svg viewBox="0 0 200 90" role="img" focusable="false"><rect width="200" height="90" rx="10" class="sky"/>${inner}<g transform="translate(6 42) scale(0.9)">${FOX}</g></svg>`;
   switch (scene) {
     case 'rocket': {
       const color = ROCKET_COLORS[params.color] ?? ROCKET_COLORS.white;
@@ -30,18 +61,25 @@ export function drawScene(holder, scene, params, bell) {
         <path class="flame" d="M93 52 q7 22 14 0z" fill="#ffb224"/></g>
         <text class="countdown" x="160" y="52" text-anchor="middle"></text>`);
       const text = holder.querySelector('.countdown');
+      const launch = () => {
+        text.textContent = 'Liftoff';
+        holder.classList.add('launched');
+      };
       let left = countdown;
       text.textContent = String(left);
-      const tick = setInterval(() => {
-        left -= 1;
-        if (left > 0) text.textContent = String(left);
-        else {
-          clearInterval(tick);
-          text.textContent = 'Liftoff';
-          holder.classList.add('launched');
-        }
-      }, 700);
-      if (countdown === 0) holder.classList.add('launched');
+      if (countdown === 0) launch();
+      else {
+        // The numbers count down either way; with reduced motion the rocket does not fly off.
+        const tick = setInterval(() => {
+          left -= 1;
+          if (!holder.isConnected || holder.dataset.scene !== 'rocket') return clearInterval(tick);
+          if (left > 0) text.textContent = String(left);
+          else {
+            clearInterval(tick);
+            launch();
+          }
+        }, 700);
+      }
       break;
     }
     case 'fireworks': {
@@ -85,5 +123,6 @@ export function drawScene(holder, scene, params, bell) {
     default:
       holder.innerHTML = svg(`<g class="ringing">${BELL}</g>`);
   }
+  holder.dataset.motion = reducedMotion() ? 'reduced' : 'full';
   holder.style.setProperty('--bell', bell);
 }

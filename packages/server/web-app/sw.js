@@ -1,12 +1,67 @@
-// The Foxbell web app's service worker: shows each push as a system notification with the
-// sender's name, and opens the app's page for it when tapped. Where Safari understands Declarative
-// Web Push (iOS 18.4 and later) it shows the push itself; this shows it everywhere else, and
-// draws its own where the payload allows (`mutable`).
+// The Foxbell web app's service worker. It shows every push as a system notification, whatever
+// the app's state and whatever the payload, since a push that shows nothing counts against the
+// app: WebKit takes a web app's subscription away after a few of those, without a word. It keeps
+// the app's own files, so the app opens offline, and tells an open app of each push at once.
+// Where Safari understands Declarative Web Push (iOS 18.4 and later) the payload is shown even
+// without this worker; with it (`mutable`), this draws its own.
 
-self.addEventListener('install', () => self.skipWaiting());
-self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+const SHELL = 'foxbell-app-v3';
+const FILES = [
+  '/app/',
+  '/app/app.js',
+  '/app/app.css',
+  '/app/scenes.js',
+  '/app/scenes.css',
+  '/app/device.js',
+  '/app/manifest.webmanifest',
+  '/app/icon.svg',
+  '/app/icon-180.png',
+  '/app/icon-192.png',
+];
 
-self.addEventListener('push', (event) => {
+self.addEventListener('install', (event) => {
+  event.waitUntil(
+    caches
+      .open(SHELL)
+      .then((cache) => cache.addAll(FILES))
+      .catch(() => {})
+      .then(() => self.skipWaiting()),
+  );
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((name) => name !== SHELL).map((name) => caches.delete(name))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+/**
+ * The app's files: from the network when it answers (an updated server serves an updated app),
+ * else as kept. The API is never kept here: the app keeps its last inbox itself.
+ */
+self.addEventListener('fetch', (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== 'GET' || url.origin !== self.location.origin) return;
+  if (!url.pathname.startsWith('/app/')) return;
+  const kept = url.pathname === '/app/' ? '/app/' : url.pathname;
+  event.respondWith(
+    fetch(event.request)
+      .then((response) => {
+        if (response.ok && FILES.includes(kept)) {
+          const copy = response.clone();
+          void caches.open(SHELL).then((cache) => cache.put(kept, copy));
+        }
+        return response;
+      })
+      .catch(async () => (await caches.match(kept)) ?? Response.error()),
+  );
+});
+
+/** What a push says, whatever came: a payload that cannot be read is still shown. */
+function shownOf(event) {
   let data = {};
   try {
     data = event.data ? event.data.json() : {};
@@ -15,15 +70,31 @@ self.addEventListener('push', (event) => {
   }
   const shown = data.notification ?? {};
   const foxbell = data.foxbell ?? {};
-  const title = shown.title ?? foxbell.sender ?? 'Foxbell';
-  event.waitUntil(
-    self.registration.showNotification(title, {
-      body: shown.body ?? '',
-      ...(shown.tag ? { tag: shown.tag } : {}),
+  return {
+    title: shown.title ?? foxbell.sender ?? 'Foxbell',
+    options: {
+      body: shown.body ?? (event.data ? '' : 'Something was sent to you. Open Foxbell to see it.'),
+      ...(shown.tag ? { tag: shown.tag, renotify: true } : {}),
       silent: shown.silent === true,
       icon: '/app/icon-192.png',
+      badge: '/app/icon-192.png',
       data: { id: foxbell.id ?? null },
-    }),
+    },
+    badge: typeof shown.app_badge === 'number' ? shown.app_badge : undefined,
+    id: foxbell.id ?? null,
+  };
+}
+
+self.addEventListener('push', (event) => {
+  const { title, options, badge, id } = shownOf(event);
+  event.waitUntil(
+    (async () => {
+      // First and always: the notification. Nothing below may keep it from showing.
+      await self.registration.showNotification(title, options);
+      if (badge !== undefined) await self.navigator.setAppBadge?.(badge).catch(() => {});
+      const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+      for (const window of windows) window.postMessage({ type: 'push', id });
+    })(),
   );
 });
 

@@ -1,140 +1,44 @@
-import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { LocalPushService } from '@foxbell/test-support/push-service';
-import { type Browser, chromium } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
-import { ADMIN, startProcess, tempDir } from '../processes.js';
+import { ADMIN } from '../processes.js';
+import { approveShownCode, openApp, picture, startAppServer, WAIT } from './app-in-chromium.js';
 
 /**
- * The Foxbell web app in real Chromium, against a real foxbell-server that pushes to a local push
- * service (Chromium's own is not reachable here): the browser's subscription is pointed at it, and
- * what the server pushed there is delivered into the app's service worker over the DevTools
- * protocol, as the browser's push service would.
+ * The Foxbell web app in real Chromium against a real foxbell-server (app-in-chromium.ts): linking,
+ * pushes shown whatever the app's state, the inbox kept current, the scene, moving and leaving.
  */
 
-const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
-/** How long a step may take: the app polls its link request every 2 s. */
-const WAIT = { timeout: 10_000 };
-/** Pictures of the app at the widths people use, to look at after a run. */
-const OUTPUT = fileURLToPath(new URL('../../test-output', import.meta.url));
-
-let browser: Browser | undefined;
-let push: LocalPushService | undefined;
-afterEach(async () => {
-  await browser?.close();
-  await push?.close();
-  browser = undefined;
-  push = undefined;
-});
-
 describe('the web app in Chromium', () => {
-  it('links itself with a code, shows a push as a notification with the sender, and opens its scene', async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
-    }
-    const dir = await tempDir();
-    let serverUrl = '';
-    push = await LocalPushService.start({
-      vapidKey: async () => (await (await fetch(`${serverUrl}/v1/web-push/key`)).json()).public_key,
-    });
-    const ca = path.join(dir, 'push-ca.pem');
-    await writeFile(ca, push.ca);
-    const server = await startProcess(
-      [
-        ...['--data', path.join(dir, 'data'), '--admin-key', ADMIN, '--log-level', 'warn'],
-        ...['--web-push-hosts', push.host, '--web-push-subject', 'mailto:ops@example.com'],
-      ],
-      { NODE_EXTRA_CA_CERTS: ca },
-    );
-    serverUrl = server.url;
-    const account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
-    const token = await send(server.url, 'POST', '/v1/tokens', {
-      token: account.body.key,
-      json: { name: 'CI' },
-    });
-
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    await context.grantPermissions(['notifications'], { origin: server.url });
-    // The subscription a browser would make with its push service, made with ours instead. The
-    // page reads it back as the browser's current one (getSubscription), until the test replaces
-    // it with another, as a browser does when its push service drops one.
+  it('links itself with a code, shows a push with its sender, adds it to the open inbox at once, and plays its scene', async () => {
+    const { server, push, account, token } = await startAppServer();
     const subscription = push.subscribe();
-    await context.addInitScript((json) => {
-      const asSubscription = (made: typeof json) =>
-        ({
-          endpoint: made.endpoint,
-          toJSON: () => made,
-          unsubscribe: async () => {
-            current = null;
-            return true;
-          },
-        }) as unknown as PushSubscription;
-      const replaced = localStorage.getItem('test.subscription');
-      let current: PushSubscription | null = null;
-      if (replaced) current = asSubscription(JSON.parse(replaced));
-      PushManager.prototype.subscribe = async () => {
-        current ??= asSubscription(json);
-        return current;
-      };
-      PushManager.prototype.getSubscription = async () => current;
-    }, subscription);
-    const page = await context.newPage();
-    // The app's status line (the link code is an <output>, a status too).
-    const status = page.locator('#status');
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    const cdp = await context.newCDPSession(page);
-    const registrations: { registrationId: string; scopeURL: string }[] = [];
-    cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
-    // Which registrations have an activated worker: a push delivered before that would find none.
-    const activated = new Set<string>();
-    cdp.on('ServiceWorker.workerVersionUpdated', (event) => {
-      for (const version of event.versions) {
-        if (version.status === 'activated') activated.add(version.registrationId);
-      }
-    });
-    await cdp.send('ServiceWorker.enable');
+    const app = await openApp(server.url, { subscription });
+    const { page } = app;
 
     await page.goto(`${server.url}/app/`);
     await page.getByLabel("This device's name").fill('Test iPhone');
     await page.getByRole('button', { name: 'Turn on notifications' }).click();
-    const shownCode = page.getByLabel('Link code');
-    await expect.poll(() => shownCode.textContent(), WAIT).toMatch(/^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$/);
-    const code = (await shownCode.textContent()) ?? '';
-
-    // The person approves the code from an app that is already theirs.
-    const approved = await send(server.url, 'POST', '/v1/link-approvals', {
-      token: account.body.key,
-      json: { code },
-    });
-    expect(approved.status, approved.text).toBe(201);
-    expect(approved.body.device).toMatchObject({
-      name: 'Test iPhone',
-      platform: 'ios',
-      transport: 'web_push',
-    });
     await expect
-      .poll(async () => [await page.getByRole('heading', { name: 'Inbox' }).isVisible(), problems], WAIT)
-      .toEqual([true, []]);
-    await expect.poll(() => status.textContent(), WAIT).toContain('Linked');
+      .poll(() => page.locator('#linking-how').textContent(), WAIT)
+      .toMatch(/^Approve it from a device that is already yours/);
+    await approveShownCode(app, server.url, account.key);
+    await expect.poll(() => app.said(), WAIT).toBe('Linked. What is sent to you now arrives here.');
+    expect(await page.locator('#device-name').textContent()).toBe('Test iPhone');
+    const devices = await send(server.url, 'GET', '/v1/devices', { token: account.key });
+    expect(devices.body.devices).toEqual([
+      expect.objectContaining({ name: 'Test iPhone', platform: 'ios', transport: 'web_push', active: true }),
+    ]);
+    await expect.poll(() => page.locator('#empty').isVisible(), WAIT).toBe(true);
 
     const sent = await send(server.url, 'POST', '/v1/notifications', {
-      token: token.body.token,
+      token,
       json: {
         message: 'The build passed',
         title: 'main',
         scene: 'rocket',
-        scene_params: { color: 'blue' },
+        scene_params: { color: 'blue', countdown: 2 },
         url: 'https://ci.example.com/builds/1',
         url_title: 'Build 1',
-        // A tag, so the push delivered twice below is one notification, as on a phone.
         tag: 'build-1',
       },
     });
@@ -142,47 +46,35 @@ describe('the web app in Chromium', () => {
     await push.waitFor(1);
     const [received] = push.received;
     expect(received?.status).toBe(201);
-    // Served from the server's own origin: the push opens the app's page for it (Declarative Web Push).
-    expect(received?.payload.notification.navigate).toBe(`${server.url}/app/?notification=${sent.body.id}`);
-
-    const registration = registrations.find((entry) => entry.scopeURL === `${server.url}/app/`);
-    expect(registration).toBeDefined();
-    await expect.poll(() => activated.has(registration?.registrationId as string), WAIT).toBe(true);
-    const shown = async () =>
-      page.evaluate(async () => {
-        const worker = await navigator.serviceWorker.getRegistration('/app/');
-        const notifications = (await worker?.getNotifications()) ?? [];
-        return notifications.map((notification) => ({
-          title: notification.title,
-          body: notification.body,
-          data: notification.data,
-        }));
-      });
-    // DevTools hands the push to the worker without saying whether it arrived: in a loaded CI run
-    // one was lost with the worker activated and nothing shown. A push service retries until the
-    // browser acknowledges; so does this, every 2 s, and the tag keeps it one notification.
-    const deliver = () =>
-      cdp.send('ServiceWorker.deliverPushMessage', {
-        origin: server.url,
-        registrationId: registration?.registrationId as string,
-        data: JSON.stringify(received?.payload),
-      });
+    // Served from the server's own origin: the push opens the app's page for it (Declarative
+    // Web Push), and says how many came since the app was last open.
+    expect(received?.payload.notification).toMatchObject({
+      navigate: `${server.url}/app/?notification=${sent.body.id}`,
+      app_badge: 1,
+    });
+    // Delivered to the worker, as the push service would: shown, and in the open inbox at once.
+    await app.deliver(received?.payload);
     await expect
-      .poll(
-        async () => {
-          const now = await shown();
-          if (now.length === 0) await deliver();
-          return now;
+      .poll(() => app.shown(), WAIT)
+      .toEqual([
+        {
+          title: 'CI',
+          body: 'main\nThe build passed',
+          tag: 'build-1',
+          silent: false,
+          data: { id: sent.body.id },
         },
-        { timeout: 10_000, interval: 2_000 },
-      )
-      .toEqual([{ title: 'CI', body: 'main\nThe build passed', data: { id: sent.body.id } }]);
+      ]);
+    await expect
+      .poll(() => page.locator('#items li .message').allTextContents(), WAIT)
+      .toEqual(['The build passed']);
+    expect(await page.locator('#empty').isVisible()).toBe(false);
+    await picture(page, 'inbox');
 
-    // A tap: the worker's click handler opens the app's page for it (the browser's own tap on a
-    // system notification cannot be made from here, so the handler's function is called in the
-    // worker), and the page plays the scene full screen, the link a button of its own.
-    const [worker] = context.serviceWorkers();
-    expect(worker).toBeDefined();
+    // A tap: the worker's click handler opens the app's page for it (a tap on a system
+    // notification cannot be made from here, so the handler's function is called in the worker),
+    // and the page plays the scene full screen, the link a button of its own.
+    const [worker] = app.context.serviceWorkers();
     await worker?.evaluate(
       (id) =>
         (globalThis as unknown as { openNotification(id: string): Promise<unknown> }).openNotification(id),
@@ -194,34 +86,39 @@ describe('the web app in Chromium', () => {
     expect(await dialog.locator('#scene-message').textContent()).toBe('The build passed');
     expect(await dialog.getByRole('link').textContent()).toBe('ci.example.com — Build 1');
     expect(await dialog.locator('.scene').getAttribute('data-scene')).toBe('rocket');
-    // Opening it was reported for this device.
+    // Its parameters: a blue rocket that counts down from 2, then lifts off.
+    expect(await dialog.locator('.rocket path').first().getAttribute('fill')).toBe('#3e8ef7');
+    await expect.poll(() => dialog.locator('.countdown').textContent(), WAIT).toBe('Liftoff');
+    // Full screen: the scene fills the screen above its words.
+    const stage = await dialog.locator('.scene svg').boundingBox();
+    expect(stage?.width).toBe(390);
+    expect(stage?.height).toBeGreaterThan(420);
     await expect
       .poll(async () => {
         const record = await send(server.url, 'GET', `/v1/notifications/${sent.body.id}/status`, {
-          token: account.body.key,
+          token: account.key,
         });
         return record.body.handled.map((event: { action: string }) => event.action);
       }, WAIT)
       .toEqual(['opened']);
-
-    await mkdir(OUTPUT, { recursive: true });
-    await page.screenshot({ path: path.join(OUTPUT, 'web-app-scene-390.png') });
-    // One notification in all: no older page to offer.
-    expect(await page.getByRole('button', { name: 'Show older' }).isVisible()).toBe(false);
+    await picture(page, 'scene');
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await picture(page, 'scene-1400');
     await dialog.getByRole('button', { name: 'Close' }).click();
     for (const width of [390, 1024, 1400]) {
       await page.setViewportSize({ width, height: 900 });
       // Nothing wider than the screen at any width.
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
-      await page.screenshot({ path: path.join(OUTPUT, `web-app-${width}.png`), fullPage: true });
+      await picture(page, `linked-${width}`);
     }
+    await page.setViewportSize({ width: 390, height: 844 });
 
     // Cleared from the inbox: reported for this device, and gone from the list.
-    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByRole('button', { name: 'Clear the notification from CI' }).click();
     await expect
       .poll(async () => {
         const record = await send(server.url, 'GET', `/v1/notifications/${sent.body.id}/status`, {
-          token: account.body.key,
+          token: account.key,
         });
         return record.body.handled.map((event: { action: string }) => event.action).sort();
       }, WAIT)
@@ -233,9 +130,14 @@ describe('the web app in Chromium', () => {
     const renewed = push.subscribe();
     await page.evaluate((json) => localStorage.setItem('test.subscription', JSON.stringify(json)), renewed);
     await page.reload();
-    await expect.poll(() => page.getByRole('heading', { name: 'Inbox' }).isVisible(), WAIT).toBe(true);
+    await expect
+      .poll(
+        () => page.evaluate(() => JSON.parse(localStorage.getItem('foxbell.device') ?? '{}').endpoint),
+        WAIT,
+      )
+      .toBe(renewed.endpoint);
     const again = await send(server.url, 'POST', '/v1/notifications', {
-      token: token.body.token,
+      token,
       json: { message: 'To the renewed subscription' },
     });
     expect(again.status).toBe(202);
@@ -244,40 +146,42 @@ describe('the web app in Chromium', () => {
       'To the renewed subscription',
     ]);
 
-    // It approves another device's code, renames itself, and leaves.
+    // It approves another device's code and renames itself.
     const other = await send(server.url, 'POST', '/v1/link-requests', {
       json: { device_id: 'other-install-1', name: 'iPad', platform: 'ios', push_token: 'ab'.repeat(32) },
     });
-    await page.getByLabel('Link another device: its code').fill(other.body.code.toLowerCase());
+    await page.getByLabel('Link another device: the code it shows').fill(other.body.code.toLowerCase());
     await page.getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => status.textContent(), WAIT).toBe('iPad is linked to your account.');
+    await expect.poll(() => app.said(), WAIT).toBe('iPad is linked to your account.');
     await page.getByLabel('Name', { exact: true }).fill('Work iPhone');
     await page.getByRole('button', { name: 'Rename' }).click();
     await expect.poll(() => page.locator('#device-name').textContent(), WAIT).toBe('Work iPhone');
 
-    // It moves to another account: asked twice (to move, and to leave an account with a send token
-    // behind), it shows a new code, and the other account approves it.
-    const other_account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
+    // It moves to another account: asked twice (to move, and to leave an account with a send
+    // token behind), it shows a code that says where to approve it.
+    const otherAccount = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
     const questions: string[] = [];
-    const answer = (question: { message(): string; accept(): Promise<void> }) => {
+    page.on('dialog', (question) => {
       questions.push(question.message());
       void question.accept();
-    };
-    page.on('dialog', answer);
+    });
     await page.getByRole('button', { name: 'Move this device to another account' }).click();
-    const switchCode = page.getByLabel('Link code');
-    await expect.poll(() => switchCode.isVisible(), WAIT).toBe(true);
+    await expect
+      .poll(() => page.getByRole('heading', { name: 'Approve the move with this code' }).isVisible(), WAIT)
+      .toBe(true);
+    expect(await page.locator('#linking-how').textContent()).toMatch(
+      /^Approve it from the account you are moving to/,
+    );
     expect(questions).toEqual([
       'Move this device to another account? You approve its code from that account.',
-      'This account still has 1 send tokens and 1 other devices. Leave it anyway?',
+      'Your current account still has 1 send token and 1 other device. Leave it anyway?',
     ]);
-    const moved = await send(server.url, 'POST', '/v1/link-approvals', {
-      token: other_account.body.key,
-      json: { code: await switchCode.textContent() },
-    });
-    expect(moved.status, moved.text).toBe(201);
-    await expect.poll(() => status.textContent(), WAIT).toContain('Linked');
-    const left = await send(server.url, 'GET', '/v1/devices', { token: account.body.key });
+    await picture(page, 'moving');
+    await approveShownCode(app, server.url, otherAccount.body.key);
+    await expect
+      .poll(() => app.said(), WAIT)
+      .toBe('Moved. What is sent to you in the new account now arrives here.');
+    const left = await send(server.url, 'GET', '/v1/devices', { token: account.key });
     expect(left.body.devices.map((one: { name: string; active: boolean }) => [one.name, one.active])).toEqual(
       [
         ['Work iPhone', false],
@@ -285,12 +189,72 @@ describe('the web app in Chromium', () => {
       ],
     );
 
-    // And leaves that one.
+    // And leaves that one: the header no longer names it, and it asks to be linked again.
     await page.getByRole('button', { name: 'Remove this device from my account' }).click();
-    await expect.poll(() => status.textContent(), WAIT).toBe('This device left its account.');
-    const devices = await send(server.url, 'GET', '/v1/devices', { token: other_account.body.key });
+    await expect
+      .poll(() => app.said(), WAIT)
+      .toBe('This device left its account. Link it again to receive notifications here.');
+    expect(await page.locator('#device-name').textContent()).toBe('');
+    expect(await page.getByRole('heading', { name: 'Get your notifications here' }).isVisible()).toBe(true);
+    const devicesLeft = await send(server.url, 'GET', '/v1/devices', { token: otherAccount.body.key });
     expect(
-      devices.body.devices.map((one: { name: string; active: boolean }) => [one.name, one.active]),
+      devicesLeft.body.devices.map((one: { name: string; active: boolean }) => [one.name, one.active]),
     ).toEqual([['Work iPhone', false]]);
+    expect(app.problems).toEqual([]);
+  }, 90_000);
+
+  it('shows every push, whatever the app is doing and whatever the payload: none is silent', async () => {
+    const { server, push, account, token } = await startAppServer();
+    const app = await openApp(server.url, { subscription: push.subscribe() });
+    const { page, context } = app;
+    await page.goto(`${server.url}/app/`);
+    await page.getByRole('button', { name: 'Turn on notifications' }).click();
+    await approveShownCode(app, server.url, account.key);
+
+    /** Sends, and hands what reached the push service to the worker: the payload the server made. */
+    const pushOf = async (json: Record<string, unknown>) => {
+      const before = push.received.length;
+      const sent = await send(server.url, 'POST', '/v1/notifications', { token, json });
+      expect(sent.status, sent.text).toBe(202);
+      await push.waitFor(before + 1);
+      return push.received[before]?.payload;
+    };
+    const clearShown = () =>
+      context.serviceWorkers()[0]?.evaluate(async () => {
+        const registration = (globalThis as unknown as { registration: ServiceWorkerRegistration })
+          .registration;
+        for (const notification of await registration.getNotifications()) notification.close();
+      });
+
+    // Open and in front.
+    await app.deliver(await pushOf({ message: 'while open', tag: 'state' }));
+    await expect.poll(async () => (await app.shown()).map((one) => one.body), WAIT).toEqual(['while open']);
+    // A newer send with the tag replaces the older: one notification, the newer text.
+    await app.deliver(await pushOf({ message: 'replaced by the newer', tag: 'state' }));
+    await expect
+      .poll(async () => (await app.shown()).map((one) => [one.tag, one.body]), WAIT)
+      .toEqual([['state', 'replaced by the newer']]);
+    await clearShown();
+    // In the background: another tab in front.
+    const other = await context.newPage();
+    await other.goto('about:blank');
+    await other.bringToFront();
+    const long = 'é'.repeat(1990);
+    const longPayload = await pushOf({ message: long, level: 'passive', sound: 'none' });
+    expect(longPayload.foxbell.truncated).toBe(true);
+    await app.deliver(longPayload);
+    await expect
+      .poll(async () => (await app.shown()).map((one) => [one.body.endsWith('…'), one.silent]), WAIT)
+      .toEqual([[true, true]]);
+    await clearShown();
+    // Closed: no window of the app at all.
+    await page.close();
+    await app.deliver(await pushOf({ message: 'while closed', level: 'time-sensitive' }));
+    await expect.poll(async () => (await app.shown()).map((one) => one.body), WAIT).toEqual(['while closed']);
+    await clearShown();
+    // A payload that cannot be read at all: still a notification, never nothing.
+    await app.deliver('not a payload of ours');
+    await expect.poll(async () => (await app.shown()).map((one) => one.title), WAIT).toEqual(['Foxbell']);
+    expect(app.problems).toEqual([]);
   }, 60_000);
 });

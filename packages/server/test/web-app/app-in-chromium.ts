@@ -1,0 +1,275 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LocalPushService, type Subscription } from '@foxbell/test-support/push-service';
+import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, expect } from 'vitest';
+import { send } from '../helpers.js';
+import { ADMIN, type Running, startProcess, tempDir } from '../processes.js';
+
+/**
+ * The Foxbell web app in real Chromium, as a phone shows it, against a real foxbell-server that
+ * pushes to a local push service (Chromium's own is not reachable here): the browser's
+ * subscription is one of the local service's, and what the server pushed there is delivered into
+ * the app's service worker over the DevTools protocol, as the browser's push service would.
+ */
+
+const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
+/** A host name of this machine that is not `localhost`: over plain http it is not a secure context. */
+export const LAN_NAME = 'foxbell.lan';
+/** How long a step may take: the app polls its link request every 2 s. */
+export const WAIT = { timeout: 15_000 };
+
+/** Pictures of the app, to look at after a run; docs/iphone.md's come from here. */
+const OUTPUT = fileURLToPath(new URL('../../test-output/web-app', import.meta.url));
+const DOCS_PICTURES = fileURLToPath(new URL('../../../../docs/images/iphone', import.meta.url));
+
+let browser: Browser | undefined;
+const contexts: BrowserContext[] = [];
+const services: LocalPushService[] = [];
+afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((context) => context.close().catch(() => {})));
+  await Promise.all(services.splice(0).map((service) => service.close()));
+});
+afterAll(async () => {
+  await browser?.close();
+  browser = undefined;
+});
+
+/** One Chromium for a file's tests, each in a context of its own. */
+async function chromiumOnce(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
+  }
+  browser ??= await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', `--host-resolver-rules=MAP ${LAN_NAME} 127.0.0.1`],
+  });
+  return browser;
+}
+
+export interface AppServer {
+  server: Running;
+  push: LocalPushService;
+  account: { id: string; key: string };
+  /** A send token of the account, named "CI". */
+  token: string;
+}
+
+/** A foxbell-server whose Web Push goes to a local push service, with an account and a token. */
+export async function startAppServer(extra: string[] = []): Promise<AppServer> {
+  const dir = await tempDir();
+  let serverUrl = '';
+  const push = await LocalPushService.start({
+    vapidKey: async () => (await (await fetch(`${serverUrl}/v1/web-push/key`)).json()).public_key,
+  });
+  services.push(push);
+  const ca = path.join(dir, 'push-ca.pem');
+  await writeFile(ca, push.ca);
+  const server = await startProcess(
+    [
+      ...['--data', path.join(dir, 'data'), '--admin-key', ADMIN, '--log-level', 'warn'],
+      ...['--web-push-hosts', push.host, '--web-push-subject', 'mailto:ops@example.com'],
+      ...extra,
+    ],
+    { NODE_EXTRA_CA_CERTS: ca },
+  );
+  serverUrl = server.url;
+  const account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
+  const token = await send(server.url, 'POST', '/v1/tokens', {
+    token: account.body.key,
+    json: { name: 'CI' },
+  });
+  return { server, push, account: { id: account.body.id, key: account.body.key }, token: token.body.token };
+}
+
+export interface AppOptions {
+  /** An iPhone's Safari (its user agent, 390 × 844, touch); else a desktop Chromium. */
+  iphone?: boolean;
+  /** Opened from the Home Screen (navigator.standalone), as an installed web app is. */
+  fromHomeScreen?: boolean;
+  colorScheme?: 'light' | 'dark';
+  /** The notification permission the browser answers with. */
+  permission?: 'granted' | 'denied';
+  /** The subscription the browser's PushManager gives; `hang`: its subscribe never answers. */
+  subscription?: Subscription | 'hang';
+  reducedMotion?: boolean;
+}
+
+export interface App {
+  page: Page;
+  context: BrowserContext;
+  cdp: CDPSession;
+  /** Errors the page logged or threw: a test ends with none. */
+  problems: string[];
+  /** The app's status line, banners included. */
+  said(): Promise<string>;
+  /** Hands a push's payload (JSON, or a string as it is) to the service worker, as the push service would. */
+  deliver(payload: unknown): Promise<void>;
+  /** The notifications the service worker shows now. */
+  shown(): Promise<{ title: string; body: string; tag: string; silent: boolean | null; data: unknown }[]>;
+}
+
+/**
+ * The app in a fresh browser context: a phone of its own. The page's PushManager gives the local
+ * push service's subscription (the browser's own push service is not reachable here), and a test
+ * may replace it (`localStorage['test.subscription']`), as a browser does when its push service
+ * drops one.
+ */
+export async function openApp(url: string, options: AppOptions = {}): Promise<App> {
+  const context = await (await chromiumOnce()).newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    ...(options.iphone
+      ? {
+          userAgent:
+            'Mozilla/5.0 (iPhone; CPU iPhone OS 18_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.4 Mobile/15E148 Safari/604.1',
+          isMobile: true,
+          hasTouch: true,
+        }
+      : {}),
+    colorScheme: options.colorScheme ?? 'dark',
+    reducedMotion: options.reducedMotion ? 'reduce' : 'no-preference',
+  });
+  contexts.push(context);
+  if (options.permission !== 'denied') {
+    await context.grantPermissions(['notifications'], { origin: new URL(url).origin });
+  }
+  await context.addInitScript(
+    ({ subscription, standalone, denied }) => {
+      if (standalone) Object.defineProperty(navigator, 'standalone', { get: () => true });
+      if (denied) {
+        Object.defineProperty(Notification, 'permission', { get: () => 'denied' });
+        Notification.requestPermission = async () => 'denied';
+      }
+      if (subscription === undefined) return;
+      const asSubscription = (made: NonNullable<typeof subscription>) =>
+        ({
+          endpoint: (made as { endpoint: string }).endpoint,
+          toJSON: () => made,
+          unsubscribe: async () => {
+            current = null;
+            localStorage.removeItem('test.subscription');
+            return true;
+          },
+        }) as unknown as PushSubscription;
+      const replaced = localStorage.getItem('test.subscription');
+      let current: PushSubscription | null = replaced ? asSubscription(JSON.parse(replaced)) : null;
+      PushManager.prototype.subscribe = async () => {
+        if (subscription === 'hang') return new Promise<PushSubscription>(() => {});
+        const renewed = localStorage.getItem('test.renewal');
+        current ??= asSubscription(renewed ? JSON.parse(renewed) : subscription);
+        return current;
+      };
+      PushManager.prototype.getSubscription = async () => current;
+    },
+    {
+      subscription: options.subscription,
+      standalone: options.fromHomeScreen ?? false,
+      denied: options.permission === 'denied',
+    },
+  );
+  // The push service's stand-in: a blank page of the same browser whose DevTools session hands
+  // pushes to the worker, and stays open when the app's own page is closed.
+  const control = await context.newPage();
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => {
+    // A fetch the test made fail on purpose (the server stopped, offline) is the browser's own line.
+    if (
+      message.type() === 'error' &&
+      !/Failed to load resource|ERR_INTERNET_DISCONNECTED|ERR_CONNECTION_REFUSED/.test(message.text())
+    ) {
+      problems.push(message.text());
+    }
+  });
+  const cdp = await context.newCDPSession(control);
+  const registrations: { registrationId: string; scopeURL: string }[] = [];
+  cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
+  const activated = new Set<string>();
+  cdp.on('ServiceWorker.workerVersionUpdated', (event) => {
+    for (const version of event.versions)
+      if (version.status === 'activated') activated.add(version.registrationId);
+  });
+  await cdp.send('ServiceWorker.enable');
+  await page.bringToFront();
+  const origin = new URL(url).origin;
+  const worker = () => {
+    const registration = registrations.find((entry) => entry.scopeURL === `${origin}/app/`);
+    return registration && activated.has(registration.registrationId)
+      ? registration.registrationId
+      : undefined;
+  };
+  const shown: App['shown'] = async () => {
+    const [sw] = context.serviceWorkers();
+    if (!sw) return [];
+    return sw.evaluate(async () => {
+      const registration = (globalThis as unknown as { registration: ServiceWorkerRegistration })
+        .registration;
+      return (await registration.getNotifications()).map((notification) => ({
+        title: notification.title,
+        body: notification.body,
+        tag: notification.tag,
+        silent: notification.silent,
+        data: notification.data,
+      }));
+    });
+  };
+  return {
+    page,
+    context,
+    cdp,
+    problems,
+    said: () =>
+      page.evaluate(() =>
+        [
+          ['status', 'status-text'],
+          ['offline', 'offline'],
+          ['stopped', 'stopped-text'],
+        ]
+          .filter(([box]) => document.getElementById(box as string)?.hidden === false)
+          .map(([, text]) =>
+            document
+              .getElementById(text as string)
+              ?.textContent?.replace(/\s+/g, ' ')
+              .trim(),
+          )
+          .join(' | '),
+      ),
+    async deliver(payload) {
+      await expect.poll(() => worker(), WAIT).toBeDefined();
+      await cdp.send('ServiceWorker.deliverPushMessage', {
+        origin,
+        registrationId: worker() as string,
+        data: typeof payload === 'string' ? payload : JSON.stringify(payload),
+      });
+    },
+    shown,
+  };
+}
+
+/** The page as a picture, for a person to look at (test-output/web-app), and for docs/iphone.md. */
+export async function picture(page: Page, name: string): Promise<void> {
+  await mkdir(OUTPUT, { recursive: true });
+  const file = `${name}.png`;
+  await page.screenshot({ path: path.join(OUTPUT, file), animations: 'disabled' });
+  // `FOXBELL_PICTURES=docs` (pnpm pictures) writes the guide's pictures anew.
+  if (process.env.FOXBELL_PICTURES === 'docs') {
+    await mkdir(DOCS_PICTURES, { recursive: true });
+    await page.screenshot({ path: path.join(DOCS_PICTURES, file), animations: 'disabled' });
+  }
+}
+
+/** Links the app (already past its setup screen) by approving the code it shows with `accountKey`. */
+export async function approveShownCode(app: App, serverUrl: string, accountKey: string): Promise<void> {
+  const shownCode = app.page.getByLabel('Link code');
+  await expect.poll(() => shownCode.textContent(), WAIT).toMatch(/^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$/);
+  const approved = await send(serverUrl, 'POST', '/v1/link-approvals', {
+    token: accountKey,
+    json: { code: await shownCode.textContent() },
+  });
+  expect(approved.status, approved.text).toBe(201);
+  await expect.poll(() => app.page.getByRole('heading', { name: 'Inbox' }).isVisible(), WAIT).toBe(true);
+}
