@@ -133,7 +133,10 @@ export async function openApp(url: string, options: AppOptions = {}): Promise<Ap
     reducedMotion: options.reducedMotion ? 'reduce' : 'no-preference',
   });
   contexts.push(context);
-  if (options.permission !== 'denied') {
+  // Notifications can be granted to a secure origin only: an insecure one keeps the default.
+  const { protocol, hostname } = new URL(url);
+  const secure = protocol === 'https:' || hostname === '127.0.0.1' || hostname === 'localhost';
+  if (options.permission !== 'denied' && secure) {
     await context.grantPermissions(['notifications'], { origin: new URL(url).origin });
   }
   await context.addInitScript(

@@ -1,0 +1,298 @@
+import { describe, expect, it } from 'vitest';
+import { send } from '../helpers.js';
+import {
+  type App,
+  approveShownCode,
+  LAN_NAME,
+  openApp,
+  picture,
+  startAppServer,
+  WAIT,
+} from './app-in-chromium.js';
+
+/**
+ * Every state a phone can put the web app in, each said in the app's own words (never an API
+ * message), and pictured at 390 px for docs/iphone.md.
+ */
+
+/** Past the setup screen with a name: turns notifications on. */
+async function turnOn(app: App, name = 'My iPhone') {
+  await app.page.getByLabel("This device's name").fill(name);
+  await app.page.getByRole('button', { name: 'Turn on notifications' }).click();
+}
+
+/** The page's whole text has none of these API messages in it. */
+async function expectNoApiMessage(app: App, ...messages: string[]) {
+  const text = (await app.page.locator('body').textContent()) ?? '';
+  for (const message of messages) expect(text).not.toContain(message);
+}
+
+describe('the web app before it can receive', () => {
+  it('in a Safari tab on an iPhone: says to add it to the Home Screen first, with the steps', async () => {
+    const { server } = await startAppServer();
+    const app = await openApp(server.url, { iphone: true, colorScheme: 'light' });
+    await app.page.goto(`${server.url}/app/`);
+    await expect
+      .poll(
+        () => app.page.getByRole('heading', { name: 'Add Foxbell to your Home Screen' }).isVisible(),
+        WAIT,
+      )
+      .toBe(true);
+    const steps = await app.page.locator('#install ol li').allTextContents();
+    expect(steps.map((step) => step.replace(/\s+/g, ' ').trim())).toEqual([
+      "Tap Share in Safari's toolbar.",
+      'Scroll down and tap Add to Home Screen, then Add.',
+      'Open Foxbell from your Home Screen, and continue there.',
+    ]);
+    await picture(app.page, 'safari-tab');
+    // Opened from the Home Screen, the same page asks for a name.
+    const installed = await openApp(server.url, { iphone: true, fromHomeScreen: true, colorScheme: 'light' });
+    await installed.page.goto(`${server.url}/app/`);
+    await expect
+      .poll(() => installed.page.getByLabel("This device's name").inputValue(), WAIT)
+      .toBe('iPhone');
+    await picture(installed.page, 'setup');
+    expect([...app.problems, ...installed.problems]).toEqual([]);
+  });
+
+  it('over plain http on a name of the network: says HTTPS is needed, and why', async () => {
+    const { server } = await startAppServer();
+    const plain = `http://${LAN_NAME}:${new URL(server.url).port}`;
+    const app = await openApp(plain, { iphone: true, fromHomeScreen: true });
+    await app.page.goto(`${plain}/app/`);
+    await expect
+      .poll(() => app.page.getByRole('heading', { name: 'This address is not secure' }).isVisible(), WAIT)
+      .toBe(true);
+    expect(await app.page.locator('#insecure-address').textContent()).toBe(plain);
+    expect(await app.page.locator('#insecure').textContent()).toContain('starts with https://');
+    await picture(app.page, 'not-https');
+  });
+
+  it('notifications denied: says where to turn them on, and checks again', async () => {
+    const { server } = await startAppServer();
+    const app = await openApp(server.url, { iphone: true, fromHomeScreen: true, permission: 'denied' });
+    await app.page.goto(`${server.url}/app/`);
+    await expect
+      .poll(
+        () => app.page.getByRole('heading', { name: 'Notifications are off for Foxbell' }).isVisible(),
+        WAIT,
+      )
+      .toBe(true);
+    expect(await app.page.locator('#denied ol li').first().textContent()).toBe(
+      'On an iPhone: open Settings, tap Notifications, then Foxbell, and turn on Allow Notifications.',
+    );
+    await picture(app.page, 'denied');
+    await app.page.getByRole('button', { name: 'I turned them on' }).click();
+    expect(await app.said()).toBe('Notifications are still off for Foxbell. Turn them on in Settings first.');
+  });
+
+  it('a subscribe that hangs: progress at once, then says so and offers a way out', async () => {
+    const { server } = await startAppServer();
+    const app = await openApp(server.url, { iphone: true, fromHomeScreen: true, subscription: 'hang' });
+    await app.page.goto(`${server.url}/app/`);
+    await turnOn(app);
+    await expect
+      .poll(() => app.page.locator('#setup-progress-text').textContent(), WAIT)
+      .toBe('Turning on notifications…');
+    await picture(app.page, 'turning-on');
+    await expect
+      .poll(() => app.page.locator('#setup-progress-text').textContent(), { timeout: 20_000 })
+      .toBe('This is taking longer than it should. You can wait, or cancel and try again.');
+    await picture(app.page, 'slow');
+    await app.page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await app.said()).toBe('Cancelled. Check that this device is online, then try again.');
+    expect(await app.page.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
+    expect(await app.page.getByRole('button', { name: 'Turn on notifications' }).isVisible()).toBe(true);
+  }, 40_000);
+
+  it("the server unreachable: says so in the app's words, with a way to try again", async () => {
+    const { server } = await startAppServer();
+    const app = await openApp(server.url, { iphone: true, fromHomeScreen: true });
+    await app.page.goto(`${server.url}/app/`);
+    await expect.poll(() => app.page.getByLabel("This device's name").isVisible(), WAIT).toBe(true);
+    server.child.kill('SIGKILL');
+    await server.exited;
+    await turnOn(app);
+    await expect
+      .poll(() => app.said(), { timeout: 20_000 })
+      .toBe("Foxbell's server cannot be reached right now. Check your connection, then try again.");
+    expect(await app.page.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
+    await expectNoApiMessage(app, 'Failed to fetch', 'fetch failed');
+    await picture(app.page, 'unreachable');
+  }, 40_000);
+});
+
+describe('the web app linked', () => {
+  it('an empty inbox, the code screen and the inbox, in light and dark', async () => {
+    const { server, push, account, token } = await startAppServer();
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const app = await openApp(server.url, {
+        iphone: true,
+        fromHomeScreen: true,
+        colorScheme,
+        subscription: push.subscribe(),
+      });
+      await app.page.goto(`${server.url}/app/`);
+      await turnOn(app, `iPhone ${colorScheme}`);
+      await expect.poll(() => app.page.getByLabel('Link code').textContent(), WAIT).toMatch(/-/);
+      await picture(app.page, `code-${colorScheme}`);
+      await approveShownCode(app, server.url, account.key);
+      await app.page.evaluate(() => document.getElementById('status')?.setAttribute('hidden', ''));
+      await expect.poll(() => app.page.locator('#empty').isVisible(), WAIT).toBe(colorScheme === 'light');
+      if (colorScheme === 'light') {
+        expect(await app.page.locator('#empty').textContent()).toContain('Nothing yet.');
+        await picture(app.page, 'empty-light');
+        await send(server.url, 'POST', '/v1/notifications', {
+          token,
+          json: { message: 'The backup finished: 12 GB in 4 minutes.', title: 'Backups', scene: 'campfire' },
+        });
+      } else {
+        await expect.poll(() => app.page.locator('#items li').count(), WAIT).toBe(1);
+        await picture(app.page, 'inbox-dark');
+      }
+      expect(app.problems).toEqual([]);
+    }
+  }, 60_000);
+
+  it('offline: opens from what it kept, the last inbox with a banner, and catches up once online', async () => {
+    const { server, push, account, token } = await startAppServer();
+    const app = await openApp(server.url, {
+      iphone: true,
+      fromHomeScreen: true,
+      subscription: push.subscribe(),
+    });
+    await app.page.goto(`${server.url}/app/`);
+    await turnOn(app);
+    await approveShownCode(app, server.url, account.key);
+    await send(server.url, 'POST', '/v1/notifications', {
+      token,
+      json: { message: 'Kept for later', title: 'Garage' },
+    });
+    await app.page.reload();
+    await expect
+      .poll(() => app.page.locator('#items li .message').allTextContents(), WAIT)
+      .toEqual(['Kept for later']);
+    await app.context.setOffline(true);
+    await app.page.reload();
+    await expect.poll(() => app.page.locator('#offline').isVisible(), WAIT).toBe(true);
+    expect(await app.page.locator('#items li .message').allTextContents()).toEqual(['Kept for later']);
+    expect(await app.said()).toBe(
+      "You're offline. Showing what arrived before; new notifications still reach this device.",
+    );
+    await picture(app.page, 'offline');
+    await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'Sent while offline' } });
+    await app.context.setOffline(false);
+    await expect
+      .poll(() => app.page.locator('#items li .message').allTextContents(), WAIT)
+      .toEqual(['Sent while offline', 'Kept for later']);
+    expect(await app.page.locator('#offline').isVisible()).toBe(false);
+  }, 60_000);
+
+  it('a subscription gone (410): shows that nothing arrives, and turns notifications on again', async () => {
+    const { server, push, account, token } = await startAppServer();
+    const first = push.subscribe();
+    const app = await openApp(server.url, { iphone: true, fromHomeScreen: true, subscription: first });
+    await app.page.goto(`${server.url}/app/`);
+    await turnOn(app);
+    await approveShownCode(app, server.url, account.key);
+    // iOS dropped it without a word: the push service answers 410 and the server deactivates it.
+    push.script(first, { status: 410 });
+    await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'lost' } });
+    await push.waitFor(1);
+    await expect
+      .poll(
+        async () =>
+          (await send(server.url, 'GET', '/v1/devices', { token: account.key })).body.devices[0].active,
+        WAIT,
+      )
+      .toBe(false);
+    await app.page.reload();
+    await expect
+      .poll(() => app.said(), WAIT)
+      .toBe('Notifications stopped reaching this device: its subscription is gone.');
+    await picture(app.page, 'stopped');
+    // A new subscription from the browser, registered: pushes reach it again.
+    const renewed = push.subscribe();
+    await app.page.evaluate((json) => localStorage.setItem('test.renewal', JSON.stringify(json)), renewed);
+    await app.page.getByRole('button', { name: 'Turn notifications on again' }).click();
+    await expect.poll(() => app.said(), WAIT).toBe('Notifications are on again.');
+    expect(
+      (await send(server.url, 'GET', '/v1/devices', { token: account.key })).body.devices[0].active,
+    ).toBe(true);
+    await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'back' } });
+    await push.waitFor(2);
+    expect(push.pushesTo(renewed).map((one) => one.status)).toEqual([201]);
+    expect(app.problems).toEqual([]);
+  }, 60_000);
+
+  it("a code wrong, expired or locked: said in the app's words", async () => {
+    const { server, push, account } = await startAppServer(['--link-code-seconds', '1']);
+    const app = await openApp(server.url, {
+      iphone: true,
+      fromHomeScreen: true,
+      subscription: push.subscribe(),
+    });
+    await app.page.goto(`${server.url}/app/`);
+    await turnOn(app);
+    await approveShownCode(app, server.url, account.key);
+    const approve = async (code: string) => {
+      await app.page.getByLabel('Link another device: the code it shows').fill(code);
+      await app.page.getByRole('button', { name: 'Approve' }).click();
+    };
+    // Expired: made, and approved after its second.
+    const late = await send(server.url, 'POST', '/v1/link-requests', {
+      json: { device_id: 'late-device-1', name: 'iPad', platform: 'ios', push_token: 'ab'.repeat(32) },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await approve(late.body.code);
+    await expect
+      .poll(() => app.said(), WAIT)
+      .toBe('That code has expired. Make a new one on the other device.');
+    await approve('ABCD-EFGH');
+    await expect
+      .poll(() => app.said(), WAIT)
+      .toBe('No device is showing that code. Check it: codes have no 0, O, 1, I or L.');
+    await picture(app.page, 'code-wrong');
+    await expectNoApiMessage(app, 'no link request has this code', 'this link code expired');
+    for (let wrong = 0; wrong < 4; wrong += 1) await approve(`ABCD-EFG${wrong + 2}`);
+    await approve('ABCD-EFGZ');
+    await expect
+      .poll(() => app.said(), WAIT)
+      .toBe('Too many wrong codes. You can approve again in 10 minutes.');
+    await expectNoApiMessage(app, 'too many wrong link codes');
+  }, 60_000);
+
+  it('plays a scene still for a person who asked for reduced motion, its parameters as sent', async () => {
+    const { server, push, account, token } = await startAppServer();
+    const app = await openApp(server.url, {
+      iphone: true,
+      fromHomeScreen: true,
+      subscription: push.subscribe(),
+      reducedMotion: true,
+    });
+    await app.page.goto(`${server.url}/app/`);
+    await turnOn(app);
+    await approveShownCode(app, server.url, account.key);
+    await send(server.url, 'POST', '/v1/notifications', {
+      token,
+      json: { message: 'Happy new year!', scene: 'fireworks', scene_params: { bursts: 5 } },
+    });
+    await app.page.reload();
+    await app.page.locator('#items li .open').first().click();
+    const scene = app.page.locator('#scene-art');
+    await expect.poll(() => scene.getAttribute('data-motion'), WAIT).toBe('reduced');
+    expect(await scene.locator('.burst').count()).toBe(5);
+    const still = await scene
+      .locator('.burst')
+      .first()
+      .evaluate((burst) => {
+        const style = getComputedStyle(burst);
+        return [style.animationName, style.opacity];
+      });
+    expect(still).toEqual(['none', '1']);
+    expect(await app.page.locator('.fox-tail').evaluate((tail) => getComputedStyle(tail).animationName)).toBe(
+      'none',
+    );
+    await picture(app.page, 'scene-fireworks');
+  }, 60_000);
+});
