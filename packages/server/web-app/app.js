@@ -452,10 +452,11 @@ async function renew(registration, current) {
 $('resubscribe').addEventListener('click', async () => {
   try {
     const permission = await Notification.requestPermission();
-    if (permission !== 'granted') return stopped(
-      'Notifications are off for Foxbell in this device’s settings. Turn them on in Settings, Notifications, Foxbell.',
-      false,
-    );
+    if (permission !== 'granted')
+      return stopped(
+        'Notifications are off for Foxbell in this device’s settings. Turn them on in Settings, Notifications, Foxbell.',
+        false,
+      );
     const registration = await navigator.serviceWorker.register('/app/sw.js', { scope: '/app/' });
     // The old subscription is the one that stopped working: a new one, not it again.
     await (await registration.pushManager.getSubscription())?.unsubscribe().catch(() => {});
@@ -475,7 +476,10 @@ function itemRow(item) {
   row.querySelector('.message').textContent = item.message;
   const when = row.querySelector('.when');
   when.dateTime = item.created_at;
-  when.textContent = new Date(item.created_at).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+  when.textContent = new Date(item.created_at).toLocaleString([], {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  });
   // Named for what they act on: a screen reader lists many of them.
   row.querySelector('.clear').setAttribute('aria-label', `Clear the notification from ${item.sender}`);
   row.querySelector('.open').addEventListener('click', () => openItem(item));

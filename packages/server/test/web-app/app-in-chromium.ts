@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalPushService, type Subscription } from '@foxbell/test-support/push-service';
@@ -24,6 +24,7 @@ export const WAIT = { timeout: 15_000 };
 /** Pictures of the app, to look at after a run; docs/iphone.md's come from here. */
 const OUTPUT = fileURLToPath(new URL('../../test-output/web-app', import.meta.url));
 const DOCS_PICTURES = fileURLToPath(new URL('../../../../docs/images/iphone', import.meta.url));
+const GUIDE = fileURLToPath(new URL('../../../../docs/iphone.md', import.meta.url));
 
 let browser: Browser | undefined;
 const contexts: BrowserContext[] = [];
@@ -258,8 +259,11 @@ export async function picture(page: Page, name: string): Promise<void> {
   await mkdir(OUTPUT, { recursive: true });
   const file = `${name}.png`;
   await page.screenshot({ path: path.join(OUTPUT, file), animations: 'disabled' });
-  // `FOXBELL_PICTURES=docs` (pnpm pictures) writes the guide's pictures anew.
-  if (process.env.FOXBELL_PICTURES === 'docs') {
+  // `FOXBELL_PICTURES=docs` (pnpm pictures) writes anew the pictures the guide shows.
+  if (
+    process.env.FOXBELL_PICTURES === 'docs' &&
+    (await readFile(GUIDE, 'utf8')).includes(`images/iphone/${file}`)
+  ) {
     await mkdir(DOCS_PICTURES, { recursive: true });
     await page.screenshot({ path: path.join(DOCS_PICTURES, file), animations: 'disabled' });
   }

@@ -135,7 +135,7 @@ describe('the web app linked', () => {
       await app.page.goto(`${server.url}/app/`);
       await turnOn(app, `iPhone ${colorScheme}`);
       await expect.poll(() => app.page.getByLabel('Link code').textContent(), WAIT).toMatch(/-/);
-      await picture(app.page, `code-${colorScheme}`);
+      await picture(app.page, colorScheme === 'light' ? 'code-light' : 'code-dark');
       await approveShownCode(app, server.url, account.key);
       await app.page.evaluate(() => document.getElementById('status')?.setAttribute('hidden', ''));
       await expect.poll(() => app.page.locator('#empty').isVisible(), WAIT).toBe(colorScheme === 'light');

@@ -382,7 +382,13 @@ describe('Web Push delivery', () => {
     expect(published).toMatch(/^[A-Za-z0-9_-]{87}$/);
     // No app address is known for a device an account key registered: the service worker shows it.
     expect(push?.payload).toEqual({
-      notification: { title: 'CI', body: 'main\nBuild passed', tag: 'build-main', silent: false, app_badge: 1 },
+      notification: {
+        title: 'CI',
+        body: 'main\nBuild passed',
+        tag: 'build-main',
+        silent: false,
+        app_badge: 1,
+      },
       foxbell: {
         id,
         sender: 'CI',
