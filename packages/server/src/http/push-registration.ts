@@ -12,6 +12,7 @@ export type PushRegistration =
 export const apnsPushToken = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits');
 
 /** C0 controls, DEL and C1 controls. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** What a Web Push endpoint may be at most: the longest real ones are a few hundred bytes. */

@@ -1,11 +1,11 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { subscriptionAt } from '@foxbell/test-support/push-service';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, tempDir } from '../processes.js';
+import { freePort, httpsJson, tempDir } from '../processes.js';
 
 /**
  * docs/iphone.md, run: every `sh` block of the guide, in order, as a newcomer on a fresh server
@@ -98,8 +98,18 @@ describe('docs/iphone.md', () => {
     const home = path.join(root, 'home');
     const ports = { api: await freePort(), http: await freePort(), https: await freePort() };
     const base = `https://localhost:${ports.https}`;
-    await mkdir(path.join(root, 'bin'), { recursive: true });
-    await mkdir(home, { recursive: true });
+    // The folders a Debian system has, under the test's root.
+    for (const folder of [
+      'bin',
+      'home',
+      'usr/local/bin',
+      'opt',
+      'etc/systemd/system',
+      'etc/caddy',
+      'var/lib',
+    ]) {
+      await mkdir(path.join(root, folder), { recursive: true });
+    }
     await writeFile(path.join(root, 'bin', 'systemctl'), systemctlStandIn(root, ports));
     await chmod(path.join(root, 'bin', 'systemctl'), 0o755);
     started.push(path.join(root, 'foxbell.pid'), path.join(root, 'caddy.pid'));
@@ -162,12 +172,14 @@ describe('docs/iphone.md', () => {
       return result.stdout;
     };
 
+    const caddyCa = () =>
+      readFileSync(path.join(root, 'xdg-data/caddy/pki/authorities/local/root.crt'), 'utf8');
     const blocks = await guideBlocks();
     const outputs: string[] = [];
     for (const block of blocks) {
       // Step 7: the phone shows its code. Here the web app's link request is made as it makes it.
       if (block.includes('K7QM-3XPA')) {
-        const link = await fetch(`${base}/v1/link-requests`, {
+        const link = await httpsJson(`${base}/v1/link-requests`, caddyCa(), {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({
@@ -176,8 +188,8 @@ describe('docs/iphone.md', () => {
             platform: 'ios',
             web_push: subscriptionAt('https://web.push.apple.com/QGuideiPhone'),
           }),
-        }).then((reply) => reply.json() as Promise<{ code: string }>);
-        said['K7QM-3XPA'] = link.code;
+        });
+        said['K7QM-3XPA'] = link.body.code as string;
       }
       const output = await run(block);
       outputs.push(output);
@@ -198,17 +210,13 @@ describe('docs/iphone.md', () => {
     // The send: accepted, and on its way to the linked iPhone.
     const accepted = /\{"id":"(ntf_[A-Za-z0-9]+)","status":"accepted"/.exec(all)?.[1];
     expect(accepted).toBeDefined();
-    const record = await fetch(`${base}/v1/notifications/${accepted}/status`, {
-      headers: { authorization: `Bearer ${said['fox_send_…']}` },
-    }).then((reply) => reply.json() as Promise<{ destinations: { name: string }[] }>);
-    expect(record).toBeDefined();
     await expect
       .poll(
         async () => {
-          const now = await fetch(`${base}/v1/notifications/${accepted}/status`, {
+          const now = await httpsJson(`${base}/v1/notifications/${accepted}/status`, caddyCa(), {
             headers: { authorization: `Bearer ${said['fox_send_…']}` },
-          }).then((reply) => reply.json() as Promise<{ destinations: { name: string }[] }>);
-          return now.destinations.map((destination) => destination.name);
+          });
+          return (now.body.destinations as { name: string }[]).map((destination) => destination.name);
         },
         { timeout: 10_000 },
       )
