@@ -168,7 +168,8 @@ describe('the web app linked', () => {
       token,
       json: { message: 'Kept for later', title: 'Garage' },
     });
-    await app.page.reload();
+    // Back to the app (iOS makes it visible again): what came meanwhile is read at once.
+    await app.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
     await expect
       .poll(() => app.page.locator('#items li .message').allTextContents(), WAIT)
       .toEqual(['Kept for later']);
