@@ -191,6 +191,7 @@ function baselineRequests(pushTokens: string[]): PushRequest[] {
       pushToken: pushTokens[index % DEVICES] as string,
       webPush: null,
       pushTokenSince: now,
+      unread: null,
       apnsId: randomUUID(),
       attempt: 1,
       senderName: 'Bench',

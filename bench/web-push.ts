@@ -115,6 +115,7 @@ async function runWebPush(subscriptions: Subscription[]): Promise<number> {
       pushToken: subscription.endpoint,
       webPush: { ...subscription.keys, appUrl: null },
       pushTokenSince: now,
+      unread: 1,
       apnsId: randomUUID(),
       senderName: 'Bench',
       notification: NOTIFICATION,
