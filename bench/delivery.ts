@@ -98,13 +98,13 @@ async function runFoxbell(round: number, pushTokens: string[]): Promise<number> 
   const dir = path.join(work, `store-${round}`);
   const { store, allRecorded } = await loadedStore(
     dir,
-    pushTokens.map((pushToken) => ({ pushToken, webPush: null })),
+    pushTokens.map((key) => ({ address: { provider: 'apns', key, data: null } })),
     NOTIFICATIONS,
   );
   const client = await warmedUpClient();
   const worker = new DeliveryWorker({
     store,
-    transport: new ApnsTransport(client, TOPICS),
+    transports: { apns: new ApnsTransport(client, TOPICS) },
     clock: systemClock,
     concurrency: CONCURRENCY,
   });
@@ -188,11 +188,10 @@ function baselineRequests(pushTokens: string[]): PushRequest[] {
       notificationId: ids[Math.floor(index / DEVICES)] as string,
       deviceId: `dev_${index % DEVICES}`,
       platform: 'ios',
-      pushToken: pushTokens[index % DEVICES] as string,
-      webPush: null,
-      pushTokenSince: now,
+      address: { provider: 'apns', key: pushTokens[index % DEVICES] as string, data: null },
+      addressSince: now,
       unread: null,
-      apnsId: randomUUID(),
+      pushId: randomUUID(),
       attempt: 1,
       senderName: 'Bench',
       notification: NOTIFICATION,

@@ -74,10 +74,7 @@ async function runFoxbell(round: number, subscriptions: Subscription[]): Promise
   const dir = path.join(work, `store-${round}`);
   const { store, allRecorded } = await loadedStore(
     dir,
-    subscriptions.map((subscription) => ({
-      pushToken: subscription.endpoint,
-      webPush: { ...subscription.keys, appUrl: null },
-    })),
+    subscriptions.map((subscription) => ({ address: addressOf(subscription) })),
     NOTIFICATIONS,
   );
   // The deployment's key pair, as every process of it reads it.
@@ -90,7 +87,13 @@ async function runFoxbell(round: number, subscriptions: Subscription[]): Promise
     clock: systemClock,
     ca: ready.ca,
   });
-  const worker = new DeliveryWorker({ store, transport, clock: systemClock, concurrency: CONCURRENCY });
+  const worker = new DeliveryWorker({
+    store,
+    transports: { 'web-push': transport },
+    unreadFor: ['web-push'],
+    clock: systemClock,
+    concurrency: CONCURRENCY,
+  });
   const started = performance.now();
   worker.start();
   await allRecorded;
@@ -104,6 +107,11 @@ async function runFoxbell(round: number, subscriptions: Subscription[]): Promise
   return (NOTIFICATIONS * DEVICES) / seconds;
 }
 
+/** A subscription as a device's push address. */
+function addressOf(subscription: Subscription) {
+  return { provider: 'web-push', key: subscription.endpoint, data: { ...subscription.keys, appUrl: null } };
+}
+
 /** The baseline: the same payloads to the same subscriptions, through web-push's sendNotification. */
 async function runWebPush(subscriptions: Subscription[]): Promise<number> {
   const now = Date.now();
@@ -112,11 +120,10 @@ async function runWebPush(subscriptions: Subscription[]): Promise<number> {
     const destination = {
       notificationId: randomIds.id('ntf'),
       platform: 'ios' as const,
-      pushToken: subscription.endpoint,
-      webPush: { ...subscription.keys, appUrl: null },
-      pushTokenSince: now,
+      address: addressOf(subscription),
+      addressSince: now,
       unread: 1,
-      apnsId: randomUUID(),
+      pushId: randomUUID(),
       senderName: 'Bench',
       notification: NOTIFICATION,
       expiresAt: now + 86_400_000,

@@ -19,7 +19,7 @@ export const NOTIFICATION: ClaimedDestination['notification'] = {
 };
 
 /** A device of the bench's account: where its pushes go. */
-export type BenchDevice = Pick<ClaimedDestination, 'pushToken' | 'webPush'>;
+export type BenchDevice = Pick<ClaimedDestination, 'address'>;
 
 /**
  * A store in `dir` with `count` accepted sends of NOTIFICATION to an account with these devices,

@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
+import type { PushProvider } from './delivery/provider.js';
 import { type DevPageDeps, devPageRoutes } from './dev/page-routes.js';
 import { registerAuth } from './http/auth.js';
 import { registerBodyParsers } from './http/body-parsers.js';
@@ -31,7 +32,6 @@ import { sceneRoutes } from './http/routes/scenes.js';
 import { sendRoutes } from './http/routes/send.js';
 import { tokenRoutes } from './http/routes/tokens.js';
 import { webAppRoutes } from './http/routes/web-app.js';
-import { webPushRoutes } from './http/routes/web-push.js';
 import { registerSendMetrics } from './http/send-metrics.js';
 import { trackHandshakes } from './http/tls-handshakes.js';
 import { TLS_POLICY } from './http/tls-policy.js';
@@ -40,8 +40,6 @@ import { ApiError } from './kernel/api-error.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { type IdSource, randomIds } from './kernel/ids.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from './kernel/limits.js';
-import { VapidKeySource } from './kernel/vapid.js';
-import { defaultPushHosts, type PushHosts } from './kernel/web-push.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { Store } from './store/store.js';
 
@@ -63,8 +61,8 @@ export interface AppDeps {
   health?: HealthDeps;
   /** Counts sends when the process serves metrics (`--metrics`). */
   metrics?: Metrics;
-  /** The push services a Web Push subscription may name; default: Apple's, Google's, Mozilla's, Microsoft's. */
-  pushHosts?: PushHosts;
+  /** The push providers devices register with (delivery/providers.ts); their routes are served too. */
+  providers: readonly PushProvider[];
   /** Serve HTTPS with this certificate and key (PEM); `app.server.setSecureContext` replaces them. */
   tls?: { cert: Buffer; key: Buffer };
   /**
@@ -114,8 +112,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     onQueued: deps.onQueued ?? (() => {}),
     inFlight: { sends: 0 },
     metrics: deps.metrics,
-    pushHosts: deps.pushHosts ?? defaultPushHosts(),
-    vapid: new VapidKeySource(deps.store),
+    providers: deps.providers,
   };
   const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
   // One line per request at info: its method, path (no query, no credential), status and time.
@@ -220,7 +217,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   notificationRoutes(app, ctx);
   sceneRoutes(app);
   deviceRoutes(app, ctx);
-  webPushRoutes(app, ctx);
+  for (const provider of deps.providers) provider.routes?.(app);
   linkRoutes(app, ctx);
   ownDeviceRoutes(app, ctx);
   webAppRoutes(app);
@@ -229,7 +226,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   inboxRoutes(app, ctx);
   adminRoutes(app, ctx);
   healthRoutes(app, deps.store, deps.health ?? { stopping: () => false });
-  openApiRoutes(app);
+  openApiRoutes(app, deps.providers);
   if (deps.devPage) devPageRoutes(app, deps.store, deps.devPage, () => freshness(ctx));
   return app;
 }

@@ -9,17 +9,20 @@ export { ApnsClient, type ApnsClientOptions, type PushResult } from './delivery/
 export { newProviderKeyPem, type ProviderKey } from './delivery/apns/provider-token.js';
 export { type ApnsTopics, type PushRequest, pushRequestFor } from './delivery/apns/push-request.js';
 export { ApnsTransport } from './delivery/apns/transport.js';
+export type { PushProvider, Registration } from './delivery/provider.js';
+export { type ProviderSettings, pushProviders } from './delivery/providers.js';
 export type { PushDestination, PushOutcome, Transport } from './delivery/transport.js';
-export { TransportByDevice } from './delivery/transports.js';
+export { type PushHosts, parsePushHosts } from './delivery/web-push/hosts.js';
+export type { WebPushKeys } from './delivery/web-push/keys.js';
 export { webPushPayload } from './delivery/web-push/payload.js';
 export { type WebPushOptions, WebPushTransport } from './delivery/web-push/transport.js';
+export { VapidKeySource, type VapidKeys } from './delivery/web-push/vapid.js';
 export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker.js';
 export { openApiDocument } from './http/openapi/document.js';
 export { type Clock, systemClock } from './kernel/clock.js';
 export { type IdSource, randomIds } from './kernel/ids.js';
 export { DEFAULT_LIMITS, type ServiceLimits } from './kernel/limits.js';
-export { VapidKeySource, type VapidKeys } from './kernel/vapid.js';
-export { type PushHosts, parsePushHosts, type WebPushKeys } from './kernel/web-push.js';
+export type { ClaimedDestination } from './model/delivery.js';
 export { type DatabaseConfig, openStore } from './store/open.js';
 export {
   DatabaseUnreachableError,
@@ -27,4 +30,4 @@ export {
   type PostgresStoreOptions,
 } from './store/postgres/open.js';
 export { DataDirInUseError, openSqliteStore, type SqliteStoreOptions } from './store/sqlite/open.js';
-export type { ClaimedDestination, Store } from './store/store.js';
+export type { Store } from './store/store.js';

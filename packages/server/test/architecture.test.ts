@@ -12,33 +12,45 @@ import { describe, expect, it } from 'vitest';
 const ALLOWED: Record<string, readonly string[]> = {
   // The shared kernel: clock, ids, secrets, limits, batching, errors as data. Imports nothing of the server.
   kernel: [],
+  // The domain: entities and pure rules (admission, routing's decision, merges, links, token
+  // liveness). Imports the kernel alone: no store, no framework, no I/O.
+  model: ['kernel'],
   // The settings table and its reader: the defaults it names come from the rooms that own them.
-  config: ['kernel', 'store', 'store/postgres', 'delivery', 'delivery/apns', 'delivery/web-push'],
-  store: ['kernel', 'store/sqlite', 'store/postgres'],
-  'store/sqlite': ['kernel', 'store'],
-  'store/postgres': ['kernel', 'store'],
-  send: ['kernel', 'store'],
-  metrics: ['kernel', 'store'],
+  config: ['kernel', 'model', 'store', 'store/postgres', 'delivery', 'delivery/apns', 'delivery/web-push'],
+  store: ['kernel', 'model', 'store/sqlite', 'store/postgres'],
+  'store/sqlite': ['kernel', 'model', 'store'],
+  'store/postgres': ['kernel', 'model', 'store'],
+  send: ['kernel', 'model'],
+  metrics: ['kernel', 'model', 'store'],
   // The interface every transport implements, and the destination it is handed: the one door
   // of delivery/ its transports go through.
-  'delivery/transport.ts': ['kernel'],
-  // A transport knows its protocol and the kernel, nothing of the store or the worker.
-  'delivery/apns': ['kernel', 'delivery/transport.ts'],
-  'delivery/web-push': ['kernel', 'delivery/transport.ts'],
-  delivery: ['kernel', 'store', 'metrics', 'delivery/transport.ts'],
-  // The API never reaches into one database's code.
-  http: ['kernel', 'send', 'store', 'metrics'],
-  simulator: ['kernel', 'config', 'delivery/apns'],
-  dev: ['kernel', 'config', 'store', 'http', 'simulator', 'delivery/apns'],
-  'app.ts': ['kernel', 'http', 'dev', 'metrics', 'store'],
+  'delivery/transport.ts': ['kernel', 'model'],
+  // What a push provider is (its registration, settings, routes and transport): the one door the
+  // API and the processes know providers by.
+  'delivery/provider.ts': ['kernel', 'model', 'delivery/transport.ts'],
+  // A provider is a room of its own: its protocol, keys, payload and registration, and the
+  // kernel; nothing of the store, the worker, the API or another provider.
+  'delivery/apns': ['kernel', 'model', 'delivery/transport.ts', 'delivery/provider.ts'],
+  'delivery/web-push': ['kernel', 'model', 'delivery/transport.ts', 'delivery/provider.ts'],
+  // The registry: the one file that names every provider.
+  'delivery/providers.ts': ['kernel', 'delivery/provider.ts', 'delivery/apns', 'delivery/web-push'],
+  delivery: ['kernel', 'model', 'store', 'metrics', 'delivery/transport.ts'],
+  // The API never reaches into one database's code, nor into one provider's.
+  http: ['kernel', 'model', 'send', 'store', 'metrics', 'delivery/provider.ts'],
+  simulator: ['kernel', 'model', 'config', 'delivery/apns'],
+  dev: ['kernel', 'model', 'config', 'store', 'http', 'simulator', 'delivery/apns'],
+  'app.ts': ['kernel', 'model', 'http', 'dev', 'metrics', 'store', 'delivery/provider.ts'],
   'index.ts': [
     'kernel',
+    'model',
     'http',
     'store',
     'store/sqlite',
     'store/postgres',
     'delivery',
     'delivery/transport.ts',
+    'delivery/provider.ts',
+    'delivery/providers.ts',
     'delivery/apns',
     'delivery/web-push',
     'app.ts',
@@ -46,6 +58,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The processes: they put everything together, and nothing imports them.
   main: [
     'kernel',
+    'model',
     'config',
     'store',
     'store/sqlite',
@@ -53,6 +66,8 @@ const ALLOWED: Record<string, readonly string[]> = {
     'metrics',
     'delivery',
     'delivery/transport.ts',
+    'delivery/provider.ts',
+    'delivery/providers.ts',
     'delivery/apns',
     'delivery/web-push',
     'http',
@@ -68,7 +83,7 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 function roomOf(file: string): string {
   const parts = file.split('/');
   if (parts.length === 1) return file;
-  if (file === 'delivery/transport.ts') return file;
+  if (['delivery/transport.ts', 'delivery/provider.ts', 'delivery/providers.ts'].includes(file)) return file;
   const [top = '', second = ''] = parts;
   if ((top === 'delivery' || top === 'store') && parts.length > 2) return `${top}/${second}`;
   return top;

@@ -2,6 +2,7 @@ import { afterEach } from 'vitest';
 import { ApnsClient } from '../src/delivery/apns/client.js';
 import { newProviderKeyPem, type ProviderKey } from '../src/delivery/apns/provider-token.js';
 import type { ApnsTopics } from '../src/delivery/apns/push-request.js';
+import { APNS } from '../src/delivery/apns/registration.js';
 import { ApnsTransport } from '../src/delivery/apns/transport.js';
 import type { Transport } from '../src/delivery/transport.js';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../src/delivery/worker.js';
@@ -57,13 +58,15 @@ export interface DeliveryServer extends TestServer {
 }
 
 /** The real app, store, worker, client and simulator, sharing one manual clock. */
-export async function startDeliveryServer(): Promise<DeliveryServer> {
-  const server = await startServer();
+export async function startDeliveryServer(
+  options: Parameters<typeof startServer>[0] = {},
+): Promise<DeliveryServer> {
+  const server = await startServer(options);
   const { sim, client } = await startSimulator(server.clock);
   const addWorker = (transport: Transport, options: Partial<DeliveryWorkerOptions> = {}) => {
     const worker = new DeliveryWorker({
       store: server.store,
-      transport,
+      transports: { [APNS]: transport },
       clock: server.clock,
       concurrency: 16,
       ...options,

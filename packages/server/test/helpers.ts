@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, expect } from 'vitest';
 import { type AppDeps, buildApp } from '../src/app.js';
-import { routeNotification } from '../src/delivery/routing.js';
+import type { PushProvider } from '../src/delivery/provider.js';
+import type { PushHosts } from '../src/delivery/web-push/hosts.js';
 import type { Clock } from '../src/kernel/clock.js';
 import type { Metrics } from '../src/metrics/metrics.js';
+import { routeNotification } from '../src/model/routing.js';
 import type { Store } from '../src/store/store.js';
+import { apiProviders } from './providers.js';
 import { openTestStore } from './test-database.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789-abcdefghij';
@@ -88,7 +91,9 @@ export async function startServer(
     health?: AppDeps['health'];
     trustProxy?: string[];
     /** The push services Web Push subscriptions may name (a local one in tests). */
-    pushHosts?: AppDeps['pushHosts'];
+    pushHosts?: PushHosts;
+    /** The providers devices register with; default: the product's (see providers.ts). */
+    providers?: (store: Store, clock: ManualClock) => readonly PushProvider[];
     /** Metrics of the app, made on its store and clock. */
     metrics?: (store: Store, clock: ManualClock) => Metrics;
   } = {},
@@ -104,7 +109,9 @@ export async function startServer(
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.health ? { health: options.health } : {}),
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
-    ...(options.pushHosts ? { pushHosts: options.pushHosts } : {}),
+    providers:
+      options.providers?.(store, clock) ??
+      apiProviders(store, clock, options.pushHosts ? { hosts: options.pushHosts } : {}),
     ...(metrics ? { metrics } : {}),
     logger: options.logger ?? { level: 'debug', stream: logSink },
   });

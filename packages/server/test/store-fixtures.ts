@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { hashSecret } from '../src/kernel/secrets.js';
-import type { Account, NewSend, RateLimits, SendToken, Store } from '../src/store/store.js';
+import type { Account } from '../src/model/accounts.js';
+import type { NewSend } from '../src/model/admission.js';
+import type { SendToken } from '../src/model/tokens.js';
+import type { RateLimits, Store } from '../src/store/store.js';
 
 /** Sends, accounts and devices made straight in a store, for the store's own tests. */
 
@@ -41,8 +44,7 @@ export async function accountWithDevices(
         accountId: account.id,
         name: `${platform} ${randomUUID().slice(0, 8)}`,
         platform,
-        pushToken: randomUUID().replaceAll('-', '').repeat(2),
-        webPush: null,
+        address: { provider: 'apns', key: randomUUID().replaceAll('-', '').repeat(2), data: null },
         inAuto: true,
         now: T0,
       },

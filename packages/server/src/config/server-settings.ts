@@ -1,32 +1,11 @@
 import { isIP } from 'node:net';
-import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL } from '../delivery/apns/endpoints.js';
-import type { ApnsTopics } from '../delivery/apns/push-request.js';
+import { APNS_SETTINGS, type ApnsConfig, apnsConfigOf } from '../delivery/apns/settings.js';
 import { DEFAULT_LEASE_MS } from '../delivery/attempts.js';
-import { vapidSubjectProblem } from '../delivery/web-push/subject.js';
+import { WEB_PUSH_SETTINGS, type WebPushConfig, webPushConfigOf } from '../delivery/web-push/settings.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from '../kernel/limits.js';
-import { DEFAULT_PUSH_HOSTS, type PushHosts, parsePushHosts } from '../kernel/web-push.js';
+import { readSettings, type Setting, settingName, usageOf } from '../kernel/settings.js';
 import type { DatabaseConfig } from '../store/open.js';
 import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from '../store/postgres/options.js';
-import { readSettings, type Setting, type SettingValues, settingName, usageOf } from './settings.js';
-
-/** Where pushes go: the simulator inside the process, or an APNs endpoint with a `.p8` key. */
-export type ApnsConfig =
-  | {
-      kind: 'sim';
-      /** Where its control API listens (on 127.0.0.1), when it is on: with --dev, or asked for. */
-      control: { port: number } | undefined;
-      topics: ApnsTopics;
-    }
-  | {
-      kind: 'remote';
-      url: string;
-      /** A PEM file of certificates to trust besides the system's (a standalone simulator's). */
-      caFile: string | undefined;
-      keyFile: string;
-      keyId: string;
-      teamId: string;
-      topics: ApnsTopics;
-    };
 
 export interface ServerConfig {
   /** `serve`: the API (and, unless `workers` is 0, delivery); `worker`: delivery only. */
@@ -54,18 +33,6 @@ export interface ServerConfig {
   trustProxy: string[];
 }
 
-export interface WebPushConfig {
-  /** The VAPID `sub`; undefined: the project's page, which the process warns of outside dev mode. */
-  subject: string | undefined;
-  hosts: PushHosts;
-}
-
-/**
- * Without a subject of the operator's own, pushes say this: push services want a working address
- * (Apple's refuses a localhost one), and there is no good one to guess.
- */
-export const DEFAULT_WEB_PUSH_SUBJECT = 'https://github.com/foxbell/foxbell';
-
 export interface ListenAddress {
   host: string;
   port: number;
@@ -92,7 +59,6 @@ export function listenAddressOf(text: string): ListenAddress | string {
   return { host: (match[1] ?? match[2]) as string, port };
 }
 
-const DEFAULT_TOPIC = 'app.foxbell.Foxbell';
 /** An admin key creates accounts: as hard to guess as the 190-bit secrets the server makes. */
 export const ADMIN_KEY_MIN_LENGTH = 32;
 
@@ -304,109 +270,8 @@ export const SERVER_SETTINGS = {
     },
     help: 'serve Prometheus metrics at http://HOST:PORT/metrics, apart from the API (off when unset)',
   },
-  apns: {
-    flag: 'apns',
-    variable: 'FOXBELL_APNS',
-    argument: 'MODE',
-    type: 'choice',
-    choices: ['sim', 'production', 'sandbox'],
-    defaultText: 'sim',
-    help: 'sim (the built-in simulator), production or sandbox',
-  },
-  apnsUrl: {
-    flag: 'apns-url',
-    variable: 'FOXBELL_APNS_URL',
-    argument: 'URL',
-    type: 'text',
-    help: 'an APNs endpoint of your own, e.g. a standalone simulator',
-    check: (url: string) =>
-      /^https?:\/\/[^/]+\/?$/.test(url) ? undefined : `must be an http:// or https:// origin, not "${url}"`,
-  },
-  apnsCa: {
-    flag: 'apns-ca',
-    variable: 'FOXBELL_APNS_CA',
-    argument: 'FILE',
-    type: 'text',
-    help: 'PEM certificates to trust for --apns-url',
-  },
-  apnsKeyFile: {
-    flag: 'apns-key-file',
-    variable: 'FOXBELL_APNS_KEY_FILE',
-    argument: 'F',
-    type: 'text',
-    help: 'the .p8 key of token-based authentication',
-  },
-  apnsKeyId: {
-    flag: 'apns-key-id',
-    variable: 'FOXBELL_APNS_KEY_ID',
-    argument: 'ID',
-    type: 'text',
-    help: 'its key id',
-  },
-  apnsTeamId: {
-    flag: 'apns-team-id',
-    variable: 'FOXBELL_APNS_TEAM_ID',
-    argument: 'ID',
-    type: 'text',
-    help: 'the team id',
-  },
-  apnsTopic: {
-    flag: 'apns-topic',
-    variable: 'FOXBELL_APNS_TOPIC',
-    argument: 'BUNDLE',
-    type: 'text',
-    default: DEFAULT_TOPIC,
-    help: "the iPhone app's bundle id",
-  },
-  apnsTopicWatch: {
-    flag: 'apns-topic-watch',
-    variable: 'FOXBELL_APNS_TOPIC_WATCH',
-    argument: 'B',
-    type: 'text',
-    defaultText: 'BUNDLE.watchkitapp',
-    help: "the watch app's",
-  },
-  apnsTopicVision: {
-    flag: 'apns-topic-vision',
-    variable: 'FOXBELL_APNS_TOPIC_VISION',
-    argument: 'B',
-    type: 'text',
-    defaultText: 'BUNDLE',
-    help: "the visionOS app's",
-  },
-  apnsSimControl: {
-    flag: 'apns-sim-control',
-    variable: 'FOXBELL_APNS_SIM_CONTROL',
-    type: 'switch',
-    help: "serve the built-in simulator's control API (every push it took; on with --dev): any local user can read it",
-  },
-  apnsSimControlPort: {
-    flag: 'apns-sim-control-port',
-    variable: 'FOXBELL_APNS_SIM_CONTROL_PORT',
-    argument: 'N',
-    type: 'integer',
-    min: 0,
-    max: 65_535,
-    defaultText: '0, any free port',
-    help: "the simulator's control API's port, on 127.0.0.1",
-  },
-  webPushSubject: {
-    flag: 'web-push-subject',
-    variable: 'FOXBELL_WEB_PUSH_SUBJECT',
-    argument: 'URL',
-    type: 'text',
-    defaultText: `${DEFAULT_WEB_PUSH_SUBJECT}, with a warning`,
-    help: 'how push services reach you about your Web Push (VAPID sub): mailto:you@example.com or an https:// page',
-    check: vapidSubjectProblem,
-  },
-  webPushHosts: {
-    flag: 'web-push-hosts',
-    variable: 'FOXBELL_WEB_PUSH_HOSTS',
-    argument: 'LIST',
-    type: 'text',
-    default: DEFAULT_PUSH_HOSTS.join(','),
-    help: 'the push services Web Push subscriptions may name (host, host:port or *.domain, comma-separated); the server connects to no other',
-  },
+  ...APNS_SETTINGS,
+  ...WEB_PUSH_SETTINGS,
 } as const satisfies Record<string, Setting>;
 
 export const USAGE = usageOf(
@@ -442,14 +307,13 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
   const workers = values.noWorkers ? 0 : values.workers;
   if (command === 'worker' && workers === 0) problems.push('a worker needs --workers of at least 1');
   const apns = apnsConfigOf(values, problems);
-  const pushHosts = parsePushHosts(values.webPushHosts);
-  if (!pushHosts.ok) problems.push(`${settingName(SERVER_SETTINGS.webPushHosts)}: ${pushHosts.problem}`);
+  const webPush = webPushConfigOf(values, problems);
   if ((values.tlsCert === undefined) !== (values.tlsKey === undefined)) {
     problems.push(
       `${settingName(SERVER_SETTINGS.tlsCert)} and ${settingName(SERVER_SETTINGS.tlsKey)} go together`,
     );
   }
-  if (problems.length > 0 || !pushHosts.ok) return { ok: false, problems };
+  if (problems.length > 0 || webPush === undefined) return { ok: false, problems };
   return {
     ok: true,
     warnings: read.warnings,
@@ -482,10 +346,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       workers,
       leaseMs: values.leaseSeconds * 1000,
       apns,
-      webPush: {
-        subject: values.webPushSubject,
-        hosts: pushHosts.hosts,
-      },
+      webPush,
       metrics: values.metrics === undefined ? undefined : (listenAddressOf(values.metrics) as ListenAddress),
       trustProxy:
         values.trustProxy === undefined ? [] : values.trustProxy.split(',').map((part) => part.trim()),
@@ -494,43 +355,5 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
           ? undefined
           : { certFile: values.tlsCert, keyFile: values.tlsKey },
     },
-  };
-}
-
-function apnsConfigOf(values: SettingValues<typeof SERVER_SETTINGS>, problems: string[]): ApnsConfig {
-  const topics: ApnsTopics = {
-    ios: values.apnsTopic,
-    watchos: values.apnsTopicWatch ?? `${values.apnsTopic}.watchkitapp`,
-    visionos: values.apnsTopicVision ?? values.apnsTopic,
-  };
-  const url = values.apnsUrl;
-  const mode = values.apns ?? (url === undefined ? 'sim' : undefined);
-  if (values.apns !== undefined && url !== undefined) problems.push('give --apns or --apns-url, not both');
-  if (mode === 'sim') {
-    // The control API reads every account's pushes: on in dev mode, else only when asked for.
-    const controlOn = values.apnsSimControl || values.dev;
-    if (!controlOn && values.apnsSimControlPort !== undefined) {
-      problems.push(`${settingName(SERVER_SETTINGS.apnsSimControlPort)} needs --apns-sim-control (or --dev)`);
-    }
-    return {
-      kind: 'sim',
-      control: controlOn ? { port: values.apnsSimControlPort ?? 0 } : undefined,
-      topics,
-    };
-  }
-  const required = (name: 'apnsKeyFile' | 'apnsKeyId' | 'apnsTeamId'): string => {
-    const value = values[name];
-    if (value === undefined)
-      problems.push(`${settingName(SERVER_SETTINGS[name])} is required to push to APNs`);
-    return value ?? '';
-  };
-  return {
-    kind: 'remote',
-    url: url ?? (mode === 'sandbox' ? APNS_SANDBOX_URL : APNS_PRODUCTION_URL),
-    caFile: values.apnsCa,
-    keyFile: required('apnsKeyFile'),
-    keyId: required('apnsKeyId'),
-    teamId: required('apnsTeamId'),
-    topics,
   };
 }

@@ -1,5 +1,5 @@
 import type { Notification, Platform } from '@foxbell/sdk/contract';
-import type { WebPushKeys } from '../kernel/web-push.js';
+import type { PushAddress } from '../model/devices.js';
 
 /**
  * What a push is made of: one destination of one notification. The store's claimed destinations
@@ -8,18 +8,16 @@ import type { WebPushKeys } from '../kernel/web-push.js';
 export interface PushDestination {
   notificationId: string;
   platform: Platform;
-  /** The APNs device token, or the Web Push endpoint. */
-  pushToken: string;
-  /** A Web Push subscription's keys; null for an APNs device. */
-  webPush: WebPushKeys | null;
-  /** When the device registered this push token: an older "gone" answer does not deactivate it. */
-  pushTokenSince: number;
-  /** Fixed when the destination was made; the same on every attempt. */
-  apnsId: string;
+  /** Where it goes, in its provider's terms: the transport of `address.provider` reads it. */
+  address: PushAddress;
+  /** When the device registered this address: an older "gone" answer does not deactivate it. */
+  addressSince: number;
+  /** Fixed when the destination was made; the same on every attempt (APNs' `apns-id`). */
+  pushId: string;
   senderName: string;
   notification: Notification;
   expiresAt: number;
-  /** A Web Push device's unread count, for its app's badge; null for APNs. */
+  /** The device's unread count, for its app's badge, where its provider asks for one; else null. */
   unread: number | null;
 }
 

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../kernel/clock.js';
 import { randomBase62 } from '../kernel/ids.js';
 import { TurnBatcher } from '../kernel/turn-batcher.js';
-import type { ClaimedDestination, FinishedAttempt, Store } from '../store/store.js';
+import type { AttemptEnd, ClaimedDestination, FinishedAttempt } from '../model/delivery.js';
+import { routeNotification } from '../model/routing.js';
+import type { Store } from '../store/store.js';
 import { DEFAULT_LEASE_MS, endOfAttempt, MAX_ATTEMPTS } from './attempts.js';
-import { routeNotification } from './routing.js';
 import { NO_ANSWER, type PushOutcome, type Transport } from './transport.js';
 
 export interface DeliveryLog {
@@ -13,8 +14,13 @@ export interface DeliveryLog {
 
 export interface DeliveryWorkerOptions {
   store: Store;
-  /** What the worker pushes through (it does not close it). */
-  transport: Transport;
+  /**
+   * What the worker pushes through, by provider (it does not close them): each destination goes
+   * to its address's provider's transport.
+   */
+  transports: Readonly<Record<string, Transport>>;
+  /** The providers whose pushes carry their device's unread count. */
+  unreadFor?: readonly string[];
   clock: Clock;
   /** Pushes in flight at most. */
   concurrency: number;
@@ -25,9 +31,9 @@ export interface DeliveryWorkerOptions {
   leaseMs?: number;
   /** How often to look for due work when nothing wakes the worker sooner. */
   pollMs?: number;
-  /** How long to stop pushing after APNs refuses the credential itself. */
+  /** How long a provider's pushes stop after its push service refuses the credential itself. */
   credentialPauseMs?: number;
-  newApnsId?: () => string;
+  newPushId?: () => string;
   log?: DeliveryLog;
   /** Told of each push's answer, when the process serves metrics. */
   metrics?: PushMetrics;
@@ -61,7 +67,8 @@ export class DeliveryWorker {
   #running = false;
   #loop: Promise<void> | undefined;
   #wake: ((reason: 'queued' | 'finished' | 'stop') => void) | undefined;
-  #pausedUntil = 0;
+  /** When each paused provider's pushes may go on (its push service refused our credential). */
+  readonly #pausedUntil = new Map<string, number>();
   /** Destinations being pushed, for renewing their leases, and releasing them if a stop runs out of time. */
   readonly #claimed = new Set<ClaimedDestination>();
   /** When (by the clock) the leases in flight were last extended, or none were held. */
@@ -74,7 +81,8 @@ export class DeliveryWorker {
       leaseMs: DEFAULT_LEASE_MS,
       pollMs: 250,
       credentialPauseMs: 60_000,
-      newApnsId: randomUUID,
+      newPushId: randomUUID,
+      unreadFor: [],
       ...options,
       log: options.log,
       metrics: options.metrics,
@@ -188,26 +196,28 @@ export class DeliveryWorker {
    * destinations claimed plus notifications routed (a routed send may have been dropped).
    */
   async #step(): Promise<number> {
-    const { store, clock, concurrency, leaseMs, newApnsId } = this.#options;
+    const { store, clock, concurrency, leaseMs, newPushId } = this.#options;
     const now = clock.now();
     const room = () => concurrency - this.#inFlight;
     // Before claiming: a lease of this worker's that ran out for want of a renewal would be claimed again.
     await this.#renewIfDue();
-    if (room() <= 0 || now < this.#pausedUntil) return 0;
+    if (room() <= 0) return 0;
+    const { unreadFor } = this.#options;
     const due = await store.claimDestinations({
       owner: this.owner,
       now,
       leaseMs,
       limit: room(),
       maxAttempts: MAX_ATTEMPTS,
+      unreadFor,
     });
     for (const destination of due) this.#push(destination);
     if (room() <= 0) return due.length;
     const { routed, claimed } = await store.routeQueued({
       now,
       limit: ROUTE_BATCH,
-      decide: (input) => routeNotification(input, now, newApnsId),
-      lease: { owner: this.owner, leaseMs, limit: room() },
+      decide: (input) => routeNotification(input, now, newPushId),
+      lease: { owner: this.owner, leaseMs, limit: room(), unreadFor },
     });
     for (const destination of claimed) this.#push(destination);
     return due.length + routed;
@@ -245,10 +255,27 @@ export class DeliveryWorker {
   }
 
   #push(destination: ClaimedDestination): void {
+    const { provider } = destination.address;
+    const pausedUntil = this.#pausedUntil.get(provider) ?? 0;
+    const now = this.#options.clock.now();
+    if (now < pausedUntil) {
+      // Its provider is paused: back to wait for the pause's end, uncounted; the others go on.
+      this.#claimed.add(destination);
+      this.#inFlight += 1;
+      this.#settle(destination, { kind: 'released', notBefore: pausedUntil });
+      return;
+    }
+    const transport = this.#options.transports[provider];
     this.#claimed.add(destination);
     this.#inFlight += 1;
+    if (transport === undefined) {
+      // A device of a provider this process no longer has: nothing can ever reach it from here.
+      this.#options.log?.error('a destination of a provider this process has no transport for', { provider });
+      this.#settle(destination, { kind: 'failed_permanent', pushStatus: null, deactivateDevice: false });
+      return;
+    }
     const sent = performance.now();
-    this.#options.transport.push(destination).then(
+    transport.push(destination).then(
       (outcome) => this.#answered(destination, outcome, sent),
       (error: unknown) => {
         // A transport's push does not reject; one that did is a push without an answer.
@@ -258,9 +285,34 @@ export class DeliveryWorker {
     );
   }
 
-  /** Whether the push service refused the credential lately: pushes wait (see credentialPauseMs). */
+  /** The providers whose push service refused our credential lately: their pushes wait. */
+  get pausedProviders(): string[] {
+    const now = this.#options.clock.now();
+    return [...this.#pausedUntil].filter(([, until]) => now < until).map(([provider]) => provider);
+  }
+
+  /** Whether any provider's push service refused the credential lately (see pausedProviders). */
   get credentialRefused(): boolean {
-    return this.#options.clock.now() < this.#pausedUntil;
+    return this.pausedProviders.length > 0;
+  }
+
+  /** A destination ended without a push (its provider paused, or gone), recorded as a push's end. */
+  #settle(destination: ClaimedDestination, end: AttemptEnd): void {
+    queueMicrotask(() => {
+      try {
+        if (this.#claimed.delete(destination)) {
+          void this.#recorder.add({
+            notificationId: destination.notificationId,
+            deviceId: destination.deviceId,
+            owner: this.owner,
+            end,
+          });
+        }
+      } finally {
+        this.#inFlight -= 1;
+        if (this.#inFlight === 0) for (const resolve of this.#whenNoneInFlight.splice(0)) resolve();
+      }
+    });
   }
 
   #answered(destination: ClaimedDestination, outcome: PushOutcome, sent: number): void {
@@ -283,8 +335,10 @@ export class DeliveryWorker {
   #record(destination: ClaimedDestination, outcome: PushOutcome): void {
     const now = this.#options.clock.now();
     if (outcome.pauseCredential) {
-      this.#pausedUntil = now + this.#options.credentialPauseMs;
-      this.#options.log?.error('the push service refused the credential; pushes paused', {
+      const { provider } = destination.address;
+      this.#pausedUntil.set(provider, now + this.#options.credentialPauseMs);
+      this.#options.log?.error("the push service refused the credential; this provider's pushes paused", {
+        provider,
         status: outcome.status,
         reason: outcome.reason,
         pausedForMs: this.#options.credentialPauseMs,

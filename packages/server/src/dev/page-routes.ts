@@ -2,13 +2,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { seenInWords } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildPayload } from '../delivery/apns/push-request.js';
+import { APNS } from '../delivery/apns/registration.js';
 import { pathIdOf } from '../http/path-ids.js';
-import { deviceView, type Freshness, isStale } from '../http/views.js';
+import { type DeviceViewing, deviceView } from '../http/views.js';
 import { ApiError } from '../kernel/api-error.js';
 import { isoTime } from '../kernel/clock.js';
 import { isLocalRequest } from '../kernel/local-only.js';
+import type { Device } from '../model/devices.js';
 import type { ApnsSimulator, ReceivedPush } from '../simulator/simulator.js';
-import type { Device, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 
 /** What the device page needs from the process: the dev account and the simulator inside. */
 export interface DevPageDeps {
@@ -45,7 +47,7 @@ export function devPageRoutes(
   store: Store,
   deps: DevPageDeps,
   /** What a device's freshness is judged by now (the app's clock and --device-stale-days). */
-  freshnessNow: () => Freshness,
+  freshnessNow: () => DeviceViewing,
 ): void {
   // A plugin of its own: the guard below is a hook of this scope, so it runs for every route
   // registered here, whatever spelling of the URL the router matched (percent-encoded, absolute
@@ -74,7 +76,7 @@ async function historyOf(store: Store, devices: Device[]) {
   const [first] = devices;
   if (!first) return [];
   const page = await store.inbox(first.accountId, { after: undefined, limit: HISTORY_LENGTH, since: 0 });
-  const tokens = new Map(devices.map((device) => [device.id, device.pushToken.toLowerCase()]));
+  const tokens = new Map(apnsTokens(devices).map(([token, device]) => [device.id, token]));
   return page.items.reverse().flatMap((stored) => {
     const payload = JSON.parse(buildPayload(stored.notification, stored.id, stored.senderName));
     const { tag } = stored.notification;
@@ -91,7 +93,12 @@ async function historyOf(store: Store, devices: Device[]) {
   });
 }
 
-function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps, freshnessNow: () => Freshness): void {
+function devPage(
+  app: FastifyInstance,
+  store: Store,
+  deps: DevPageDeps,
+  freshnessNow: () => DeviceViewing,
+): void {
   const files = {
     html: asset('index.html'),
     css: asset('page.css'),
@@ -138,12 +145,14 @@ function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps, freshnes
         name: device.name,
         platform: device.platform,
         active: device.active,
-        // A web app's pushes go to its push service, not the simulator: the page says so.
-        ...(device.webPush ? { transport: 'web_push' } : { push_token: device.pushToken }),
-        // A real device (one that linked itself, or a web app) says when it was last seen; the
-        // simulated ones have no app to be seen by.
-        ...(device.clientId !== null || device.webPush !== null
-          ? { seen: seenInWords(deviceView(device, seen), seen.now), stale: isStale(device, seen) }
+        // Another provider's pushes go to its push service, not the simulator: the page says which.
+        ...(device.address.provider === APNS
+          ? { push_token: device.address.key }
+          : { transport: deviceView(device, seen).transport ?? device.address.provider }),
+        // A real device (one that linked itself, or another provider's) says when it was last
+        // seen; the simulated ones have no app to be seen by.
+        ...(device.clientId !== null || device.address.provider !== APNS
+          ? { seen: seenInWords(deviceView(device, seen), seen.now), stale: deviceView(device, seen).stale }
           : {}),
       })),
     };
@@ -179,9 +188,7 @@ function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps, freshnes
   app.get('/dev/pushes', async (request, reply) => {
     const { devices } = await devicesOf();
     const simulator = deps.simulator();
-    const byToken = new Map<string, Device>(
-      devices.map((device) => [device.pushToken.toLowerCase(), device]),
-    );
+    const byToken = new Map<string, Device>(apnsTokens(devices));
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, {
@@ -225,4 +232,11 @@ function devPage(app: FastifyInstance, store: Store, deps: DevPageDeps, freshnes
     streams.add(end);
     raw.on('close', end);
   });
+}
+
+/** The devices the simulator can reach, by their push token (lowercase, as it reports them). */
+function apnsTokens(devices: Device[]): [string, Device][] {
+  return devices.flatMap((device) =>
+    device.address.provider === APNS ? [[device.address.key.toLowerCase(), device] as [string, Device]] : [],
+  );
 }

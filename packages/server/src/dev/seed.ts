@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DEV_DEVICES } from '@foxbell/sdk/contract';
+import { APNS } from '../delivery/apns/registration.js';
 import type { Clock } from '../kernel/clock.js';
 import type { IdSource } from '../kernel/ids.js';
 import { hashSecret } from '../kernel/secrets.js';
@@ -36,8 +37,7 @@ export async function seedDevAccount(
         id: ids.id('dev'),
         accountId: account.id,
         ...device,
-        pushToken: randomBytes(32).toString('hex'),
-        webPush: null,
+        address: { provider: APNS, key: randomBytes(32).toString('hex'), data: null },
         inAuto: true,
         now,
       },

@@ -1,11 +1,13 @@
+import type { PushProvider } from '../delivery/provider.js';
 import type { Clock } from '../kernel/clock.js';
 import type { IdSource } from '../kernel/ids.js';
 import type { ServiceLimits } from '../kernel/limits.js';
-import type { VapidKeySource } from '../kernel/vapid.js';
-import type { PushHosts } from '../kernel/web-push.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { Account, Credential, Device, SendToken, Store } from '../store/store.js';
-import type { Freshness } from './views.js';
+import type { Account, Credential } from '../model/accounts.js';
+import type { Device } from '../model/devices.js';
+import type { SendToken } from '../model/tokens.js';
+import type { Store } from '../store/store.js';
+import type { DeviceViewing } from './views.js';
 import type { AccountWriteScope, WindowLimit } from './window-limit.js';
 
 /** What every route may use: one object, made once by buildApp. */
@@ -28,10 +30,8 @@ export interface AppContext {
   linkRequests: WindowLimit;
   /** This process's metrics, when it serves them. */
   metrics: Metrics | undefined;
-  /** The push services a Web Push subscription may name (`--web-push-hosts`). */
-  pushHosts: PushHosts;
-  /** The deployment's VAPID key pair, for `GET /v1/web-push/key`. */
-  vapid: VapidKeySource;
+  /** The push providers: how a device registers with each, and how its view names it. */
+  providers: readonly PushProvider[];
 }
 
 /** Which credentials a route takes: the management API's, a linked app's device key, a link request's poll secret. */
@@ -90,7 +90,7 @@ export function accountOrDevice(caller: Caller | undefined): Account {
   return caller.account;
 }
 
-/** What a device's `stale` is judged by at this moment (views.ts). */
-export function freshness(ctx: AppContext): Freshness {
-  return { now: ctx.clock.now(), staleMs: ctx.limits.deviceStaleMs };
+/** What a device's view is judged by at this moment (views.ts). */
+export function freshness(ctx: AppContext): DeviceViewing {
+  return { now: ctx.clock.now(), staleMs: ctx.limits.deviceStaleMs, providers: ctx.providers };
 }

@@ -4,8 +4,8 @@ import { MESSAGES } from '@foxbell/sdk/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorBody } from '../kernel/api-error.js';
 import type { IdSource } from '../kernel/ids.js';
+import { AccountEndedError } from '../model/accounts.js';
 import { isStorageUnavailable } from '../store/storage-errors.js';
-import { AccountEndedError } from '../store/store.js';
 import { endedAccountRefusal } from './auth.js';
 import { tooLarge } from './request-size.js';
 

@@ -1,39 +1,35 @@
+import type { PushProvider } from '../delivery/provider.js';
 import { isoTime } from '../kernel/clock.js';
-import type { Device, SendToken, StoredNotification } from '../store/store.js';
+import { type Device, type Freshness, isStale } from '../model/devices.js';
+import type { StoredNotification } from '../model/notifications.js';
+import type { SendToken } from '../model/tokens.js';
+
+/** What a device's view reads beside the device: now, and what each push provider says of its own. */
+export interface DeviceViewing extends Freshness {
+  providers: readonly PushProvider[];
+}
 
 /**
  * A device as its account sees it (management API). What only some devices have is shown only for
  * them, so a device registered with a push token reads as it always has: `device_id` for a device
- * that linked itself (the app's own id), `transport: "web_push"` for one reached by Web Push.
+ * that linked itself (the app's own id), `transport` for one whose provider names itself
+ * (`"web_push"`).
  */
-export function deviceView(device: Device, seen: Freshness) {
+export function deviceView(device: Device, seen: DeviceViewing) {
+  const provider = seen.providers.find((one) => one.id === device.address.provider);
+  const shownAs = provider?.registration.shownAs;
   return {
     id: device.id,
     name: device.name,
     platform: device.platform,
     ...(device.clientId === null ? {} : { device_id: device.clientId }),
-    ...(device.webPush ? { transport: 'web_push' as const } : {}),
+    ...(shownAs === undefined ? {} : { transport: shownAs }),
     in_auto: device.inAuto,
     active: device.active,
     created_at: isoTime(device.createdAt),
     last_seen_at: device.lastSeenAt === null ? null : isoTime(device.lastSeenAt),
-    stale: isStale(device, seen),
+    stale: isStale(device, seen, provider?.goesQuiet === true),
   };
-}
-
-/** What a device's freshness is judged by: now, and how long a Web Push device may go unseen. */
-export interface Freshness {
-  now: number;
-  staleMs: number;
-}
-
-/**
- * A Web Push device not seen (its key unused, or, without a key, since it was registered) for
- * `staleMs`: its subscription may be gone without a word, as iOS drops one silently. An APNs
- * device is never stale: APNs says when its token is gone.
- */
-export function isStale(device: Device, { now, staleMs }: Freshness): boolean {
-  return device.webPush !== null && now - (device.lastSeenAt ?? device.createdAt) >= staleMs;
 }
 
 /** A token's options, without its secret. */

@@ -1,5 +1,5 @@
 import { SERVER_SETTINGS } from '../config/server-settings.js';
-import { readSettings, type Setting, usageOf } from '../config/settings.js';
+import { readSettings, type Setting, usageOf } from '../kernel/settings.js';
 import { NewerDatabaseError } from '../store/schema-version.js';
 import { BackupError, backupSqlite, restoreSqlite } from '../store/sqlite/backup.js';
 

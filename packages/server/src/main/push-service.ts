@@ -1,105 +1,122 @@
-import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import { type ApnsConfig, DEFAULT_WEB_PUSH_SUBJECT, type ServerConfig } from '../config/server-settings.js';
-import { ApnsClient } from '../delivery/apns/client.js';
+import type { ServerConfig } from '../config/server-settings.js';
+import type { ApnsEndpoint } from '../delivery/apns/provider.js';
 import { newProviderKeyPem } from '../delivery/apns/provider-token.js';
-import { ApnsTransport } from '../delivery/apns/transport.js';
+import type { ApnsConfig } from '../delivery/apns/settings.js';
+import type { PushProvider } from '../delivery/provider.js';
+import { pushProviders } from '../delivery/providers.js';
 import type { Transport } from '../delivery/transport.js';
-import { TransportByDevice } from '../delivery/transports.js';
-import { WebPushTransport } from '../delivery/web-push/transport.js';
 import type { Clock } from '../kernel/clock.js';
-import { VapidKeySource } from '../kernel/vapid.js';
 import { buildSimulatorControl } from '../simulator/control.js';
 import { ApnsSimulator } from '../simulator/simulator.js';
 import type { Store } from '../store/store.js';
 
-/** The push side of a process: the transports, and the APNs simulator when it runs inside. */
+/**
+ * The push side of a process: the providers `config` names, and, once delivery opens their
+ * transports, the APNs simulator when it runs inside. An API-only process uses the providers for
+ * registrations and never opens a transport (nor starts a simulator).
+ */
 export interface PushService {
-  /** APNs or Web Push, by each destination's device. */
-  transport: Transport;
-  simulator: ApnsSimulator | undefined;
-  /** The simulator's control API address, when it runs inside. */
-  controlUrl: string | undefined;
+  readonly providers: readonly PushProvider[];
+  /** Opens every provider's transport, by provider id, and what the process should say of them. */
+  openTransports(): Promise<{ transports: Record<string, Transport>; warnings: string[] }>;
+  /** The simulator inside the process, once a transport started it. */
+  readonly simulator: ApnsSimulator | undefined;
+  /** Its control API's address, when it serves one. */
+  readonly controlUrl: string | undefined;
+  /** Closes the transports opened and the simulator. */
   close(): Promise<void>;
 }
 
-/**
- * Opens what `config` names: APNs (or its simulator) and Web Push, each device's pushes through
- * the one it registered with.
- */
-export async function openPushService(
-  config: ServerConfig,
-  store: Store,
-  clock: Clock,
-): Promise<PushService> {
-  const apns = await openApns(config.apns, clock);
-  const vapid = new VapidKeySource(store);
-  const webPush = new WebPushTransport({
-    keys: () => vapid.keys(),
-    subject: config.webPush.subject ?? DEFAULT_WEB_PUSH_SUBJECT,
-    hosts: config.webPush.hosts,
+export function pushService(config: ServerConfig, store: Store, clock: Clock): PushService {
+  const simulated = simulatedApns(config.apns, clock);
+  const providers = pushProviders({
     clock,
+    keeper: store,
+    apns: {
+      endpoint: simulated ? simulated.open : async () => remoteEndpoint(config.apns),
+      topics: config.apns.topics,
+      warning:
+        simulated && !config.dev
+          ? 'delivering APNs devices to the built-in simulator: no app of theirs gets a notification. ' +
+            'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial'
+          : undefined,
+    },
+    webPush: { subject: config.webPush.subject, hosts: config.webPush.hosts },
   });
-  const transport = new TransportByDevice({ apns: apns.transport, webPush });
+  const opened: Transport[] = [];
   return {
-    ...apns,
-    transport,
-    close: async () => {
-      await webPush.close();
-      await apns.close();
+    providers,
+    async openTransports() {
+      const transports: Record<string, Transport> = {};
+      const warnings: string[] = [];
+      for (const provider of providers) {
+        const { transport, warning } = await provider.openTransport();
+        opened.push(transport);
+        transports[provider.id] = transport;
+        if (warning !== undefined && !config.dev) warnings.push(warning);
+      }
+      return { transports, warnings };
+    },
+    get simulator() {
+      return simulated?.running?.simulator;
+    },
+    get controlUrl() {
+      return simulated?.running?.controlUrl;
+    },
+    async close() {
+      await Promise.all(opened.map((transport) => transport.close()));
+      await simulated?.close();
     },
   };
 }
 
-/**
- * APNs as `config` names it. With `sim`, the simulator starts inside the process with a key made
- * for this run, and the real HTTP/2 client talks to it over TLS like it would to Apple.
- */
-async function openApns(config: ApnsConfig, clock: Clock): Promise<PushService> {
-  if (config.kind === 'remote') {
-    const client = new ApnsClient({
-      url: config.url,
-      ca: config.caFile === undefined ? undefined : await readFile(config.caFile, 'utf8'),
-      key: {
-        privateKeyPem: await readFile(config.keyFile, 'utf8'),
-        keyId: config.keyId,
-        teamId: config.teamId,
-      },
-      clock,
-    });
-    const transport = new ApnsTransport(client, config.topics);
-    return { transport, simulator: undefined, controlUrl: undefined, close: () => transport.close() };
-  }
-  const key = {
-    privateKeyPem: newProviderKeyPem(),
-    keyId: 'SIMKEY0001',
-    teamId: 'SIMTEAM001',
-  };
-  // On loopback whatever --host says: the control API reads every account's pushes and scripts
-  // answers, and the simulator is for this process only.
-  const simulator = await ApnsSimulator.start({
-    host: '127.0.0.1',
-    clock,
-    keys: [{ keyId: key.keyId, teamId: key.teamId, keyPem: key.privateKeyPem }],
-  });
-  let control: FastifyInstance | undefined;
-  let controlUrl: string | undefined;
-  if (config.control) {
-    control = buildSimulatorControl(simulator);
-    controlUrl = await control.listen({ port: config.control.port, host: '127.0.0.1' });
-  }
-  const transport = new ApnsTransport(
-    new ApnsClient({ url: simulator.url, ca: simulator.ca, key, clock }),
-    config.topics,
-  );
+function remoteEndpoint(config: ApnsConfig): ApnsEndpoint {
+  if (config.kind !== 'remote') throw new Error('not a remote APNs endpoint');
   return {
-    transport,
-    simulator,
-    controlUrl,
-    close: async () => {
-      await transport.close();
-      await control?.close();
-      await simulator.close();
+    kind: 'files',
+    url: config.url,
+    caFile: config.caFile,
+    keyFile: config.keyFile,
+    keyId: config.keyId,
+    teamId: config.teamId,
+  };
+}
+
+/**
+ * With `--apns sim`, the simulator starts inside the process (when delivery opens APNs) with a
+ * key made for this run, and the real HTTP/2 client talks to it over TLS as it would to Apple.
+ */
+function simulatedApns(config: ApnsConfig, clock: Clock) {
+  if (config.kind !== 'sim') return undefined;
+  const state: {
+    running:
+      | { simulator: ApnsSimulator; control: FastifyInstance | undefined; controlUrl: string | undefined }
+      | undefined;
+    open(): Promise<ApnsEndpoint>;
+    close(): Promise<void>;
+  } = {
+    running: undefined,
+    async open() {
+      const key = { privateKeyPem: newProviderKeyPem(), keyId: 'SIMKEY0001', teamId: 'SIMTEAM001' };
+      // On loopback whatever --host says: the control API reads every account's pushes and
+      // scripts answers, and the simulator is for this process only.
+      const simulator = await ApnsSimulator.start({
+        host: '127.0.0.1',
+        clock,
+        keys: [{ keyId: key.keyId, teamId: key.teamId, keyPem: key.privateKeyPem }],
+      });
+      const control = config.control ? buildSimulatorControl(simulator) : undefined;
+      const controlUrl = config.control
+        ? await control?.listen({ port: config.control.port, host: '127.0.0.1' })
+        : undefined;
+      state.running = { simulator, control, controlUrl };
+      return { kind: 'given', url: simulator.url, ca: simulator.ca, key };
+    },
+    async close() {
+      await state.running?.control?.close();
+      await state.running?.simulator.close();
     },
   };
+  return state;
 }

@@ -11,6 +11,7 @@ import { Metrics } from '../metrics/metrics.js';
 import { openStore } from '../store/open.js';
 import { announceMetrics, type Delivery, startDelivery } from './delivery.js';
 import { handleSignals } from './lifecycle.js';
+import { pushService } from './push-service.js';
 import { readTls } from './tls-files.js';
 
 /** `foxbell-server`: the API, and delivery in the same process unless `--workers` is 0. */
@@ -22,10 +23,11 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
   let signals: { stopping(): boolean } | undefined;
   const metrics = config.metrics && new Metrics(store, clock);
   const tls = config.tls && (await readTls(config.tls));
+  const push = pushService(config, store, clock);
   const app = buildApp({
+    providers: push.providers,
     ...(tls ? { tls } : {}),
     trustProxy: config.trustProxy,
-    pushHosts: config.webPush.hosts,
     store,
     clock,
     ids: randomIds,
@@ -46,12 +48,12 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
               const saved = await readDevSession(config.dataDir);
               return accountId && saved ? { accountId, accountKey: saved.accountKey } : undefined;
             },
-            simulator: () => delivery?.push.simulator,
+            simulator: () => push.simulator,
           },
         }
       : {}),
   });
-  delivery = await startDelivery(config, store, clock, metrics, {
+  delivery = await startDelivery(config, store, clock, push, metrics, {
     error: (message, details) => app.log.error(details ?? {}, message),
   });
 
@@ -98,8 +100,8 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
   const address = await app.listen({ port: config.port, host: config.host });
   const baseUrl = address.replace('[::1]', 'localhost');
   if (config.dev) process.stdout.write(await devModeBanner(store, clock, config.dataDir, baseUrl, adminKey));
-  if (delivery?.push.controlUrl) {
-    process.stdout.write(`foxbell-server APNs simulator control API on ${delivery.push.controlUrl}\n`);
+  if (push.controlUrl) {
+    process.stdout.write(`foxbell-server APNs simulator control API on ${push.controlUrl}\n`);
   }
   process.stdout.write(`foxbell-server listening on ${baseUrl}\n`);
 }

@@ -5,6 +5,7 @@ import { Metrics } from '../metrics/metrics.js';
 import { describeDatabase, openStore } from '../store/open.js';
 import { announceMetrics, type Delivery, startDelivery } from './delivery.js';
 import { handleSignals } from './lifecycle.js';
+import { pushService } from './push-service.js';
 
 /** `foxbell-server worker`: delivery only, on the database a server also uses. */
 export async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
@@ -13,7 +14,8 @@ export async function runWorker(config: ServerConfig, clock: Clock): Promise<voi
     process.stderr.write(`${JSON.stringify({ level, time: clock.now(), msg: message, ...details })}\n`);
   const log: DeliveryLog = { error: (message, details) => line('error', message, details) };
   const metrics = config.metrics && new Metrics(store, clock);
-  const delivery = (await startDelivery(config, store, clock, metrics, log)) as Delivery;
+  const push = pushService(config, store, clock);
+  const delivery = (await startDelivery(config, store, clock, push, metrics, log)) as Delivery;
   const metricsServer = await announceMetrics(metrics, config);
   handleSignals({
     stop: async () => {

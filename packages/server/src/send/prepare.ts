@@ -1,5 +1,5 @@
 import { type Checked, isSendFieldName, type Notification, validateSend } from '@foxbell/sdk/contract';
-import type { SendToken } from '../store/store.js';
+import type { SendToken } from '../model/tokens.js';
 import { mergeSources, type SendSources } from './sources.js';
 
 export type PreparedNotification = Notification & { target: string };

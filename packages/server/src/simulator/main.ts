@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { readSettings, type Setting, type SettingValues, usageOf } from '../config/settings.js';
+import { readSettings, type Setting, type SettingValues, usageOf } from '../kernel/settings.js';
 import { buildSimulatorControl } from './control.js';
 import { DEFAULT_HISTORY } from './push-history.js';
 import { ApnsSimulator, type SimulatorKey } from './simulator.js';

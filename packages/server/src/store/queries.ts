@@ -31,12 +31,16 @@ export const REPLACED_BY_NEWER = `d.tag IS NOT NULL AND EXISTS (
     AND (n.created_at, n.notification_id) > (d.created_at, d.notification_id))`;
 
 /**
- * A Web Push device's unread count (its app's badge), as a column of a claim whose destination
- * row is `destination` and whose device is `v`: the account's notifications from the one after its
- * app was last open up to this one, on the account's (account_id, created_at) index. Null for
- * APNs, whose app keeps its own badge.
+ * A device's unread count (its app's badge), as a column of a claim whose destination row is
+ * `destination` and whose device is `v`, for the providers in `providers` (a list the query is given:
+ * SQLite's `json_each(?)`, PostgreSQL's `ANY($n)`): the account's notifications from the one after
+ * its app was last open up to this one, on the account's (account_id, created_at) index. Null for
+ * the others.
  */
-export const unreadForWebPush = (destination: string) => `CASE WHEN v.web_push IS NULL THEN NULL ELSE
+export const unreadColumn = (
+  destination: string,
+  providers: string,
+) => `CASE WHEN v.provider ${providers} THEN
   (SELECT count(*) FROM notifications u WHERE u.account_id = v.account_id
      AND u.created_at > COALESCE(v.last_seen_at, 0) AND u.created_at <= ${destination}.created_at) END AS unread`;
 

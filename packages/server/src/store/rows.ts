@@ -1,18 +1,16 @@
 import type { DestinationState, DropReason, NotificationStatus, Platform } from '@foxbell/sdk/contract';
-import type { WebPushKeys } from '../kernel/web-push.js';
+import type { Account } from '../model/accounts.js';
+import type { ClaimedDestination } from '../model/delivery.js';
+import type { Device, PushAddress } from '../model/devices.js';
+import type { LinkRequest, LinkState } from '../model/links.js';
 import type {
-  Account,
-  ClaimedDestination,
   DestinationRecord,
-  Device,
   HandledEvent,
   InboxPage,
-  LinkRequest,
-  LinkState,
-  RouteInput,
-  SendToken,
   StoredNotification,
-} from './store.js';
+} from '../model/notifications.js';
+import type { QueuedNotification } from '../model/routing.js';
+import type { SendToken } from '../model/tokens.js';
 
 /**
  * Rows of either database mapped to the store's types, so no row shape leaks out. SQLite gives
@@ -63,9 +61,22 @@ export function tokenOf(row: Row): SendToken {
   };
 }
 
-/** The `web_push` column: a Web Push device's keys as JSON, or null for APNs. */
-function webPushOf(row: Row): WebPushKeys | null {
-  return row.web_push == null ? null : (JSON.parse(row.web_push as string) as WebPushKeys);
+/**
+ * A device's (or a link request's) push address, from its columns: `provider`, `push_token` (the
+ * address's key) and `web_push`, which holds any provider's data as JSON (the name is the column's
+ * first use: columns are added, never renamed, so an older process runs beside a newer one).
+ */
+export function addressOf(row: Row): PushAddress {
+  return {
+    provider: row.provider as string,
+    key: row.push_token as string,
+    data: row.web_push == null ? null : (JSON.parse(row.web_push as string) as Record<string, unknown>),
+  };
+}
+
+/** The address's provider data as its column holds it. */
+export function addressData(address: PushAddress): string | null {
+  return address.data === null ? null : JSON.stringify(address.data);
 }
 
 export function deviceOf(row: Row): Device {
@@ -74,10 +85,9 @@ export function deviceOf(row: Row): Device {
     accountId: row.account_id as string,
     name: row.name as string,
     platform: row.platform as Platform,
-    pushToken: row.push_token as string,
-    webPush: webPushOf(row),
+    address: addressOf(row),
     clientId: (row.client_id as string | null) ?? null,
-    pushSince: Number(row.push_since ?? row.created_at),
+    addressSince: Number(row.push_since ?? row.created_at),
     inAuto: bool(row.in_auto),
     active: bool(row.active),
     createdAt: Number(row.created_at),
@@ -148,10 +158,9 @@ function claimedOf(
     notificationId: row.notification_id as string,
     deviceId: row.device_id as string,
     platform: row.platform as Platform,
-    pushToken: row.push_token as string,
-    webPush: webPushOf(row),
-    pushTokenSince: Number(row.device_created_at),
-    apnsId: row.apns_id as string,
+    address: addressOf(row),
+    addressSince: Number(row.device_created_at),
+    pushId: row.apns_id as string,
     attempt,
     senderName: row.sender_name as string,
     notification,
@@ -159,15 +168,6 @@ function claimedOf(
     expiresAt: Number(row.expires_at),
     unread: maybeNumber(row.unread),
   };
-}
-
-/** A queued notification as routing reads it: what `decide` sees, and what its pushes need. */
-export interface QueuedNotification {
-  input: RouteInput;
-  /** The tag its destinations carry. */
-  tag: string | null;
-  senderName: string;
-  notification: StoredNotification['notification'];
 }
 
 /**
@@ -190,31 +190,6 @@ export function routeInputOf(row: Row, devices: Device[]): QueuedNotification {
     tag: notification.tag ?? null,
     senderName: row.sender_name as string,
     notification,
-  };
-}
-
-/** A destination leased as it is routed: its first attempt, from what routing already holds. */
-export function claimedAtRouting(
-  queued: QueuedNotification,
-  device: Device,
-  apnsId: string,
-): ClaimedDestination {
-  const { id, createdAt, expiresAt } = queued.input.notification;
-  return {
-    notificationId: id,
-    deviceId: device.id,
-    platform: device.platform,
-    pushToken: device.pushToken,
-    webPush: device.webPush,
-    pushTokenSince: device.pushSince,
-    apnsId,
-    // A Web Push device's count is read by the store, which leased it (see unreadOfDevice).
-    unread: null,
-    attempt: 1,
-    senderName: queued.senderName,
-    notification: queued.notification,
-    createdAt,
-    expiresAt,
   };
 }
 
@@ -243,8 +218,7 @@ export function linkRequestOf(row: Row): LinkRequest {
       name: row.name as string,
       platform: row.platform as Platform,
       inAuto: bool(row.in_auto),
-      pushToken: row.push_token as string,
-      webPush: webPushOf(row),
+      address: addressOf(row),
     },
     approved:
       row.approved_account_id == null

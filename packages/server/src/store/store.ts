@@ -1,128 +1,23 @@
-import type {
-  DestinationState,
-  DropReason,
-  HandledAction,
-  Notification,
-  NotificationStatus,
-  Platform,
-} from '@foxbell/sdk/contract';
-import type { RateLimits } from '../kernel/limits.js';
-import type { WebPushKeys } from '../kernel/web-push.js';
-
-export interface Account {
-  id: string;
-  name: string | null;
-  /** Counts key rotations: 1 for the key the account was created with. */
-  keyGeneration: number;
-  createdAt: number;
-  deletedAt: number | null;
-  /** The account it was merged into (the group's canonical one); its key then answers `account_merged`. */
-  mergedInto: string | null;
-}
+import type { DestinationState, HandledAction } from '@foxbell/sdk/contract';
+import type { Account, AccountMerge, Credential } from '../model/accounts.js';
+import type { NewSend, SendOutcome } from '../model/admission.js';
+import type { ClaimedDestination, FinishedAttempt, LeasedKey } from '../model/delivery.js';
+import type { Device, PushAddress } from '../model/devices.js';
+import type { LinkApproval, LinkDevice, LinkLimits, LinkRequest } from '../model/links.js';
+import type { InboxPage, StoredNotification } from '../model/notifications.js';
+import type { RouteDecision, RouteInput } from '../model/routing.js';
+import type { SendToken } from '../model/tokens.js';
 
 /**
- * A write for an account that was merged into another or deleted after its request was
- * authenticated and before its transaction ran: nothing was written. Every write that adds to an
- * account (devices, tokens, link approvals, a merge, a deletion) checks it inside its transaction,
- * under the account's lock, so nothing lands under an account no working key reaches.
+ * The storage interface: what the server keeps, in the model's terms (model/), and nothing of
+ * either database. sqlite/ and postgres/ implement it.
  */
-export class AccountEndedError extends Error {
-  constructor(readonly account: Account) {
-    super(`account ${account.id} was merged or deleted while a write for it waited`);
-    this.name = 'AccountEndedError';
-  }
-}
-
-/** Whether an account was merged into another or deleted: its own key no longer manages it. */
-export function accountEnded(account: Account): boolean {
-  return account.deletedAt !== null || account.mergedInto !== null;
-}
-
-export type TokenKind = 'standard' | 'agent';
-
-export interface SendToken {
-  id: string;
-  accountId: string;
-  /** The sender name shown with every notification sent with this token. */
-  name: string;
-  kind: TokenKind;
-  ownStatus: boolean;
-  deviceNames: boolean;
-  /** The scene allowlist; null allows every scene. */
-  scenes: string[] | null;
-  allowUrls: boolean;
-  defaultTarget: string | null;
-  expiresAt: number | null;
-  revokedAt: number | null;
-  createdAt: number;
-}
-
-export interface Device {
-  id: string;
-  accountId: string;
-  name: string;
-  platform: Platform;
-  /** Where pushes go: the APNs device token, or the Web Push subscription's endpoint. */
-  pushToken: string;
-  /** A Web Push subscription's keys (the device is reached by Web Push); null for APNs. */
-  webPush: WebPushKeys | null;
-  /** The app's own id for itself (`device_id`), for a device that linked itself; else null. */
-  clientId: string | null;
-  /** When its push address was registered (a later one may replace the first). */
-  pushSince: number;
-  inAuto: boolean;
-  active: boolean;
-  createdAt: number;
-  /** When its device key was last used (kept to the minute); null for a device with no key, or unused. */
-  lastSeenAt: number | null;
-}
-
-/** What a presented secret turned out to be. */
-export type Credential =
-  | { kind: 'account'; account: Account }
-  | { kind: 'retired_account_key'; account: Account }
-  | { kind: 'send'; token: SendToken; account: Account };
-
-/** How a merge ended: the group it made, or why nothing changed. */
-export type AccountMerge =
-  | { kind: 'merged'; accounts: string[] }
-  /** The account to merge in was merged elsewhere or deleted after the request was checked. */
-  | { kind: 'other_ended' }
-  | { kind: 'group_full' }
-  | { kind: 'devices_limit' };
 
 /** A device key's device and account: `revoked` once its device was removed (not when its push address went stale). */
 export interface DeviceCredential {
   device: Device;
   account: Account;
   revoked: boolean;
-}
-
-export type LinkState = 'pending' | 'approved' | 'cancelled' | 'superseded';
-
-/** The device a link request registers once approved. */
-export interface LinkDevice {
-  clientId: string;
-  name: string;
-  platform: Platform;
-  inAuto: boolean;
-  /** The APNs device token, or the Web Push endpoint (as a device's). */
-  pushToken: string;
-  webPush: WebPushKeys | null;
-}
-
-export interface LinkRequest {
-  id: string;
-  /** As stored: `pending` past its `expiresAt` is expired. */
-  state: LinkState;
-  createdAt: number;
-  expiresAt: number;
-  device: LinkDevice;
-  approved: { accountId: string; deviceId: string; at: number } | null;
-  /** The device key, sealed with the poll secret, until the first read after approval. */
-  sealedKey: string | null;
-  /** A device switching accounts: its registration in the account it leaves, proven by its key. */
-  sourceDeviceId: string | null;
 }
 
 export interface NewLinkRequest {
@@ -139,150 +34,7 @@ export interface NewLinkRequest {
   expiresAt: number;
 }
 
-/** The brakes on approving: in a window, so many wrong codes and so many approvals per account. */
-export interface LinkLimits {
-  windowMs: number;
-  wrongCodes: number;
-  approvals: number;
-  devices: number;
-}
-
-/** How an approval ended, in the order it is checked. */
-export type LinkApproval =
-  | { kind: 'locked'; retryAfterMs: number }
-  | { kind: 'no_code' }
-  | { kind: 'superseded' }
-  | { kind: 'not_pending' }
-  | { kind: 'expired' }
-  | { kind: 'approvals_limit'; retryAfterMs: number }
-  | { kind: 'devices_limit' }
-  | { kind: 'approved'; device: Device };
-
 export type { RateLimits } from '../kernel/limits.js';
-
-/** A validated send, ready to be stored. */
-export interface NewSend {
-  id: string;
-  requestId: string;
-  account: Account;
-  token: SendToken;
-  /** The validated fields, with `target` resolved (the send's, else the token's default, else `auto`). */
-  notification: Notification & { target: string };
-  idempotency: { key: string; fingerprint: string } | undefined;
-  now: number;
-  limits: RateLimits;
-}
-
-/** What became of a send. `monthlyCount` is the account's accepted sends this UTC month, after it. */
-export type SendOutcome =
-  | { kind: 'accepted'; id: string; requestId: string; monthlyCount: number }
-  | { kind: 'replayed'; id: string; requestId: string; monthlyCount: number }
-  | { kind: 'idempotency_conflict'; monthlyCount: number }
-  | {
-      kind: 'rate_limited';
-      scope: 'token' | 'account';
-      /** The limit of that scope, for the refusal's `details`. */
-      limit: number;
-      retryAfterSeconds: number;
-      monthlyCount: number;
-    }
-  | { kind: 'quota_exceeded'; limit: number; monthlyCount: number };
-
-export interface DestinationRecord {
-  deviceId: string;
-  /** The device's name now (it may have been renamed since); null once the device was purged. */
-  deviceName: string | null;
-  platform: Platform;
-  state: DestinationState;
-  pushStatus: number | null;
-  updatedAt: number;
-}
-
-export interface HandledEvent {
-  deviceId: string;
-  platform: Platform;
-  action: HandledAction;
-  at: number;
-}
-
-export interface StoredNotification {
-  id: string;
-  accountId: string;
-  tokenId: string;
-  senderName: string;
-  notification: Notification & { target: string };
-  status: NotificationStatus;
-  reason: DropReason | null;
-  createdAt: number;
-  expiresAt: number;
-  destinations: DestinationRecord[];
-  handled: HandledEvent[];
-}
-
-export interface InboxPage {
-  items: StoredNotification[];
-  /** Present when more items follow the last one. */
-  next: { createdAt: number; id: string } | undefined;
-}
-
-/** What routing needs to know of a queued notification. */
-export interface RouteInput {
-  notification: { id: string; target: string; createdAt: number; expiresAt: number };
-  token: { revokedAt: number | null; expiresAt: number | null };
-  /** The account's active devices, oldest first. */
-  devices: Device[];
-}
-
-/** What routing decided: drop the notification, or one destination per device with its `apns-id`. */
-export type RouteDecision =
-  | { kind: 'drop'; reason: DropReason }
-  | { kind: 'deliver'; destinations: { device: Device; apnsId: string }[] };
-
-/** A destination a worker holds under a lease, with everything its push needs. */
-export interface ClaimedDestination {
-  notificationId: string;
-  deviceId: string;
-  platform: Platform;
-  pushToken: string;
-  webPush: WebPushKeys | null;
-  /** When the device's push token was registered: a 410 older than this does not deactivate it. */
-  pushTokenSince: number;
-  /** Fixed when the destination was made; the same on every attempt. */
-  apnsId: string;
-  /** This attempt's number, from 1. */
-  attempt: number;
-  senderName: string;
-  notification: Notification & { target: string };
-  createdAt: number;
-  expiresAt: number;
-  /**
-   * A Web Push device's unread count, for its app's badge: the account's notifications up to this
-   * one that came after its app was last open (its key's `last_seen_at`). Null for APNs.
-   */
-  unread: number | null;
-}
-
-/** The end of one attempt, as the worker decided it. */
-export type AttemptEnd =
-  | { kind: 'accepted'; pushStatus: number }
-  | { kind: 'retry'; pushStatus: number | null; nextAttemptAt: number }
-  | { kind: 'failed_permanent'; pushStatus: number | null; deactivateDevice: boolean }
-  /** Not attempted after all (shutdown, or a connection that never sent it): back to `pending`, uncounted. */
-  | { kind: 'released' };
-
-/** A destination by its key. */
-export interface LeasedKey {
-  notificationId: string;
-  deviceId: string;
-}
-
-export interface FinishedAttempt {
-  notificationId: string;
-  deviceId: string;
-  /** The lease holder; an attempt whose lease was taken over by another worker is not recorded. */
-  owner: string;
-  end: AttemptEnd;
-}
 
 export interface Pause {
   paused: boolean;
@@ -296,7 +48,7 @@ export interface Pause {
 export const RETIRED_LISTED = 50;
 
 /** A device to register: its fields but those the store sets (active, and the time, given as `now`). */
-export type NewDevice = Omit<Device, 'active' | 'createdAt' | 'clientId' | 'pushSince' | 'lastSeenAt'> & {
+export type NewDevice = Omit<Device, 'active' | 'createdAt' | 'clientId' | 'addressSince' | 'lastSeenAt'> & {
   now: number;
 };
 
@@ -361,7 +113,7 @@ export interface Store {
    */
   updateOwnDevice(
     device: { id: string; accountId: string },
-    change: { name?: string; inAuto?: boolean; push?: { pushToken: string; webPush: WebPushKeys | null } },
+    change: { name?: string; inAuto?: boolean; address?: PushAddress },
     now: number,
     maxDevices: number,
   ): Promise<Device | 'device_exists' | 'limit_reached' | 'key_revoked'>;
@@ -405,7 +157,13 @@ export interface Store {
     now: number;
     limit: number;
     decide: (input: RouteInput) => RouteDecision;
-    lease?: { owner: string; leaseMs: number; limit: number };
+    lease?: {
+      owner: string;
+      leaseMs: number;
+      limit: number;
+      /** The providers whose leased destinations carry their device's unread count (`unread`). */
+      unreadFor: readonly string[];
+    };
   }): Promise<{ routed: number; claimed: ClaimedDestination[] }>;
   /**
    * Expires waiting destinations past their notification's deadline, then leases up to `limit`
@@ -417,6 +175,8 @@ export interface Store {
     leaseMs: number;
     limit: number;
     maxAttempts: number;
+    /** The providers whose leased destinations carry their device's unread count (`unread`). */
+    unreadFor: readonly string[];
   }): Promise<ClaimedDestination[]>;
   /** Records the end of attempts, in one transaction. */
   finishAttempts(attempts: FinishedAttempt[], now: number): Promise<void>;

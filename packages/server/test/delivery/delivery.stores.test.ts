@@ -675,7 +675,7 @@ describe('workers sharing a store', () => {
         .received()
         .map((push) => push.apns_id)
         .sort(),
-    ).toEqual(pushed.map((destination) => destination.apnsId).sort());
+    ).toEqual(pushed.map((destination) => destination.pushId).sort());
   });
 
   it('keeps a slow push its own while its worker lives: the lease is renewed, never taken over', async () => {

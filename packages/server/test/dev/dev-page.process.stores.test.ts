@@ -10,6 +10,7 @@ import { randomIds } from '../../src/kernel/ids.js';
 import { ApnsSimulator } from '../../src/simulator/simulator.js';
 import { type ForeignHost, makeForeignHost } from '../foreign-host.js';
 import { ManualClock } from '../helpers.js';
+import { apiProviders } from '../providers.js';
 import { openTestStore } from '../test-database.js';
 
 const closing: (() => Promise<unknown>)[] = [];
@@ -56,6 +57,7 @@ async function devApp(options: { simulator?: boolean; host?: string } = {}) {
   const app = buildApp({
     store,
     clock,
+    providers: apiProviders(store, clock),
     devPage: {
       session: async () => seed && { accountId: seed.accountId, accountKey: seed.accountKey },
       simulator: () => sim,
@@ -264,7 +266,7 @@ describe('the device page (--dev)', () => {
   it('is not there without --dev', async () => {
     const store = await openTestStore();
     closing.push(() => store.close());
-    const app = buildApp({ store });
+    const app = buildApp({ store, providers: apiProviders(store) });
     closing.push(() => app.close());
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     for (const url of ['/', '/devices', '/dev/session']) {

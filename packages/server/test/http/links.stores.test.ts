@@ -113,7 +113,7 @@ describe('linking a device with a code', () => {
         kind: 'deliver',
         destinations: input.devices.map((device, i) => ({
           device,
-          apnsId: `00000000-0000-4000-8000-00000000000${i}`,
+          pushId: `00000000-0000-4000-8000-00000000000${i}`,
         })),
       }),
     });

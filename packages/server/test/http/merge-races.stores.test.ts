@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AccountEndedError } from '../../src/store/store.js';
+import { AccountEndedError } from '../../src/model/accounts.js';
 import { bareAccount, expectError, pushToken, type Reply, startServer, type TestServer } from '../helpers.js';
 
 /**
@@ -103,8 +103,7 @@ describe('merges at once', () => {
           accountId: b.id,
           name: 'late',
           platform: 'ios',
-          pushToken: pushToken(),
-          webPush: null,
+          address: { provider: 'apns', key: pushToken(), data: null },
           inAuto: true,
           now,
         },

@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ADMIN_KEY, startServer } from '../helpers.js';
+import { apiProviders } from '../providers.js';
 import { openTestStore } from '../test-database.js';
 
 const COMMITTED = new URL('../../../../docs/openapi.json', import.meta.url);
@@ -81,7 +82,7 @@ describe('the OpenAPI document', () => {
   it('has every route the app serves, and the app serves every route it has', async () => {
     const { document } = await served();
     const store = await openTestStore();
-    const app = buildApp({ store, adminKey: ADMIN_KEY });
+    const app = buildApp({ store, adminKey: ADMIN_KEY, providers: apiProviders(store) });
     try {
       await app.ready();
       // The web app's files (/app/…) are pages for a browser, not the interface.

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ADMIN_KEY, createAccount, ManualClock, send, type TestServer } from '../helpers.js';
+import { apiProviders } from '../providers.js';
 import { openTestStore } from '../test-database.js';
 
 const closing: (() => Promise<unknown>)[] = [];
@@ -16,6 +17,7 @@ async function serverWithTimeouts(): Promise<TestServer> {
   const app = buildApp({
     store,
     clock,
+    providers: apiProviders(store, clock),
     adminKey: ADMIN_KEY,
     timeouts: { headersMs: 400, requestMs: 800, keepAliveMs: 600 },
   });

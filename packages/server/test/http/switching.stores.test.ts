@@ -55,7 +55,7 @@ describe('switching accounts', () => {
         kind: 'deliver',
         destinations: input.devices.map((device) => ({
           device,
-          apnsId: '00000000-0000-4000-8000-000000000001',
+          pushId: '00000000-0000-4000-8000-000000000001',
         })),
       }),
     });

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { localCertificate } from '../../src/simulator/local-certificate.js';
 import { ADMIN, startHttpsServer, startProcess, tempDir } from '../processes.js';
+import { apiProviders } from '../providers.js';
 import { openTestStore } from '../test-database.js';
 
 const run = promisify(execFile);
@@ -33,7 +34,12 @@ async function httpsApp() {
   const store = await openTestStore();
   const certificate = await localCertificate('foxbell tls test');
   const tls = { cert: Buffer.from(certificate.cert), key: Buffer.from(certificate.key) };
-  const app = buildApp({ store, tls, timeouts: { headersMs: 1000, requestMs: 2000 } });
+  const app = buildApp({
+    store,
+    providers: apiProviders(store),
+    tls,
+    timeouts: { headersMs: 1000, requestMs: 2000 },
+  });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   closing.push(async () => {
     await app.close();

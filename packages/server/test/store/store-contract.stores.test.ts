@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { routeNotification } from '../../src/delivery/routing.js';
-import {
-  type AttemptEnd,
-  type ClaimedDestination,
-  RETIRED_LISTED,
-  type Store,
-  type StoredNotification,
-} from '../../src/store/store.js';
+import type { AttemptEnd, ClaimedDestination } from '../../src/model/delivery.js';
+import type { StoredNotification } from '../../src/model/notifications.js';
+import { routeNotification } from '../../src/model/routing.js';
+import { RETIRED_LISTED, type Store } from '../../src/store/store.js';
 import { accountWithDevices, addToken, LIMITS, newSend, T0 } from '../store-fixtures.js';
 import { openSharedStores, TEST_STORE } from '../test-database.js';
 
@@ -35,7 +31,7 @@ const route = async (store: Store, now: number) =>
     .routed;
 
 const claim = (store: Store, owner: string, now: number, limit = 100, leaseMs = 60_000) =>
-  store.claimDestinations({ owner, now, leaseMs, limit, maxAttempts: 5 });
+  store.claimDestinations({ owner, now, leaseMs, limit, maxAttempts: 5, unreadFor: [] });
 
 const keyOf = (d: ClaimedDestination) => `${d.notificationId}/${d.deviceId}`;
 
@@ -145,7 +141,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
       now: T0 + 2,
       limit: 200,
       decide: (input) => routeNotification(input, T0 + 2, randomUUID),
-      lease: { owner: 'w', leaseMs: 30_000, limit: 4 },
+      lease: { owner: 'w', leaseMs: 30_000, limit: 4, unreadFor: [] },
     });
     // Routing decides queued sends until their destinations fill the room (the last one's other
     // devices overrun it): two. The third stays queued, not written ahead of any lease.
@@ -161,10 +157,9 @@ describe(`Store contract on ${TEST_STORE}`, () => {
       notificationId: first,
       deviceId: iphone?.id,
       platform: 'ios',
-      pushToken: iphone?.pushToken,
-      webPush: null,
-      pushTokenSince: iphone?.createdAt,
-      apnsId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      address: iphone?.address,
+      addressSince: iphone?.createdAt,
+      pushId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       attempt: 1,
       senderName: 'CI',
       notification: expect.objectContaining({ message: 'Build passed', target: 'auto' }),
@@ -200,8 +195,8 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     expect((await (a as Store).getNotification(first))?.status).toBe('sent_to_push');
     const takenOver = await claim(a as Store, 'x', T0 + 2 + 30_000);
     const leasedAgain = takenOver.filter((d) => d.attempt === 2);
-    expect(leasedAgain.map((d) => [d.notificationId, d.platform, d.apnsId])).toEqual(
-      claimed.slice(1).map((d) => [d.notificationId, d.platform, d.apnsId]),
+    expect(leasedAgain.map((d) => [d.notificationId, d.platform, d.pushId])).toEqual(
+      claimed.slice(1).map((d) => [d.notificationId, d.platform, d.pushId]),
     );
   });
 
@@ -223,7 +218,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
         now: T0 + 3,
         limit: 200,
         decide: (input) => routeNotification(input, T0 + 3, randomUUID),
-        lease: { owner: 'w', leaseMs: 60_000, limit },
+        lease: { owner: 'w', leaseMs: 60_000, limit, unreadFor: [] },
       });
       return { routed, claimed: claimed.map((d) => [d.notificationId, d.deviceId]) };
     };
@@ -269,7 +264,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
             now: T0,
             limit: 200,
             decide: (input) => routeNotification(input, T0, randomUUID),
-            lease: { owner: `w${i}`, leaseMs: 60_000, limit: 7 },
+            lease: { owner: `w${i}`, leaseMs: 60_000, limit: 7, unreadFor: [] },
           });
           expect(claimed.length).toBeLessThanOrEqual(7);
           leased.push(...[...due, ...claimed].map(keyOf));
@@ -294,7 +289,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
       now: T0 + 1,
       limit: 200,
       decide: (input) => routeNotification(input, T0 + 1, randomUUID),
-      lease: { owner: 'w', leaseMs: 60_000, limit: 10 },
+      lease: { owner: 'w', leaseMs: 60_000, limit: 10, unreadFor: [] },
     });
     expect(claimed.map((d) => [d.notificationId, d.deviceId, d.attempt])).toEqual([
       [newer.id, devices[0]?.id, 1],
@@ -362,7 +357,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     const [again] = await claim(b as Store, 'alive', T0 + 30_000, 10, 30_000);
     expect(again && keyOf(again)).toBe(first && keyOf(first));
     expect(again?.attempt).toBe(2);
-    expect(again?.apnsId).toBe(first?.apnsId);
+    expect(again?.pushId).toBe(first?.pushId);
 
     const ids = {
       notificationId: (first as ClaimedDestination).notificationId,

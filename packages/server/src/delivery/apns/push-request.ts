@@ -31,12 +31,12 @@ export function pushRequestFor(destination: PushDestination, topics: ApnsTopics)
     'apns-topic': topics[destination.platform],
     'apns-priority': shared.priority,
     'apns-expiration': shared.expiration,
-    'apns-id': destination.apnsId,
+    'apns-id': destination.pushId,
   };
   const { tag } = destination.notification;
   if (tag !== undefined) headers['apns-collapse-id'] = tag;
 
-  return { pushToken: destination.pushToken, headers, payload: shared.payload };
+  return { pushToken: destination.address.key, headers, payload: shared.payload };
 }
 
 /** What every device of a notification is sent alike. */

@@ -46,14 +46,14 @@ const CREDENTIAL_REFUSALS = new Set([
 /** The verdict nearly every answer gets, made once: a busy worker judges thousands a second. */
 const ACCEPTED = verdict({ status: 200 }, 'accepted');
 
-/** The verdict on an answer, for a device whose push token was registered at `pushTokenSince`. */
-export function judgeApnsAnswer(answer: ApnsAnswer, pushTokenSince: number): ApnsVerdict {
+/** The verdict on an answer, for a device whose push token was registered at `addressSince`. */
+export function judgeApnsAnswer(answer: ApnsAnswer, addressSince: number): ApnsVerdict {
   const { status, reason } = answer;
   if (status === 200) return ACCEPTED;
   if (status === 410) {
     // A token registered after APNs found the old one gone is a new registration: keep it.
     const goneAt = answer.timestamp ?? Number.POSITIVE_INFINITY;
-    return verdict(answer, 'failed_permanent', { deactivateDevice: pushTokenSince < goneAt });
+    return verdict(answer, 'failed_permanent', { deactivateDevice: addressSince < goneAt });
   }
   if (status === 403 && reason === 'ExpiredProviderToken') {
     // Our fault, not the notification's: renew and try again (it still counts as an attempt).

@@ -16,7 +16,7 @@ export class ApnsTransport implements Transport {
   async push(destination: PushDestination): Promise<PushOutcome> {
     const result = await this.#client.push(pushRequestFor(destination, this.#topics));
     if (result.kind === 'no_answer') return NO_ANSWER;
-    const outcome = judgeApnsAnswer(result, destination.pushTokenSince);
+    const outcome = judgeApnsAnswer(result, destination.addressSince);
     // Our provider token was refused as too old: the next push carries a new one.
     if (outcome.renewToken) this.#client.renewToken();
     return outcome;

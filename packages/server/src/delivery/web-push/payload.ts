@@ -1,6 +1,7 @@
 import { findSceneVersion } from '@foxbell/sdk/contract';
 import { fitPayload } from '../../kernel/shorten.js';
 import type { PushDestination } from '../transport.js';
+import { webPushKeysOf } from './keys.js';
 
 /**
  * Push services take a body of 4,096 bytes (Apple's and the RFC's floor). An `aes128gcm` body is
@@ -22,7 +23,7 @@ export const MAX_PLAINTEXT_BYTES = 4096 - 86 - 1 - 16;
  */
 export function webPushPayload(destination: PushDestination): string {
   const { notification: n, notificationId, senderName } = destination;
-  const appUrl = destination.webPush?.appUrl ?? null;
+  const appUrl = webPushKeysOf(destination.address)?.appUrl ?? null;
   const custom: Record<string, unknown> = {
     id: notificationId,
     sender: senderName,

@@ -1,13 +1,14 @@
 import { Agent } from 'undici';
 import webPush from 'web-push';
 import type { Clock } from '../../kernel/clock.js';
-import type { VapidKeys } from '../../kernel/vapid.js';
-import type { PushHosts } from '../../kernel/web-push.js';
 import { NO_ANSWER, type PushDestination, type PushOutcome, type Transport } from '../transport.js';
 import { PRIVATE_ADDRESS, publicOnlyLookup, type Resolver, systemResolver } from './address-guard.js';
+import type { PushHosts } from './hosts.js';
+import { webPushKeysOf } from './keys.js';
 import { webPushPayload } from './payload.js';
 import { topicOf, ttlSeconds, URGENCY } from './request.js';
 import { judgeWebPushAnswer } from './responses.js';
+import type { VapidKeys } from './vapid.js';
 
 // web-push is CommonJS whose exports Node cannot name statically: taken from its default export.
 const { encrypt, getVapidHeaders } = webPush;
@@ -85,8 +86,8 @@ export class WebPushTransport implements Transport {
   }
 
   async push(destination: PushDestination): Promise<PushOutcome> {
-    const keys = destination.webPush;
-    const endpoint = URL.parse(destination.pushToken);
+    const keys = webPushKeysOf(destination.address);
+    const endpoint = URL.parse(destination.address.key);
     // Registration checked it; the allowlist may have changed since. Never connect elsewhere.
     if (!keys || endpoint?.protocol !== 'https:' || !this.#options.hosts.allows(endpoint)) {
       return { ...ADDRESS_REFUSED, reason: 'not on the push services allowlist' };

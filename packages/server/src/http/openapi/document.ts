@@ -1,5 +1,6 @@
 import { ERROR_CODES, type ErrorCode } from '@foxbell/sdk/contract';
-import { IDEMPOTENCY_KEY, type JsonSchema, SCHEMAS } from './schemas.js';
+import type { PushProvider } from '../../delivery/provider.js';
+import { IDEMPOTENCY_KEY, type JsonSchema, schemasFor } from './schemas.js';
 
 type Credential = 'send' | 'account' | 'admin' | 'device' | 'link';
 
@@ -424,8 +425,11 @@ function operation(route: Route): JsonSchema {
   };
 }
 
-/** The OpenAPI 3.1 document of the whole interface, from the contract's schemas and constants. */
-export function openApiDocument(): JsonSchema {
+/**
+ * The OpenAPI 3.1 document of the whole interface, from the contract's schemas and constants, with
+ * the registration members of `providers`.
+ */
+export function openApiDocument(providers: readonly PushProvider[]): JsonSchema {
   return {
     openapi: '3.1.1',
     info: {
@@ -445,7 +449,7 @@ export function openApiDocument(): JsonSchema {
     ),
     components: {
       schemas: {
-        ...SCHEMAS,
+        ...schemasFor(providers),
         DevicesAnswer: { anyOf: [ref('DeviceNames'), ref('Devices')] },
       },
       headers: HEADERS,

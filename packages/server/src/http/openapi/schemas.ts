@@ -22,7 +22,7 @@ import {
   TARGET_KEYWORDS,
 } from '@foxbell/sdk/contract';
 import * as z from 'zod';
-import { defaultPushHosts } from '../../kernel/web-push.js';
+import type { PushProvider } from '../../delivery/provider.js';
 import { accountMerge, keyRotation, newAccount } from '../routes/accounts.js';
 import { pauseBody } from '../routes/admin.js';
 import { deviceChange, newDevice } from '../routes/devices.js';
@@ -178,170 +178,176 @@ const tokenOptions = {
 };
 
 /** Every named schema of the document: the send's, the records', the management API's. */
-export const SCHEMAS: Record<string, JsonSchema> = {
-  SendFields: {
-    type: 'object',
-    properties: {
-      ...sendFields,
-      ...Object.fromEntries(
-        MESSAGE_ALIASES.slice(1).map((alias) => [
-          alias,
-          { ...sendFields.message, description: 'Alias of message.' },
-        ]),
-      ),
-    },
-    description:
-      'Every field but message is optional. version, type and attachments are ignored in a JSON or form body; any other field is invalid_field.',
-  },
-  SendResponse: object({ id: id('ntf'), status: { const: 'accepted' }, request_id: id('req') }),
-  StatusRecord: object(
-    {
-      id: id('ntf'),
-      status: { enum: [...NOTIFICATION_STATUSES], description: 'The furthest state observed.' },
-      reason: { enum: [...DROP_REASONS], description: 'Only when status is dropped.' },
-      destinations: {
-        type: 'array',
-        items: object(
-          {
-            name: {
-              type: 'string',
-              description:
-                "The device's name, for a caller that may read device names (an account key, a send token with device_names).",
-            },
-            platform: { enum: [...PLATFORMS] },
-            state: { enum: [...DESTINATION_STATES] },
-            push_status: { type: 'integer', description: "The push service's answer, once it answered." },
-            updated_at: timestamp,
-          },
-          ['name', 'push_status'],
+/** The components' schemas; the registration bodies have a member for each provider. */
+export function schemasFor(providers: readonly PushProvider[]): Record<string, JsonSchema> {
+  return {
+    SendFields: {
+      type: 'object',
+      properties: {
+        ...sendFields,
+        ...Object.fromEntries(
+          MESSAGE_ALIASES.slice(1).map((alias) => [
+            alias,
+            { ...sendFields.message, description: 'Alias of message.' },
+          ]),
         ),
       },
-      handled: {
-        type: 'array',
-        items: object({
-          action: { enum: [...HANDLED_ACTIONS] },
-          platform: { enum: [...PLATFORMS] },
-          at: timestamp,
-        }),
-      },
+      description:
+        'Every field but message is optional. version, type and attachments are ignored in a JSON or form body; any other field is invalid_field.',
     },
-    ['reason'],
-  ),
-  Catalog: object({
-    scenes: {
-      type: 'array',
-      items: object({
-        id: { type: 'string', pattern: SCENE_ID_PATTERN.source },
-        name: { type: 'string' },
-        current_version: { type: 'integer' },
-        versions: {
+    SendResponse: object({ id: id('ntf'), status: { const: 'accepted' }, request_id: id('req') }),
+    StatusRecord: object(
+      {
+        id: id('ntf'),
+        status: { enum: [...NOTIFICATION_STATUSES], description: 'The furthest state observed.' },
+        reason: { enum: [...DROP_REASONS], description: 'Only when status is dropped.' },
+        destinations: {
+          type: 'array',
+          items: object(
+            {
+              name: {
+                type: 'string',
+                description:
+                  "The device's name, for a caller that may read device names (an account key, a send token with device_names).",
+              },
+              platform: { enum: [...PLATFORMS] },
+              state: { enum: [...DESTINATION_STATES] },
+              push_status: { type: 'integer', description: "The push service's answer, once it answered." },
+              updated_at: timestamp,
+            },
+            ['name', 'push_status'],
+          ),
+        },
+        handled: {
           type: 'array',
           items: object({
-            version: { type: 'integer' },
-            params: { type: 'object', description: "The version's parameters, as a JSON Schema (2020-12)." },
+            action: { enum: [...HANDLED_ACTIONS] },
+            platform: { enum: [...PLATFORMS] },
+            at: timestamp,
           }),
         },
-      }),
-    },
-  }),
-  DeviceNames: object({
-    devices: {
-      type: 'array',
-      items: object({ name: { type: 'string' }, platform: { enum: [...PLATFORMS] } }),
-    },
-  }),
-  Device: device,
-  WebPushKey: object({ public_key: { type: 'string', pattern: '^[A-Za-z0-9_-]{87}$' } }),
-  Devices: object({ devices: { type: 'array', items: ref('Device') } }),
-  Token: object(tokenOptions),
-  NewToken: object({
-    ...tokenOptions,
-    token: { type: 'string', description: 'The secret, shown this once.' },
-  }),
-  Tokens: object({ tokens: { type: 'array', items: ref('Token') } }),
-  NewAccount: object({ id: id('acct'), key: { type: 'string' }, generation: { type: 'integer' } }),
-  RotatedKey: object({ key: { type: 'string' }, generation: { type: 'integer' } }),
-  Inbox: object({
-    items: {
-      type: 'array',
-      items: {
-        ...object(
-          {
-            id: id('ntf'),
-            sender: { type: 'string', description: "The sending token's name." },
-            ...sendFields,
-            status: { enum: [...NOTIFICATION_STATUSES] },
-            reason: { enum: [...DROP_REASONS] },
-            created_at: timestamp,
-            expires_at: timestamp,
-          },
-          // What a send left out stays out; the defaults are filled in.
-          ['reason', 'title', 'subtitle', 'url', 'url_title', 'image', 'group', 'tag', 'scene_version'],
-        ),
-        description: 'The notification as stored, every default applied, and how far it got.',
       },
-    },
-    next_cursor: orNull({ type: 'string' }),
-  }),
-  Pause: object({ paused: { type: 'boolean' }, retry_after: { type: 'integer' } }),
-  Health: object({ status: { const: 'ok' } }),
-  Readiness: object(
-    {
-      status: { enum: ['ok', 'unavailable'] },
-      checks: object({
-        database: { enum: ['ok', 'migrations_pending', 'unreachable'] },
-        shutdown: { enum: ['ok', 'stopping'] },
-      }),
-      sends: { enum: ['open', 'paused', 'unknown'] },
-      apns_credential: { enum: ['ok', 'refused'] },
-    },
-    ['apns_credential'],
-  ),
-  Error: object({
-    error: object(
-      {
-        code: { enum: Object.keys(ERROR_CODES), description: 'Stable: match on it.' },
-        message: { type: 'string', description: 'For a person; may change.' },
-        field: { type: 'string' },
-        details: { type: 'object' },
-      },
-      ['field', 'details'],
+      ['reason'],
     ),
-    request_id: id('req'),
-  }),
-  NewAccountBody: fromZod(newAccount),
-  KeyRotationBody: fromZod(keyRotation),
-  NewDeviceBody: fromZod(newDevice(defaultPushHosts())),
-  DeviceChangeBody: fromZod(deviceChange),
-  NewTokenBody: fromZod(newToken),
-  EventBody: fromZod(eventBody),
-  NewLinkRequestBody: fromZod(newLinkRequest(defaultPushHosts())),
-  LinkApprovalBody: fromZod(linkApproval),
-  OwnDeviceChangeBody: fromZod(ownDeviceChange(defaultPushHosts())),
-  NewLinkRequest: object({
-    id: id('lnk'),
-    code: { type: 'string', pattern: '^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$' },
-    secret: { type: 'string', pattern: '^fox_poll_[A-Za-z0-9]{32}$' },
-    expires_at: timestamp,
-  }),
-  LinkRequest: object(
-    {
-      state: { enum: ['pending', 'approved', 'cancelled', 'expired', 'superseded'] },
+    Catalog: object({
+      scenes: {
+        type: 'array',
+        items: object({
+          id: { type: 'string', pattern: SCENE_ID_PATTERN.source },
+          name: { type: 'string' },
+          current_version: { type: 'integer' },
+          versions: {
+            type: 'array',
+            items: object({
+              version: { type: 'integer' },
+              params: {
+                type: 'object',
+                description: "The version's parameters, as a JSON Schema (2020-12).",
+              },
+            }),
+          },
+        }),
+      },
+    }),
+    DeviceNames: object({
+      devices: {
+        type: 'array',
+        items: object({ name: { type: 'string' }, platform: { enum: [...PLATFORMS] } }),
+      },
+    }),
+    Device: device,
+    WebPushKey: object({ public_key: { type: 'string', pattern: '^[A-Za-z0-9_-]{87}$' } }),
+    Devices: object({ devices: { type: 'array', items: ref('Device') } }),
+    Token: object(tokenOptions),
+    NewToken: object({
+      ...tokenOptions,
+      token: { type: 'string', description: 'The secret, shown this once.' },
+    }),
+    Tokens: object({ tokens: { type: 'array', items: ref('Token') } }),
+    NewAccount: object({ id: id('acct'), key: { type: 'string' }, generation: { type: 'integer' } }),
+    RotatedKey: object({ key: { type: 'string' }, generation: { type: 'integer' } }),
+    Inbox: object({
+      items: {
+        type: 'array',
+        items: {
+          ...object(
+            {
+              id: id('ntf'),
+              sender: { type: 'string', description: "The sending token's name." },
+              ...sendFields,
+              status: { enum: [...NOTIFICATION_STATUSES] },
+              reason: { enum: [...DROP_REASONS] },
+              created_at: timestamp,
+              expires_at: timestamp,
+            },
+            // What a send left out stays out; the defaults are filled in.
+            ['reason', 'title', 'subtitle', 'url', 'url_title', 'image', 'group', 'tag', 'scene_version'],
+          ),
+          description: 'The notification as stored, every default applied, and how far it got.',
+        },
+      },
+      next_cursor: orNull({ type: 'string' }),
+    }),
+    Pause: object({ paused: { type: 'boolean' }, retry_after: { type: 'integer' } }),
+    Health: object({ status: { const: 'ok' } }),
+    Readiness: object(
+      {
+        status: { enum: ['ok', 'unavailable'] },
+        checks: object({
+          database: { enum: ['ok', 'migrations_pending', 'unreachable'] },
+          shutdown: { enum: ['ok', 'stopping'] },
+        }),
+        sends: { enum: ['open', 'paused', 'unknown'] },
+        apns_credential: { enum: ['ok', 'refused'] },
+      },
+      ['apns_credential'],
+    ),
+    Error: object({
+      error: object(
+        {
+          code: { enum: Object.keys(ERROR_CODES), description: 'Stable: match on it.' },
+          message: { type: 'string', description: 'For a person; may change.' },
+          field: { type: 'string' },
+          details: { type: 'object' },
+        },
+        ['field', 'details'],
+      ),
+      request_id: id('req'),
+    }),
+    NewAccountBody: fromZod(newAccount),
+    KeyRotationBody: fromZod(keyRotation),
+    NewDeviceBody: fromZod(newDevice(providers)),
+    DeviceChangeBody: fromZod(deviceChange),
+    NewTokenBody: fromZod(newToken),
+    EventBody: fromZod(eventBody),
+    NewLinkRequestBody: fromZod(newLinkRequest(providers)),
+    LinkApprovalBody: fromZod(linkApproval),
+    OwnDeviceChangeBody: fromZod(ownDeviceChange(providers)),
+    NewLinkRequest: object({
+      id: id('lnk'),
+      code: { type: 'string', pattern: '^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$' },
+      secret: { type: 'string', pattern: '^fox_poll_[A-Za-z0-9]{32}$' },
       expires_at: timestamp,
-      device: ref('Device'),
-      device_key: { type: 'string', pattern: '^fox_dev_[A-Za-z0-9]{32}$' },
-      account_id: id('acct'),
-    },
-    ['device', 'device_key', 'account_id'],
-  ),
-  LinkApproval: object({ device: ref('Device') }),
-  AccountMergeBody: fromZod(accountMerge),
-  AccountMerge: object({
-    canonical_account_id: id('acct'),
-    accounts: { type: 'array', items: id('acct'), minItems: 2, maxItems: 5 },
-  }),
-  PauseBody: fromZod(pauseBody),
-};
+    }),
+    LinkRequest: object(
+      {
+        state: { enum: ['pending', 'approved', 'cancelled', 'expired', 'superseded'] },
+        expires_at: timestamp,
+        device: ref('Device'),
+        device_key: { type: 'string', pattern: '^fox_dev_[A-Za-z0-9]{32}$' },
+        account_id: id('acct'),
+      },
+      ['device', 'device_key', 'account_id'],
+    ),
+    LinkApproval: object({ device: ref('Device') }),
+    AccountMergeBody: fromZod(accountMerge),
+    AccountMerge: object({
+      canonical_account_id: id('acct'),
+      accounts: { type: 'array', items: id('acct'), minItems: 2, maxItems: 5 },
+    }),
+    PauseBody: fromZod(pauseBody),
+  };
+}
 
 export const IDEMPOTENCY_KEY: JsonSchema = {
   type: 'string',

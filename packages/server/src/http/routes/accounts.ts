@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { ApiError } from '../../kernel/api-error.js';
 import { hashSecret } from '../../kernel/secrets.js';
-import { accountEnded } from '../../store/store.js';
+import { accountEnded } from '../../model/accounts.js';
 import { ACCOUNT_KEY_PATTERN } from '../auth.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';

@@ -1,32 +1,31 @@
 import { PLATFORMS } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
+import type { PushProvider } from '../../delivery/provider.js';
 import { ApiError } from '../../kernel/api-error.js';
-import type { PushHosts } from '../../kernel/web-push.js';
 import { type AppContext, callerAccount, freshness } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
-import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-registration.js';
+import { addressFromBody, registrationMembers } from '../push-address.js';
 import { devicesLimitReached } from '../refusals.js';
 import { deviceView } from '../views.js';
 
 /** A device name is what a send's `target` names, so it follows the same rule: 1-64 bytes of text. */
 const deviceName = textField(1, 64);
 
-/** A device registered by its account: reached by APNs (`push_token`) or Web Push (`web_push`). */
-export const newDevice = (hosts: PushHosts) =>
+/** A device registered by its account, with one push provider's member (`push_token`, `web_push`). */
+export const newDevice = (providers: readonly PushProvider[]) =>
   z.strictObject({
     name: deviceName,
     platform: z.enum(PLATFORMS),
-    push_token: apnsPushToken.optional(),
-    web_push: webPushSubscription(hosts).optional(),
+    ...registrationMembers(providers),
     in_auto: z.boolean().default(true),
   });
 
 export const deviceChange = z.strictObject({ name: deviceName.optional(), in_auto: z.boolean().optional() });
 
 export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const registration = newDevice(ctx.pushHosts);
+  const registration = newDevice(ctx.providers);
   app.get('/v1/devices', { config: { credentials: ['send', 'account'] } }, async (request) => {
     const { caller } = request;
     if (caller?.kind === 'send') {
@@ -49,14 +48,14 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (request, reply) => {
       const account = callerAccount(request.caller);
       const body = readBody(request, registration);
-      const push = pushRegistrationOf(body, null);
+      const { address, field } = addressFromBody(body, ctx.providers, { appUrl: null });
       const created = await ctx.store.createDevice(
         {
           id: ctx.ids.id('dev'),
           accountId: account.id,
           name: body.name,
           platform: body.platform,
-          ...push,
+          address,
           inAuto: body.in_auto,
           now: ctx.clock.now(),
         },
@@ -64,11 +63,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
       );
       if (created === 'limit_reached') throw devicesLimitReached(ctx.limits.devicesPerAccount);
       if (created === 'device_exists') {
-        throw push.webPush
-          ? new ApiError('device_exists', 'this Web Push subscription is already registered', {
-              field: 'web_push',
-            })
-          : new ApiError('device_exists', 'this push token is already registered', { field: 'push_token' });
+        throw new ApiError('device_exists', `this ${field} is registered to this account already`, { field });
       }
       return reply.code(201).send(deviceView(created, freshness(ctx)));
     },

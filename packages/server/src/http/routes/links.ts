@@ -1,20 +1,20 @@
 import { CLIENT_DEVICE_ID_PATTERN, canonicalLinkCode, PLATFORMS } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as z from 'zod';
+import type { PushProvider } from '../../delivery/provider.js';
 import { ApiError } from '../../kernel/api-error.js';
 import { isoTime, retryAfterSeconds } from '../../kernel/clock.js';
 import { newLinkCode } from '../../kernel/link-codes.js';
 import { openDeviceKey, sealDeviceKey } from '../../kernel/sealed-key.js';
 import { hashSecret } from '../../kernel/secrets.js';
-import type { PushHosts } from '../../kernel/web-push.js';
-import { linkStateAt } from '../../store/links.js';
-import type { LinkApproval, LinkRequest } from '../../store/store.js';
+import type { LinkApproval, LinkRequest } from '../../model/links.js';
+import { linkStateAt } from '../../model/links.js';
 import { bearerOf, DEVICE_KEY_PATTERN } from '../auth.js';
 import { clientNetwork } from '../client-network.js';
 import { type AppContext, accountOrDevice, freshness } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
-import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-registration.js';
+import { addressFromBody, registrationMembers } from '../push-address.js';
 import { devicesLimitReached } from '../refusals.js';
 import { deviceView } from '../views.js';
 
@@ -22,14 +22,13 @@ import { deviceView } from '../views.js';
 const CLIENT_DEVICE_ID = z.string().regex(CLIENT_DEVICE_ID_PATTERN, 'must be 8 to 64 of A-Z a-z 0-9 _ -');
 
 /** A device asking to be linked: who it is, and where its pushes go. */
-export const newLinkRequest = (hosts: PushHosts) =>
+export const newLinkRequest = (providers: readonly PushProvider[]) =>
   z.strictObject({
     device_id: CLIENT_DEVICE_ID,
     name: textField(1, 64),
     platform: z.enum(PLATFORMS),
     in_auto: z.boolean().default(true),
-    push_token: apnsPushToken.optional(),
-    web_push: webPushSubscription(hosts).optional(),
+    ...registrationMembers(providers),
     // A device switching accounts: its key for the one it leaves, and what to do if that account
     // is still in use.
     source: z.strictObject({ device_key: z.string().max(64) }).optional(),
@@ -127,13 +126,13 @@ async function switchingFrom(
 }
 
 export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const requestBody = newLinkRequest(ctx.pushHosts);
+  const requestBody = newLinkRequest(ctx.providers);
 
   // No credential: a device that has none yet. Braked per client address instead.
   app.post('/v1/link-requests', async (request, reply) => {
     ctx.linkRequests.take(clientNetwork(request.ip));
     const body = readBody(request, requestBody);
-    const push = pushRegistrationOf(body, appUrlOf(request));
+    const { address } = addressFromBody(body, ctx.providers, { appUrl: appUrlOf(request) });
     const sourceDeviceId = await switchingFrom(body, ctx);
     const now = ctx.clock.now();
     const id = ctx.ids.id('lnk');
@@ -152,7 +151,7 @@ export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
         name: body.name,
         platform: body.platform,
         inAuto: body.in_auto,
-        ...push,
+        address,
       },
       sourceDeviceId,
       now,

@@ -1,20 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
+import type { PushProvider } from '../../delivery/provider.js';
 import { ApiError } from '../../kernel/api-error.js';
-import type { PushHosts } from '../../kernel/web-push.js';
 import { type AppContext, type Caller, freshness } from '../context.js';
 import { readBody, textField } from '../management-body.js';
-import { apnsPushToken, pushRegistrationOf, webPushSubscription } from '../push-registration.js';
+import { addressFromBody, namesAddress, registrationMembers } from '../push-address.js';
 import { deviceKeyRevoked, devicesLimitReached } from '../refusals.js';
 import { deviceView } from '../views.js';
 
 /** What a linked app may change of its own device: its name, `auto`, and where its pushes go. */
-export const ownDeviceChange = (hosts: PushHosts) =>
+export const ownDeviceChange = (providers: readonly PushProvider[]) =>
   z.strictObject({
     name: textField(1, 64).optional(),
     in_auto: z.boolean().optional(),
-    push_token: apnsPushToken.optional(),
-    web_push: webPushSubscription(hosts).optional(),
+    ...registrationMembers(providers),
   });
 
 function callerDevice(caller: Caller | undefined) {
@@ -24,7 +23,7 @@ function callerDevice(caller: Caller | undefined) {
 
 /** The routes of a linked app's device key, about the device itself: `/v1/device`. */
 export function ownDeviceRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const change = ownDeviceChange(ctx.pushHosts);
+  const change = ownDeviceChange(ctx.providers);
 
   // The app's own device as its account sees it: whether it is active (a push service may have
   // said its subscription is gone), its name, its transport.
@@ -38,14 +37,17 @@ export function ownDeviceRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (request) => {
       const device = callerDevice(request.caller);
       const body = readBody(request, change);
-      const movesPush = body.push_token !== undefined || body.web_push !== undefined;
+      // A web app that subscribes again keeps the address its notifications open (its provider
+      // reads the previous address for it).
+      const moved = namesAddress(body, ctx.providers)
+        ? addressFromBody(body, ctx.providers, { appUrl: null, previous: device.address })
+        : undefined;
       const updated = await ctx.store.updateOwnDevice(
         device,
         {
           ...(body.name === undefined ? {} : { name: body.name }),
           ...(body.in_auto === undefined ? {} : { inAuto: body.in_auto }),
-          // A web app that subscribes again keeps the address its notifications open.
-          ...(movesPush ? { push: pushRegistrationOf(body, device.webPush?.appUrl ?? null) } : {}),
+          ...(moved ? { address: moved.address } : {}),
         },
         ctx.clock.now(),
         ctx.limits.devicesPerAccount,
@@ -54,7 +56,7 @@ export function ownDeviceRoutes(app: FastifyInstance, ctx: AppContext): void {
       if (updated === 'limit_reached') throw devicesLimitReached(ctx.limits.devicesPerAccount);
       if (updated === 'device_exists') {
         throw new ApiError('device_exists', 'another active device has this push address', {
-          field: body.web_push === undefined ? 'push_token' : 'web_push',
+          field: moved?.field ?? 'push_token',
         });
       }
       return deviceView(updated, freshness(ctx));

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { type Checked, IDEMPOTENCY_KEY_PATTERN, MESSAGES } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../kernel/api-error.js';
+import type { SendToken } from '../../model/tokens.js';
 import { parseJsonObject } from '../../send/json-body.js';
 import { notificationFromRequest, type PreparedNotification } from '../../send/prepare.js';
 import type { SendSources } from '../../send/sources.js';
 import { parseUrlEncoded } from '../../send/url-encoded.js';
 import { decodeUtf8 } from '../../send/utf8.js';
-import type { SendToken } from '../../store/store.js';
 import type { AppContext, Caller, RawBody } from '../context.js';
 
 function bodyText(bytes: Uint8Array): Checked<string> {

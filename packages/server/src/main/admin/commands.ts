@@ -1,6 +1,6 @@
 import { seenInWords } from '@foxbell/sdk/contract';
-import type { Setting } from '../../config/settings.js';
-import { tokenEnded } from '../../store/token-liveness.js';
+import type { Setting } from '../../kernel/settings.js';
+import { tokenEnded } from '../../model/tokens.js';
 
 /** The values read for a command's settings, by key: text, a number, or a switch. */
 export type OptionValues = Record<string, string | number | boolean | undefined>;

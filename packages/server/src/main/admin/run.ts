@@ -1,4 +1,4 @@
-import { readSettings, type Setting, usageOf } from '../../config/settings.js';
+import { readSettings, type Setting, usageOf } from '../../kernel/settings.js';
 import { ADMIN_COMMANDS, type AdminCommand, type OptionValues } from './commands.js';
 import { ADMIN_EXIT, ADMIN_EXIT_CODES, ADMIN_SETTINGS, exitCodeOf } from './settings.js';
 

@@ -1,5 +1,5 @@
 import { SERVER_SETTINGS } from '../../config/server-settings.js';
-import type { Setting } from '../../config/settings.js';
+import type { Setting } from '../../kernel/settings.js';
 
 /**
  * The settings of every `foxbell-server admin` command, read like the server's own (the flag,

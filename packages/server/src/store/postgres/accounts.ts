@@ -1,5 +1,5 @@
+import { type Account, AccountEndedError, accountEnded } from '../../model/accounts.js';
 import { accountFromRow, type Row } from '../rows.js';
-import { type Account, AccountEndedError, accountEnded } from '../store.js';
 import type { Session } from './connection.js';
 
 /**

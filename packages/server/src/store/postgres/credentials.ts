@@ -1,15 +1,10 @@
 import { TurnBatcher } from '../../kernel/turn-batcher.js';
-import { planMerge } from '../merge.js';
+import { type AccountMerge, accountEnded, type Credential } from '../../model/accounts.js';
+import { planMerge } from '../../model/merge.js';
+import type { SendToken } from '../../model/tokens.js';
 import { liveToken } from '../queries.js';
 import { accountFromRow, type Row, tokenOf } from '../rows.js';
-import {
-  type AccountMerge,
-  accountEnded,
-  type Credential,
-  type CredentialsPart,
-  RETIRED_LISTED,
-  type SendToken,
-} from '../store.js';
+import { type CredentialsPart, RETIRED_LISTED } from '../store.js';
 import { requireLiveAccount } from './accounts.js';
 import type { PostgresConnection } from './connection.js';
 import { removeDevices } from './settling.js';

@@ -1,5 +1,6 @@
-import { deviceOf, type Row } from '../rows.js';
-import { type Device, type DevicesPart, RETIRED_LISTED } from '../store.js';
+import type { Device } from '../../model/devices.js';
+import { addressData, deviceOf, type Row } from '../rows.js';
+import { type DevicesPart, RETIRED_LISTED } from '../store.js';
 import { requireLiveAccount } from './accounts.js';
 import type { PostgresConnection, Session } from './connection.js';
 import { removeDevices } from './settling.js';
@@ -23,7 +24,7 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
           await requireLiveAccount(session, device.accountId);
           const holders = await session.rows(
             'SELECT id, account_id FROM devices WHERE push_token = $1 AND active',
-            [device.pushToken],
+            [device.address.key],
           );
           if (holders.some((holder) => holder.account_id === device.accountId)) return 'device_exists';
           if ((await activeCount(session, device.accountId)) >= maxDevices) return 'limit_reached';
@@ -34,22 +35,24 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
             device.now,
           );
           const row = await session.row(
-            `INSERT INTO devices (id, account_id, name, platform, push_token, web_push, in_auto, active, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, true, $8) RETURNING *`,
+            `INSERT INTO devices (id, account_id, name, platform, provider, push_token, web_push, in_auto, active,
+               created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, true, $9) RETURNING *`,
             [
               device.id,
               device.accountId,
               device.name,
               device.platform,
-              device.pushToken,
-              device.webPush === null ? null : JSON.stringify(device.webPush),
+              device.address.provider,
+              device.address.key,
+              addressData(device.address),
               device.inAuto,
               device.now,
             ],
           );
           return deviceOf(row as Row);
         },
-        [`push_token:${device.pushToken}`, `account:${device.accountId}`],
+        [`push_token:${device.address.key}`, `account:${device.accountId}`],
       );
     },
 
@@ -79,7 +82,7 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
     },
 
     async updateOwnDevice(caller, change, now, maxDevices) {
-      const push = change.push;
+      const address = change.address;
       // The account's lock, which a merge takes too, and, for a new push address, its lock, which
       // every registration of it takes: the devices limit and the address's one holder hold.
       return db.transaction(
@@ -87,19 +90,19 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
           await requireLiveAccount(session, caller.accountId);
           const current = (await session.row('SELECT * FROM devices WHERE id = $1', [caller.id])) as Row;
           if (current.key_revoked_at !== null) return 'key_revoked';
-          if (push) {
+          if (address) {
             const other = await session.row(
               'SELECT 1 FROM devices WHERE push_token = $1 AND active AND id <> $2',
-              [push.pushToken, caller.id],
+              [address.key, caller.id],
             );
             if (other) return 'device_exists';
             if (!deviceOf(current).active && (await activeCount(session, caller.accountId)) >= maxDevices) {
               return 'limit_reached';
             }
             await session.rows(
-              `UPDATE devices SET push_token = $1, web_push = $2, push_since = $3, active = true, removed_at = NULL
-               WHERE id = $4`,
-              [push.pushToken, push.webPush === null ? null : JSON.stringify(push.webPush), now, caller.id],
+              `UPDATE devices SET provider = $1, push_token = $2, web_push = $3, push_since = $4, active = true,
+                 removed_at = NULL WHERE id = $5`,
+              [address.provider, address.key, addressData(address), now, caller.id],
             );
           }
           const row = await session.row(
@@ -109,7 +112,7 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
           );
           return deviceOf(row as Row);
         },
-        [`account:${caller.accountId}`, ...(push ? [`push_token:${push.pushToken}`] : [])],
+        [`account:${caller.accountId}`, ...(address ? [`push_token:${address.key}`] : [])],
       );
     },
 

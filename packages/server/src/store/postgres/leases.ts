@@ -1,13 +1,14 @@
-import { nextDeliveryAt, REPLACED_BY_NEWER, unreadForWebPush } from '../queries.js';
+import type { ClaimedDestination } from '../../model/delivery.js';
+import { nextDeliveryAt, REPLACED_BY_NEWER, unreadColumn } from '../queries.js';
 import { claimedFrom, maybeNumber } from '../rows.js';
-import type { ClaimedDestination, LeasesPart } from '../store.js';
+import type { LeasesPart } from '../store.js';
 import type { PostgresConnection } from './connection.js';
 import { lockNotifications, settle, skipWaiting } from './settling.js';
 
 /** Destinations leased to workers, and the ends of their attempts. */
 export function postgresLeases(db: PostgresConnection): LeasesPart {
   return {
-    async claimDestinations({ owner, now, leaseMs, limit, maxAttempts }) {
+    async claimDestinations({ owner, now, leaseMs, limit, maxAttempts, unreadFor }) {
       return db.transaction(async (session): Promise<ClaimedDestination[]> => {
         const ended = new Set<string>();
         // A lease that ran out belongs to a worker that died mid-push: that attempt counted. Rows
@@ -52,14 +53,14 @@ export function postgresLeases(db: PostgresConnection): LeasesPart {
            RETURNING d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id, d.created_at,
              d.expires_at, d.seq, d.state
          )
-         SELECT c.*, v.push_token, v.web_push, COALESCE(v.push_since, v.created_at) AS device_created_at, n.payload, n.sender_name,
-           ${unreadForWebPush('c')}
+         SELECT c.*, v.provider, v.push_token, v.web_push, COALESCE(v.push_since, v.created_at) AS device_created_at,
+           n.payload, n.sender_name, ${unreadColumn('c', '= ANY($5)')}
          FROM claimed c
          JOIN devices v ON v.id = c.device_id
          JOIN notifications n ON n.id = c.notification_id
          WHERE c.state = 'sending'
          ORDER BY c.seq`,
-          [now, limit, owner, now + leaseMs],
+          [now, limit, owner, now + leaseMs, unreadFor],
         );
         return claimedFrom(due, (row) => Number(row.attempts));
       });
@@ -77,7 +78,8 @@ export function postgresLeases(db: PostgresConnection): LeasesPart {
            push_status = CASE WHEN e.kind = 'released' THEN d.push_status ELSE e.push_status END,
            -- Released: never attempted after all, so uncounted.
            attempts = CASE WHEN e.kind = 'released' THEN d.attempts - 1 ELSE d.attempts END,
-           next_attempt_at = CASE e.kind WHEN 'retry' THEN e.next_attempt_at WHEN 'released' THEN $7
+           next_attempt_at = CASE e.kind WHEN 'retry' THEN e.next_attempt_at
+                             WHEN 'released' THEN GREATEST($7, COALESCE(e.next_attempt_at, $7))
                              ELSE d.next_attempt_at END,
            lease_owner = NULL, lease_until = NULL, updated_at = $7
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[])
@@ -91,7 +93,13 @@ export function postgresLeases(db: PostgresConnection): LeasesPart {
             attempts.map((a) => a.owner),
             attempts.map((a) => a.end.kind),
             attempts.map(({ end }) => (end.kind === 'released' ? null : end.pushStatus)),
-            attempts.map(({ end }) => (end.kind === 'retry' ? end.nextAttemptAt : null)),
+            attempts.map(({ end }) =>
+              end.kind === 'retry'
+                ? end.nextAttemptAt
+                : end.kind === 'released'
+                  ? (end.notBefore ?? null)
+                  : null,
+            ),
             now,
           ],
         );

@@ -1,7 +1,8 @@
-import { approverLock, approverRoom, unapprovable } from '../links.js';
+import type { LinkApproval } from '../../model/links.js';
+import { approverLock, approverRoom, unapprovable } from '../../model/links.js';
 import { liveToken } from '../queries.js';
-import { accountFromRow, deviceOf, linkRequestOf, type Row } from '../rows.js';
-import type { LinkApproval, LinksPart } from '../store.js';
+import { accountFromRow, addressData, deviceOf, linkRequestOf, type Row } from '../rows.js';
+import type { LinksPart } from '../store.js';
 import { requireLiveAccount } from './accounts.js';
 import type { PostgresConnection } from './connection.js';
 import { removeDevices } from './settling.js';
@@ -24,13 +25,13 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
              SELECT 1 FROM link_requests
                WHERE state = 'pending' AND expires_at > $3 AND (client_id = $1 OR push_token = $2)
              LIMIT 1`,
-            [device.clientId, device.pushToken, link.now, link.sourceDeviceId ?? ''],
+            [device.clientId, device.address.key, link.now, link.sourceDeviceId ?? ''],
           );
           if (taken) return 'device_exists' as const;
           await session.rows(
             `INSERT INTO link_requests (id, code_hash, secret_hash, key_hash, sealed_key, client_id, name, platform,
-               in_auto, push_token, web_push, source_device_id, state, created_at, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13, $14)`,
+               in_auto, provider, push_token, web_push, source_device_id, state, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'pending', $14, $15)`,
             [
               link.id,
               link.codeHash,
@@ -41,8 +42,9 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
               device.name,
               device.platform,
               device.inAuto,
-              device.pushToken,
-              device.webPush === null ? null : JSON.stringify(device.webPush),
+              device.address.provider,
+              device.address.key,
+              addressData(device.address),
               link.sourceDeviceId,
               link.now,
               link.expiresAt,
@@ -50,7 +52,7 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
           );
           return 'created' as const;
         },
-        [`link_client:${device.clientId}`, `push_token:${device.pushToken}`],
+        [`link_client:${device.clientId}`, `push_token:${device.address.key}`],
       );
     },
 
@@ -165,7 +167,7 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
         // and is no longer the other account's.
         const holders = await session.rows(
           'SELECT id FROM devices WHERE active AND (client_id = $1 OR push_token = $2)',
-          [device.clientId, device.pushToken],
+          [device.clientId, device.address.key],
         );
         await removeDevices(
           session,
@@ -173,16 +175,17 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
           now,
         );
         const inserted = await session.row(
-          `INSERT INTO devices (id, account_id, name, platform, push_token, web_push, client_id, key_hash, in_auto,
-             active, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10) RETURNING *`,
+          `INSERT INTO devices (id, account_id, name, platform, provider, push_token, web_push, client_id, key_hash,
+             in_auto, active, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true, $11) RETURNING *`,
           [
             deviceId,
             accountId,
             device.name,
             device.platform,
-            device.pushToken,
-            device.webPush === null ? null : JSON.stringify(device.webPush),
+            device.address.provider,
+            device.address.key,
+            addressData(device.address),
             device.clientId,
             row.key_hash,
             device.inAuto,

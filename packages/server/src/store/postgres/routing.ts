@@ -1,7 +1,14 @@
+import type { Device } from '../../model/devices.js';
+import {
+  FanOut,
+  type PlacedDestination,
+  type PlannedDestination,
+  RoutePlan,
+} from '../../model/route-plan.js';
+import type { QueuedNotification } from '../../model/routing.js';
 import { unreadOfDevice } from '../queries.js';
-import { FanOut, type PlacedDestination, type PlannedDestination, RoutePlan } from '../route-plan.js';
-import { deviceOf, type QueuedNotification, type Row, routeInputOf } from '../rows.js';
-import type { Device, RoutingPart } from '../store.js';
+import { deviceOf, type Row, routeInputOf } from '../rows.js';
+import type { RoutingPart } from '../store.js';
 import { advisoryLocks, type PostgresConnection, type Session } from './connection.js';
 
 const idOf = (d: PlannedDestination) => d.notification.input.notification.id;
@@ -93,7 +100,7 @@ export function postgresRouting(db: PostgresConnection): RoutingPart {
           if (rows.length < wanted) break;
         }
         for (const claim of plan.claimed) {
-          if (claim.webPush !== null) {
+          if (lease?.unreadFor.includes(claim.address.provider)) {
             claim.unread = Number(
               ((await session.row(unreadOfDevice('$1', '$2'), [claim.deviceId, claim.createdAt])) as Row).n,
             );
@@ -153,7 +160,7 @@ async function insertDestinations(
       placed.map((d) => d.device.id),
       placed.map((d) => d.device.platform),
       placed.map((d) => d.state),
-      placed.map((d) => d.apnsId),
+      placed.map((d) => d.pushId),
       placed.map((d) => d.notification.tag),
       placed.map((d) => d.notification.input.notification.createdAt),
       placed.map((d) => d.notification.input.notification.expiresAt),

@@ -1,9 +1,10 @@
 import { utcMonth } from '../../kernel/clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../../kernel/retention.js';
 import { TurnBatcher } from '../../kernel/turn-batcher.js';
-import { admit, countInWindow, type SecondCount, windowStart } from '../admission.js';
+import type { NewSend, SendOutcome } from '../../model/admission.js';
+import { admit, countInWindow, type SecondCount, windowStart } from '../../model/admission.js';
 import type { Row } from '../rows.js';
-import type { NewSend, SendOutcome, SendsPart } from '../store.js';
+import type { SendsPart } from '../store.js';
 import type { PostgresConnection, Session } from './connection.js';
 
 /** Sends admitted in one transaction at most, and such transactions running at once. */

@@ -1,5 +1,5 @@
+import { type Account, AccountEndedError, accountEnded } from '../../model/accounts.js';
 import { accountFromRow, type Row } from '../rows.js';
-import { type Account, AccountEndedError, accountEnded } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 
 /** The account as it is now, inside a write: one merged or deleted since its request began ends the write. */

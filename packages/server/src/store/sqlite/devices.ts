@@ -1,5 +1,6 @@
-import { deviceOf, type Row } from '../rows.js';
-import { type Device, type DevicesPart, RETIRED_LISTED } from '../store.js';
+import type { Device } from '../../model/devices.js';
+import { addressData, deviceOf, type Row } from '../rows.js';
+import { type DevicesPart, RETIRED_LISTED } from '../store.js';
 import { requireLiveAccount } from './accounts.js';
 import { int, type SqliteConnection } from './connection.js';
 import { removeDevice } from './settling.js';
@@ -25,21 +26,23 @@ export function sqliteDevices(db: SqliteConnection): DevicesPart {
         requireLiveAccount(db, device.accountId);
         const holders = db.all(
           'SELECT id, account_id FROM devices WHERE push_token = ? AND active = 1',
-          device.pushToken,
+          device.address.key,
         );
         if (holders.some((holder) => holder.account_id === device.accountId)) return 'device_exists';
         if (activeCount(device.accountId) >= maxDevices) return 'limit_reached';
         // The push address moves here: the device that had it is no longer its account's.
         for (const holder of holders) removeDevice(db, holder.id as string, device.now);
         db.run(
-          `INSERT INTO devices (id, account_id, name, platform, push_token, web_push, in_auto, active, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+          `INSERT INTO devices (id, account_id, name, platform, provider, push_token, web_push, in_auto, active,
+             created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
           device.id,
           device.accountId,
           device.name,
           device.platform,
-          device.pushToken,
-          device.webPush === null ? null : JSON.stringify(device.webPush),
+          device.address.provider,
+          device.address.key,
+          addressData(device.address),
           int(device.inAuto),
           device.now,
         );
@@ -80,20 +83,21 @@ export function sqliteDevices(db: SqliteConnection): DevicesPart {
         const row = db.get('SELECT * FROM devices WHERE id = ?', caller.id) as Row;
         if (row.key_revoked_at !== null) return 'key_revoked';
         const device = deviceOf(row);
-        const push = change.push;
-        if (push) {
+        const address = change.address;
+        if (address) {
           const other = db.get(
             'SELECT 1 FROM devices WHERE push_token = ? AND active = 1 AND id <> ?',
-            push.pushToken,
+            address.key,
             device.id,
           );
           if (other) return 'device_exists';
           if (!device.active && activeCount(device.accountId) >= maxDevices) return 'limit_reached';
           db.run(
-            `UPDATE devices SET push_token = ?, web_push = ?, push_since = ?, active = 1, removed_at = NULL
-             WHERE id = ?`,
-            push.pushToken,
-            push.webPush === null ? null : JSON.stringify(push.webPush),
+            `UPDATE devices SET provider = ?, push_token = ?, web_push = ?, push_since = ?, active = 1,
+               removed_at = NULL WHERE id = ?`,
+            address.provider,
+            address.key,
+            addressData(address),
             now,
             device.id,
           );

@@ -1,6 +1,7 @@
-import { nextDeliveryAt, REPLACED_BY_NEWER, unreadForWebPush } from '../queries.js';
+import type { ClaimedDestination, FinishedAttempt } from '../../model/delivery.js';
+import { nextDeliveryAt, REPLACED_BY_NEWER, unreadColumn } from '../queries.js';
 import { claimedFrom, maybeNumber, type Row } from '../rows.js';
-import type { ClaimedDestination, FinishedAttempt, LeasesPart } from '../store.js';
+import type { LeasesPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 import { deactivateDevice, settle } from './settling.js';
 
@@ -37,7 +38,7 @@ export function sqliteLeases(db: SqliteConnection, leasing: (owner: string) => v
   };
 
   return {
-    async claimDestinations({ owner, now, leaseMs, limit, maxAttempts }) {
+    async claimDestinations({ owner, now, leaseMs, limit, maxAttempts, unreadFor }) {
       leasing(owner);
       return db.transaction((): ClaimedDestination[] => {
         const ended = new Set<string>();
@@ -66,12 +67,14 @@ export function sqliteLeases(db: SqliteConnection, leasing: (owner: string) => v
 
         const candidates = db.all(
           `SELECT d.rowid AS rid, d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id,
-             d.created_at, d.expires_at, v.push_token, v.web_push, COALESCE(v.push_since, v.created_at) AS device_created_at,
-             ${REPLACED_BY_NEWER} AS replaced, ${unreadForWebPush('d')}
+             d.created_at, d.expires_at, v.provider, v.push_token, v.web_push,
+             COALESCE(v.push_since, v.created_at) AS device_created_at,
+             ${REPLACED_BY_NEWER} AS replaced, ${unreadColumn('d', 'IN (SELECT value FROM json_each(?))')}
            FROM destinations d
            JOIN devices v ON v.id = d.device_id
            WHERE d.state = 'pending' AND d.next_attempt_at <= ?
            ORDER BY d.next_attempt_at, d.rowid LIMIT ?`,
+          JSON.stringify(unreadFor),
           now,
           limit,
         );
@@ -149,7 +152,7 @@ export function sqliteLeases(db: SqliteConnection, leasing: (owner: string) => v
               db.run(
                 `UPDATE destinations SET state = 'pending', attempts = attempts - 1, next_attempt_at = ?,
                    ${freed}, updated_at = ? ${where}`,
-                now,
+                Math.max(now, end.notBefore ?? now),
                 now,
                 ...key,
               );

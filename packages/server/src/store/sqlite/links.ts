@@ -1,7 +1,8 @@
-import { approverLock, approverRoom, unapprovable } from '../links.js';
+import type { LinkApproval } from '../../model/links.js';
+import { approverLock, approverRoom, unapprovable } from '../../model/links.js';
 import { liveToken } from '../queries.js';
-import { deviceOf, joinedAccountFromRow, linkRequestOf, type Row } from '../rows.js';
-import type { LinkApproval, LinksPart } from '../store.js';
+import { addressData, deviceOf, joinedAccountFromRow, linkRequestOf, type Row } from '../rows.js';
+import type { LinksPart } from '../store.js';
 import { requireLiveAccount } from './accounts.js';
 import { int, type SqliteConnection } from './connection.js';
 import { removeDevice } from './settling.js';
@@ -23,16 +24,16 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
            LIMIT 1`,
           link.sourceDeviceId ?? '',
           device.clientId,
-          device.pushToken,
+          device.address.key,
           link.now,
           device.clientId,
-          device.pushToken,
+          device.address.key,
         );
         if (taken) return 'device_exists';
         db.run(
           `INSERT INTO link_requests (id, code_hash, secret_hash, key_hash, sealed_key, client_id, name, platform,
-             in_auto, push_token, web_push, source_device_id, state, created_at, expires_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+             in_auto, provider, push_token, web_push, source_device_id, state, created_at, expires_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
           link.id,
           link.codeHash,
           link.secretHash,
@@ -42,8 +43,9 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
           device.name,
           device.platform,
           int(device.inAuto),
-          device.pushToken,
-          device.webPush === null ? null : JSON.stringify(device.webPush),
+          device.address.provider,
+          device.address.key,
+          addressData(device.address),
           link.sourceDeviceId,
           link.now,
           link.expiresAt,
@@ -152,21 +154,22 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
         for (const holder of db.all(
           'SELECT id FROM devices WHERE active = 1 AND (client_id = ? OR push_token = ?)',
           link.device.clientId,
-          link.device.pushToken,
+          link.device.address.key,
         )) {
           removeDevice(db, holder.id as string, now);
         }
         const { device } = link;
         db.run(
-          `INSERT INTO devices (id, account_id, name, platform, push_token, web_push, client_id, key_hash, in_auto,
-             active, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+          `INSERT INTO devices (id, account_id, name, platform, provider, push_token, web_push, client_id, key_hash,
+             in_auto, active, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
           deviceId,
           accountId,
           device.name,
           device.platform,
-          device.pushToken,
-          device.webPush === null ? null : JSON.stringify(device.webPush),
+          device.address.provider,
+          device.address.key,
+          addressData(device.address),
           device.clientId,
           row.key_hash,
           int(device.inAuto),

@@ -1,6 +1,7 @@
 import { statusAfter } from '@foxbell/sdk/contract';
+import type { StoredNotification } from '../../model/notifications.js';
 import { inboxPageOf, notificationOf, type Row } from '../rows.js';
-import type { RecordsPart, StoredNotification } from '../store.js';
+import type { RecordsPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 
 /**

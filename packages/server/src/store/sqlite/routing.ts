@@ -1,7 +1,9 @@
+import type { Device } from '../../model/devices.js';
+import { FanOut, type PlacedDestination, RoutePlan } from '../../model/route-plan.js';
+import type { QueuedNotification } from '../../model/routing.js';
 import { unreadOfDevice } from '../queries.js';
-import { FanOut, type PlacedDestination, RoutePlan } from '../route-plan.js';
-import { type QueuedNotification, type Row, routeInputOf } from '../rows.js';
-import type { Device, RoutingPart } from '../store.js';
+import { type Row, routeInputOf } from '../rows.js';
+import type { RoutingPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 import { activeDevices } from './devices.js';
 
@@ -25,7 +27,7 @@ export function sqliteRouting(db: SqliteConnection, leasing: (owner: string) => 
       leased ? 1 : 0,
       now,
       now,
-      d.apnsId,
+      d.pushId,
       d.notification.tag,
       createdAt,
       expiresAt,
@@ -112,7 +114,7 @@ export function sqliteRouting(db: SqliteConnection, leasing: (owner: string) => 
           if (queued.length < wanted) break;
         }
         for (const claim of plan.claimed) {
-          if (claim.webPush !== null) {
+          if (lease?.unreadFor.includes(claim.address.provider)) {
             claim.unread = Number(
               (db.get(unreadOfDevice('?', '?'), claim.deviceId, claim.createdAt) as Row).n,
             );

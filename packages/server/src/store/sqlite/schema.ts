@@ -235,4 +235,13 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE devices ADD COLUMN last_seen_at INTEGER;
   `,
+  // Each device's push provider by name, so that a provider is a room of its own and the store
+  // knows none: `push_token` is the address's key and `web_push` its data, for any provider.
+  // Added, not renamed: an older process reads the columns it knows while a newer one runs.
+  `
+  ALTER TABLE devices ADD COLUMN provider TEXT NOT NULL DEFAULT 'apns';
+  UPDATE devices SET provider = 'web-push' WHERE web_push IS NOT NULL;
+  ALTER TABLE link_requests ADD COLUMN provider TEXT NOT NULL DEFAULT 'apns';
+  UPDATE link_requests SET provider = 'web-push' WHERE web_push IS NOT NULL;
+  `,
 ];

@@ -1,8 +1,9 @@
 import { utcMonth } from '../../kernel/clock.js';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../../kernel/retention.js';
 import { TurnBatcher } from '../../kernel/turn-batcher.js';
-import { admit, countInWindow, type SecondCount, windowStart } from '../admission.js';
-import type { NewSend, SendOutcome, SendsPart } from '../store.js';
+import type { NewSend, SendOutcome } from '../../model/admission.js';
+import { admit, countInWindow, type SecondCount, windowStart } from '../../model/admission.js';
+import type { SendsPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 
 /** What a batch's sends add to the rate windows and the monthly counts, summed per row. */

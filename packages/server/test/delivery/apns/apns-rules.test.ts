@@ -8,7 +8,7 @@ import { MAX_PAYLOAD_BYTES, pushRequestFor } from '../../../src/delivery/apns/pu
 import { type ApnsVerdict, judgeApnsAnswer } from '../../../src/delivery/apns/responses.js';
 import { endOfAttempt, retryDelayMs } from '../../../src/delivery/attempts.js';
 import { NO_ANSWER } from '../../../src/delivery/transport.js';
-import type { ClaimedDestination } from '../../../src/store/store.js';
+import type { ClaimedDestination } from '../../../src/model/delivery.js';
 import { PROVIDER_KEY, TOPICS } from '../../delivery-helpers.js';
 import { ManualClock } from '../../helpers.js';
 
@@ -86,10 +86,9 @@ function claimed(
     notificationId: 'ntf_1',
     deviceId: 'dev_1',
     platform: 'ios',
-    pushToken: 'ab'.repeat(32),
-    webPush: null,
-    pushTokenSince: 0,
-    apnsId: '00000000-0000-4000-8000-000000000000',
+    address: { provider: 'apns', key: 'ab'.repeat(32), data: null },
+    addressSince: 0,
+    pushId: '00000000-0000-4000-8000-000000000000',
     attempt,
     unread: null,
     senderName: 'CI',

@@ -1,10 +1,10 @@
 import { LocalPushService, type Subscription, subscriptionAt } from '@foxbell/test-support/push-service';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../src/delivery/web-push/address-guard.js';
-import { WebPushTransport } from '../../../src/delivery/web-push/transport.js';
+import { type PushHosts, parsePushHosts } from '../../../src/delivery/web-push/hosts.js';
+import { webPushProvider } from '../../../src/delivery/web-push/provider.js';
+import { VapidKeySource } from '../../../src/delivery/web-push/vapid.js';
 import { DeliveryWorker } from '../../../src/delivery/worker.js';
-import { VapidKeySource } from '../../../src/kernel/vapid.js';
-import { type PushHosts, parsePushHosts } from '../../../src/kernel/web-push.js';
 import { ADMIN_KEY, createToken, expectError, startServer, type TestServer } from '../../helpers.js';
 
 /**
@@ -60,20 +60,22 @@ async function startWebPushServer(
   const server = await startServer({ pushHosts: hostsOf(host) });
   serverUrl = server.url;
   now.clock = () => server.clock.now();
-  const vapid = new VapidKeySource(server.store);
-  const transport = new WebPushTransport({
-    keys: () => vapid.keys(),
+  // Delivery through the provider as a worker process opens it: its transport, keys and badge.
+  const provider = webPushProvider({
     subject: options.subject ?? 'mailto:ops@example.com',
     hosts: hostsOf(options.transportHosts ?? host),
+    keeper: server.store,
     clock: server.clock,
     ca: push.ca,
     ...(options.named ? { resolve: options.named.resolve } : {}),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
+  const { transport } = await provider.openTransport();
   closing.push(() => transport.close());
   const worker = new DeliveryWorker({
     store: server.store,
-    transport,
+    transports: { [provider.id]: transport },
+    unreadFor: [provider.id],
     clock: server.clock,
     concurrency: options.concurrency ?? 16,
   });

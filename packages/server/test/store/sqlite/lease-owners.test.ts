@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { routeNotification } from '../../../src/delivery/routing.js';
+import { routeNotification } from '../../../src/model/routing.js';
 import { openSqliteStore } from '../../../src/store/sqlite/open.js';
 import type { Store } from '../../../src/store/store.js';
 import { tempDir } from '../../processes.js';
@@ -39,7 +39,7 @@ describe('SQLite lease owners', () => {
       now: T0,
       limit: 10,
       decide: (input) => routeNotification(input, T0, randomUUID),
-      lease: { owner: 'wrk_gone', leaseMs: 6_000, limit: 1 },
+      lease: { owner: 'wrk_gone', leaseMs: 6_000, limit: 1, unreadFor: [] },
     });
     expect(claimed.map((d) => d.deviceId)).toEqual([phone]);
     const other = await worker.claimDestinations({
@@ -48,6 +48,7 @@ describe('SQLite lease owners', () => {
       leaseMs: 6_000,
       limit: 10,
       maxAttempts: 5,
+      unreadFor: [],
     });
     expect(other.map((d) => d.deviceId)).toEqual([watch]);
     expect(existsSync(path.join(dir, 'owners', 'wrk_gone.lock'))).toBe(true);
@@ -63,6 +64,7 @@ describe('SQLite lease owners', () => {
       leaseMs: 6_000,
       limit: 10,
       maxAttempts: 5,
+      unreadFor: [],
     });
     expect(taken.map((d) => [d.deviceId, d.attempt])).toEqual([[phone, 2]]);
     await worker.finishAttempts(

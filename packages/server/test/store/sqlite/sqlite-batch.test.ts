@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { NewSend } from '../../../src/model/admission.js';
 import { openSqliteStore } from '../../../src/store/sqlite/open.js';
-import type { NewSend, RateLimits, Store } from '../../../src/store/store.js';
+import type { RateLimits, Store } from '../../../src/store/store.js';
 import { tempDir } from '../../processes.js';
 import { accountWithDevices, LIMITS, newSend, T0 } from '../../store-fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenEnded } from '../../src/store/token-liveness.js';
+import { tokenEnded } from '../../src/model/tokens.js';
 
 describe('tokenEnded', () => {
   const NOW = 1_800_000_000_000;

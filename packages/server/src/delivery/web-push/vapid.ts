@@ -12,7 +12,7 @@ export interface VapidKeys {
 const SETTING = 'web_push_vapid_keys';
 
 /** The part of the store the key pair needs. */
-interface KeyKeeper {
+export interface KeyKeeper {
   getSetting(name: string): Promise<string | undefined>;
   settingOnce(name: string, value: string): Promise<string>;
 }

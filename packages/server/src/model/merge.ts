@@ -1,4 +1,4 @@
-import type { AccountMerge } from './store.js';
+import type { AccountMerge } from './accounts.js';
 
 // How a merge is decided, the same way by both stores: each reads both accounts' groups and
 // active devices in its transaction and hands them over. Pure.

@@ -1,5 +1,36 @@
+import type { Notification } from '@foxbell/sdk/contract';
 import { MINUTE_MS } from '../kernel/clock.js';
-import type { NewSend, RateLimits, SendOutcome } from './store.js';
+import type { RateLimits } from '../kernel/limits.js';
+import type { Account } from './accounts.js';
+import type { SendToken } from './tokens.js';
+
+/** A validated send, ready to be stored. */
+export interface NewSend {
+  id: string;
+  requestId: string;
+  account: Account;
+  token: SendToken;
+  /** The validated fields, with `target` resolved (the send's, else the token's default, else `auto`). */
+  notification: Notification & { target: string };
+  idempotency: { key: string; fingerprint: string } | undefined;
+  now: number;
+  limits: RateLimits;
+}
+
+/** What became of a send. `monthlyCount` is the account's accepted sends this UTC month, after it. */
+export type SendOutcome =
+  | { kind: 'accepted'; id: string; requestId: string; monthlyCount: number }
+  | { kind: 'replayed'; id: string; requestId: string; monthlyCount: number }
+  | { kind: 'idempotency_conflict'; monthlyCount: number }
+  | {
+      kind: 'rate_limited';
+      scope: 'token' | 'account';
+      /** The limit of that scope, for the refusal's `details`. */
+      limit: number;
+      retryAfterSeconds: number;
+      monthlyCount: number;
+    }
+  | { kind: 'quota_exceeded'; limit: number; monthlyCount: number };
 
 // Whether a send is admitted, decided the same way by both stores: the Idempotency-Key first (a
 // replay is answered whatever the limits), then the month, then the minute windows. Pure: each

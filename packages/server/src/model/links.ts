@@ -1,4 +1,50 @@
-import type { LinkApproval, LinkLimits, LinkRequest } from './store.js';
+// Linking a device with a code: the request, the approval's outcomes, and how an approval is decided.
+import type { Platform } from '@foxbell/sdk/contract';
+import type { Device, PushAddress } from './devices.js';
+
+export type LinkState = 'pending' | 'approved' | 'cancelled' | 'superseded';
+
+/** The device a link request registers once approved. */
+export interface LinkDevice {
+  clientId: string;
+  name: string;
+  platform: Platform;
+  inAuto: boolean;
+  address: PushAddress;
+}
+
+export interface LinkRequest {
+  id: string;
+  /** As stored: `pending` past its `expiresAt` is expired. */
+  state: LinkState;
+  createdAt: number;
+  expiresAt: number;
+  device: LinkDevice;
+  approved: { accountId: string; deviceId: string; at: number } | null;
+  /** The device key, sealed with the poll secret, until the first read after approval. */
+  sealedKey: string | null;
+  /** A device switching accounts: its registration in the account it leaves, proven by its key. */
+  sourceDeviceId: string | null;
+}
+
+/** The brakes on approving: in a window, so many wrong codes and so many approvals per account. */
+export interface LinkLimits {
+  windowMs: number;
+  wrongCodes: number;
+  approvals: number;
+  devices: number;
+}
+
+/** How an approval ended, in the order it is checked. */
+export type LinkApproval =
+  | { kind: 'locked'; retryAfterMs: number }
+  | { kind: 'no_code' }
+  | { kind: 'superseded' }
+  | { kind: 'not_pending' }
+  | { kind: 'expired' }
+  | { kind: 'approvals_limit'; retryAfterMs: number }
+  | { kind: 'devices_limit' }
+  | { kind: 'approved'; device: Device };
 
 // How a link approval is decided, the same way by both stores: each reads what it needs in its
 // transaction and hands it over. Pure, and in the interface's order: the approver's lock, the

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { decideChunk, FanOut, type PlannedDestination, RoutePlan } from '../../src/store/route-plan.js';
-import type { QueuedNotification } from '../../src/store/rows.js';
-import type { Device, RouteDecision, RouteInput } from '../../src/store/store.js';
+import type { Device } from '../../src/model/devices.js';
+import { decideChunk, FanOut, type PlannedDestination, RoutePlan } from '../../src/model/route-plan.js';
+import type { QueuedNotification, RouteDecision, RouteInput } from '../../src/model/routing.js';
 
-const device = (id: string) => ({ id, platform: 'ios', pushToken: `push-${id}`, createdAt: 0 }) as Device;
+const device = (id: string) =>
+  ({
+    id,
+    platform: 'ios',
+    address: { provider: 'apns', key: `push-${id}`, data: null },
+    createdAt: 0,
+  }) as Device;
 const PHONE = device('phone');
 const WATCH = device('watch');
 
@@ -31,7 +37,7 @@ const chunkOf = (notifications: QueuedNotification[], room?: number) =>
             kind: 'deliver',
             destinations: input.devices.map((d) => ({
               device: d,
-              apnsId: `${input.notification.id}-${d.id}`,
+              pushId: `${input.notification.id}-${d.id}`,
             })),
           },
     room,
@@ -81,7 +87,7 @@ describe('RoutePlan', () => {
       'b/watch:pending',
     ]);
     expect(claimedKeys(plan)).toEqual(['a/phone', 'a/watch', 'b/phone']);
-    expect(plan.claimed[0]).toMatchObject({ apnsId: 'a-phone', attempt: 1, pushToken: 'push-phone' });
+    expect(plan.claimed[0]).toMatchObject({ pushId: 'a-phone', attempt: 1, address: { key: 'push-phone' } });
     expect([plan.room, plan.wantsMore]).toEqual([0, false]);
   });
 
@@ -103,7 +109,7 @@ describe('RoutePlan', () => {
     expect(first.chunkSize(200)).toBe(7);
     const decide = (input: RouteInput): RouteDecision => ({
       kind: 'deliver',
-      destinations: input.devices.map((d) => ({ device: d, apnsId: `${input.notification.id}-${d.id}` })),
+      destinations: input.devices.map((d) => ({ device: d, pushId: `${input.notification.id}-${d.id}` })),
     });
     // Two devices a send: the chunk of 7 is decided only as far as the room, four sends.
     const chunk = first.decide(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { admit, countInWindow, type SecondCount, type SenderView } from '../../src/store/admission.js';
-import type { NewSend } from '../../src/store/store.js';
+import type { NewSend } from '../../src/model/admission.js';
+import { admit, countInWindow, type SecondCount, type SenderView } from '../../src/model/admission.js';
 
 // 12:00:30.250 on a day: the minute window holds the seconds from 11:59:31 on.
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 30, 250);

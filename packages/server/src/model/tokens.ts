@@ -1,3 +1,24 @@
+// Send tokens, and the one rule of when a token works no more.
+
+export type TokenKind = 'standard' | 'agent';
+
+export interface SendToken {
+  id: string;
+  accountId: string;
+  /** The sender name shown with every notification sent with this token. */
+  name: string;
+  kind: TokenKind;
+  ownStatus: boolean;
+  deviceNames: boolean;
+  /** The scene allowlist; null allows every scene. */
+  scenes: string[] | null;
+  allowUrls: boolean;
+  defaultTarget: string | null;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  createdAt: number;
+}
+
 /**
  * Why a send token works no more at `now`, or undefined while it works: revoked (at once, whenever
  * that was), or past its expiry, which ends it from that instant on. Auth, routing and the admin's

@@ -1,12 +1,13 @@
 import type { DropReason } from '@foxbell/sdk/contract';
-import { claimedAtRouting, type QueuedNotification } from './rows.js';
-import type { ClaimedDestination, Device, RouteDecision, RouteInput } from './store.js';
+import type { ClaimedDestination } from './delivery.js';
+import type { Device } from './devices.js';
+import type { QueuedNotification, RouteDecision, RouteInput } from './routing.js';
 
 /** A destination routing decided on, before it is written. */
 export interface PlannedDestination {
   notification: QueuedNotification;
   device: Device;
-  apnsId: string;
+  pushId: string;
 }
 
 /** A destination as it is written: its first state, and its claim when it is leased at once. */
@@ -48,8 +49,8 @@ export function decideChunk(
       continue;
     }
     chunk.delivered.push(id);
-    for (const { device, apnsId } of decision.destinations) {
-      chunk.destinations.push({ notification, device, apnsId });
+    for (const { device, pushId } of decision.destinations) {
+      chunk.destinations.push({ notification, device, pushId });
     }
   }
   return chunk;
@@ -156,7 +157,7 @@ export class RoutePlan {
         if (older) this.#supersede(older, placed.includes(older) ? undefined : unleased);
       }
       const claim =
-        this.room > 0 ? claimedAtRouting(planned.notification, planned.device, planned.apnsId) : undefined;
+        this.room > 0 ? claimedAtRouting(planned.notification, planned.device, planned.pushId) : undefined;
       if (claim) this.#claimed.push(claim);
       const destination: PlacedDestination = { ...planned, state: claim ? 'sending' : 'pending', claim };
       placed.push(destination);
@@ -183,4 +184,28 @@ export class RoutePlan {
     older.state = 'superseded';
     older.claim = undefined;
   }
+}
+
+/** A destination leased as it is routed: its first attempt, from what routing already holds. */
+export function claimedAtRouting(
+  queued: QueuedNotification,
+  device: Device,
+  pushId: string,
+): ClaimedDestination {
+  const { id, createdAt, expiresAt } = queued.input.notification;
+  return {
+    notificationId: id,
+    deviceId: device.id,
+    platform: device.platform,
+    address: device.address,
+    addressSince: device.addressSince,
+    pushId,
+    // Where the device's provider asks for one, the count is read by the store, which leased it.
+    unread: null,
+    attempt: 1,
+    senderName: queued.senderName,
+    notification: queued.notification,
+    createdAt,
+    expiresAt,
+  };
 }

@@ -1,13 +1,3 @@
-/** What a Web Push subscription adds to its endpoint (RFC 8291), and where its app lives. */
-export interface WebPushKeys {
-  /** The browser's P-256 public key, base64url (65 bytes, uncompressed). */
-  p256dh: string;
-  /** The authentication secret, base64url (16 bytes). */
-  auth: string;
-  /** The web app's address, for the notification to open (Declarative Web Push); null if unknown. */
-  appUrl: string | null;
-}
-
 /**
  * The push services the server may connect to (`--web-push-hosts`): Apple's, Google's, Mozilla's
  * and Microsoft's. A subscription's endpoint must name one of them, so a registration cannot make

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planMerge } from '../../src/store/merge.js';
+import { planMerge } from '../../src/model/merge.js';
 
 const LIMITS = { groupMax: 5, devices: 20 };
 const devices = (prefix: string, count: number, clientIds: (string | null)[] = []) =>

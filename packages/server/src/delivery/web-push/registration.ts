@@ -1,15 +1,9 @@
 import { createECDH } from 'node:crypto';
 import * as z from 'zod';
-import { ApiError } from '../kernel/api-error.js';
-import type { PushHosts, WebPushKeys } from '../kernel/web-push.js';
-
-/** Where a device's pushes go, as a registration gives it: exactly one of the two. */
-export type PushRegistration =
-  | { pushToken: string; webPush: null }
-  | { pushToken: string; webPush: WebPushKeys };
-
-/** An APNs device token: 32 bytes in hex. */
-export const apnsPushToken = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits');
+import type { PushAddress } from '../../model/devices.js';
+import type { Registration } from '../provider.js';
+import type { PushHosts } from './hosts.js';
+import { WEB_PUSH } from './keys.js';
 
 /** C0 controls, DEL and C1 controls. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
@@ -82,33 +76,26 @@ export const webPushSubscription = (hosts: PushHosts) =>
   });
 
 /**
- * Exactly one of `push_token` and `web_push`: neither is `missing_field push_token`, both
- * `invalid_field web_push`. `appUrl` is where the registering web app was served from.
+ * A device registers for Web Push with `web_push`, a browser's subscription. The address is its
+ * endpoint in its canonical spelling; its data, the keys and the web app's address (kept from the
+ * device's previous subscription when a change gives none).
  */
-export function pushRegistrationOf(
-  body: {
-    push_token?: string | undefined;
-    web_push?: z.output<ReturnType<typeof webPushSubscription>> | undefined;
-  },
-  appUrl: string | null,
-): PushRegistration {
-  if (body.push_token !== undefined && body.web_push !== undefined) {
-    throw ApiError.fromField({
-      code: 'invalid_field',
-      field: 'web_push',
-      message: 'web_push and push_token cannot both be given: a device is reached one way',
-    });
-  }
-  if (body.web_push !== undefined) {
-    const { endpoint, keys } = body.web_push;
-    return { pushToken: endpoint, webPush: { p256dh: keys.p256dh, auth: keys.auth, appUrl } };
-  }
-  if (body.push_token === undefined) {
-    throw ApiError.fromField({
-      code: 'missing_field',
-      field: 'push_token',
-      message: 'push_token (an APNs device token) or web_push (a Web Push subscription) is required',
-    });
-  }
-  return { pushToken: body.push_token.toLowerCase(), webPush: null };
+export function webPushRegistration(hosts: PushHosts): Registration {
+  return {
+    field: 'web_push',
+    schema: webPushSubscription(hosts),
+    shownAs: 'web_push',
+    address: (
+      value: z.output<ReturnType<typeof webPushSubscription>>,
+      { appUrl, previous },
+    ): PushAddress => ({
+      provider: WEB_PUSH,
+      key: value.endpoint,
+      data: {
+        p256dh: value.keys.p256dh,
+        auth: value.keys.auth,
+        appUrl: appUrl ?? (previous?.provider === WEB_PUSH ? (previous.data?.appUrl ?? null) : null),
+      },
+    }),
+  };
 }

@@ -1,0 +1,52 @@
+import type { Setting, SettingValues } from '../../kernel/settings.js';
+import { settingName } from '../../kernel/settings.js';
+import { DEFAULT_PUSH_HOSTS, type PushHosts, parsePushHosts } from './hosts.js';
+import { vapidSubjectProblem } from './subject.js';
+
+// Web Push's settings group: its rows of foxbell-server's settings table (config/ lists them), and
+// the Web Push config they make.
+
+export interface WebPushConfig {
+  /** The VAPID `sub`; undefined: the project's page, which the process warns of outside dev mode. */
+  subject: string | undefined;
+  hosts: PushHosts;
+}
+
+/**
+ * Without a subject of the operator's own, pushes say this: push services want a working address
+ * (Apple's refuses a localhost one), and there is no good one to guess.
+ */
+export const DEFAULT_WEB_PUSH_SUBJECT = 'https://github.com/foxbell/foxbell';
+
+export const WEB_PUSH_SETTINGS = {
+  webPushSubject: {
+    flag: 'web-push-subject',
+    variable: 'FOXBELL_WEB_PUSH_SUBJECT',
+    argument: 'URL',
+    type: 'text',
+    defaultText: `${DEFAULT_WEB_PUSH_SUBJECT}, with a warning`,
+    help: 'how push services reach you about your Web Push (VAPID sub): mailto:you@example.com or an https:// page',
+    check: vapidSubjectProblem,
+  },
+  webPushHosts: {
+    flag: 'web-push-hosts',
+    variable: 'FOXBELL_WEB_PUSH_HOSTS',
+    argument: 'LIST',
+    type: 'text',
+    default: DEFAULT_PUSH_HOSTS.join(','),
+    help: 'the push services Web Push subscriptions may name (host, host:port or *.domain, comma-separated); the server connects to no other',
+  },
+} as const satisfies Record<string, Setting>;
+
+/** The group's values as a config, or undefined with the problems said. */
+export function webPushConfigOf(
+  values: SettingValues<typeof WEB_PUSH_SETTINGS>,
+  problems: string[],
+): WebPushConfig | undefined {
+  const hosts = parsePushHosts(values.webPushHosts);
+  if (!hosts.ok) {
+    problems.push(`${settingName(WEB_PUSH_SETTINGS.webPushHosts)}: ${hosts.problem}`);
+    return undefined;
+  }
+  return { subject: values.webPushSubject, hosts: hosts.hosts };
+}
