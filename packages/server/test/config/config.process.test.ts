@@ -17,7 +17,7 @@ describe("foxbell-server's settings, one table", () => {
     const config = fileURLToPath(new URL('../../src/config/server-settings.ts', import.meta.url));
     const { stdout } = await run(process.execPath, ['--import', 'tsx', probe, config]);
     const resolved: string[] = JSON.parse(stdout);
-    expect(resolved).toContain(new URL('../../src/config/settings.ts', import.meta.url).href);
+    expect(resolved).toContain(new URL('../../src/kernel/settings.ts', import.meta.url).href);
     expect(
       resolved.filter((url) =>
         /node_modules|\/apns\/client\.ts$|\/store\/postgres\/(?!options\.ts)/.test(url),

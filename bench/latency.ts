@@ -1,0 +1,250 @@
+// pnpm bench latency: how long a send takes to reach a phone. At steady rates, the time from a
+// send's 202 (as its client reads it) to the push service's answer for its destination, against
+// the APNs simulator holding each answer for a realistic round trip. On SQLite in one process,
+// and on PostgreSQL with an API process and a worker process apart, that worker woken by
+// LISTEN/NOTIFY (ours) and by its poll alone (the baseline).
+//
+// Each figure is split in three: waiting to be routed (202 → routed_at), waiting for a push slot
+// and the request's way out (routed_at → the simulator has the push), and the push itself (the
+// simulator has it → its answer, which is the round trip it was given).
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { newProviderKeyPem } from '@foxbell/server';
+import { ApnsSimulator } from '@foxbell/server/simulator';
+import pg from 'pg';
+import { Agent } from 'undici';
+import { ADMIN, NO_LIMITS, post, SERVER_BIN, start, stop } from './support/processes.js';
+import { printRatios } from './support/rounds.js';
+
+const ROUND_TRIP_MS = Number(process.env.BENCH_ROUND_TRIP_MS ?? 40);
+const RATES = (process.env.BENCH_RATES ?? '20,200,1000').split(',').map(Number);
+/** Sends at each rate: a few seconds of it, enough for a p99 of its own. */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const DATABASE_URL = process.env.FOXBELL_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The goals: a p99 within this much of the round trip, at 200 sends a second. */
+const GOAL_SQLITE_MS = 60;
+const GOAL_POSTGRES_MS = 150;
+
+const work = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-latency-'));
+const key = { keyId: 'BENCHKEY01', teamId: 'BENCHTEAM1', keyPem: newProviderKeyPem() };
+await writeFile(path.join(work, 'key.p8'), key.keyPem);
+const sim = await ApnsSimulator.start({
+  cleartext: true,
+  keys: [key],
+  roundTripMs: ROUND_TRIP_MS,
+  history: { perDevice: 10, total: 10 },
+});
+/** When the simulator had each notification's push, and when it answered, by notification id. */
+const pushed = new Map<string, { received: number; answered: number }>();
+sim.onPush((push) => {
+  const id = (push.payload as { foxbell?: { id?: string } }).foxbell?.id;
+  // Called as the simulator answers, the round trip after the push came in.
+  if (id !== undefined) pushed.set(id, { received: Date.now() - ROUND_TRIP_MS, answered: Date.now() });
+});
+const apnsArgs = [
+  `--apns-url=${sim.url}`,
+  `--apns-key-file=${path.join(work, 'key.p8')}`,
+  `--apns-key-id=${key.keyId}`,
+  `--apns-team-id=${key.teamId}`,
+];
+const common = [SERVER_BIN, '--port=0', `--admin-key=${ADMIN}`, '--log-level=warn', ...NO_LIMITS];
+const LISTENING = /listening on (http:\/\/\S+)/;
+
+interface Setup {
+  url: string;
+  /** routed_at of each notification, by id, once the run is over. */
+  routedAt(ids: string[]): Promise<Map<string, number>>;
+  close(): Promise<void>;
+}
+
+async function sqliteSetup(): Promise<Setup> {
+  const data = path.join(work, `sqlite-${randomBytes(4).toString('hex')}`);
+  const server = await start([...common, ...apnsArgs, `--data=${data}`], LISTENING);
+  return {
+    url: server.url,
+    routedAt: async (ids) => {
+      const { DatabaseSync } = await import('node:sqlite');
+      const db = new DatabaseSync(path.join(data, 'foxbell.db'), { readOnly: true });
+      const rows = db
+        .prepare(`SELECT id, routed_at FROM notifications WHERE id IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify(ids)) as { id: string; routed_at: number }[];
+      db.close();
+      return new Map(rows.map((row) => [row.id, Number(row.routed_at)]));
+    },
+    close: async () => {
+      await stop(server.child);
+      await rm(data, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresSetup(wake: 'notify' | 'poll'): Promise<Setup> {
+  const schema = `foxbell_bench_${randomBytes(4).toString('hex')}`;
+  const database = [`--database=${DATABASE_URL}`, `--database-schema=${schema}`];
+  const api = await start([...common, ...database, '--no-workers'], LISTENING);
+  const worker = await start(
+    [SERVER_BIN, 'worker', ...database, ...apnsArgs, '--log-level=warn', `--queue-wake=${wake}`],
+    /worker (wrk_\w+) delivering/,
+  );
+  const db = new pg.Client({ connectionString: DATABASE_URL });
+  await db.connect();
+  return {
+    url: api.url,
+    routedAt: async (ids) => {
+      const { rows } = await db.query(`SELECT id, routed_at FROM ${schema}.notifications WHERE id = ANY($1)`, [
+        ids,
+      ]);
+      return new Map(rows.map((row: { id: string; routed_at: string }) => [row.id, Number(row.routed_at)]));
+    },
+    close: async () => {
+      await stop(worker.child);
+      await stop(api.child);
+      await db.query(`DROP SCHEMA ${schema} CASCADE`);
+      await db.end();
+    },
+  };
+}
+
+/** An account with one iPhone, and its send token. */
+async function sender(url: string): Promise<string> {
+  const account = await post(`${url}/v1/accounts`, ADMIN, {});
+  await post(`${url}/v1/devices`, account.key as string, {
+    name: 'iPhone',
+    platform: 'ios',
+    push_token: randomBytes(32).toString('hex'),
+  });
+  return (await post(`${url}/v1/tokens`, account.key as string, {})).token as string;
+}
+
+interface Figures {
+  p50: number;
+  p99: number;
+  max: number;
+  routed: number;
+  slot: number;
+  push: number;
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+
+/**
+ * `rate` sends a second for SECONDS, each started on its own schedule whatever the others are
+ * doing (an open loop: a slow answer does not slow the sends behind it), then every push awaited.
+ */
+async function run(setup: Setup, rate: number): Promise<Figures> {
+  const token = await sender(setup.url);
+  const dispatcher = new Agent({ connections: 256, pipelining: 1 });
+  const count = Math.max(20, Math.round(rate * SECONDS));
+  const accepted = new Map<string, number>();
+  const started = performance.now() + 50;
+  const origin = Date.now() - performance.now();
+  await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const due = started + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const response = await fetch(`${setup.url}/v1/notifications`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: `m${i}` }),
+        dispatcher,
+      } as RequestInit);
+      const body = (await response.json()) as { id: string };
+      if (response.status !== 202) throw new Error(`send: ${response.status} ${JSON.stringify(body)}`);
+      accepted.set(body.id, origin + performance.now());
+    }),
+  );
+  const deadline = Date.now() + 30_000;
+  while ([...accepted.keys()].some((id) => !pushed.has(id))) {
+    if (Date.now() > deadline) throw new Error('pushes still missing after 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await dispatcher.close();
+  const routedAt = await setup.routedAt([...accepted.keys()]);
+  const total: number[] = [];
+  const parts = { routed: [] as number[], slot: [] as number[], push: [] as number[] };
+  for (const [id, at] of accepted) {
+    const push = pushed.get(id) as { received: number; answered: number };
+    const routed = routedAt.get(id) ?? Number.NaN;
+    total.push(push.answered - at);
+    parts.routed.push(Math.max(0, routed - at));
+    parts.slot.push(push.received - Math.max(routed, at));
+    parts.push.push(push.answered - push.received);
+  }
+  const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+  const all = sorted(total);
+  return {
+    p50: percentile(all, 50),
+    p99: percentile(all, 99),
+    max: all[all.length - 1] as number,
+    routed: percentile(sorted(parts.routed), 50),
+    slot: percentile(sorted(parts.slot), 50),
+    push: percentile(sorted(parts.push), 50),
+  };
+}
+
+const show = (f: Figures) =>
+  `p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms, max ${f.max.toFixed(0)} ms ` +
+  `(medians: routed ${f.routed.toFixed(0)}, push slot ${f.slot.toFixed(0)}, push ${f.push.toFixed(0)})`;
+
+const SETUPS = {
+  'SQLite, one process': sqliteSetup,
+  'PostgreSQL, API and worker apart, LISTEN/NOTIFY': () => postgresSetup('notify'),
+  'PostgreSQL, API and worker apart, polling': () => postgresSetup('poll'),
+} as const;
+type SetupName = keyof typeof SETUPS;
+const p99s = new Map<string, number[]>();
+
+try {
+  for (let round = 1; round <= ROUNDS; round++) {
+    const names = Object.keys(SETUPS) as SetupName[];
+    // Each round in another order, so that no setup always gets the machine's better moments.
+    const order = names.map((_, i) => names[(i + round) % names.length] as SetupName);
+    for (const name of order) {
+      const setup = await SETUPS[name]();
+      try {
+        for (const rate of RATES) {
+          const figures = await run(setup, rate);
+          console.log(`round ${round}: ${name}, ${rate}/s: ${show(figures)}`);
+          const at = `${name}@${rate}`;
+          p99s.set(at, [...(p99s.get(at) ?? []), figures.p99]);
+        }
+      } finally {
+        await setup.close();
+      }
+    }
+  }
+  const over = (name: SetupName, rate: number) => (p99s.get(`${name}@${rate}`) ?? []).map((p) => p - ROUND_TRIP_MS);
+  const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+  const sqlite = middle(over('SQLite, one process', 200));
+  const notify = middle(over('PostgreSQL, API and worker apart, LISTEN/NOTIFY', 200));
+  const polling = middle(over('PostgreSQL, API and worker apart, polling', 200));
+  console.log(
+    `goals at 200/s, p99 beyond the ${ROUND_TRIP_MS} ms round trip: SQLite ${sqlite.toFixed(0)} ms ` +
+      `(goal ${GOAL_SQLITE_MS}: ${sqlite <= GOAL_SQLITE_MS ? 'met' : 'missed'}), PostgreSQL ${notify.toFixed(0)} ms ` +
+      `(goal ${GOAL_POSTGRES_MS}: ${notify <= GOAL_POSTGRES_MS ? 'met' : 'missed'}), polling ${polling.toFixed(0)} ms`,
+  );
+  const ours = over('PostgreSQL, API and worker apart, LISTEN/NOTIFY', 200);
+  const theirs = over('PostgreSQL, API and worker apart, polling', 200);
+  const ratio = printRatios('p99 beyond the round trip, LISTEN/NOTIFY / polling', ours, theirs);
+  console.log(
+    JSON.stringify({
+      bench: 'latency',
+      value: Math.round(middle(p99s.get('PostgreSQL, API and worker apart, LISTEN/NOTIFY@200') ?? [])),
+      unit: 'ms p99, 202 to the push answer, PostgreSQL apart, 200/s',
+      baseline: Math.round(middle(p99s.get('PostgreSQL, API and worker apart, polling@200') ?? [])),
+      ratio,
+      sqlite_p99_ms: Math.round(middle(p99s.get('SQLite, one process@200') ?? [])),
+      round_trip_ms: ROUND_TRIP_MS,
+      goals: { sqlite_ms: GOAL_SQLITE_MS, postgres_ms: GOAL_POSTGRES_MS },
+      met: sqlite <= GOAL_SQLITE_MS && notify <= GOAL_POSTGRES_MS,
+    }),
+  );
+} finally {
+  await sim.close();
+  await rm(work, { recursive: true, force: true });
+}
