@@ -9,12 +9,12 @@
 // simulator has it → its answer, which is the round trip it was given).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { newProviderKeyPem } from '@foxbell/server';
 import { ApnsSimulator } from '@foxbell/server/simulator';
 import pg from 'pg';
-import { Agent } from 'undici';
 import { ADMIN, NO_LIMITS, post, SERVER_BIN, start, stop } from './support/processes.js';
 import { printRatios } from './support/rounds.js';
 
@@ -50,7 +50,14 @@ const apnsArgs = [
   `--apns-key-id=${key.keyId}`,
   `--apns-team-id=${key.teamId}`,
 ];
-const common = [SERVER_BIN, '--port=0', `--admin-key=${ADMIN}`, '--log-level=warn', ...NO_LIMITS];
+const common = [
+  SERVER_BIN,
+  '--port=0',
+  `--admin-key=${ADMIN}`,
+  '--log-level=warn',
+  '--web-push-subject=mailto:bench@example.com',
+  ...NO_LIMITS,
+];
 const LISTENING = /listening on (http:\/\/\S+)/;
 
 interface Setup {
@@ -94,9 +101,10 @@ async function postgresSetup(wake: 'notify' | 'poll'): Promise<Setup> {
   return {
     url: api.url,
     routedAt: async (ids) => {
-      const { rows } = await db.query(`SELECT id, routed_at FROM ${schema}.notifications WHERE id = ANY($1)`, [
-        ids,
-      ]);
+      const { rows } = await db.query(
+        `SELECT id, routed_at FROM ${schema}.notifications WHERE id = ANY($1)`,
+        [ids],
+      );
       return new Map(rows.map((row: { id: string; routed_at: string }) => [row.id, Number(row.routed_at)]));
     },
     close: async () => {
@@ -128,6 +136,27 @@ interface Figures {
   push: number;
 }
 
+/** One POST on a kept-alive connection of `agent`: its status and body, read whole. */
+function postJson(agent: http.Agent, url: string, token: string, json: unknown) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const request = http.request(url, {
+      method: 'POST',
+      agent,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    });
+    request.on('response', (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => {
+        body += chunk;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('error', reject);
+    request.end(JSON.stringify(json));
+  });
+}
+
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 
@@ -137,7 +166,7 @@ const percentile = (sorted: number[], p: number) =>
  */
 async function run(setup: Setup, rate: number): Promise<Figures> {
   const token = await sender(setup.url);
-  const dispatcher = new Agent({ connections: 256, pipelining: 1 });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const count = Math.max(20, Math.round(rate * SECONDS));
   const accepted = new Map<string, number>();
   const started = performance.now() + 50;
@@ -147,15 +176,11 @@ async function run(setup: Setup, rate: number): Promise<Figures> {
       const due = started + (i * 1000) / rate;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const response = await fetch(`${setup.url}/v1/notifications`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ message: `m${i}` }),
-        dispatcher,
-      } as RequestInit);
-      const body = (await response.json()) as { id: string };
-      if (response.status !== 202) throw new Error(`send: ${response.status} ${JSON.stringify(body)}`);
-      accepted.set(body.id, origin + performance.now());
+      const { status, body } = await postJson(agent, `${setup.url}/v1/notifications`, token, {
+        message: `m${i}`,
+      });
+      if (status !== 202) throw new Error(`send: ${status} ${body}`);
+      accepted.set((JSON.parse(body) as { id: string }).id, origin + performance.now());
     }),
   );
   const deadline = Date.now() + 30_000;
@@ -163,7 +188,7 @@ async function run(setup: Setup, rate: number): Promise<Figures> {
     if (Date.now() > deadline) throw new Error('pushes still missing after 30 s');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  await dispatcher.close();
+  agent.destroy();
   const routedAt = await setup.routedAt([...accepted.keys()]);
   const total: number[] = [];
   const parts = { routed: [] as number[], slot: [] as number[], push: [] as number[] };
@@ -218,8 +243,10 @@ try {
       }
     }
   }
-  const over = (name: SetupName, rate: number) => (p99s.get(`${name}@${rate}`) ?? []).map((p) => p - ROUND_TRIP_MS);
-  const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+  const over = (name: SetupName, rate: number) =>
+    (p99s.get(`${name}@${rate}`) ?? []).map((p) => p - ROUND_TRIP_MS);
+  const middle = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
   const sqlite = middle(over('SQLite, one process', 200));
   const notify = middle(over('PostgreSQL, API and worker apart, LISTEN/NOTIFY', 200));
   const polling = middle(over('PostgreSQL, API and worker apart, polling', 200));

@@ -10,7 +10,7 @@ export { newProviderKeyPem, type ProviderKey } from './delivery/apns/provider-to
 export { type ApnsTopics, type PushRequest, pushRequestFor } from './delivery/apns/push-request.js';
 export { ApnsTransport } from './delivery/apns/transport.js';
 export type { PushProvider, Registration } from './delivery/provider.js';
-export { type ProviderSettings, pushProviders } from './delivery/providers.js';
+export { describedProviders, type ProviderSettings, pushProviders } from './delivery/providers.js';
 export type { PushDestination, PushOutcome, Transport } from './delivery/transport.js';
 export { type PushHosts, parsePushHosts } from './delivery/web-push/hosts.js';
 export type { WebPushKeys } from './delivery/web-push/keys.js';

@@ -23,6 +23,8 @@ export interface ServerConfig {
   workers: number;
   /** How long a lease on a push in flight lasts between its worker's renewals. */
   leaseMs: number;
+  /** How a worker learns of new sends from other processes: the database's signal, or its poll alone. */
+  queueWake: 'notify' | 'poll';
   apns: ApnsConfig;
   webPush: WebPushConfig;
   /** Where to serve Prometheus metrics; undefined serves none. */
@@ -232,6 +234,15 @@ export const SERVER_SETTINGS = {
     default: DEFAULT_LEASE_MS / 1000,
     help: 'how long a lease on a push in flight lasts between renewals (every third of it): how soon another worker takes the push over if this one dies',
   },
+  queueWake: {
+    flag: 'queue-wake',
+    variable: 'FOXBELL_QUEUE_WAKE',
+    argument: 'HOW',
+    type: 'choice',
+    choices: ['notify', 'poll'],
+    default: 'notify',
+    help: "how a worker hears of a send another process accepted: notify (PostgreSQL's LISTEN/NOTIFY, with the poll behind it) or poll (every 250 ms)",
+  },
   tlsCert: {
     flag: 'tls-cert',
     variable: 'FOXBELL_TLS_CERT',
@@ -345,6 +356,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       logLevel: values.logLevel,
       workers,
       leaseMs: values.leaseSeconds * 1000,
+      queueWake: values.queueWake,
       apns,
       webPush,
       metrics: values.metrics === undefined ? undefined : (listenAddressOf(values.metrics) as ListenAddress),

@@ -49,4 +49,6 @@ export interface Registration {
 export interface ProviderTransport {
   transport: Transport;
   warning?: string | undefined;
+  /** It reaches a stand-in (the built-in APNs simulator), not real devices: readiness says so. */
+  standIn?: boolean;
 }

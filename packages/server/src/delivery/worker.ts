@@ -4,12 +4,14 @@ import { randomBase62 } from '../kernel/ids.js';
 import { TurnBatcher } from '../kernel/turn-batcher.js';
 import type { AttemptEnd, ClaimedDestination, FinishedAttempt } from '../model/delivery.js';
 import { routeNotification } from '../model/routing.js';
+import { isStorageUnavailable } from '../store/storage-errors.js';
 import type { Store } from '../store/store.js';
 import { DEFAULT_LEASE_MS, endOfAttempt, MAX_ATTEMPTS } from './attempts.js';
 import { NO_ANSWER, type PushOutcome, type Transport } from './transport.js';
 
 export interface DeliveryLog {
   error(message: string, details?: Record<string, unknown>): void;
+  info?(message: string, details?: Record<string, unknown>): void;
 }
 
 export interface DeliveryWorkerOptions {
@@ -65,6 +67,8 @@ export class DeliveryWorker {
   /** The answers read in one turn of the loop, recorded in one transaction, one at a time. */
   readonly #recorder: TurnBatcher<FinishedAttempt, undefined>;
   #running = false;
+  /** False from a failure to reach the database until a step goes through again. */
+  #storeReachable = true;
   #loop: Promise<void> | undefined;
   #wake: ((reason: 'queued' | 'finished' | 'stop') => void) | undefined;
   /** When each paused provider's pushes may go on (its push service refused our credential). */
@@ -91,10 +95,34 @@ export class DeliveryWorker {
       try {
         await this.#options.store.finishAttempts([...attempts], this.#options.clock.now());
       } catch (error) {
-        this.#options.log?.error('recording attempts failed', { error: String(error) });
+        this.#storeFailed('recording attempts', error);
       }
       return attempts.map(() => undefined);
     });
+  }
+
+  /**
+   * A store call failed. The database being out of reach (a restart, a failover) is said once when
+   * it begins, not on every poll of the outage; any other failure, each time.
+   */
+  #storeFailed(what: string, error: unknown): void {
+    if (!isStorageUnavailable(error)) {
+      this.#options.log?.error(`${what} failed`, { error: String(error) });
+      return;
+    }
+    if (!this.#storeReachable) return;
+    this.#storeReachable = false;
+    this.#options.log?.error('the database cannot be reached: delivery waits for it, looking every poll', {
+      during: what,
+      error: String(error),
+    });
+  }
+
+  /** A delivery step went through: if the database was out of reach, say it is back, once. */
+  #storeAnswered(): void {
+    if (this.#storeReachable) return;
+    this.#storeReachable = true;
+    this.#options.log?.info?.('the database answers again: delivery goes on');
   }
 
   /** Starts the background loop. */
@@ -171,8 +199,9 @@ export class DeliveryWorker {
       let progress = 0;
       try {
         progress = await this.#step();
+        this.#storeAnswered();
       } catch (error) {
-        this.#options.log?.error('delivery step failed', { error: String(error) });
+        this.#storeFailed('a delivery step', error);
       }
       if (!this.#running) break;
       if (progress === 0 || room() < batchRoom) {
@@ -246,7 +275,7 @@ export class DeliveryWorker {
       })
       .then(
         () => undefined,
-        (error: unknown) => this.#options.log?.error('renewing leases failed', { error: String(error) }),
+        (error: unknown) => this.#storeFailed('renewing leases', error),
       )
       .finally(() => {
         this.#renewing = undefined;
@@ -289,11 +318,6 @@ export class DeliveryWorker {
   get pausedProviders(): string[] {
     const now = this.#options.clock.now();
     return [...this.#pausedUntil].filter(([, until]) => now < until).map(([provider]) => provider);
-  }
-
-  /** Whether any provider's push service refused the credential lately (see pausedProviders). */
-  get credentialRefused(): boolean {
-    return this.pausedProviders.length > 0;
   }
 
   /** A destination ended without a push (its provider paused, or gone), recorded as a push's end. */

@@ -32,19 +32,27 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
 }
 
 /**
+ * An id of ours (`ntf_…`, `dev_…`, `tok_…`, `lnk_…`): no credential has this shape (each starts
+ * `fox_`), and an operator finds a person's notification by it.
+ */
+const ID_SHAPED = /^(?!fox_)[a-z]{2,5}_[A-Za-z0-9]{1,64}$/;
+
+/**
  * The path of a request as a log line may show it: never the query string (a URL-token send
  * carries the notification's text there), never a credential. A matched route is written as its
- * pattern with its parameters filled in, the token parameter hidden; a path no route matched (or
- * one that did not parse) is decoded and every credential-shaped part of it hidden.
+ * pattern with its parameters filled in: the token parameter hidden, an id kept whole, anything
+ * else credential-shaped hidden; a path no route matched (or one that did not parse) is decoded and
+ * every credential-shaped part of it hidden, ids too.
  */
 export function loggedPath(request: FastifyRequest, secrets: readonly string[]): string {
   const pattern = request.routeOptions.url;
   if (pattern !== undefined && request.is404 !== true) {
     const params = (request.params ?? {}) as Record<string, string>;
-    const filled = pattern.replace(/:(\w+)/g, (_, name: string) =>
-      name === 'token' ? REDACTED : encodeURIComponent(params[name] ?? ''),
-    );
-    return redactSecrets(filled, secrets);
+    return pattern.replace(/:(\w+)/g, (_, name: string) => {
+      const value = params[name] ?? '';
+      if (name === 'token' || secrets.includes(value)) return REDACTED;
+      return ID_SHAPED.test(value) ? value : redactSecrets(encodeURIComponent(value), secrets);
+    });
   }
   const url = request.raw.url ?? '';
   const query = url.indexOf('?');

@@ -41,7 +41,9 @@ type ValueOf<S extends Setting> = S extends { type: 'integer' }
   ? number | (S extends { default: number } ? never : undefined)
   : S extends { type: 'switch' }
     ? boolean
-    : string | (S extends { default: string } ? never : undefined);
+    : S extends { type: 'choice'; choices: readonly (infer C)[] }
+      ? C | (S extends { default: string } ? never : undefined)
+      : string | (S extends { default: string } ? never : undefined);
 
 export type SettingValues<Table extends Record<string, Setting>> = {
   [Name in keyof Table]: ValueOf<Table[Name]>;

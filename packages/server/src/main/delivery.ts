@@ -10,6 +10,8 @@ import type { PushService } from './push-service.js';
 export interface Delivery {
   worker: DeliveryWorker;
   push: PushService;
+  /** Each provider's state for readiness: its credential refused, a simulator standing in, or ok. */
+  pushStates(): Record<string, 'ok' | 'refused' | 'simulator'>;
   /** Stops claiming, lets pushes in flight finish (bounded), then closes the connection. */
   stop(): Promise<void>;
 }
@@ -24,7 +26,7 @@ export async function startDelivery(
   log: DeliveryLog,
 ): Promise<Delivery | undefined> {
   if (config.workers === 0) return undefined;
-  const { transports, warnings } = await push.openTransports();
+  const { transports, warnings, standIns } = await push.openTransports();
   // Outside dev mode a process says what stands in for the real thing (the built-in simulator, a
   // VAPID subject that is not the operator's).
   for (const warning of warnings) process.stderr.write(`foxbell-server: warning: ${warning}\n`);
@@ -39,10 +41,22 @@ export async function startDelivery(
     ...(metrics ? { metrics } : {}),
   });
   worker.start();
+  // Another process's sends are seen at once rather than at the next poll (PostgreSQL).
+  const watch = config.queueWake === 'notify' ? await store.watchQueue?.(() => worker.poke()) : undefined;
   return {
     worker,
     push,
+    pushStates: () => {
+      const paused = worker.pausedProviders;
+      return Object.fromEntries(
+        Object.keys(transports).map((id) => [
+          id,
+          paused.includes(id) ? 'refused' : standIns.includes(id) ? 'simulator' : 'ok',
+        ]),
+      );
+    },
     stop: async () => {
+      await watch?.close();
       await worker.stop(DELIVERY_GRACE_MS);
       await push.close();
     },

@@ -19,7 +19,11 @@ import type { Store } from '../store/store.js';
 export interface PushService {
   readonly providers: readonly PushProvider[];
   /** Opens every provider's transport, by provider id, and what the process should say of them. */
-  openTransports(): Promise<{ transports: Record<string, Transport>; warnings: string[] }>;
+  openTransports(): Promise<{
+    transports: Record<string, Transport>;
+    warnings: string[];
+    standIns: string[];
+  }>;
   /** The simulator inside the process, once a transport started it. */
   readonly simulator: ApnsSimulator | undefined;
   /** Its control API's address, when it serves one. */
@@ -36,6 +40,7 @@ export function pushService(config: ServerConfig, store: Store, clock: Clock): P
     apns: {
       endpoint: simulated ? simulated.open : async () => remoteEndpoint(config.apns),
       topics: config.apns.topics,
+      standIn: simulated !== undefined,
       warning:
         simulated && !config.dev
           ? 'delivering APNs devices to the built-in simulator: no app of theirs gets a notification. ' +
@@ -50,13 +55,15 @@ export function pushService(config: ServerConfig, store: Store, clock: Clock): P
     async openTransports() {
       const transports: Record<string, Transport> = {};
       const warnings: string[] = [];
+      const standIns: string[] = [];
       for (const provider of providers) {
-        const { transport, warning } = await provider.openTransport();
+        const { transport, warning, standIn } = await provider.openTransport();
         opened.push(transport);
         transports[provider.id] = transport;
         if (warning !== undefined && !config.dev) warnings.push(warning);
+        if (standIn) standIns.push(provider.id);
       }
-      return { transports, warnings };
+      return { transports, warnings, standIns };
     },
     get simulator() {
       return simulated?.running?.simulator;

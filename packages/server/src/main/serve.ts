@@ -37,7 +37,7 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
     onQueued: () => delivery?.worker.poke(),
     health: {
       stopping: () => signals?.stopping() ?? false,
-      ...(config.workers > 0 ? { credentialRefused: () => delivery?.worker.credentialRefused ?? false } : {}),
+      ...(config.workers > 0 ? { push: () => delivery?.pushStates() ?? {} } : {}),
     },
     ...(metrics ? { metrics } : {}),
     ...(config.dev
@@ -55,6 +55,7 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
   });
   delivery = await startDelivery(config, store, clock, push, metrics, {
     error: (message, details) => app.log.error(details ?? {}, message),
+    info: (message, details) => app.log.info(details ?? {}, message),
   });
 
   const purge = async () => {

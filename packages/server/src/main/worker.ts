@@ -10,9 +10,17 @@ import { pushService } from './push-service.js';
 /** `foxbell-server worker`: delivery only, on the database a server also uses. */
 export async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
   const store = await openStore(config.database, 'worker');
-  const line = (level: 'info' | 'error', message: string, details?: Record<string, unknown>) =>
+  // Pino's order of levels, as the API's log uses them: a line is written from --log-level up.
+  const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
+  const line = (level: 'info' | 'error', message: string, details?: Record<string, unknown>) => {
+    const from = LEVELS.indexOf(config.logLevel);
+    if (from === -1 || LEVELS.indexOf(level) < from) return;
     process.stderr.write(`${JSON.stringify({ level, time: clock.now(), msg: message, ...details })}\n`);
-  const log: DeliveryLog = { error: (message, details) => line('error', message, details) };
+  };
+  const log: DeliveryLog = {
+    error: (message, details) => line('error', message, details),
+    info: (message, details) => line('info', message, details),
+  };
   const metrics = config.metrics && new Metrics(store, clock);
   const push = pushService(config, store, clock);
   const delivery = (await startDelivery(config, store, clock, push, metrics, log)) as Delivery;

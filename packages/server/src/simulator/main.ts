@@ -55,6 +55,15 @@ const APNS_SIM_SETTINGS = {
   },
   keyId: { flag: 'key-id', argument: 'ID', type: 'text', help: 'its key id' },
   teamId: { flag: 'team-id', argument: 'ID', type: 'text', help: 'its team id' },
+  roundTrip: {
+    flag: 'round-trip-ms',
+    argument: 'MS',
+    type: 'integer',
+    min: 0,
+    max: 10_000,
+    default: 0,
+    help: "hold every answer this long, as Apple's servers across a network would",
+  },
   strictTokens: {
     flag: 'strict-tokens',
     type: 'switch',
@@ -95,6 +104,7 @@ async function main(): Promise<void> {
     host: values.host,
     cleartext: values.cleartext,
     strictTokens: values.strictTokens,
+    roundTripMs: values.roundTrip,
     keys,
     history: { perDevice: DEFAULT_HISTORY.perDevice, total: values.history },
   });

@@ -63,6 +63,11 @@ export interface ApnsSimulatorOptions {
   strictTokens?: boolean;
   /** How many pushes it remembers (DEFAULT_HISTORY). */
   history?: HistoryBounds;
+  /**
+   * Holds every answer this long (real time), as Apple's servers across a network would: for
+   * measuring what a send takes to reach a phone. Default 0.
+   */
+  roundTripMs?: number;
 }
 
 const TOKEN_LIFETIME_MS = 60 * 60_000;
@@ -103,6 +108,7 @@ export class ApnsSimulator {
   readonly #server: Http2Server | Http2SecureServer;
   readonly #clock: Clock;
   readonly #strict: boolean;
+  readonly #roundTripMs: number;
   readonly #keys = new Map<string, { teamId: string; publicKey: KeyObject }>();
   readonly #tokens = new Map<string, TokenState>();
   readonly #scripts = new Map<string, ScriptedAnswer[]>();
@@ -125,6 +131,7 @@ export class ApnsSimulator {
     this.ca = ca;
     this.#clock = options.clock ?? systemClock;
     this.#strict = options.strictTokens ?? false;
+    this.#roundTripMs = options.roundTripMs ?? 0;
     this.#received = new PushHistory(options.history ?? DEFAULT_HISTORY);
     for (const key of options.keys ?? []) this.registerKey(key);
     server.on('session', (session: ServerHttp2Session) => {
@@ -234,6 +241,7 @@ export class ApnsSimulator {
   }
 
   async #answer(stream: ServerHttp2Stream, headers: http2.IncomingHttpHeaders, body: Buffer, size: number) {
+    if (this.#roundTripMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#roundTripMs));
     const apnsId = typeof headers['apns-id'] === 'string' ? headers['apns-id'] : randomUUID();
     const check = this.#check(stream.session as ServerHttp2Session, headers, size);
     let answer: { status: number; reason?: string; timestamp?: number } = check.answer;

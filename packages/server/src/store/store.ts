@@ -188,6 +188,13 @@ export interface Store {
   renewLeases(lease: { owner: string; until: number; destinations: LeasedKey[] }): Promise<number>;
   /** The earliest time delivery has something to do, or undefined when nothing waits. */
   nextDeliveryAt(): Promise<number | undefined>;
+  /**
+   * Calls `onQueued` when a process accepts a send (soon after its commit), for a worker in another
+   * process to look at once rather than at its next poll; undefined where the database cannot tell
+   * other processes (SQLite: a worker in the API's own process is told directly). A hint only:
+   * signals may be lost (while the connection is down, it is made again), so the poll stays.
+   */
+  watchQueue?(onQueued: () => void): Promise<{ close(): Promise<void> }>;
 
   /**
    * Stores a link request, unless its device id or push address is already an active device's
@@ -263,6 +270,11 @@ export interface Store {
    * does not answer. Reads only.
    */
   schemaCurrent(): Promise<boolean>;
+  /**
+   * Whether this process could write now: PostgreSQL not a read-only standby nor in read-only
+   * transactions; SQLite's file and folder writable. Writes nothing.
+   */
+  canWrite(): Promise<boolean>;
   /** What waits and what was delivered, for metrics: one query for the queue, one for the destinations. */
   queueStats(): Promise<{ depth: number; oldestCreatedAt: number | undefined }>;
   destinationCounts(): Promise<Partial<Record<DestinationState, number>>>;
@@ -315,4 +327,4 @@ export type LinksPart = Pick<
   | 'cancelLinkRequest'
   | 'approveLink'
 >;
-export type HealthPart = Pick<Store, 'schemaCurrent' | 'queueStats' | 'destinationCounts'>;
+export type HealthPart = Pick<Store, 'schemaCurrent' | 'canWrite' | 'queueStats' | 'destinationCounts'>;

@@ -753,3 +753,59 @@ describe('workers sharing a store', () => {
     expect(record?.destinations.map((d) => d.state)).toEqual(['accepted']);
   });
 });
+
+describe('while the database is out of reach', () => {
+  it('says so once when it is lost and once when it is back, not on every poll, and delivers after', async () => {
+    const server = await startDeliveryServer();
+    const account = await createAccount(server);
+    let down = true;
+    let polls = 0;
+    let pollWaiter: { target: number; resolve: () => void } | undefined;
+    const store = Object.assign(Object.create(server.store), {
+      claimDestinations: (options: Parameters<typeof server.store.claimDestinations>[0]) => {
+        polls += 1;
+        if (pollWaiter && polls >= pollWaiter.target) pollWaiter.resolve();
+        if (down)
+          return Promise.reject(
+            Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+          );
+        return server.store.claimDestinations(options);
+      },
+    });
+    const lines: string[] = [];
+    let back: () => void = () => {};
+    const isBack = new Promise<void>((resolve) => {
+      back = resolve;
+    });
+    const worker = server.addWorker(server.transport, {
+      store,
+      pollMs: 5,
+      log: {
+        error: (message) => lines.push(`error: ${message}`),
+        info: (message) => {
+          lines.push(`info: ${message}`);
+          back();
+        },
+      },
+    });
+    const polled = (count: number) =>
+      new Promise<void>((resolve) => {
+        pollWaiter = { target: polls + count, resolve };
+      });
+    worker.start();
+    await polled(10);
+    const reply = await server.request('POST', '/v1/notifications', {
+      token: account.token,
+      json: { message: 'after the outage', target: 'iphone' },
+    });
+    down = false;
+    await isBack;
+    await vi.waitFor(() => expect(server.sim.received().map((push) => push.status)).toEqual([200]));
+    await worker.stop();
+    expect(lines).toEqual([
+      'error: the database cannot be reached: delivery waits for it, looking every poll',
+      'info: the database answers again: delivery goes on',
+    ]);
+    expect((await server.store.getNotification(reply.body.id))?.status).toBe('sent_to_push');
+  });
+});

@@ -12,29 +12,45 @@ async function samples(metrics: Metrics | undefined, name: string): Promise<stri
 
 describe('health and readiness', () => {
   it('answers /healthz and /readyz without a credential, with no secret or count', async () => {
-    const server = await startServer({ health: { stopping: () => false, credentialRefused: () => false } });
+    const server = await startServer({
+      health: { stopping: () => false, push: () => ({ apns: 'ok', 'web-push': 'ok' }) },
+    });
     const health = await server.request('GET', '/healthz');
     expect([health.status, health.body]).toEqual([200, { status: 'ok' }]);
     expect(health.headers.get('x-request-id')).toMatch(/^req_/);
     const ready = await server.request('GET', '/readyz');
     expect([ready.status, ready.body]).toEqual([
       200,
-      { status: 'ok', checks: { database: 'ok', shutdown: 'ok' }, sends: 'open', apns_credential: 'ok' },
+      {
+        status: 'ok',
+        checks: { database: 'ok', writes: 'ok', shutdown: 'ok' },
+        sends: 'open',
+        push: { apns: 'ok', 'web-push': 'ok' },
+      },
     ]);
     // A credential changes nothing, and is not needed.
     expect((await server.request('GET', '/readyz', { token: ADMIN_KEY })).body).toEqual(ready.body);
   });
 
-  it('says sends are paused and APNs refuses the credential, and stays ready', async () => {
+  it('says sends are paused, APNs refuses the credential and a simulator stands in, and stays ready', async () => {
     let refused = false;
-    const server = await startServer({ health: { stopping: () => false, credentialRefused: () => refused } });
+    const server = await startServer({
+      health: {
+        stopping: () => false,
+        push: () => ({ apns: refused ? 'refused' : 'ok', 'web-push': 'simulator' }),
+      },
+    });
     await server.request('POST', '/v1/admin/pause', {
       token: ADMIN_KEY,
       json: { paused: true, retry_after: 60 },
     });
     refused = true;
     const ready = await server.request('GET', '/readyz');
-    expect([ready.status, ready.body.sends, ready.body.apns_credential]).toEqual([200, 'paused', 'refused']);
+    expect([ready.status, ready.body.sends, ready.body.push]).toEqual([
+      200,
+      'paused',
+      { apns: 'refused', 'web-push': 'simulator' },
+    ]);
   });
 
   it('is not ready once a stop began', async () => {
@@ -42,7 +58,11 @@ describe('health and readiness', () => {
     const ready = await server.request('GET', '/readyz');
     expect([ready.status, ready.body]).toEqual([
       503,
-      { status: 'unavailable', checks: { database: 'ok', shutdown: 'stopping' }, sends: 'open' },
+      {
+        status: 'unavailable',
+        checks: { database: 'ok', writes: 'ok', shutdown: 'stopping' },
+        sends: 'open',
+      },
     ]);
     expect((await server.request('GET', '/healthz')).status).toBe(200);
   });
@@ -65,8 +85,25 @@ describe('health and readiness', () => {
       'unreachable',
       'unknown',
     ]);
+    expect(unreachable.body.checks.writes).toBe('unknown');
     fault = 'behind';
     expect((await server.request('GET', '/readyz')).body.checks.database).toBe('migrations_pending');
+  });
+
+  it('is not ready when the database takes no writes (a read-only standby, a read-only disk)', async () => {
+    let writable = true;
+    const server = await startServer({
+      wrapStore: (store: Store): Store =>
+        Object.assign(Object.create(store), { canWrite: async () => writable && (await store.canWrite()) }),
+    });
+    expect((await server.request('GET', '/readyz')).status).toBe(200);
+    writable = false;
+    const ready = await server.request('GET', '/readyz');
+    expect([ready.status, ready.body.status, ready.body.checks]).toEqual([
+      503,
+      'unavailable',
+      { database: 'ok', writes: 'read_only', shutdown: 'ok' },
+    ]);
   });
 });
 

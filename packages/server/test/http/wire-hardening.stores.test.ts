@@ -119,6 +119,31 @@ describe('credentials in odd URLs never reach a log line or an answer', () => {
     for (const text of ['X4711Q', 'Door', 'Garage', 'message=', 'Another']) expect(log).not.toContain(text);
     expect(log).toContain('"path":"/v1/nowhere"');
   });
+
+  it("keeps the ids of a matched route whole, so an operator finds a person's notification, device or token", async () => {
+    const { server, lines } = await serverWithLog();
+    const account = await createAccount(server);
+    const sent = await server.request('POST', '/v1/notifications', {
+      token: account.token,
+      json: { message: 'hi' },
+    });
+    const id: string = sent.body.id;
+    expect(id).toMatch(/^ntf_\w{20,}$/);
+    expect(
+      (await server.request('GET', `/v1/notifications/${id}/status`, { token: account.token })).status,
+    ).toBe(200);
+    const devices = await server.request('GET', '/v1/devices', { token: account.key });
+    const device: string = devices.body.devices[0].id;
+    expect((await server.request('DELETE', `/v1/devices/${device}`, { token: account.key })).status).toBe(
+      204,
+    );
+    const log = lines.join('');
+    expect(log).toContain(`"path":"/v1/notifications/${id}/status"`);
+    expect(log).toContain(`"path":"/v1/devices/${device}"`);
+    // A credential in an id's place is no id: hidden, as anywhere else.
+    await server.request('GET', `/v1/notifications/${account.token}/status`, { token: account.token });
+    expect(lines.join('')).not.toContain(account.token.slice(9));
+  });
 });
 
 describe('every answer carries X-Request-Id and the spec error body', () => {

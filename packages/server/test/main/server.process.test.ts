@@ -298,6 +298,9 @@ describe('foxbell-server, delivering', () => {
         (push: { payload: { aps: { alert: { body: string } } } }) => push.payload.aps.alert.body,
       ),
     ).toEqual(['hi']);
+    // Readiness says who gets APNs pushes: the simulator, not Apple.
+    const ready = await send(server.url, 'GET', '/readyz', {});
+    expect([ready.status, ready.body.push]).toEqual([200, { apns: 'simulator', 'web-push': 'ok' }]);
   });
 
   it('serves Prometheus metrics on their own listener with --metrics, pushes counted, and not on the API port', async () => {

@@ -24,6 +24,8 @@ export function apnsProvider(options: {
   clock: Clock;
   /** What the process should say of this endpoint at start (the built-in simulator). */
   warning?: string | undefined;
+  /** The endpoint is the built-in simulator. */
+  standIn?: boolean;
 }): PushProvider {
   return {
     id: APNS,
@@ -43,7 +45,11 @@ export function apnsProvider(options: {
               },
               clock: options.clock,
             });
-      return { transport: new ApnsTransport(client, options.topics), warning: options.warning };
+      return {
+        transport: new ApnsTransport(client, options.topics),
+        warning: options.warning,
+        standIn: options.standIn === true,
+      };
     },
   };
 }

@@ -295,12 +295,18 @@ export function schemasFor(providers: readonly PushProvider[]): Record<string, J
         status: { enum: ['ok', 'unavailable'] },
         checks: object({
           database: { enum: ['ok', 'migrations_pending', 'unreachable'] },
+          writes: { enum: ['ok', 'read_only', 'unknown'] },
           shutdown: { enum: ['ok', 'stopping'] },
         }),
         sends: { enum: ['open', 'paused', 'unknown'] },
-        apns_credential: { enum: ['ok', 'refused'] },
+        push: {
+          type: 'object',
+          description:
+            'A process that delivers: each push provider by its id (apns, web-push): ok; refused (its push service refuses the credential now, its pushes wait); simulator (the built-in APNs simulator stands in: no real device gets them).',
+          additionalProperties: { enum: ['ok', 'refused', 'simulator'] },
+        },
       },
-      ['apns_credential'],
+      ['push'],
     ),
     Error: object({
       error: object(

@@ -5,16 +5,20 @@ import type { Store } from '../../store/store.js';
 export interface HealthDeps {
   /** True once a stop began: no new work should be sent here. */
   stopping(): boolean;
-  /** Delivery in this process, when it has any: whether APNs is refusing the credential now. */
-  credentialRefused?: () => boolean;
+  /**
+   * Delivery in this process, when it has any: each push provider's state, by its id: `ok`,
+   * `refused` (its push service refuses the credential now; its pushes wait) or `simulator` (a
+   * stand-in: no real device gets its pushes).
+   */
+  push?: () => Record<string, 'ok' | 'refused' | 'simulator'>;
 }
 
 /**
  * `GET /healthz`: the process serves requests. `GET /readyz`: it can do its work: the database
- * answers with this release's migrations applied, and no stop has begun; otherwise 503. Readiness
- * also says, without failing, whether sends are paused and whether APNs refuses the credential
- * (work goes on being accepted; a person should look). Neither takes a credential, writes
- * anything, or tells a secret or a count.
+ * answers with this release's migrations applied and takes writes, and no stop has begun;
+ * otherwise 503. Readiness also says, without failing, whether sends are paused and how each push
+ * provider fares (a refused credential, a simulator standing in: work goes on being accepted; a
+ * person should look). Neither takes a credential, writes anything, or tells a secret or a count.
  */
 export function healthRoutes(app: FastifyInstance, store: Store, deps: HealthDeps): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -24,16 +28,29 @@ export function healthRoutes(app: FastifyInstance, store: Store, deps: HealthDep
       (current) => (current ? 'ok' : 'migrations_pending'),
       () => 'unreachable',
     );
+    const writes =
+      database === 'unreachable'
+        ? 'unknown'
+        : await store.canWrite().then(
+            (can) => (can ? 'ok' : 'read_only'),
+            () => 'unknown',
+          );
     const shutdown = deps.stopping() ? 'stopping' : 'ok';
-    const ready = database === 'ok' && shutdown === 'ok';
-    const sends = database === 'ok' ? ((await store.getPause()).paused ? 'paused' : 'open') : 'unknown';
-    const refused = deps.credentialRefused?.();
+    const ready = database === 'ok' && writes === 'ok' && shutdown === 'ok';
+    const sends =
+      database === 'ok'
+        ? await store.getPause().then(
+            (pause) => (pause.paused ? 'paused' : 'open'),
+            () => 'unknown',
+          )
+        : 'unknown';
+    const push = deps.push?.();
     reply.code(ready ? 200 : 503);
     return {
       status: ready ? 'ok' : 'unavailable',
-      checks: { database, shutdown },
+      checks: { database, writes, shutdown },
       sends,
-      ...(refused === undefined ? {} : { apns_credential: refused ? 'refused' : 'ok' }),
+      ...(push === undefined ? {} : { push }),
     };
   });
 }

@@ -10,6 +10,12 @@ export function postgresHealth(db: PostgresConnection): HealthPart {
       const [row] = await db.read('SELECT coalesce(max(version), 0) AS applied FROM foxbell_migrations');
       return Number(row?.applied) === POSTGRES_MIGRATIONS.length;
     },
+    async canWrite() {
+      const [row] = await db.read(
+        `SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable`,
+      );
+      return row?.writable === true;
+    },
     async queueStats() {
       const [row] = await db.read('SELECT count(*) AS depth, min(available_at) AS oldest FROM route_queue');
       return { depth: Number(row?.depth ?? 0), oldestCreatedAt: maybeNumber(row?.oldest) ?? undefined };

@@ -8,6 +8,7 @@ import { postgresHealth } from './health.js';
 import { postgresLeases } from './leases.js';
 import { postgresLinks } from './links.js';
 import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './options.js';
+import { postgresQueueSignal } from './queue-signal.js';
 import { postgresRecords } from './records.js';
 import { postgresPurge } from './retention.js';
 import { postgresRouting } from './routing.js';
@@ -71,11 +72,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     }
     throw error;
   }
-  return assemble(new PostgresConnection(pool));
+  const { max: _, ...one } = config;
+  return assemble(new PostgresConnection(pool), one);
 }
 
-/** The store from its parts, one per concern, all on one pool. */
-function assemble(db: PostgresConnection): Store {
+/** The store from its parts, one per concern, all on one pool (and a connection to listen on). */
+function assemble(db: PostgresConnection, config: pg.ClientConfig): Store {
   const sends = postgresSends(db);
   return {
     ...postgresCredentials(db),
@@ -89,6 +91,7 @@ function assemble(db: PostgresConnection): Store {
     ...postgresSettings(db),
     ...postgresPurge(db),
     ...postgresHealth(db),
+    ...postgresQueueSignal(config),
     async close() {
       // Sends already handed to the store are admitted (or refused) before the connections close.
       await sends.drained();

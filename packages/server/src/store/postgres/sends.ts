@@ -6,6 +6,7 @@ import { admit, countInWindow, type SecondCount, windowStart } from '../../model
 import type { Row } from '../rows.js';
 import type { SendsPart } from '../store.js';
 import type { PostgresConnection, Session } from './connection.js';
+import { QUEUE_CHANNEL_SQL } from './queue-signal.js';
 
 /** Sends admitted in one transaction at most, and such transactions running at once. */
 const MAX_BATCH = 256;
@@ -165,7 +166,7 @@ async function storeAccepted(db: Session, sends: NewSend[]): Promise<void> {
        ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
          notification_id = excluded.notification_id, request_id = excluded.request_id,
          created_at = excluded.created_at
-     ) SELECT 1`,
+     ) SELECT pg_notify(${QUEUE_CHANNEL_SQL}, '')`,
     [
       sends.map((send) => send.id),
       sends.map((send) => send.account.id),

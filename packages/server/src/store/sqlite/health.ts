@@ -1,3 +1,6 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import path from 'node:path';
 import type { DestinationState } from '@foxbell/sdk/contract';
 import { maybeNumber } from '../rows.js';
 import type { HealthPart } from '../store.js';
@@ -8,6 +11,18 @@ export function sqliteHealth(db: SqliteConnection): HealthPart {
   return {
     async schemaCurrent() {
       return Number(db.get('PRAGMA user_version')?.user_version) === SQLITE_MIGRATIONS.length;
+    },
+    async canWrite() {
+      const file = db.all('PRAGMA database_list').find((row) => row.name === 'main')?.file;
+      if (typeof file !== 'string' || file === '') return true;
+      // The journal and WAL files are made beside the database: its folder must take writes too.
+      try {
+        await access(file, constants.W_OK);
+        await access(path.dirname(file), constants.W_OK);
+        return true;
+      } catch {
+        return false;
+      }
     },
     async queueStats() {
       const row = db.get(
