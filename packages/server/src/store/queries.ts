@@ -1,4 +1,5 @@
-/** SQL that reads the same in SQLite and PostgreSQL, shared by both stores. */
+// SQL that reads the same in SQLite and PostgreSQL, shared by both stores.
+import { PROVIDER_SQL } from './rows.js';
 
 /**
  * A token row that still works at the time `now` (a placeholder: `?` or `$2`): not revoked, and
@@ -40,7 +41,7 @@ export const REPLACED_BY_NEWER = `d.tag IS NOT NULL AND EXISTS (
 export const unreadColumn = (
   destination: string,
   providers: string,
-) => `CASE WHEN v.provider ${providers} THEN
+) => `CASE WHEN ${PROVIDER_SQL('v')} ${providers} THEN
   (SELECT count(*) FROM notifications u WHERE u.account_id = v.account_id
      AND u.created_at > COALESCE(v.last_seen_at, 0) AND u.created_at <= ${destination}.created_at) END AS unread`;
 

@@ -62,13 +62,25 @@ export function tokenOf(row: Row): SendToken {
 }
 
 /**
+ * What a row written by a release before migration 8 (which has no `provider`) means: those
+ * releases knew two providers, and told them apart by `web_push`. The stores name no provider but
+ * here, for those rows; every row written since says its own.
+ */
+const LEGACY_APNS = 'apns';
+const LEGACY_WEB_PUSH = 'web-push';
+
+/** The same reading in SQL, of the device (or request) row `v`. */
+export const PROVIDER_SQL = (v: string) =>
+  `COALESCE(${v}.provider, CASE WHEN ${v}.web_push IS NULL THEN '${LEGACY_APNS}' ELSE '${LEGACY_WEB_PUSH}' END)`;
+
+/**
  * A device's (or a link request's) push address, from its columns: `provider`, `push_token` (the
  * address's key) and `web_push`, which holds any provider's data as JSON (the name is the column's
  * first use: columns are added, never renamed, so an older process runs beside a newer one).
  */
 export function addressOf(row: Row): PushAddress {
   return {
-    provider: row.provider as string,
+    provider: (row.provider as string | null) ?? (row.web_push == null ? LEGACY_APNS : LEGACY_WEB_PUSH),
     key: row.push_token as string,
     data: row.web_push == null ? null : (JSON.parse(row.web_push as string) as Record<string, unknown>),
   };

@@ -237,11 +237,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `,
   // Each device's push provider by name, so that a provider is a room of its own and the store
   // knows none: `push_token` is the address's key and `web_push` its data, for any provider.
-  // Added, not renamed: an older process reads the columns it knows while a newer one runs.
+  // Added, not renamed: an older process reads the columns it knows while a newer one runs. NULL
+  // in a row an older release wrote, before this or beside it in a rolling upgrade (a default would
+  // call its Web Push devices APNs ones): read as that release meant it (rows.ts, PROVIDER_SQL).
   `
-  ALTER TABLE devices ADD COLUMN provider TEXT NOT NULL DEFAULT 'apns';
-  UPDATE devices SET provider = 'web-push' WHERE web_push IS NOT NULL;
-  ALTER TABLE link_requests ADD COLUMN provider TEXT NOT NULL DEFAULT 'apns';
-  UPDATE link_requests SET provider = 'web-push' WHERE web_push IS NOT NULL;
+  ALTER TABLE devices ADD COLUMN provider TEXT;
+  ALTER TABLE link_requests ADD COLUMN provider TEXT;
   `,
 ];

@@ -113,6 +113,40 @@ describe('SQLite migrations', () => {
     }
   });
 
+  it('reads each device an older release wrote, before the provider column or beside it in a rolling upgrade, as it meant it', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'foxbell.db');
+    const keys = JSON.stringify({ p256dh: 'BPk', auth: 'au', appUrl: null });
+    const before = databaseAt(file, 7);
+    before.exec(
+      `INSERT INTO accounts (id, name, key_hash, key_generation, created_at) VALUES ('acct_1', NULL, 'h', 1, ${T0})`,
+    );
+    // What every release before migration 8 writes: no provider; web_push set for a Web Push device.
+    const olderInsert = (db: DatabaseSync, id: string, pushToken: string, webPush: string | null) =>
+      db
+        .prepare(
+          `INSERT INTO devices (id, account_id, name, platform, push_token, web_push, in_auto, active, created_at)
+           VALUES (?, 'acct_1', ?, 'ios', ?, ?, 1, 1, ${T0})`,
+        )
+        .run(id, id, pushToken, webPush);
+    olderInsert(before, 'dev_phone', 'ab'.repeat(32), null);
+    olderInsert(before, 'dev_web', 'https://web.push.apple.com/QAB', keys);
+    before.close();
+
+    const store = openSqliteStore({ dataDir: dir });
+    open.push(store);
+    // An older process still running beside the migrated database writes one more.
+    const beside = new DatabaseSync(file);
+    olderInsert(beside, 'dev_web_2', 'https://web.push.apple.com/QCD', keys);
+    beside.close();
+    const devices = await store.listDevices('acct_1', { activeOnly: true });
+    expect(devices.map((device) => [device.id, device.address.provider, device.address.key])).toEqual([
+      ['dev_phone', 'apns', 'ab'.repeat(32)],
+      ['dev_web', 'web-push', 'https://web.push.apple.com/QAB'],
+      ['dev_web_2', 'web-push', 'https://web.push.apple.com/QCD'],
+    ]);
+  });
+
   it('counts the destinations already there by state, and keeps one opened or cleared report per device', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'foxbell.db');
