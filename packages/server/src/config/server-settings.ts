@@ -21,6 +21,8 @@ export interface ServerConfig {
   logLevel: string;
   /** Pushes in flight at once in this process; 0 runs the API only. */
   workers: number;
+  /** On SIGTERM, how long to go on serving while not ready, before the stop proper. */
+  drainMs: number;
   /** How long a lease on a push in flight lasts between its worker's renewals. */
   leaseMs: number;
   /** How a worker learns of new sends from other processes: the database's signal, or its poll alone. */
@@ -234,6 +236,16 @@ export const SERVER_SETTINGS = {
     default: DEFAULT_LEASE_MS / 1000,
     help: 'how long a lease on a push in flight lasts between renewals (every third of it): how soon another worker takes the push over if this one dies',
   },
+  drainSeconds: {
+    flag: 'drain-seconds',
+    variable: 'FOXBELL_DRAIN_SECONDS',
+    argument: 'N',
+    type: 'integer',
+    min: 0,
+    max: 60,
+    default: 0,
+    help: 'on SIGTERM, answer /readyz 503 and go on serving this long before stopping, so a load balancer sends requests elsewhere first (behind one: more than its health-check interval)',
+  },
   queueWake: {
     flag: 'queue-wake',
     variable: 'FOXBELL_QUEUE_WAKE',
@@ -357,6 +369,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       workers,
       leaseMs: values.leaseSeconds * 1000,
       queueWake: values.queueWake,
+      drainMs: values.drainSeconds * 1000,
       apns,
       webPush,
       metrics: values.metrics === undefined ? undefined : (listenAddressOf(values.metrics) as ListenAddress),

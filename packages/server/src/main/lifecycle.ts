@@ -17,6 +17,8 @@ export interface Lifecycle {
   reload(): void;
   /** Said when the stop outlives its grace, before the process exits 1. */
   onOvertime?: () => void;
+  /** How long the stop serves on, not ready, before it begins (`--drain-seconds`): added to its grace. */
+  drainMs?: number;
 }
 
 /** Installs the signal handlers; returns whether a stop has begun (what `/readyz` reports). */
@@ -25,10 +27,13 @@ export function handleSignals(lifecycle: Lifecycle): { stopping(): boolean } {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    const grace = setTimeout(() => {
-      lifecycle.onOvertime?.();
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS + DELIVERY_GRACE_MS);
+    const grace = setTimeout(
+      () => {
+        lifecycle.onOvertime?.();
+        process.exit(1);
+      },
+      (lifecycle.drainMs ?? 0) + SHUTDOWN_GRACE_MS + DELIVERY_GRACE_MS,
+    );
     grace.unref();
     lifecycle.stop(signal).then(
       () => process.exit(0),

@@ -72,7 +72,16 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
   const metricsServer = await announceMetrics(metrics, config);
   const files = config.tls;
   signals = handleSignals({
+    drainMs: config.drainMs,
     stop: async (signal) => {
+      if (config.drainMs > 0) {
+        // /readyz answers 503 from now: a load balancer's next health check sends requests elsewhere.
+        app.log.info(
+          { signal, drain_seconds: config.drainMs / 1000 },
+          'stopping: not ready; serving on meanwhile',
+        );
+        await new Promise((resolve) => setTimeout(resolve, config.drainMs));
+      }
       app.log.info({ signal }, 'stopping: no new requests; waiting for those in flight');
       clearInterval(purgeTimer);
       metricsServer?.close();

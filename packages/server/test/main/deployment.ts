@@ -1,5 +1,10 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Foxbell, FoxbellError } from '@foxbell/sdk';
+import { killAfterTest } from '@foxbell/test-support';
 import { type PrivatePostgres, privatePostgres } from '@foxbell/test-support/private-postgres';
 import pg from 'pg';
 import { expect } from 'vitest';
@@ -7,6 +12,8 @@ import type { ApnsSimulator } from '../../src/simulator/simulator.js';
 import { send } from '../helpers.js';
 import {
   ADMIN,
+  BIN,
+  freePort,
   type Running,
   startOutsideSimulator,
   startProcess,
@@ -23,13 +30,24 @@ import {
 export interface Deployment {
   postgres: PrivatePostgres;
   sim: ApnsSimulator;
+  /** The API processes by slot: each slot keeps its port, so a process replacing another is found there. */
   apis: Running[];
+  /** Each API slot's address (`127.0.0.1:PORT`), for a proxy in front of them. */
+  apiAddresses: string[];
   workers: Running[];
-  /** Starts another API process or worker on the same database. */
-  startApi(): Promise<Running>;
-  startWorker(): Promise<Running>;
+  /** Starts an API process in `slot` (its port), of `bin`'s release (default: this checkout's, the newest). */
+  startApi(slot: number, bin?: string): Promise<Running>;
+  /** Starts another worker on the same database. */
+  startWorker(bin?: string): Promise<Running>;
   /** Marks a process the test stops or kills itself: its exit is not a crash. */
   retire(process: Running): void;
+  /** Stops a process as an operator would (SIGTERM), and waits for it to end. */
+  stop(process: Running): Promise<void>;
+  /**
+   * Resolves once a proxy's health check found this release's API process ready (its request log
+   * shows a 200 for /readyz): from then on the proxy sends it requests, and the next process may stop.
+   */
+  proxied(process: Running): Promise<void>;
   /** Rejects when a process exits that the test did not retire: a crash. */
   crashed: Promise<never>;
   /** One statement on a connection of its own, so it works across the database's restarts. */
@@ -42,12 +60,16 @@ export async function startDeployment({
   apis = 2,
   workers = 2,
   accounts = 4,
+  bin = BIN,
 }: {
   apis?: number;
   workers?: number;
   accounts?: number;
+  /** The foxbell-server entry script the first processes run: another release's, for an upgrade. */
+  bin?: string;
 } = {}): Promise<Deployment> {
   const postgres = await privatePostgres();
+  const ports = await Promise.all(Array.from({ length: apis }, () => freePort()));
   const dir = await tempDir();
   const { sim, apnsArgs } = await startOutsideSimulator(dir);
   const database = ['--database', postgres.url, '--log-level', 'warn'];
@@ -68,30 +90,60 @@ export async function startDeployment({
     });
     return running;
   };
-  const startApi = () =>
+  // Only settings every release since 0.1 knows (a rolling upgrade starts older ones), and for
+  // this one's API processes a drain longer than Caddy's health-check interval, as deploy.md says.
+  const startApi = (slot: number, release = BIN) =>
     watched(
-      startProcess([...database, '--no-workers', ...UNLIMITED], { FOXBELL_ADMIN_KEY: ADMIN }),
-      'an API process',
+      startProcess(
+        [
+          ...database,
+          '--no-workers',
+          '--port',
+          String(ports[slot]),
+          ...UNLIMITED,
+          // Request lines at info, for `proxied` to see a proxy's health checks arrive.
+          ...(release === BIN ? ['--drain-seconds', '3', '--log-level', 'info'] : []),
+        ],
+        { FOXBELL_ADMIN_KEY: ADMIN },
+        undefined,
+        release,
+      ),
+      `the API process in slot ${slot}`,
     );
-  const startWorker = () =>
+  const startWorker = (release = BIN) =>
     watched(
       startProcess(
         ['worker', ...database, ...apnsArgs, '--lease-seconds', '2'],
         {},
         /worker (wrk_\w+) delivering/,
+        release,
       ),
       'a worker',
     );
   // The first runs the migrations alone: the others would wait on its lock anyway.
-  const first = await startApi();
+  const first = await startApi(0, bin);
   const deployment: Deployment = {
     postgres,
     sim,
-    apis: [first, ...(await Promise.all(Array.from({ length: apis - 1 }, startApi)))],
-    workers: await Promise.all(Array.from({ length: workers }, startWorker)),
+    apis: [first, ...(await Promise.all(Array.from({ length: apis - 1 }, (_, i) => startApi(i + 1, bin))))],
+    apiAddresses: ports.map((port) => `127.0.0.1:${port}`),
+    workers: await Promise.all(Array.from({ length: workers }, () => startWorker(bin))),
     startApi,
     startWorker,
     retire: (process) => retired.add(process),
+    async stop(process) {
+      retired.add(process);
+      process.child.kill('SIGTERM');
+      await process.exited;
+    },
+    async proxied(process) {
+      await expect
+        .poll(() => /"path":"\/readyz","client":"[^"]*","status":200/.test(process.stderr()), {
+          timeout: 20_000,
+          interval: 50,
+        })
+        .toBe(true);
+    },
     crashed,
     async query(sql, values = []) {
       const client = new pg.Client({ connectionString: postgres.url });
@@ -252,4 +304,100 @@ export function expectOnlyRetriedAnswers(load: Load): void {
       JSON.stringify(event),
     ).toBe(true);
   }
+}
+
+const CADDYFILE = fileURLToPath(new URL('../../../../deploy/Caddyfile', import.meta.url));
+
+/**
+ * Caddy with deploy/Caddyfile as it ships, in front of `upstreams`, on plain HTTP on a port of its
+ * own (the site's name says so; the shipped file's health checks and retries are untouched).
+ * Resolves once a request through it reaches an API process.
+ */
+export async function startCaddy(upstreams: string[]): Promise<{ url: string; log: () => string }> {
+  const dir = await tempDir();
+  const port = await freePort();
+  const caddyfile = path.join(dir, 'Caddyfile');
+  await writeFile(
+    caddyfile,
+    `{\n\tadmin off\n\tskip_install_trust\n}\n\n${await readFile(CADDYFILE, 'utf8')}`,
+  );
+  const caddy = killAfterTest(
+    spawn('caddy', ['run', '--config', caddyfile, '--adapter', 'caddyfile'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: dir,
+        XDG_DATA_HOME: path.join(dir, 'xdg-data'),
+        XDG_CONFIG_HOME: path.join(dir, 'xdg-config'),
+        FOXBELL_DOMAIN: `http://127.0.0.1:${port}`,
+        FOXBELL_UPSTREAM: upstreams.join(' '),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  let log = '';
+  caddy.stdout.on('data', (chunk) => {
+    log += chunk;
+  });
+  caddy.stderr.on('data', (chunk) => {
+    log += chunk;
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await expect
+    .poll(async () => (await send(url, 'GET', '/healthz', {}).catch(() => ({ status: 0 }))).status, {
+      timeout: 20_000,
+      interval: 100,
+    })
+    .toBe(200);
+  return { url, log: () => log };
+}
+
+/**
+ * What the clients lived through during a fault (sends first tried while it was on, retries and
+ * calls given up while it was on), for docs/reliability.md.
+ */
+export interface FaultFigures {
+  /** Sends accepted, and retries the SDK made. */
+  accepted: number;
+  retries: number;
+  /** Calls given up after the SDK's retries (each then called again with its key). */
+  gaveUp: number;
+  /** The longest a send waited from its first try to its 202, and the median, in ms. */
+  longestWaitMs: number;
+  medianWaitMs: number;
+  /** The answers the SDK retried, by status and code (`none`: no answer at all). */
+  retried: Record<string, number>;
+  /** The longest time without a push from the fault's start until pushes went on after it, in ms. */
+  longestPushGapMs: number;
+}
+
+export function faultFigures(
+  load: Load,
+  sim: ApnsSimulator,
+  fault: { start: number; end: number },
+): FaultFigures {
+  const during = (at: number) => at >= fault.start && at <= fault.end;
+  const sends = [...load.timings.values()].filter(({ first }) => during(first));
+  const events = load.events.filter((event) => during(event.at));
+  const waits = sends.map(({ first, accepted }) => accepted - first).sort((a, b) => a - b);
+  const pushes = sim
+    .received()
+    .map((push) => Date.parse(push.at))
+    .sort((a, b) => a - b);
+  const firstAfter = pushes.find((at) => at >= fault.end) ?? fault.end;
+  const gaps = [fault.start, ...pushes.filter((at) => at > fault.start && at < firstAfter), firstAfter];
+  const retried: Record<string, number> = {};
+  for (const event of events) {
+    if (event.kind !== 'retry') continue;
+    const answer = event.status === undefined ? 'none' : `${event.status} ${event.code ?? ''}`.trim();
+    retried[answer] = (retried[answer] ?? 0) + 1;
+  }
+  return {
+    accepted: sends.length,
+    retries: events.filter((event) => event.kind === 'retry').length,
+    gaveUp: events.filter((event) => event.kind === 'gave_up').length,
+    longestWaitMs: waits[waits.length - 1] ?? 0,
+    medianWaitMs: waits[Math.floor(waits.length / 2)] ?? 0,
+    retried,
+    longestPushGapMs: Math.max(...gaps.slice(1).map((at, i) => at - (gaps[i] as number))),
+  };
 }

@@ -165,6 +165,30 @@ describe('foxbell-server, the process', () => {
     expect(await server.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('with --drain-seconds, answers /readyz 503 on SIGTERM and serves on for that long, then stops', async () => {
+    const server = await startProcess(
+      ['--data', await tempDir(), '--log-level', 'info', '--drain-seconds', '3'],
+      {
+        FOXBELL_ADMIN_KEY: ADMIN,
+      },
+    );
+    const { token } = await accountWithToken(server.url);
+    server.child.kill('SIGTERM');
+    await expect
+      .poll(() => server.stderr(), { timeout: 10_000, interval: 20 })
+      .toContain('serving on meanwhile');
+    const ready = await send(server.url, 'GET', '/readyz', {});
+    expect([ready.status, ready.body.checks.shutdown]).toEqual([503, 'stopping']);
+    // A load balancer has not yet noticed: a request that comes now is served, not refused.
+    const sent = await send(server.url, 'POST', '/v1/notifications', {
+      token,
+      json: { message: 'draining' },
+    });
+    expect(sent.status).toBe(202);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.stderr()).toContain('stopping: no new requests');
+  });
+
   it('lists every bad setting and exits 2', async () => {
     const { code, stderr } = await runToExit(['--port', 'eighty', '--log-level', 'loud'], {
       FOXBELL_RATE_PER_TOKEN: '0',
