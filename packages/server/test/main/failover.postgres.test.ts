@@ -86,13 +86,16 @@ describe('two API processes behind Caddy (deploy/Caddyfile) and two workers, on 
           await victim.exited;
           // Clients go on through the other while this one is down.
           await load.progress(30);
-          // Its supervisor starts it again, on its port.
+          // Its supervisor starts it again, on its port, and the proxy finds it ready (before
+          // the next kill: one failure at a time).
           deployment.apis[slot] = await deployment.startApi(slot);
+          await deployment.proxied(deployment.apis[slot] as Running);
         }),
       );
     }
     await expectNothingLost(deployment, load);
-    console.log('kill -9 of an API process:', JSON.stringify(faultFigures(load, deployment.sim, faults[0]!)));
+    for (const fault of faults)
+      console.log('kill -9 of an API process:', JSON.stringify(faultFigures(load, deployment.sim, fault)));
   }, 180_000);
 
   it(`loses nothing while PostgreSQL restarts (${RESTARTS}×, ${DOWN_MS / 1000} s down each)`, async () => {
@@ -112,7 +115,8 @@ describe('two API processes behind Caddy (deploy/Caddyfile) and two workers, on 
     await expectNothingLost(deployment, load);
     for (const process of [...deployment.apis, ...deployment.workers])
       expect(process.child.exitCode).toBeNull();
-    console.log('PostgreSQL restart:', JSON.stringify(faultFigures(load, deployment.sim, faults[0]!)));
+    for (const fault of faults)
+      console.log('PostgreSQL restart:', JSON.stringify(faultFigures(load, deployment.sim, fault)));
   }, 240_000);
 
   it(`loses nothing in a rolling upgrade from ${PREVIOUS_RELEASE}: migrations first, then each process in turn`, async () => {
