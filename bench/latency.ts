@@ -17,6 +17,7 @@ import { ApnsSimulator } from '@foxbell/server/simulator';
 import pg from 'pg';
 import { ADMIN, NO_LIMITS, post, SERVER_BIN, start, stop } from './support/processes.js';
 import { printRatios } from './support/rounds.js';
+import { median } from './support/stats.js';
 
 const ROUND_TRIP_MS = Number(process.env.BENCH_ROUND_TRIP_MS ?? 40);
 const RATES = (process.env.BENCH_RATES ?? '20,200,1000').split(',').map(Number);
@@ -245,11 +246,9 @@ try {
   }
   const over = (name: SetupName, rate: number) =>
     (p99s.get(`${name}@${rate}`) ?? []).map((p) => p - ROUND_TRIP_MS);
-  const middle = (values: number[]) =>
-    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-  const sqlite = middle(over('SQLite, one process', 200));
-  const notify = middle(over('PostgreSQL, API and worker apart, LISTEN/NOTIFY', 200));
-  const polling = middle(over('PostgreSQL, API and worker apart, polling', 200));
+  const sqlite = median(over('SQLite, one process', 200));
+  const notify = median(over('PostgreSQL, API and worker apart, LISTEN/NOTIFY', 200));
+  const polling = median(over('PostgreSQL, API and worker apart, polling', 200));
   console.log(
     `goals at 200/s, p99 beyond the ${ROUND_TRIP_MS} ms round trip: SQLite ${sqlite.toFixed(0)} ms ` +
       `(goal ${GOAL_SQLITE_MS}: ${sqlite <= GOAL_SQLITE_MS ? 'met' : 'missed'}), PostgreSQL ${notify.toFixed(0)} ms ` +
@@ -261,11 +260,11 @@ try {
   console.log(
     JSON.stringify({
       bench: 'latency',
-      value: Math.round(middle(p99s.get('PostgreSQL, API and worker apart, LISTEN/NOTIFY@200') ?? [])),
+      value: Math.round(median(p99s.get('PostgreSQL, API and worker apart, LISTEN/NOTIFY@200') ?? [])),
       unit: 'ms p99, 202 to the push answer, PostgreSQL apart, 200/s',
-      baseline: Math.round(middle(p99s.get('PostgreSQL, API and worker apart, polling@200') ?? [])),
+      baseline: Math.round(median(p99s.get('PostgreSQL, API and worker apart, polling@200') ?? [])),
       ratio,
-      sqlite_p99_ms: Math.round(middle(p99s.get('SQLite, one process@200') ?? [])),
+      sqlite_p99_ms: Math.round(median(p99s.get('SQLite, one process@200') ?? [])),
       round_trip_ms: ROUND_TRIP_MS,
       goals: { sqlite_ms: GOAL_SQLITE_MS, postgres_ms: GOAL_POSTGRES_MS },
       met: sqlite <= GOAL_SQLITE_MS && notify <= GOAL_POSTGRES_MS,
