@@ -7,40 +7,41 @@ import Fastify, {
 } from 'fastify';
 import type { PushProvider } from './delivery/provider.js';
 import { type DevPageDeps, devPageRoutes } from './dev/page-routes.js';
-import { registerAuth } from './http/auth.js';
-import { registerBodyParsers } from './http/body-parsers.js';
 import { type AppContext, freshness } from './http/context.js';
+import { registerAuth } from './http/hooks/auth.js';
+import { registerBodyParsers } from './http/hooks/body-parsers.js';
 import {
   clientErrorResponder,
   registerErrorHandling,
   sendApiError,
   setBaseHeaders,
-} from './http/error-handler.js';
-import { loggedPath } from './http/log-safe-path.js';
-import { registerRateLimitHeaders } from './http/rate-limit-headers.js';
-import { registerRequestSize } from './http/request-size.js';
+} from './http/hooks/error-handler.js';
+import { loggedPath } from './http/hooks/log-safe-path.js';
+import { registerRateLimitHeaders } from './http/hooks/rate-limit-headers.js';
+import { registerRequestSize } from './http/hooks/request-size.js';
+import { registerSendMetrics } from './http/hooks/send-metrics.js';
 import { accountRoutes } from './http/routes/accounts.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { deviceRoutes } from './http/routes/devices.js';
 import { type HealthDeps, healthRoutes } from './http/routes/health.js';
 import { inboxRoutes } from './http/routes/inbox.js';
-import { linkRoutes } from './http/routes/links.js';
 import { notificationRoutes } from './http/routes/notifications.js';
-import { openApiRoutes } from './http/routes/openapi.js';
-import { ownDeviceRoutes } from './http/routes/own-device.js';
 import { sceneRoutes } from './http/routes/scenes.js';
 import { sendRoutes } from './http/routes/send.js';
 import { tokenRoutes } from './http/routes/tokens.js';
 import { webAppRoutes } from './http/routes/web-app.js';
-import { registerSendMetrics } from './http/send-metrics.js';
-import { trackHandshakes } from './http/tls-handshakes.js';
-import { TLS_POLICY } from './http/tls-policy.js';
+import { trackHandshakes } from './http/tls/handshakes.js';
+import { TLS_POLICY } from './http/tls/policy.js';
 import { WindowLimit } from './http/window-limit.js';
 import { ApiError } from './kernel/api-error.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { type IdSource, randomIds } from './kernel/ids.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from './kernel/limits.js';
+import { linkRoutes } from './linking/link-routes.js';
+import { mergeRoutes } from './linking/merge-routes.js';
+import { ownDeviceRoutes } from './linking/own-device-routes.js';
 import type { Metrics } from './metrics/metrics.js';
+import { openApiRoutes } from './openapi/routes.js';
 import type { Store } from './store/store.js';
 
 export interface AppDeps {
@@ -223,6 +224,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   webAppRoutes(app);
   tokenRoutes(app, ctx);
   accountRoutes(app, ctx);
+  mergeRoutes(app, ctx);
   inboxRoutes(app, ctx);
   adminRoutes(app, ctx);
   healthRoutes(app, deps.store, deps.health ?? { stopping: () => false });

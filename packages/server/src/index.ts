@@ -18,11 +18,11 @@ export { webPushPayload } from './delivery/web-push/payload.js';
 export { type WebPushOptions, WebPushTransport } from './delivery/web-push/transport.js';
 export { VapidKeySource, type VapidKeys } from './delivery/web-push/vapid.js';
 export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker.js';
-export { openApiDocument } from './http/openapi/document.js';
 export { type Clock, systemClock } from './kernel/clock.js';
 export { type IdSource, randomIds } from './kernel/ids.js';
 export { DEFAULT_LIMITS, type ServiceLimits } from './kernel/limits.js';
 export type { ClaimedDestination } from './model/delivery.js';
+export { openApiDocument } from './openapi/document.js';
 export { type DatabaseConfig, openStore } from './store/open.js';
 export {
   DatabaseUnreachableError,

@@ -37,13 +37,29 @@ const ALLOWED: Record<string, readonly string[]> = {
   delivery: ['kernel', 'model', 'store', 'metrics', 'delivery/transport.ts'],
   // The API never reaches into one database's code, nor into one provider's.
   http: ['kernel', 'model', 'send', 'store', 'metrics', 'delivery/provider.ts'],
+  // Linking, switching and merging: link codes, sealed device keys, and their routes (the rules
+  // they follow are the model's: model/links.ts, model/merge.ts).
+  linking: ['kernel', 'model', 'store', 'http', 'delivery/provider.ts'],
+  // The interface's document, from the routes' schemas and the providers' members.
+  openapi: ['kernel', 'model', 'http', 'linking', 'delivery/provider.ts'],
   simulator: ['kernel', 'model', 'config', 'delivery/apns'],
   dev: ['kernel', 'model', 'config', 'store', 'http', 'simulator', 'delivery/apns'],
-  'app.ts': ['kernel', 'model', 'http', 'dev', 'metrics', 'store', 'delivery/provider.ts'],
+  'app.ts': [
+    'kernel',
+    'model',
+    'http',
+    'linking',
+    'openapi',
+    'dev',
+    'metrics',
+    'store',
+    'delivery/provider.ts',
+  ],
   'index.ts': [
     'kernel',
     'model',
     'http',
+    'openapi',
     'store',
     'store/sqlite',
     'store/postgres',
@@ -125,6 +141,23 @@ describe("the server's rooms", () => {
         .map((to) => `${file} -> ${to}`);
     });
     expect(crossings).toEqual([]);
+  });
+
+  it('keeps the kernel and the model free of frameworks: Node, the contract and DataLoader only', () => {
+    const bare = (file: string) =>
+      [...readFileSync(path.join(SRC, file), 'utf8').matchAll(/(?:from|import)\s*\(?\s*'([^.'][^']*)'/g)].map(
+        ([, spec]) => spec as string,
+      );
+    const allowed = (spec: string) =>
+      spec.startsWith('node:') || spec.startsWith('@foxbell/sdk/contract') || spec === 'dataloader';
+    const foreign = files
+      .filter((file) => ['kernel', 'model'].includes(roomOf(file)))
+      .flatMap((file) =>
+        bare(file)
+          .filter((spec) => !allowed(spec))
+          .map((spec) => `${file} -> ${spec}`),
+      );
+    expect(foreign).toEqual([]);
   });
 
   it('lets nothing import main/, and only main/ and dev/ import the simulator', () => {

@@ -1,5 +1,3 @@
-import type { FastifyRequest } from 'fastify';
-
 /** Names a browser on this machine uses for it; anything else in `Host` is another site's name. */
 const LOCAL_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -37,10 +35,20 @@ export function requestedHost(target: string | undefined, host: string | undefin
 }
 
 /**
+ * What the check reads of a request: its connection's two ends, its target and its `Host`. A
+ * Fastify request is one; the kernel names no framework.
+ */
+export interface PeerRequest {
+  socket: { remoteAddress?: string | undefined; localPort?: number | undefined };
+  raw: { url?: string | undefined };
+  headers: { host?: string | undefined };
+}
+
+/**
  * What may see a page or API that holds a secret of this machine's developer (the device page, the
  * simulator's control API): a peer on this machine that names this machine.
  */
-export function isLocalRequest(request: FastifyRequest): boolean {
+export function isLocalRequest(request: PeerRequest): boolean {
   return (
     isLoopbackAddress(request.socket.remoteAddress) &&
     isLocalHost(requestedHost(request.raw.url, request.headers.host), request.socket.localPort)

@@ -3,7 +3,7 @@ import { buildApp } from '../app.js';
 import type { ServerConfig } from '../config/server-settings.js';
 import { devModeBanner } from '../dev/announce.js';
 import { readDevSession } from '../dev/session.js';
-import { TLS_POLICY } from '../http/tls-policy.js';
+import { TLS_POLICY } from '../http/tls/policy.js';
 import type { Clock } from '../kernel/clock.js';
 import { randomBase62, randomIds } from '../kernel/ids.js';
 import { PURGE_INTERVAL_MS, retentionCutoffs } from '../kernel/retention.js';

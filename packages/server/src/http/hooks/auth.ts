@@ -1,12 +1,12 @@
 import { MESSAGES, SEND_TOKEN_PATTERN } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../kernel/api-error.js';
-import { hashSecret, secretsEqual } from '../kernel/secrets.js';
-import type { Account } from '../model/accounts.js';
-import { tokenEnded } from '../model/tokens.js';
-import { clientNetwork } from './client-network.js';
-import type { AppContext, Caller, CredentialKind } from './context.js';
-import { deviceKeyRevoked } from './refusals.js';
+import { ApiError } from '../../kernel/api-error.js';
+import { hashSecret, secretsEqual } from '../../kernel/secrets.js';
+import type { Account } from '../../model/accounts.js';
+import { tokenEnded } from '../../model/tokens.js';
+import { clientNetwork } from '../client-network.js';
+import type { AppContext, Caller, CredentialKind } from '../context.js';
+import { deviceKeyRevoked } from '../refusals.js';
 
 export const ACCOUNT_KEY_PATTERN = /^fox_acct_[A-Za-z0-9]{32}$/;
 export const DEVICE_KEY_PATTERN = /^fox_dev_[A-Za-z0-9]{32}$/;

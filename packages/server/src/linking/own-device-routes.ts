@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import type { PushProvider } from '../../delivery/provider.js';
-import { ApiError } from '../../kernel/api-error.js';
-import { type AppContext, type Caller, freshness } from '../context.js';
-import { readBody, textField } from '../management-body.js';
-import { addressFromBody, namesAddress, registrationMembers } from '../push-address.js';
-import { deviceKeyRevoked, devicesLimitReached } from '../refusals.js';
-import { deviceView } from '../views.js';
+import type { PushProvider } from '../delivery/provider.js';
+import { type AppContext, type Caller, freshness } from '../http/context.js';
+import { readBody, textField } from '../http/management-body.js';
+import { addressFromBody, namesAddress, registrationMembers } from '../http/push-address.js';
+import { deviceKeyRevoked, devicesLimitReached } from '../http/refusals.js';
+import { deviceView } from '../http/views.js';
+import { ApiError } from '../kernel/api-error.js';
 
 /** What a linked app may change of its own device: its name, `auto`, and where its pushes go. */
 export const ownDeviceChange = (providers: readonly PushProvider[]) =>

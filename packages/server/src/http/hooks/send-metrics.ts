@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Metrics } from '../metrics/metrics.js';
+import type { Metrics } from '../../metrics/metrics.js';
 
 /**
  * Counts every answer of the send routes by endpoint and outcome: `accepted`, `replayed`, or the

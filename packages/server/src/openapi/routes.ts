@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { PushProvider } from '../../delivery/provider.js';
-import { openApiDocument } from '../openapi/document.js';
+import type { PushProvider } from '../delivery/provider.js';
+import { openApiDocument } from './document.js';
 
 /** `GET /openapi.json`: the interface as OpenAPI 3.1, for anyone (it holds no secret). */
 export function openApiRoutes(app: FastifyInstance, providers: readonly PushProvider[]): void {

@@ -22,14 +22,15 @@ import {
   TARGET_KEYWORDS,
 } from '@foxbell/sdk/contract';
 import * as z from 'zod';
-import type { PushProvider } from '../../delivery/provider.js';
-import { accountMerge, keyRotation, newAccount } from '../routes/accounts.js';
-import { pauseBody } from '../routes/admin.js';
-import { deviceChange, newDevice } from '../routes/devices.js';
-import { linkApproval, newLinkRequest } from '../routes/links.js';
-import { eventBody } from '../routes/notifications.js';
-import { ownDeviceChange } from '../routes/own-device.js';
-import { newToken } from '../routes/tokens.js';
+import type { PushProvider } from '../delivery/provider.js';
+import { keyRotation, newAccount } from '../http/routes/accounts.js';
+import { pauseBody } from '../http/routes/admin.js';
+import { deviceChange, newDevice } from '../http/routes/devices.js';
+import { eventBody } from '../http/routes/notifications.js';
+import { newToken } from '../http/routes/tokens.js';
+import { linkApproval, newLinkRequest } from '../linking/link-routes.js';
+import { accountMerge } from '../linking/merge-routes.js';
+import { ownDeviceChange } from '../linking/own-device-routes.js';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 takes it). */
 export type JsonSchema = { [key: string]: unknown };

@@ -1,6 +1,6 @@
 import { LIMITS } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
-import type { RawBody } from './context.js';
+import type { RawBody } from '../context.js';
 import { tooLarge, wireBytes } from './request-size.js';
 
 /**

@@ -1,5 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from '@foxbell/sdk/contract';
-import type { PushProvider } from '../../delivery/provider.js';
+import type { PushProvider } from '../delivery/provider.js';
 import { IDEMPOTENCY_KEY, type JsonSchema, schemasFor } from './schemas.js';
 
 type Credential = 'send' | 'account' | 'admin' | 'device' | 'link';

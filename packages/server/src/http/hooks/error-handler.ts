@@ -2,10 +2,10 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { MESSAGES } from '@foxbell/sdk/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, errorBody } from '../kernel/api-error.js';
-import type { IdSource } from '../kernel/ids.js';
-import { AccountEndedError } from '../model/accounts.js';
-import { isStorageUnavailable } from '../store/storage-errors.js';
+import { ApiError, errorBody } from '../../kernel/api-error.js';
+import type { IdSource } from '../../kernel/ids.js';
+import { AccountEndedError } from '../../model/accounts.js';
+import { isStorageUnavailable } from '../../store/storage-errors.js';
 import { endedAccountRefusal } from './auth.js';
 import { tooLarge } from './request-size.js';
 

@@ -1,22 +1,22 @@
 import { CLIENT_DEVICE_ID_PATTERN, canonicalLinkCode, PLATFORMS } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as z from 'zod';
-import type { PushProvider } from '../../delivery/provider.js';
-import { ApiError } from '../../kernel/api-error.js';
-import { isoTime, retryAfterSeconds } from '../../kernel/clock.js';
-import { newLinkCode } from '../../kernel/link-codes.js';
-import { openDeviceKey, sealDeviceKey } from '../../kernel/sealed-key.js';
-import { hashSecret } from '../../kernel/secrets.js';
-import type { LinkApproval, LinkRequest } from '../../model/links.js';
-import { linkStateAt } from '../../model/links.js';
-import { bearerOf, DEVICE_KEY_PATTERN } from '../auth.js';
-import { clientNetwork } from '../client-network.js';
-import { type AppContext, accountOrDevice, freshness } from '../context.js';
-import { readBody, textField } from '../management-body.js';
-import { noSuch, pathIdOf } from '../path-ids.js';
-import { addressFromBody, registrationMembers } from '../push-address.js';
-import { devicesLimitReached } from '../refusals.js';
-import { deviceView } from '../views.js';
+import type { PushProvider } from '../delivery/provider.js';
+import { clientNetwork } from '../http/client-network.js';
+import { type AppContext, accountOrDevice, freshness } from '../http/context.js';
+import { bearerOf, DEVICE_KEY_PATTERN } from '../http/hooks/auth.js';
+import { readBody, textField } from '../http/management-body.js';
+import { noSuch, pathIdOf } from '../http/path-ids.js';
+import { addressFromBody, registrationMembers } from '../http/push-address.js';
+import { devicesLimitReached } from '../http/refusals.js';
+import { deviceView } from '../http/views.js';
+import { ApiError } from '../kernel/api-error.js';
+import { isoTime, retryAfterSeconds } from '../kernel/clock.js';
+import { hashSecret } from '../kernel/secrets.js';
+import type { LinkApproval, LinkRequest } from '../model/links.js';
+import { linkStateAt } from '../model/links.js';
+import { newLinkCode } from './codes.js';
+import { openDeviceKey, sealDeviceKey } from './sealed-key.js';
 
 /** The app's own id for itself: made once per installation and kept. */
 const CLIENT_DEVICE_ID = z.string().regex(CLIENT_DEVICE_ID_PATTERN, 'must be 8 to 64 of A-Z a-z 0-9 _ -');

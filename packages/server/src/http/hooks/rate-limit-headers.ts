@@ -1,6 +1,6 @@
 import { nextUtcMonthStart } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from './context.js';
+import type { AppContext } from '../context.js';
 
 /**
  * `X-RateLimit-Limit`, `-Remaining` and `-Reset` on every answer of a send route once the token

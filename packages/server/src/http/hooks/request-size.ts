@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { Transform } from 'node:stream';
 import { LIMITS, MESSAGES } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../kernel/api-error.js';
+import { ApiError } from '../../kernel/api-error.js';
 
 export function tooLarge(bytes: number | undefined): ApiError {
   return new ApiError('payload_too_large', MESSAGES.tooLarge(LIMITS.requestBytes), {
