@@ -17,7 +17,11 @@ function signals() {
   return {
     hear: () => {
       count += 1;
-      waiting = waiting.filter((wait) => (count >= wait.target ? (wait.resolve(), false) : true));
+      waiting = waiting.filter((wait) => {
+        if (count < wait.target) return true;
+        wait.resolve();
+        return false;
+      });
     },
     get count() {
       return count;
