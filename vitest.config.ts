@@ -7,16 +7,16 @@ import { SERVER_TEST_TIMEOUTS } from './packages/server/vitest.config.js';
 // files named `*.stores.test.ts` and `*.postgres.test.ts` (the latter only there).
 
 /**
- * `pnpm test:fast` (`FOXBELL_TIER=fast`): every unit and contract test that starts no process (no
- * server process, browser, proxy or other Node), on SQLite, the SDK's and the server's. `pnpm test`
- * runs everything.
+ * `pnpm test:fast` (`FOXBELL_TIER=fast`): every package's unit and contract tests, those that
+ * start no process (no server, browser, proxy or other Node) and open no socket beyond loopback,
+ * the server's on SQLite. A file that does either is named `*.process.*`; the tier does not trust
+ * the names, it holds every test to the rule (test-support's fast-tier guard refuses a process or
+ * a socket elsewhere). `pnpm test` runs everything.
  */
 const FAST = process.env.FOXBELL_TIER === 'fast';
-/** Files that start a process of some kind, by the project they belong to. */
-const STARTS_PROCESSES = {
-  sdk: ['test/packaging.test.ts', 'test/**/*.process.*'],
-  server: ['test/**/*.process.*'],
-};
+/** Files that start a process of some kind. */
+const STARTS_PROCESSES = ['test/**/*.process.*'];
+const GUARD = ['@foxbell/test-support/fast-tier-setup'];
 
 /**
  * Files run at once: vitest's default leaves one core free, which on a 2-core machine runs the
@@ -30,16 +30,17 @@ export default defineConfig({
     maxWorkers: WORKERS,
     projects: FAST
       ? [
-          {
-            extends: './packages/sdk/vitest.config.ts',
-            root: './packages/sdk',
-            test: { exclude: ['**/node_modules/**', ...STARTS_PROCESSES.sdk] },
-          },
+          ...['sdk', 'cli', 'start'].map((name) => ({
+            extends: `./packages/${name}/vitest.config.ts`,
+            root: `./packages/${name}`,
+            test: { exclude: ['**/node_modules/**', ...STARTS_PROCESSES], setupFiles: GUARD },
+          })),
           {
             extends: './packages/server/vitest.config.ts',
             root: './packages/server',
             test: {
-              exclude: ['**/node_modules/**', 'test/**/*.postgres.test.ts', ...STARTS_PROCESSES.server],
+              exclude: ['**/node_modules/**', 'test/**/*.postgres.test.ts', ...STARTS_PROCESSES],
+              setupFiles: GUARD,
             },
           },
         ]
