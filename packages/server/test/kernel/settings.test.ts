@@ -57,12 +57,12 @@ describe("a process's settings, read from one table", () => {
 
   it('lists every bad value at once, naming the flag and its variable', () => {
     const result = read(['--port', '70000', '--mode', 'c', '--name', 'two words'], { X_PORT: 'x' });
-    expect(result.ok && result.problems).toEqual([
+    expect(result.ok === true && result.problems).toEqual([
       '--port (X_PORT) must be an integer from 0 to 65535, not "70000"',
       '--mode (X_MODE) must be one of a, b, not "c"',
       '--name must have no space',
     ]);
-    expect(read(['--port', '1.5']).ok && read(['--port', '1.5'])).toMatchObject({
+    expect(read(['--port', '1.5']).ok === true && read(['--port', '1.5'])).toMatchObject({
       problems: ['--port (X_PORT) must be an integer from 0 to 65535, not "1.5"'],
     });
   });
@@ -80,11 +80,11 @@ describe("a process's settings, read from one table", () => {
     expect(read([], { X_KEY: 'fromenv', X_KEY_FILE: file })).toMatchObject({ values: { key: 'fromenv' } });
     const flagged = read(['--key', 'visible']);
     expect(flagged).toMatchObject({ values: { key: 'visible' } });
-    expect(flagged.ok && flagged.warnings).toEqual([
+    expect(flagged.ok === true && flagged.warnings).toEqual([
       '--key on the command line can be read by every user of this machine (ps, /proc); give --key-file FILE or X_KEY instead',
     ]);
     const missing = read(['--key-file', path.join(file, 'nope')]);
-    expect(missing.ok && missing.problems).toEqual(['--key-file cannot be read: ENOTDIR']);
+    expect(missing.ok === true && missing.problems).toEqual(['--key-file cannot be read: ENOTDIR']);
   });
 
   it('names a setting as a problem says it, and writes the help with each variable and default', () => {
