@@ -4,6 +4,8 @@ const entry = {
   index: 'src/index.ts',
   'contract/index': 'src/contract/index.ts',
   'contract/values': 'src/contract/values.ts',
+  // Not part of the SDK's surface: the share of the rules only Foxbell's own server imports.
+  'server-contract/index': 'src/contract/server-contract.ts',
   'testing/index': 'src/testing/index.ts',
   'device/index': 'src/device.ts',
 };

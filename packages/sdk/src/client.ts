@@ -1,23 +1,24 @@
 import {
   ANY_SEND_TOKEN_PATTERN,
+  IGNORED_BODY_FIELDS,
+  isPlainObject,
+  PATH_TOKEN_PATTERN,
+} from './contract/fields.js';
+import {
   catalogSceneSchema,
   checkSend,
   type Device,
   deviceListSchema,
   type FieldError,
   IDEMPOTENCY_KEY_PATTERN,
-  IGNORED_BODY_FIELDS,
-  isPlainObject,
   LIMITS,
-  PATH_TOKEN_PATTERN,
-  type ProgressStatus,
-  progressOf,
   type SendFields,
   type StatusRecord,
   sendResponseSchema,
   statusRecordSchema,
   utf8Length,
 } from './contract/index.js';
+import { type ProgressStatus, progressOf } from './contract/records.js';
 import type { CatalogScene } from './contract/scenes.js';
 import { FoxbellError, TimeoutError, ValidationError } from './errors.js';
 import type { RequestHooks } from './hooks.js';

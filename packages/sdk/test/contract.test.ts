@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  findSceneVersion,
-  LEVEL_PUSH_PRIORITY,
-  levelOf,
-  sceneCatalog,
-  validateSend,
-} from '../src/contract/index.js';
+import { LEVEL_PUSH_PRIORITY } from '../src/contract/fields.js';
+import { findSceneVersion, levelOf, sceneCatalog, validateSend } from '../src/contract/index.js';
 
 const strict = { unknownScenes: 'reject' } as const;
 

@@ -11,7 +11,7 @@ export { type ApnsTopics, type PushRequest, pushRequestFor } from './delivery/ap
 export { ApnsTransport } from './delivery/apns/transport.js';
 export type { PushProvider, Registration } from './delivery/provider.js';
 export { describedProviders, type ProviderSettings, pushProviders } from './delivery/providers.js';
-export type { PushDestination, PushOutcome, Transport } from './delivery/transport.js';
+export type { PushDestination, PushOutcome, PushTransport } from './delivery/transport.js';
 export { type PushHosts, parsePushHosts } from './delivery/web-push/hosts.js';
 export type { WebPushKeys } from './delivery/web-push/keys.js';
 export { webPushPayload } from './delivery/web-push/payload.js';

@@ -149,7 +149,8 @@ describe("the server's rooms", () => {
         ([, spec]) => spec as string,
       );
     const allowed = (spec: string) =>
-      spec.startsWith('node:') || spec.startsWith('@foxbell/sdk/contract') || spec === 'dataloader';
+      spec.startsWith('node:') ||
+      ['@foxbell/sdk/contract', '@foxbell/sdk/server-contract', 'dataloader'].includes(spec);
     const foreign = files
       .filter((file) => ['kernel', 'model'].includes(roomOf(file)))
       .flatMap((file) =>

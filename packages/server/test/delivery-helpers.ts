@@ -4,7 +4,7 @@ import { newProviderKeyPem, type ProviderKey } from '../src/delivery/apns/provid
 import type { ApnsTopics } from '../src/delivery/apns/push-request.js';
 import { APNS } from '../src/delivery/apns/registration.js';
 import { ApnsTransport } from '../src/delivery/apns/transport.js';
-import type { Transport } from '../src/delivery/transport.js';
+import type { PushTransport } from '../src/delivery/transport.js';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../src/delivery/worker.js';
 import type { Clock } from '../src/kernel/clock.js';
 import { ApnsSimulator, type ApnsSimulatorOptions } from '../src/simulator/simulator.js';
@@ -52,9 +52,9 @@ export interface DeliveryServer extends TestServer {
   /** A worker driven by hand: `await worker.tick()` routes, pushes and records once. */
   worker: DeliveryWorker;
   /** Another worker on the same store, with its own transport; the test settles it. */
-  addWorker(transport: Transport, options?: Partial<DeliveryWorkerOptions>): DeliveryWorker;
+  addWorker(transport: PushTransport, options?: Partial<DeliveryWorkerOptions>): DeliveryWorker;
   /** APNs through the test's client, the transport of the test's own worker. */
-  transport: Transport;
+  transport: PushTransport;
 }
 
 /** The real app, store, worker, client and simulator, sharing one manual clock. */
@@ -63,7 +63,7 @@ export async function startDeliveryServer(
 ): Promise<DeliveryServer> {
   const server = await startServer(options);
   const { sim, client } = await startSimulator(server.clock);
-  const addWorker = (transport: Transport, options: Partial<DeliveryWorkerOptions> = {}) => {
+  const addWorker = (transport: PushTransport, options: Partial<DeliveryWorkerOptions> = {}) => {
     const worker = new DeliveryWorker({
       store: server.store,
       transports: { [APNS]: transport },

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ERROR_CODES, SEND_FIELD_NAMES } from '@foxbell/sdk/contract';
+import { ERROR_CODES } from '@foxbell/sdk/contract';
+import { SEND_FIELD_NAMES } from '@foxbell/sdk/server-contract';
 import { describe, expect, it } from 'vitest';
 import { startServer } from './helpers.js';
 

@@ -57,7 +57,7 @@ export function subscriptionAt(endpoint: string): Subscription {
   };
 }
 
-export type ScriptedAnswer =
+export type ScriptedPushAnswer =
   | { status: number; retryAfter?: number }
   | { hang: true }
   /** The status at once, then a body a byte every `everyMs`, until the client closes. */
@@ -90,7 +90,7 @@ export class LocalPushService {
   readonly #server: Server;
   readonly #options: PushServiceOptions;
   readonly #subscriptions = new Map<string, { ecdh: ECDH; auth: string }>();
-  readonly #scripts = new Map<string, ScriptedAnswer[]>();
+  readonly #scripts = new Map<string, ScriptedPushAnswer[]>();
   readonly #sockets = new Set<Socket>();
   readonly #gone = new Set<string>();
   #waiters: (() => void)[] = [];
@@ -168,7 +168,7 @@ export class LocalPushService {
   }
 
   /** Answers the next pushes to `subscription` (its endpoint) with these, in order, then `201`. */
-  script(subscription: Subscription, ...answers: ScriptedAnswer[]): void {
+  script(subscription: Subscription, ...answers: ScriptedPushAnswer[]): void {
     this.#scripts.set(idOf(subscription.endpoint), answers);
   }
 
@@ -299,7 +299,7 @@ export class LocalPushService {
 }
 
 /** What the service answers: a scripted answer, or a refusal with Apple's reason. */
-type Answer = ScriptedAnswer | { status: number; reason: string };
+type Answer = ScriptedPushAnswer | { status: number; reason: string };
 
 /**
  * Why Apple's push service refuses a VAPID subject, or undefined: it wants a `mailto:` or

@@ -5,35 +5,19 @@
  */
 export { ERROR_CODES, type ErrorBody, type ErrorCode, isErrorCode, statusOf } from './errors.js';
 export {
-  ANY_SEND_TOKEN_PATTERN,
-  BELL_HEX_PATTERN,
-  type Checked,
   type CheckedSend,
   checkSend,
-  FIELD_SCHEMAS,
   type FieldError,
   IDEMPOTENCY_KEY_PATTERN,
-  IGNORED_BODY_FIELDS,
   type IssuePlace,
-  isPlainObject,
-  isSendFieldName,
-  issueError,
-  LEVEL_INPUTS,
-  LEVEL_PUSH_PRIORITY,
   type LevelInput,
   levelOf,
-  MESSAGE_ALIASES,
   type Notification,
-  nestingDepth,
-  PATH_TOKEN_PATTERN,
-  SEND_FIELD_NAMES,
   SEND_TOKEN_PATTERN,
   type SendFieldName,
   type SendFields,
   type SendValidation,
-  sameValue,
   TAG_PATTERN,
-  textChecks,
   textProblem,
   urlProblem,
   utf8Length,
@@ -41,13 +25,6 @@ export {
   validateSend,
 } from './fields.js';
 export { seenInWords } from './freshness.js';
-export {
-  CLIENT_DEVICE_ID_PATTERN,
-  canonicalLinkCode,
-  LINK_CODE_ALPHABET,
-  LINK_CODE_LENGTH,
-  shownLinkCode,
-} from './link.js';
 export {
   catalogSceneSchema,
   DESTINATION_STATES,
@@ -60,22 +37,15 @@ export {
   deviceListSchema,
   deviceSchema,
   errorBodySchema,
-  HANDLED_ACTIONS,
-  type HandledAction,
   NOTIFICATION_ID_PATTERN,
   NOTIFICATION_STATUSES,
   type NotificationStatus,
   PLATFORMS,
   type Platform,
-  type ProgressStatus,
-  parseTimestamp,
-  progressOf,
   REQUEST_ID_PATTERN,
   type SendResponse,
-  STATUS_PROGRESSION,
   type StatusRecord,
   sendResponseSchema,
-  statusAfter,
   statusRecordSchema,
   TIMESTAMP_PATTERN,
 } from './records.js';
@@ -91,14 +61,7 @@ export {
   type SceneVersion,
   sceneCatalog,
 } from './scenes.js';
-export {
-  DEV_DEVICES,
-  devicesForTarget,
-  MESSAGES,
-  nextUtcMonthStart,
-  PLATFORM_TARGETS,
-  type Routable,
-} from './service.js';
+export { devicesForTarget, PLATFORM_TARGETS, type Routable } from './service.js';
 export { integerOrText, paramFromText, paramTypesOf } from './text-values.js';
 export {
   BELL_COLOR_NAMES,
@@ -106,7 +69,6 @@ export {
   LEVELS,
   type Level,
   LIMITS,
-  SERVICE_LIMITS,
   SOUNDS,
   TARGET_KEYWORDS,
 } from './values.js';

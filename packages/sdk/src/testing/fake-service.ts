@@ -1,25 +1,22 @@
+import { isPlainObject } from '../contract/fields.js';
 import {
-  DEV_DEVICES,
   type DestinationState,
   type DropReason,
   devicesForTarget,
   type ErrorCode,
   IDEMPOTENCY_KEY_PATTERN,
-  isPlainObject,
   LIMITS,
-  MESSAGES,
   type Notification,
   type NotificationStatus,
-  nextUtcMonthStart,
   type Platform,
-  SERVICE_LIMITS,
   type StatusRecord,
-  statusAfter,
   statusOf,
   utf8Length,
   validateSend,
 } from '../contract/index.js';
+import { statusAfter } from '../contract/records.js';
 import { sceneCatalog } from '../contract/scenes.js';
+import { DEV_DEVICES, MESSAGES, nextUtcMonthStart, SERVICE_LIMITS } from '../contract/service.js';
 
 /** A device of the fake account. */
 export interface FakeDevice {

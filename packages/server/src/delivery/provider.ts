@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type * as z from 'zod';
 import type { PushAddress } from '../model/devices.js';
-import type { Transport } from './transport.js';
+import type { PushTransport } from './transport.js';
 
 /**
  * A push provider: one way to a device (APNs, Web Push), a room of delivery/ of its own. It owns
@@ -47,7 +47,7 @@ export interface Registration {
 
 /** An open transport, and what the process should say of it at start (a stand-in in use). */
 export interface ProviderTransport {
-  transport: Transport;
+  transport: PushTransport;
   warning?: string | undefined;
   /** It reaches a stand-in (the built-in APNs simulator), not real devices: readiness says so. */
   standIn?: boolean;

@@ -46,7 +46,7 @@ export interface PushOutcome {
  * A way to devices: APNs (delivery/apns/) today, a sibling for each other push service. `push`
  * never rejects: a push that got no answer is an outcome too.
  */
-export interface Transport {
+export interface PushTransport {
   push(destination: PushDestination): Promise<PushOutcome>;
   close(): Promise<void>;
 }

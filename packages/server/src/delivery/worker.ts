@@ -7,7 +7,7 @@ import { routeNotification } from '../model/routing.js';
 import { isStorageUnavailable } from '../store/storage-errors.js';
 import type { Store } from '../store/store.js';
 import { DEFAULT_LEASE_MS, endOfAttempt, MAX_ATTEMPTS } from './attempts.js';
-import { NO_ANSWER, type PushOutcome, type Transport } from './transport.js';
+import { NO_ANSWER, type PushOutcome, type PushTransport } from './transport.js';
 
 export interface DeliveryLog {
   error(message: string, details?: Record<string, unknown>): void;
@@ -20,7 +20,7 @@ export interface DeliveryWorkerOptions {
    * What the worker pushes through, by provider (it does not close them): each destination goes
    * to its address's provider's transport.
    */
-  transports: Readonly<Record<string, Transport>>;
+  transports: Readonly<Record<string, PushTransport>>;
   /** The providers whose pushes carry their device's unread count. */
   unreadFor?: readonly string[];
   clock: Clock;

@@ -5,9 +5,9 @@ import { buildPayload } from '../delivery/apns/push-request.js';
 import { APNS } from '../delivery/apns/registration.js';
 import { pathIdOf } from '../http/path-ids.js';
 import { type DeviceViewing, deviceView } from '../http/views.js';
-import { ApiError } from '../kernel/api-error.js';
 import { isoTime } from '../kernel/clock.js';
 import { isLocalRequest } from '../kernel/local-only.js';
+import { Refusal } from '../kernel/refusal.js';
 import type { Device } from '../model/devices.js';
 import type { ApnsSimulator, ReceivedPush } from '../simulator/simulator.js';
 import type { Store } from '../store/store.js';
@@ -57,7 +57,7 @@ export function devPageRoutes(
       done(
         isLocalRequest(request)
           ? undefined
-          : new ApiError('forbidden', 'the device page answers this machine only'),
+          : new Refusal('forbidden', 'the device page answers this machine only'),
       );
     });
     devPage(scope, store, deps, freshnessNow);
@@ -125,7 +125,7 @@ function devPage(
 
   const sessionOf = async () => {
     const session = await deps.session();
-    if (!session) throw new ApiError('not_found', 'the dev account is not seeded yet');
+    if (!session) throw new Refusal('not_found', 'the dev account is not seeded yet');
     return session;
   };
   const devicesOf = async () => {
@@ -167,7 +167,7 @@ function devPage(
       const session = await sessionOf();
       const stored = await store.getNotification(request.params.id);
       if (!stored || stored.accountId !== session.accountId) {
-        throw new ApiError('not_found', 'no such notification in the dev account');
+        throw new Refusal('not_found', 'no such notification in the dev account');
       }
       return {
         id: stored.id,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DEV_DEVICES } from '@foxbell/sdk/contract';
+import { DEV_DEVICES } from '@foxbell/sdk/server-contract';
 import { APNS } from '../delivery/apns/registration.js';
 import type { Clock } from '../kernel/clock.js';
 import type { IdSource } from '../kernel/ids.js';

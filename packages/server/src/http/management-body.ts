@@ -1,7 +1,7 @@
-import { issueError, textChecks } from '@foxbell/sdk/contract';
+import { issueError, textChecks } from '@foxbell/sdk/server-contract';
 import type { FastifyRequest } from 'fastify';
 import * as z from 'zod';
-import { ApiError, valueOrThrow } from '../kernel/api-error.js';
+import { Refusal, valueOrThrow } from '../kernel/refusal.js';
 import { parseJsonObject } from '../send/json-body.js';
 import type { RawBody } from './context.js';
 
@@ -23,14 +23,14 @@ export function readBody<T extends z.ZodType>(request: FastifyRequest, schema: T
   let value: Record<string, unknown> = {};
   if (body !== undefined) {
     if (body.type !== 'json')
-      throw new ApiError('unsupported_media_type', 'this route takes application/json');
+      throw new Refusal('unsupported_media_type', 'this route takes application/json');
     value = valueOrThrow(parseJsonObject(body.bytes));
   }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const [issue] = result.error.issues;
-  if (!issue) throw new ApiError('invalid_request', 'the body is not valid');
-  throw ApiError.fromField(
+  if (!issue) throw new Refusal('invalid_request', 'the body is not valid');
+  throw Refusal.fromField(
     issueError(issue, {
       input: value,
       under: '',

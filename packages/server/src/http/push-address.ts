@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import type { PushProvider } from '../delivery/provider.js';
-import { ApiError } from '../kernel/api-error.js';
+import { Refusal } from '../kernel/refusal.js';
 import type { PushAddress } from '../model/devices.js';
 
 /**
@@ -29,14 +29,14 @@ export function addressFromBody(
   const given = providers.filter((provider) => body[provider.registration.field] !== undefined);
   const [first, second] = given;
   if (second !== undefined) {
-    throw ApiError.fromField({
+    throw Refusal.fromField({
       code: 'invalid_field',
       field: second.registration.field,
       message: `only one of ${fields.join(' and ')} may be given: a device is reached one way`,
     });
   }
   if (first === undefined) {
-    throw ApiError.fromField({
+    throw Refusal.fromField({
       code: 'missing_field',
       field: fields[0] ?? 'push_token',
       message: `${fields.join(' or ')} is required: where the device's pushes go`,

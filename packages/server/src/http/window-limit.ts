@@ -1,5 +1,5 @@
-import { ApiError } from '../kernel/api-error.js';
 import { type Clock, retryAfterSeconds } from '../kernel/clock.js';
+import { Refusal } from '../kernel/refusal.js';
 
 /** Past this many keys in the map, windows that ended are dropped on the next count. */
 const PRUNE_AT = 10_000;
@@ -41,7 +41,7 @@ export class WindowLimit {
     const window = this.#windows.get(key);
     if (!window || now - window.start >= this.windowMs || window.count < this.perWindow) return;
     const retryAfter = retryAfterSeconds(window.start + this.windowMs - now);
-    throw new ApiError('rate_limited', `${REFUSAL[this.scope]}; retry after Retry-After`, {
+    throw new Refusal('rate_limited', `${REFUSAL[this.scope]}; retry after Retry-After`, {
       headers: { 'retry-after': String(retryAfter) },
       details: { scope: this.scope, limit: this.perWindow },
     });

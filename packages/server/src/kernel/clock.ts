@@ -1,4 +1,4 @@
-import { nextUtcMonthStart } from '@foxbell/sdk/contract';
+import { nextUtcMonthStart } from '@foxbell/sdk/server-contract';
 
 /** The time source of the server. Injected, so windows, expiries and retention are tested exactly. */
 export interface Clock {

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { LINK_CODE_ALPHABET, LINK_CODE_LENGTH, shownLinkCode } from '@foxbell/sdk/contract';
+import { LINK_CODE_ALPHABET, LINK_CODE_LENGTH, shownLinkCode } from '@foxbell/sdk/server-contract';
 
 /** A new link code, as the interface shows it: `XXXX-XXXX` (the contract's letters). */
 export function newLinkCode(): string {

@@ -1,4 +1,5 @@
-import { CLIENT_DEVICE_ID_PATTERN, canonicalLinkCode, PLATFORMS } from '@foxbell/sdk/contract';
+import { PLATFORMS } from '@foxbell/sdk/contract';
+import { CLIENT_DEVICE_ID_PATTERN, canonicalLinkCode } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as z from 'zod';
 import type { PushProvider } from '../delivery/provider.js';
@@ -10,8 +11,8 @@ import { noSuch, pathIdOf } from '../http/path-ids.js';
 import { addressFromBody, registrationMembers } from '../http/push-address.js';
 import { devicesLimitReached } from '../http/refusals.js';
 import { deviceView } from '../http/views.js';
-import { ApiError } from '../kernel/api-error.js';
 import { isoTime, retryAfterSeconds } from '../kernel/clock.js';
+import { Refusal } from '../kernel/refusal.js';
 import { hashSecret } from '../kernel/secrets.js';
 import type { LinkApproval, LinkRequest } from '../model/links.js';
 import { linkStateAt } from '../model/links.js';
@@ -53,11 +54,11 @@ function linkView(link: LinkRequest, now: number) {
 }
 
 /** An approval that did not approve, as the interface's error. */
-function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppContext): ApiError {
+function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppContext): Refusal {
   const { limits } = ctx;
   switch (outcome.kind) {
     case 'locked':
-      return new ApiError(
+      return new Refusal(
         'link_locked',
         'too many wrong link codes: this account may approve again after Retry-After',
         {
@@ -65,18 +66,18 @@ function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppC
         },
       );
     case 'no_code':
-      return new ApiError('not_found', 'no link request has this code', { field: 'code' });
+      return new Refusal('not_found', 'no link request has this code', { field: 'code' });
     case 'superseded':
-      return new ApiError(
+      return new Refusal(
         'link_superseded',
         'another registration of this device id came with a merge: link again',
       );
     case 'not_pending':
-      return new ApiError('link_not_pending', 'this link request was approved or cancelled already');
+      return new Refusal('link_not_pending', 'this link request was approved or cancelled already');
     case 'expired':
-      return new ApiError('link_expired', 'this link code expired: the device makes a new request');
+      return new Refusal('link_expired', 'this link code expired: the device makes a new request');
     case 'approvals_limit':
-      return new ApiError(
+      return new Refusal(
         'limit_reached',
         `an account approves at most ${limits.linkApprovalsPerWindow} links in ${limits.linkWindowMs / 60_000} minutes`,
         {
@@ -101,7 +102,7 @@ async function switchingFrom(
 ): Promise<string | null> {
   if (body.source === undefined) return null;
   const rejected = (reason: 'unknown_key' | 'key_revoked' | 'other_device', message: string) =>
-    new ApiError('source_rejected', message, { field: 'source.device_key', details: { reason } });
+    new Refusal('source_rejected', message, { field: 'source.device_key', details: { reason } });
   const found = DEVICE_KEY_PATTERN.test(body.source.device_key)
     ? await ctx.store.findDeviceKey(hashSecret(body.source.device_key))
     : undefined;
@@ -115,7 +116,7 @@ async function switchingFrom(
   if (body.source_in_use === 'refuse') {
     const use = await ctx.store.accountUse(found.account.id, found.device.id, ctx.clock.now());
     if (use.tokens > 0 || use.otherDevices > 0) {
-      throw new ApiError(
+      throw new Refusal(
         'source_in_use',
         'the account this device leaves is still in use: give source_in_use "leave" to leave it anyway',
         { details: { token_count: use.tokens, other_devices: use.otherDevices } },
@@ -158,7 +159,7 @@ export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
       expiresAt,
     });
     if (created === 'device_exists') {
-      throw new ApiError(
+      throw new Refusal(
         'device_exists',
         'this device id or push address is registered already, or being linked',
         {

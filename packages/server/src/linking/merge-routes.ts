@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { type AppContext, callerAccount } from '../http/context.js';
 import { ACCOUNT_KEY_PATTERN } from '../http/hooks/auth.js';
 import { readBody } from '../http/management-body.js';
-import { ApiError } from '../kernel/api-error.js';
+import { Refusal } from '../kernel/refusal.js';
 import { hashSecret } from '../kernel/secrets.js';
 import { accountEnded } from '../model/accounts.js';
 
@@ -28,7 +28,7 @@ export function mergeRoutes(app: FastifyInstance, ctx: AppContext): void {
         ? await ctx.store.findCredential(hashSecret(body.account_key))
         : undefined;
       const notAnotherAccount = () =>
-        new ApiError('invalid_field', 'account_key is not the key of another account of this service', {
+        new Refusal('invalid_field', 'account_key is not the key of another account of this service', {
           field: 'account_key',
         });
       if (found?.kind !== 'account' || accountEnded(found.account) || found.account.id === canonical.id) {
@@ -43,16 +43,12 @@ export function mergeRoutes(app: FastifyInstance, ctx: AppContext): void {
       // Merged elsewhere or deleted while this request waited: as if it had been so before.
       if (merged.kind === 'other_ended') throw notAnotherAccount();
       if (merged.kind === 'group_full') {
-        throw new ApiError(
-          'merge_group_full',
-          `a group of merged accounts holds at most ${MERGE_GROUP_MAX}`,
-          {
-            details: { max: MERGE_GROUP_MAX },
-          },
-        );
+        throw new Refusal('merge_group_full', `a group of merged accounts holds at most ${MERGE_GROUP_MAX}`, {
+          details: { max: MERGE_GROUP_MAX },
+        });
       }
       if (merged.kind === 'devices_limit') {
-        throw new ApiError(
+        throw new Refusal(
           'limit_reached',
           `the merged account would have more than ${ctx.limits.devicesPerAccount} active devices`,
           { details: { limit: 'devices', max: ctx.limits.devicesPerAccount } },

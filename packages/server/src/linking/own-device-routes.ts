@@ -6,7 +6,7 @@ import { readBody, textField } from '../http/management-body.js';
 import { addressFromBody, namesAddress, registrationMembers } from '../http/push-address.js';
 import { deviceKeyRevoked, devicesLimitReached } from '../http/refusals.js';
 import { deviceView } from '../http/views.js';
-import { ApiError } from '../kernel/api-error.js';
+import { Refusal } from '../kernel/refusal.js';
 
 /** What a linked app may change of its own device: its name, `auto`, and where its pushes go. */
 export const ownDeviceChange = (providers: readonly PushProvider[]) =>
@@ -55,7 +55,7 @@ export function ownDeviceRoutes(app: FastifyInstance, ctx: AppContext): void {
       if (updated === 'key_revoked') throw deviceKeyRevoked();
       if (updated === 'limit_reached') throw devicesLimitReached(ctx.limits.devicesPerAccount);
       if (updated === 'device_exists') {
-        throw new ApiError('device_exists', 'another active device has this push address', {
+        throw new Refusal('device_exists', 'another active device has this push address', {
           field: moved?.field ?? 'push_token',
         });
       }

@@ -5,7 +5,7 @@ import { newProviderKeyPem } from '../delivery/apns/provider-token.js';
 import type { ApnsConfig } from '../delivery/apns/settings.js';
 import type { PushProvider } from '../delivery/provider.js';
 import { pushProviders } from '../delivery/providers.js';
-import type { Transport } from '../delivery/transport.js';
+import type { PushTransport } from '../delivery/transport.js';
 import type { Clock } from '../kernel/clock.js';
 import { buildSimulatorControl } from '../simulator/control.js';
 import { ApnsSimulator } from '../simulator/simulator.js';
@@ -20,7 +20,7 @@ export interface PushService {
   readonly providers: readonly PushProvider[];
   /** Opens every provider's transport, by provider id, and what the process should say of them. */
   openTransports(): Promise<{
-    transports: Record<string, Transport>;
+    transports: Record<string, PushTransport>;
     warnings: string[];
     standIns: string[];
   }>;
@@ -49,11 +49,11 @@ export function pushService(config: ServerConfig, store: Store, clock: Clock): P
     },
     webPush: { subject: config.webPush.subject, hosts: config.webPush.hosts },
   });
-  const opened: Transport[] = [];
+  const opened: PushTransport[] = [];
   return {
     providers,
     async openTransports() {
-      const transports: Record<string, Transport> = {};
+      const transports: Record<string, PushTransport> = {};
       const warnings: string[] = [];
       const standIns: string[] = [];
       for (const provider of providers) {

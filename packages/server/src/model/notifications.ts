@@ -2,11 +2,11 @@
 import type {
   DestinationState,
   DropReason,
-  HandledAction,
   Notification,
   NotificationStatus,
   Platform,
 } from '@foxbell/sdk/contract';
+import type { HandledAction } from '@foxbell/sdk/server-contract';
 
 export interface DestinationRecord {
   deviceId: string;

@@ -1,26 +1,28 @@
 import {
   BELL_COLOR_NAMES,
-  BELL_HEX_PATTERN,
   DEFAULT_SCENE,
   DESTINATION_STATES,
   DROP_REASONS,
   ERROR_CODES,
   FIELD_DEFAULTS,
-  FIELD_SCHEMAS,
-  HANDLED_ACTIONS,
   IDEMPOTENCY_KEY_PATTERN,
-  LEVEL_INPUTS,
   LIMITS,
-  MESSAGE_ALIASES,
   NOTIFICATION_STATUSES,
   PLATFORMS,
   SCENE_ID_PATTERN,
   SCENES,
-  SEND_FIELD_NAMES,
   type SendFieldName,
   TAG_PATTERN,
   TARGET_KEYWORDS,
 } from '@foxbell/sdk/contract';
+import {
+  BELL_HEX_PATTERN,
+  FIELD_SCHEMAS,
+  HANDLED_ACTIONS,
+  LEVEL_INPUTS,
+  MESSAGE_ALIASES,
+  SEND_FIELD_NAMES,
+} from '@foxbell/sdk/server-contract';
 import * as z from 'zod';
 import type { PushProvider } from '../delivery/provider.js';
 import { keyRotation, newAccount } from '../http/routes/accounts.js';

@@ -1,4 +1,4 @@
-import { type Checked, isPlainObject, MESSAGES, sameValue } from '@foxbell/sdk/contract';
+import { type Checked, isPlainObject, MESSAGES, sameValue } from '@foxbell/sdk/server-contract';
 import { evaluate, parse as parseJsonAst } from '@humanwhocodes/momoa';
 import { decodeUtf8 } from './utf8.js';
 

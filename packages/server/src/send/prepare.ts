@@ -1,4 +1,5 @@
-import { type Checked, isSendFieldName, type Notification, validateSend } from '@foxbell/sdk/contract';
+import { type Notification, validateSend } from '@foxbell/sdk/contract';
+import { type Checked, isSendFieldName } from '@foxbell/sdk/server-contract';
 import type { SendToken } from '../model/tokens.js';
 import { mergeSources, type SendSources } from './sources.js';
 

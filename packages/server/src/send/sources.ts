@@ -1,14 +1,11 @@
 import {
-  type Checked,
   DEFAULT_SCENE,
   findSceneVersion,
-  IGNORED_BODY_FIELDS,
   integerOrText,
-  isPlainObject,
   paramFromText,
   paramTypesOf,
-  sameValue,
 } from '@foxbell/sdk/contract';
+import { type Checked, IGNORED_BODY_FIELDS, isPlainObject, sameValue } from '@foxbell/sdk/server-contract';
 import { CATALOG } from '../kernel/catalog.js';
 import type { Pairs } from './url-encoded.js';
 

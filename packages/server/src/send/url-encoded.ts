@@ -1,4 +1,4 @@
-import type { Checked } from '@foxbell/sdk/contract';
+import type { Checked } from '@foxbell/sdk/server-contract';
 
 export type Pairs = { name: string; value: string }[];
 export type PairsResult = Checked<Pairs>;

@@ -10,5 +10,5 @@ export {
   ApnsSimulator,
   type ApnsSimulatorOptions,
   type ReceivedPush,
-  type ScriptedAnswer,
+  type ScriptedApnsAnswer,
 } from './simulator.js';

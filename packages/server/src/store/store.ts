@@ -1,4 +1,5 @@
-import type { DestinationState, HandledAction } from '@foxbell/sdk/contract';
+import type { DestinationState } from '@foxbell/sdk/contract';
+import type { HandledAction } from '@foxbell/sdk/server-contract';
 import type { Account, AccountMerge, Credential } from '../model/accounts.js';
 import type { NewSend, SendOutcome } from '../model/admission.js';
 import type { ClaimedDestination, FinishedAttempt, LeasedKey } from '../model/delivery.js';

@@ -33,7 +33,11 @@ describe('the release', () => {
       'registry-url': 'https://registry.npmjs.org',
     });
     const publish = steps.find((step) => step.uses?.startsWith('changesets/action'));
-    expect(publish?.with).toMatchObject({ version: 'pnpm changeset version', publish: 'pnpm release' });
+    expect(publish?.with).toMatchObject({ version: 'pnpm version-packages', publish: 'pnpm release' });
+    // Versioning records the SDK surface it releases: the next change to it is held to that.
+    expect(rootPackage.scripts['version-packages']).toBe(
+      'changeset version && node packages/sdk/scripts/surface.ts --write',
+    );
     expect(publish?.env).toMatchObject({ NPM_CONFIG_PROVENANCE: 'true' });
     // `pnpm release` packs what it publishes: built, and refused when stale (each package's prepack).
     expect(rootPackage.scripts.release).toBe('pnpm pack:all && changeset publish');

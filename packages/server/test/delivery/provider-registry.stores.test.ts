@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { PushProvider } from '../../src/delivery/provider.js';
-import type { PushDestination, PushOutcome, Transport } from '../../src/delivery/transport.js';
+import type { PushDestination, PushOutcome, PushTransport } from '../../src/delivery/transport.js';
 import { startDeliveryServer } from '../delivery-helpers.js';
 import { ADMIN_KEY, createToken, expectError, pushToken } from '../helpers.js';
 import { apiProviders } from '../providers.js';
@@ -14,7 +14,7 @@ import { apiProviders } from '../providers.js';
  */
 function recorderProvider(answer: () => PushOutcome) {
   const handed: PushDestination[] = [];
-  const transport: Transport = {
+  const transport: PushTransport = {
     async push(destination) {
       handed.push(destination);
       return answer();

@@ -1,4 +1,4 @@
-import { canonicalLinkCode, LINK_CODE_ALPHABET } from '@foxbell/sdk/contract';
+import { canonicalLinkCode, LINK_CODE_ALPHABET } from '@foxbell/sdk/server-contract';
 import { describe, expect, it } from 'vitest';
 import { newLinkCode } from '../../src/linking/codes.js';
 import { openDeviceKey, sealDeviceKey } from '../../src/linking/sealed-key.js';

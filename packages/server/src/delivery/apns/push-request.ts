@@ -1,4 +1,5 @@
-import { findSceneVersion, LEVEL_PUSH_PRIORITY, type Platform } from '@foxbell/sdk/contract';
+import { findSceneVersion, type Platform } from '@foxbell/sdk/contract';
+import { LEVEL_PUSH_PRIORITY } from '@foxbell/sdk/server-contract';
 import { fitPayload } from '../../kernel/shorten.js';
 import type { PushDestination } from '../transport.js';
 

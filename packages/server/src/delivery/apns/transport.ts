@@ -1,10 +1,10 @@
-import { NO_ANSWER, type PushDestination, type PushOutcome, type Transport } from '../transport.js';
+import { NO_ANSWER, type PushDestination, type PushOutcome, type PushTransport } from '../transport.js';
 import type { ApnsClient } from './client.js';
 import { type ApnsTopics, pushRequestFor } from './push-request.js';
 import { judgeApnsAnswer } from './responses.js';
 
 /** APNs as a transport: the push built for Apple, sent by the HTTP/2 client, its answer judged. */
-export class ApnsTransport implements Transport {
+export class ApnsTransport implements PushTransport {
   readonly #client: ApnsClient;
   readonly #topics: ApnsTopics;
 

@@ -1,7 +1,7 @@
 import { Agent } from 'undici';
 import webPush from 'web-push';
 import type { Clock } from '../../kernel/clock.js';
-import { NO_ANSWER, type PushDestination, type PushOutcome, type Transport } from '../transport.js';
+import { NO_ANSWER, type PushDestination, type PushOutcome, type PushTransport } from '../transport.js';
 import { PRIVATE_ADDRESS, publicOnlyLookup, type Resolver, systemResolver } from './address-guard.js';
 import type { PushHosts } from './hosts.js';
 import { webPushKeysOf } from './keys.js';
@@ -64,7 +64,7 @@ const RENEW_BEFORE_S = 3600;
  * signing one per push (as `web-push`'s own `sendNotification` does) costs an ECDSA signature
  * each time for the same bytes.
  */
-export class WebPushTransport implements Transport {
+export class WebPushTransport implements PushTransport {
   readonly #options: WebPushOptions;
   readonly #agent: Agent;
   readonly #tokens = new Map<string, { authorization: string; expiresAt: number }>();

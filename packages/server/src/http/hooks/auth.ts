@@ -1,6 +1,7 @@
-import { MESSAGES, SEND_TOKEN_PATTERN } from '@foxbell/sdk/contract';
+import { SEND_TOKEN_PATTERN } from '@foxbell/sdk/contract';
+import { MESSAGES } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../kernel/api-error.js';
+import { Refusal } from '../../kernel/refusal.js';
 import { hashSecret, secretsEqual } from '../../kernel/secrets.js';
 import type { Account } from '../../model/accounts.js';
 import { tokenEnded } from '../../model/tokens.js';
@@ -12,7 +13,7 @@ export const ACCOUNT_KEY_PATTERN = /^fox_acct_[A-Za-z0-9]{32}$/;
 export const DEVICE_KEY_PATTERN = /^fox_dev_[A-Za-z0-9]{32}$/;
 const POLL_SECRET_PATTERN = /^fox_poll_[A-Za-z0-9]{32}$/;
 
-const unauthorized = (message: string) => new ApiError('unauthorized', message);
+const unauthorized = (message: string) => new Refusal('unauthorized', message);
 
 /** `Authorization: Bearer <secret>`; undefined when the header is absent. */
 export function bearerOf(header: string | undefined): string | undefined {
@@ -46,13 +47,13 @@ async function identify(secret: string, ctx: AppContext): Promise<Caller> {
   if (ended) throw ended;
   switch (credential.kind) {
     case 'retired_account_key':
-      throw new ApiError('key_rotated', 'this account key was replaced by a rotation; use the new key');
+      throw new Refusal('key_rotated', 'this account key was replaced by a rotation; use the new key');
     case 'account':
       return { kind: 'account', account: credential.account };
     case 'send': {
       const { token } = credential;
       const ended = tokenEnded(token, ctx.clock.now());
-      if (ended) throw new ApiError(ended, TOKEN_ENDED[ended]);
+      if (ended) throw new Refusal(ended, TOKEN_ENDED[ended]);
       return { kind: 'send', token, account: credential.account };
     }
   }
@@ -63,10 +64,10 @@ async function identify(secret: string, ctx: AppContext): Promise<Caller> {
  * a send token or a device key, which moved to the survivor): `account_deleted`, or
  * `account_merged` naming the account that survived.
  */
-export function endedAccountRefusal(account: Account, followsMerge = false): ApiError | undefined {
-  if (account.deletedAt !== null) return new ApiError('account_deleted', 'the account was deleted');
+export function endedAccountRefusal(account: Account, followsMerge = false): Refusal | undefined {
+  if (account.deletedAt !== null) return new Refusal('account_deleted', 'the account was deleted');
   if (!followsMerge && account.mergedInto !== null) {
-    return new ApiError(
+    return new Refusal(
       'account_merged',
       "this account was merged into another: use the surviving account's key",
       {
@@ -133,11 +134,11 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     try {
       caller = await identify(secret, ctx);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'unauthorized') ctx.failedCredentials.count(client);
+      if (error instanceof Refusal && error.code === 'unauthorized') ctx.failedCredentials.count(client);
       throw error;
     }
     if (!credentials.includes(caller.kind)) {
-      throw new ApiError(
+      throw new Refusal(
         'forbidden',
         `this route takes ${credentials.map((kind) => ROUTE_CREDENTIALS[kind]).join(' or ')}`,
       );

@@ -1,19 +1,19 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { MESSAGES } from '@foxbell/sdk/contract';
+import { MESSAGES } from '@foxbell/sdk/server-contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, errorBody } from '../../kernel/api-error.js';
 import type { IdSource } from '../../kernel/ids.js';
+import { errorBody, Refusal } from '../../kernel/refusal.js';
 import { AccountEndedError } from '../../model/accounts.js';
 import { isStorageUnavailable } from '../../store/storage-errors.js';
 import { endedAccountRefusal } from './auth.js';
 import { tooLarge } from './request-size.js';
 
 /** Fastify's own refusals, in the interface's words. */
-function fromFastify(error: FastifyError): ApiError | undefined {
+function fromFastify(error: FastifyError): Refusal | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(
+      return new Refusal(
         'unsupported_media_type',
         'the content type is not accepted here (JSON; the URL-token endpoint also takes form and plain text)',
       );
@@ -21,7 +21,7 @@ function fromFastify(error: FastifyError): ApiError | undefined {
       return tooLarge(undefined);
     default:
       return error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500
-        ? new ApiError('invalid_request', 'the request could not be read')
+        ? new Refusal('invalid_request', 'the request could not be read')
         : undefined;
   }
 }
@@ -38,7 +38,7 @@ export function setBaseHeaders(reply: FastifyReply, request: FastifyRequest): vo
   });
 }
 
-export function sendApiError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
+export function sendApiError(reply: FastifyReply, request: FastifyRequest, error: Refusal): FastifyReply {
   // Also for refusals made before the onRequest hooks ran (a path that does not parse).
   setBaseHeaders(reply, request);
   request.errorCode = error.code;
@@ -60,7 +60,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.decorateRequest('errorCode', undefined);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known =
-      error instanceof ApiError
+      error instanceof Refusal
         ? error
         : error instanceof AccountEndedError
           ? accountEndedMeanwhile(error, request)
@@ -71,7 +71,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendApiError(
         reply,
         request,
-        new ApiError('service_unavailable', 'the database cannot take writes right now; retry later', {
+        new Refusal('service_unavailable', 'the database cannot take writes right now; retry later', {
           headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) },
         }),
       );
@@ -79,12 +79,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendApiError(
       reply,
       request,
-      new ApiError('internal_error', 'the server failed; retry with backoff'),
+      new Refusal('internal_error', 'the server failed; retry with backoff'),
     );
   });
   // The path is not echoed: it may hold a token in a spelling no route knows.
   app.setNotFoundHandler((request, reply) =>
-    sendApiError(reply, request, new ApiError('not_found', MESSAGES.noRoute(request.method))),
+    sendApiError(reply, request, new Refusal('not_found', MESSAGES.noRoute(request.method))),
   );
 }
 
@@ -96,11 +96,11 @@ const STORAGE_RETRY_AFTER_SECONDS = 5;
  * a device key or send token, which follow a merge, is told to retry at once: the retry is
  * authenticated against the account as it is now.
  */
-function accountEndedMeanwhile(error: AccountEndedError, request: FastifyRequest): ApiError {
+function accountEndedMeanwhile(error: AccountEndedError, request: FastifyRequest): Refusal {
   const refusal = request.caller?.kind === 'account' ? endedAccountRefusal(error.account) : undefined;
   return (
     refusal ??
-    new ApiError('service_unavailable', 'the account changed while this request waited; retry', {
+    new Refusal('service_unavailable', 'the account changed while this request waited; retry', {
       headers: { 'retry-after': '1' },
     })
   );
@@ -136,8 +136,8 @@ export function clientErrorResponder(ids: IdSource) {
       error.code === 'HPE_HEADER_OVERFLOW'
         ? tooLarge(undefined)
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? new ApiError('invalid_request', 'the request did not arrive in time; the connection is closed')
-          : new ApiError('invalid_request', 'the request is not valid HTTP');
+          ? new Refusal('invalid_request', 'the request did not arrive in time; the connection is closed')
+          : new Refusal('invalid_request', 'the request is not valid HTTP');
     const { status } = refusal;
     const body = JSON.stringify(
       errorBody(refusal.code, refusal.message, requestId, refusal.field, refusal.details),

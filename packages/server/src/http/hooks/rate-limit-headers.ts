@@ -1,4 +1,4 @@
-import { nextUtcMonthStart } from '@foxbell/sdk/contract';
+import { nextUtcMonthStart } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 

@@ -1,12 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { Transform } from 'node:stream';
-import { LIMITS, MESSAGES } from '@foxbell/sdk/contract';
+import { LIMITS } from '@foxbell/sdk/contract';
+import { MESSAGES } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../../kernel/api-error.js';
+import { Refusal } from '../../kernel/refusal.js';
 
-export function tooLarge(bytes: number | undefined): ApiError {
-  return new ApiError('payload_too_large', MESSAGES.tooLarge(LIMITS.requestBytes), {
+export function tooLarge(bytes: number | undefined): Refusal {
+  return new Refusal('payload_too_large', MESSAGES.tooLarge(LIMITS.requestBytes), {
     details: { limit: LIMITS.requestBytes, ...(bytes === undefined ? {} : { size: bytes }) },
   });
 }

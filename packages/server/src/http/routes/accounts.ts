@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { ApiError } from '../../kernel/api-error.js';
+import { Refusal } from '../../kernel/refusal.js';
 import { hashSecret } from '../../kernel/secrets.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
@@ -38,7 +38,7 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
         now: ctx.clock.now(),
       });
       if (!result.ok) {
-        throw new ApiError('rotation_conflict', 'another rotation replaced this generation of the key', {
+        throw new Refusal('rotation_conflict', 'another rotation replaced this generation of the key', {
           field: 'generation',
           details: { generation: result.generation },
         });

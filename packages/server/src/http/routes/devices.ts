@@ -2,7 +2,7 @@ import { PLATFORMS } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import type { PushProvider } from '../../delivery/provider.js';
-import { ApiError } from '../../kernel/api-error.js';
+import { Refusal } from '../../kernel/refusal.js';
 import { type AppContext, callerAccount, freshness } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
@@ -30,13 +30,13 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
     const { caller } = request;
     if (caller?.kind === 'send') {
       if (!caller.token.deviceNames) {
-        throw new ApiError('forbidden', "this token's device_names read scope is off");
+        throw new Refusal('forbidden', "this token's device_names read scope is off");
       }
       const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: true });
       return { devices: devices.map(({ name, platform }) => ({ name, platform })) };
     }
     if (caller?.kind !== 'account')
-      throw new ApiError('forbidden', 'this route takes a send token or an account key');
+      throw new Refusal('forbidden', 'this route takes a send token or an account key');
     const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: false });
     const seen = freshness(ctx);
     return { devices: devices.map((device) => deviceView(device, seen)) };
@@ -63,7 +63,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
       );
       if (created === 'limit_reached') throw devicesLimitReached(ctx.limits.devicesPerAccount);
       if (created === 'device_exists') {
-        throw new ApiError('device_exists', `this ${field} is registered to this account already`, { field });
+        throw new Refusal('device_exists', `this ${field} is registered to this account already`, { field });
       }
       return reply.code(201).send(deviceView(created, freshness(ctx)));
     },

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../kernel/api-error.js';
 import { isIdShaped } from '../../kernel/ids.js';
+import { Refusal } from '../../kernel/refusal.js';
 import { NOTIFICATION_RETENTION_MS } from '../../kernel/retention.js';
 import { type AppContext, accountOrDevice } from '../context.js';
 import { inboxItemView } from '../views.js';
@@ -29,7 +29,7 @@ function decodeCursor(text: string): Cursor {
     )
       return cursor;
   } catch {}
-  throw new ApiError('invalid_field', 'cursor is not a cursor this feed handed out', { field: 'cursor' });
+  throw new Refusal('invalid_field', 'cursor is not a cursor this feed handed out', { field: 'cursor' });
 }
 
 const LIMIT = { default: 50, max: 100 };
@@ -45,7 +45,7 @@ export function inboxRoutes(app: FastifyInstance, ctx: AppContext): void {
       const { cursor: cursorText, limit: limitText, ...unknown } = request.query;
       const [unknownName] = Object.keys(unknown);
       if (unknownName !== undefined) {
-        throw new ApiError('invalid_field', `${unknownName} is not a parameter of the inbox`, {
+        throw new Refusal('invalid_field', `${unknownName} is not a parameter of the inbox`, {
           field: unknownName,
         });
       }
@@ -53,7 +53,7 @@ export function inboxRoutes(app: FastifyInstance, ctx: AppContext): void {
       if (limitText !== undefined) {
         limit = typeof limitText === 'string' && /^[0-9]{1,3}$/.test(limitText) ? Number(limitText) : 0;
         if (limit < 1 || limit > LIMIT.max) {
-          throw new ApiError('invalid_field', `limit must be an integer from 1 to ${LIMIT.max}`, {
+          throw new Refusal('invalid_field', `limit must be an integer from 1 to ${LIMIT.max}`, {
             field: 'limit',
           });
         }
@@ -61,10 +61,10 @@ export function inboxRoutes(app: FastifyInstance, ctx: AppContext): void {
       let after: { createdAt: number; id: string } | undefined;
       if (cursorText !== undefined) {
         if (typeof cursorText !== 'string')
-          throw new ApiError('invalid_field', 'cursor is given twice', { field: 'cursor' });
+          throw new Refusal('invalid_field', 'cursor is given twice', { field: 'cursor' });
         const cursor = decodeCursor(cursorText);
         if (cursor.a !== account.id || cursor.t < since) {
-          throw new ApiError(
+          throw new Refusal(
             'cursor_expired',
             'the cursor is past retention or from another feed; start again',
           );

@@ -1,8 +1,8 @@
-import { HANDLED_ACTIONS } from '@foxbell/sdk/contract';
+import { HANDLED_ACTIONS } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { ApiError } from '../../kernel/api-error.js';
 import { isIdShaped } from '../../kernel/ids.js';
+import { Refusal } from '../../kernel/refusal.js';
 import { type AppContext, accountOrDevice } from '../context.js';
 import { readBody } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
@@ -48,7 +48,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
       const body = readBody(request, eventBody);
       // A linked app reports for its own device only.
       if (caller?.kind === 'device' && body.device_id !== caller.device.id) {
-        throw new ApiError('forbidden', 'a device key reports for its own device only', {
+        throw new Refusal('forbidden', 'a device key reports for its own device only', {
           field: 'device_id',
         });
       }
@@ -61,7 +61,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
       });
       if (result === 'no_notification') throw noSuch('ntf');
       if (result === 'not_routed') {
-        throw new ApiError('invalid_field', 'device_id is not a device this notification was sent to', {
+        throw new Refusal('invalid_field', 'device_id is not a device this notification was sent to', {
           field: 'device_id',
         });
       }

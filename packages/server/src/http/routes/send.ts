@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { type Checked, IDEMPOTENCY_KEY_PATTERN, MESSAGES } from '@foxbell/sdk/contract';
+import { IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
+import { type Checked, MESSAGES } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../kernel/api-error.js';
+import { Refusal } from '../../kernel/refusal.js';
 import type { SendToken } from '../../model/tokens.js';
 import { parseJsonObject } from '../../send/json-body.js';
 import { notificationFromRequest, type PreparedNotification } from '../../send/prepare.js';
@@ -121,10 +122,10 @@ export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/v1/notifications', { config: { credentials: ['send'] } }, async (request, reply) => {
     const body = request.body as RawBody | undefined;
     if (body !== undefined && body.type !== 'json') {
-      throw new ApiError('unsupported_media_type', MESSAGES.jsonOnly);
+      throw new Refusal('unsupported_media_type', MESSAGES.jsonOnly);
     }
     return accept(request, reply, ctx, body, () => {
-      if (body === undefined) throw new ApiError('invalid_request', MESSAGES.notAnObject);
+      if (body === undefined) throw new Refusal('invalid_request', MESSAGES.notAnObject);
       const json = parseJsonObject(body.bytes);
       return json.ok ? { ok: true, value: { json: json.value } } : json;
     });
@@ -137,7 +138,7 @@ export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
     handler: async (request, reply) => {
       // Fastify reads no body of a GET, and proxies may drop one: rather than ignore it, say so.
       if (request.method === 'GET' && hasBody(request)) {
-        throw new ApiError(
+        throw new Refusal(
           'invalid_request',
           'a GET carries no body here: POST it, or put the fields in the query',
           {
@@ -163,7 +164,7 @@ async function accept(
   if (caller?.kind !== 'send') throw new Error('send route reached without a send token');
   if (ctx.inFlight.sends >= ctx.limits.sendsInFlight) {
     ctx.metrics?.shed();
-    throw new ApiError('service_unavailable', 'the server is busy; retry after Retry-After', {
+    throw new Refusal('service_unavailable', 'the server is busy; retry after Retry-After', {
       headers: { 'retry-after': '1' },
     });
   }
@@ -201,13 +202,13 @@ async function store(
 ) {
   const pause = await ctx.store.getPause();
   if (pause.paused) {
-    throw new ApiError('service_unavailable', MESSAGES.paused, {
+    throw new Refusal('service_unavailable', MESSAGES.paused, {
       headers: { 'retry-after': String(pause.retryAfterSeconds) },
     });
   }
   const prepared = preparedSend(request, readSources, caller.token);
   // The one place a send's refusal becomes an answer.
-  if (!prepared.ok) throw ApiError.fromField(prepared.error);
+  if (!prepared.ok) throw Refusal.fromField(prepared.error);
   const { key, notification } = prepared.value;
   const outcome = await ctx.store.acceptSend({
     id: ctx.ids.id('ntf'),
@@ -230,9 +231,9 @@ async function store(
       reply.code(202);
       return { id: outcome.id, status: 'accepted', request_id: request.id };
     case 'idempotency_conflict':
-      throw new ApiError('idempotency_conflict', MESSAGES.idempotencyConflict, { field: 'Idempotency-Key' });
+      throw new Refusal('idempotency_conflict', MESSAGES.idempotencyConflict, { field: 'Idempotency-Key' });
     case 'rate_limited':
-      throw new ApiError('rate_limited', MESSAGES.rateLimited(outcome.scope), {
+      throw new Refusal('rate_limited', MESSAGES.rateLimited(outcome.scope), {
         details: {
           scope: outcome.scope,
           limit: outcome.limit,
@@ -240,7 +241,7 @@ async function store(
         headers: { 'retry-after': String(outcome.retryAfterSeconds) },
       });
     case 'quota_exceeded':
-      throw new ApiError('quota_exceeded', MESSAGES.quotaExceeded, {
+      throw new Refusal('quota_exceeded', MESSAGES.quotaExceeded, {
         details: { limit: outcome.limit },
       });
   }

@@ -1,7 +1,8 @@
-import { isKnownScene, parseTimestamp } from '@foxbell/sdk/contract';
+import { isKnownScene } from '@foxbell/sdk/contract';
+import { parseTimestamp } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { ApiError } from '../../kernel/api-error.js';
+import { Refusal } from '../../kernel/refusal.js';
 import { hashSecret } from '../../kernel/secrets.js';
 import { type AppContext, callerAccount } from '../context.js';
 import { readBody, textField } from '../management-body.js';
@@ -40,7 +41,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
       const now = ctx.clock.now();
       const expiresAt = body.expires_at ?? null;
       if (expiresAt !== null && expiresAt <= now) {
-        throw new ApiError('invalid_field', 'expires_at must be in the future', {
+        throw new Refusal('invalid_field', 'expires_at must be in the future', {
           field: 'expires_at',
         });
       }
@@ -64,7 +65,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
         ctx.limits.tokensPerAccount,
       );
       if (created === 'limit_reached') {
-        throw new ApiError('limit_reached', `an account has at most ${ctx.limits.tokensPerAccount} tokens`, {
+        throw new Refusal('limit_reached', `an account has at most ${ctx.limits.tokensPerAccount} tokens`, {
           details: { limit: 'tokens', max: ctx.limits.tokensPerAccount },
         });
       }

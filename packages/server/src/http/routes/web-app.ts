@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../kernel/api-error.js';
+import { Refusal } from '../../kernel/refusal.js';
 
 /**
  * The Foxbell web app at `/app/`: the person's side, added to an iPhone's Home Screen to receive
@@ -53,7 +53,7 @@ export function webAppRoutes(app: FastifyInstance): void {
     app.get(path, async (_request, reply) => {
       const body = read(file);
       if (body === undefined)
-        throw new ApiError('not_found', 'this part of the web app is not built: pnpm build');
+        throw new Refusal('not_found', 'this part of the web app is not built: pnpm build');
       return reply.headers(HEADERS).type(type).send(body);
     });
   }

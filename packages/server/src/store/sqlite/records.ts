@@ -1,4 +1,4 @@
-import { statusAfter } from '@foxbell/sdk/contract';
+import { statusAfter } from '@foxbell/sdk/server-contract';
 import type { StoredNotification } from '../../model/notifications.js';
 import { inboxPageOf, notificationOf, type Row } from '../rows.js';
 import type { RecordsPart } from '../store.js';
