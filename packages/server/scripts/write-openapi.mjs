@@ -1,8 +1,19 @@
-// Writes the interface's OpenAPI document, made from the built server, to the file given.
-// `pnpm openapi` at the root runs it after a build; a test fails while the committed copy is stale.
+// Writes the interface's OpenAPI document to the file given, as the built server serves it at
+// GET /openapi.json: the app is built (on a database in memory) and asked, so the document holds
+// exactly the routes it registers. `pnpm openapi` at the root runs it after a build; a test fails
+// while the committed copy is stale.
 import { writeFile } from 'node:fs/promises';
-import { describedProviders, openApiDocument } from '../dist/index.js';
+import { buildApp, describedProviders, openSqliteStore } from '../dist/index.js';
 
 const [file] = process.argv.slice(2);
 if (!file) throw new Error('usage: write-openapi.mjs FILE');
-await writeFile(file, `${JSON.stringify(openApiDocument(describedProviders()), null, 2)}\n`);
+const store = openSqliteStore({ dataDir: ':memory:' });
+const app = buildApp({ store, providers: describedProviders() });
+try {
+  const answer = await app.inject({ method: 'GET', url: '/openapi.json' });
+  if (answer.statusCode !== 200) throw new Error(`GET /openapi.json answered ${answer.statusCode}`);
+  await writeFile(file, `${JSON.stringify(answer.json(), null, 2)}\n`);
+} finally {
+  await app.close();
+  await store.close();
+}

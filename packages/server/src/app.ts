@@ -17,9 +17,7 @@ import {
   setBaseHeaders,
 } from './http/hooks/error-handler.js';
 import { loggedPath } from './http/hooks/log-safe-path.js';
-import { registerRateLimitHeaders } from './http/hooks/rate-limit-headers.js';
 import { registerRequestSize } from './http/hooks/request-size.js';
-import { registerSendMetrics } from './http/hooks/send-metrics.js';
 import { accountRoutes } from './http/routes/accounts.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { deviceRoutes } from './http/routes/devices.js';
@@ -41,7 +39,7 @@ import { linkRoutes } from './linking/link-routes.js';
 import { mergeRoutes } from './linking/merge-routes.js';
 import { ownDeviceRoutes } from './linking/own-device-routes.js';
 import type { Metrics } from './metrics/metrics.js';
-import { openApiRoutes } from './openapi/routes.js';
+import { collectDocumentedRoutes, openApiRoutes } from './openapi/routes.js';
 import type { Store } from './store/store.js';
 
 export interface AppDeps {
@@ -209,26 +207,29 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerBodyParsers(app);
   registerErrorHandling(app);
   if (logRequest) app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
+  const documented = collectDocumentedRoutes(app);
 
-  app.register(async (scope) => {
-    registerRateLimitHeaders(scope, ctx);
-    if (deps.metrics) registerSendMetrics(scope, deps.metrics);
-    sendRoutes(scope, ctx);
-  });
-  notificationRoutes(app, ctx);
-  sceneRoutes(app);
-  deviceRoutes(app, ctx);
-  for (const provider of deps.providers) provider.routes?.(app);
-  linkRoutes(app, ctx);
-  ownDeviceRoutes(app, ctx);
-  webAppRoutes(app);
-  tokenRoutes(app, ctx);
-  accountRoutes(app, ctx);
-  mergeRoutes(app, ctx);
-  inboxRoutes(app, ctx);
-  adminRoutes(app, ctx);
-  healthRoutes(app, deps.store, deps.health ?? { stopping: () => false });
-  openApiRoutes(app, deps.providers);
+  // Each room's routes are a Fastify plugin, so a hook one adds (the send routes' rate-limit
+  // headers and metrics) stays in it; each route carries its own description for the document.
+  for (const routes of [
+    sendRoutes,
+    notificationRoutes,
+    sceneRoutes,
+    deviceRoutes,
+    linkRoutes,
+    ownDeviceRoutes,
+    webAppRoutes,
+    tokenRoutes,
+    accountRoutes,
+    mergeRoutes,
+    inboxRoutes,
+    adminRoutes,
+  ]) {
+    app.register(routes, { ctx });
+  }
+  for (const provider of deps.providers) if (provider.routes) app.register(provider.routes);
+  app.register(healthRoutes, { store: deps.store, health: deps.health ?? { stopping: () => false } });
+  app.register(openApiRoutes, { routes: documented, providers: deps.providers });
   if (deps.devPage) devPageRoutes(app, deps.store, deps.devPage, () => freshness(ctx));
   return app;
 }

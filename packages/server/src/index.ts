@@ -22,7 +22,6 @@ export { type Clock, systemClock } from './kernel/clock.js';
 export { type IdSource, randomIds } from './kernel/ids.js';
 export { DEFAULT_LIMITS, type ServiceLimits } from './kernel/limits.js';
 export type { ClaimedDestination } from './model/delivery.js';
-export { openApiDocument } from './openapi/document.js';
 export { type DatabaseConfig, openStore } from './store/open.js';
 export {
   DatabaseUnreachableError,

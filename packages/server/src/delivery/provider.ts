@@ -22,7 +22,7 @@ export interface PushProvider {
    */
   readonly goesQuiet?: boolean;
   /** Routes of its own, registered with the API's (Web Push's key). */
-  readonly routes?: (app: FastifyInstance) => void;
+  readonly routes?: (app: FastifyInstance) => Promise<void>;
   /** Its transport, opened by a process that delivers (an API-only process never opens one). */
   openTransport(): Promise<ProviderTransport>;
 }

@@ -2,6 +2,7 @@ import type { PushProvider } from '../delivery/provider.js';
 import type { Clock } from '../kernel/clock.js';
 import type { IdSource } from '../kernel/ids.js';
 import type { ServiceLimits } from '../kernel/limits.js';
+import type { RouteDoc } from '../kernel/route-doc.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Account, Credential } from '../model/accounts.js';
 import type { Device } from '../model/devices.js';
@@ -71,10 +72,17 @@ declare module 'fastify' {
      * for its devices, tokens, key or existence; `account_events` for opened and cleared reports.
      */
     accountWrite?: AccountWriteScope;
+    /** What the route says of itself: the OpenAPI document is made from it (kernel/route-doc.ts). */
+    doc?: RouteDoc;
   }
 }
 
 export type { Credential };
+
+/** What a room's routes are registered with: each room's routes are a Fastify plugin. */
+export interface RoutesOptions {
+  ctx: AppContext;
+}
 
 /** The account of a route that takes only account keys (auth has already made sure of it). */
 export function callerAccount(caller: Caller | undefined): Account {

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as z from 'zod';
 import type { PushProvider } from '../delivery/provider.js';
 import { clientNetwork } from '../http/client-network.js';
-import { type AppContext, accountOrDevice, freshness } from '../http/context.js';
+import { type AppContext, accountOrDevice, freshness, type RoutesOptions } from '../http/context.js';
 import { bearerOf, DEVICE_KEY_PATTERN } from '../http/hooks/auth.js';
 import { readBody, textField } from '../http/management-body.js';
 import { noSuch, pathIdOf } from '../http/path-ids.js';
@@ -13,6 +13,7 @@ import { devicesLimitReached } from '../http/refusals.js';
 import { deviceView } from '../http/views.js';
 import { isoTime, retryAfterSeconds } from '../kernel/clock.js';
 import { Refusal } from '../kernel/refusal.js';
+import { BODY_ERRORS, MANAGEMENT_WRITE, pathId } from '../kernel/route-doc.js';
 import { hashSecret } from '../kernel/secrets.js';
 import type { LinkApproval, LinkRequest } from '../model/links.js';
 import { linkStateAt } from '../model/links.js';
@@ -126,53 +127,79 @@ async function switchingFrom(
   return found.device.id;
 }
 
-export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
+export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
   const requestBody = newLinkRequest(ctx.providers);
 
   // No credential: a device that has none yet. Braked per client address instead.
-  app.post('/v1/link-requests', async (request, reply) => {
-    ctx.linkRequests.take(clientNetwork(request.ip));
-    const body = readBody(request, requestBody);
-    const { address } = addressFromBody(body, ctx.providers, { appUrl: appUrlOf(request) });
-    const sourceDeviceId = await switchingFrom(body, ctx);
-    const now = ctx.clock.now();
-    const id = ctx.ids.id('lnk');
-    const secret = ctx.ids.secret('poll');
-    const deviceKey = ctx.ids.secret('dev');
-    const code = newLinkCode();
-    const expiresAt = now + ctx.limits.linkCodeMs;
-    const created = await ctx.store.createLinkRequest({
-      id,
-      codeHash: hashSecret(canonicalLinkCode(code) as string),
-      secretHash: hashSecret(secret),
-      keyHash: hashSecret(deviceKey),
-      sealedKey: sealDeviceKey(deviceKey, secret),
-      device: {
-        clientId: body.device_id,
-        name: body.name,
-        platform: body.platform,
-        inAuto: body.in_auto,
-        address,
-      },
-      sourceDeviceId,
-      now,
-      expiresAt,
-    });
-    if (created === 'device_exists') {
-      throw new Refusal(
-        'device_exists',
-        'this device id or push address is registered already, or being linked',
-        {
-          field: 'device_id',
+  app.post(
+    '/v1/link-requests',
+    {
+      config: {
+        doc: {
+          summary: 'A device asks to be linked: a code for its person to approve, a secret to poll with',
+          body: { schema: 'NewLinkRequestBody', required: true },
+          answers: {
+            201: { description: 'The request, its code and poll secret.', schema: 'NewLinkRequest' },
+          },
+          errors: [...BODY_ERRORS, 'device_exists', 'rate_limited', 'unsupported_media_type'],
         },
-      );
-    }
-    return reply.code(201).send({ id, code, secret, expires_at: isoTime(expiresAt) });
-  });
+      },
+    },
+    async (request, reply) => {
+      ctx.linkRequests.take(clientNetwork(request.ip));
+      const body = readBody(request, requestBody);
+      const { address } = addressFromBody(body, ctx.providers, { appUrl: appUrlOf(request) });
+      const sourceDeviceId = await switchingFrom(body, ctx);
+      const now = ctx.clock.now();
+      const id = ctx.ids.id('lnk');
+      const secret = ctx.ids.secret('poll');
+      const deviceKey = ctx.ids.secret('dev');
+      const code = newLinkCode();
+      const expiresAt = now + ctx.limits.linkCodeMs;
+      const created = await ctx.store.createLinkRequest({
+        id,
+        codeHash: hashSecret(canonicalLinkCode(code) as string),
+        secretHash: hashSecret(secret),
+        keyHash: hashSecret(deviceKey),
+        sealedKey: sealDeviceKey(deviceKey, secret),
+        device: {
+          clientId: body.device_id,
+          name: body.name,
+          platform: body.platform,
+          inAuto: body.in_auto,
+          address,
+        },
+        sourceDeviceId,
+        now,
+        expiresAt,
+      });
+      if (created === 'device_exists') {
+        throw new Refusal(
+          'device_exists',
+          'this device id or push address is registered already, or being linked',
+          {
+            field: 'device_id',
+          },
+        );
+      }
+      return reply.code(201).send({ id, code, secret, expires_at: isoTime(expiresAt) });
+    },
+  );
 
   app.get<{ Params: { id: string } }>(
     '/v1/link-requests/:id',
-    { config: { credentials: ['link'] }, onRequest: pathIdOf('lnk') },
+    {
+      config: {
+        credentials: ['link'],
+        doc: {
+          summary: "A link request's state; on the first read after approval, the device key",
+          parameters: [pathId('id', 'A link request id.')],
+          answers: { 200: { description: 'Its state.', schema: 'LinkRequest' } },
+          errors: ['forbidden', 'not_found'],
+        },
+      },
+      onRequest: pathIdOf('lnk'),
+    },
     async (request) => {
       const link = await ownLink(request, ctx);
       const view = linkView(link, ctx.clock.now());
@@ -196,7 +223,18 @@ export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete<{ Params: { id: string } }>(
     '/v1/link-requests/:id',
-    { config: { credentials: ['link'] }, onRequest: pathIdOf('lnk') },
+    {
+      config: {
+        credentials: ['link'],
+        doc: {
+          summary: 'Cancel a link request',
+          parameters: [pathId('id', 'A link request id.')],
+          answers: { 204: { description: 'Cancelled.' } },
+          errors: ['forbidden', 'not_found', 'link_not_pending', 'link_superseded'],
+        },
+      },
+      onRequest: pathIdOf('lnk'),
+    },
     async (request, reply) => {
       await ownLink(request, ctx);
       const link = await ctx.store.cancelLinkRequest(request.params.id);
@@ -208,7 +246,26 @@ export function linkRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post(
     '/v1/link-approvals',
-    { config: { credentials: ['account', 'device'], accountWrite: 'account_changes' } },
+    {
+      config: {
+        credentials: ['account', 'device'],
+        accountWrite: 'account_changes',
+        doc: {
+          summary: "Approve a device's link code: it is registered to the approver's account",
+          body: { schema: 'LinkApprovalBody', required: true },
+          answers: { 201: { description: 'The device registered.', schema: 'LinkApproval' } },
+          errors: [
+            ...MANAGEMENT_WRITE,
+            'not_found',
+            'link_locked',
+            'link_superseded',
+            'link_not_pending',
+            'link_expired',
+            'limit_reached',
+          ],
+        },
+      },
+    },
     async (request, reply) => {
       const account = accountOrDevice(request.caller);
       const body = readBody(request, linkApproval);

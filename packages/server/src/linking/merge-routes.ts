@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { type AppContext, callerAccount } from '../http/context.js';
+import { callerAccount, type RoutesOptions } from '../http/context.js';
 import { ACCOUNT_KEY_PATTERN } from '../http/hooks/auth.js';
 import { readBody } from '../http/management-body.js';
 import { Refusal } from '../kernel/refusal.js';
+import { MANAGEMENT_WRITE } from '../kernel/route-doc.js';
 import { hashSecret } from '../kernel/secrets.js';
 import { accountEnded } from '../model/accounts.js';
 
@@ -13,14 +14,25 @@ export const accountMerge = z.strictObject({ account_key: z.string().max(64) });
 const MERGE_GROUP_MAX = 5;
 
 /** `POST /v1/account/merge`: one person's accounts made one (model/merge.ts decides what moves). */
-export function mergeRoutes(app: FastifyInstance, ctx: AppContext): void {
+export async function mergeRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
   /**
    * Merges the account of `account_key` into the caller's, which survives: the other key, proof
    * that the caller holds both, is checked like any credential and never echoed.
    */
   app.post(
     '/v1/account/merge',
-    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
+    {
+      config: {
+        credentials: ['account'],
+        accountWrite: 'account_changes',
+        doc: {
+          summary: "Merge another account (by its key) into the caller's, which survives",
+          body: { schema: 'AccountMergeBody', required: true },
+          answers: { 200: { description: 'The group the merge made.', schema: 'AccountMerge' } },
+          errors: [...MANAGEMENT_WRITE, 'merge_group_full', 'limit_reached'],
+        },
+      },
+    },
     async (request) => {
       const canonical = callerAccount(request.caller);
       const body = readBody(request, accountMerge);

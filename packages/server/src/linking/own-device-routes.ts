@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import type { PushProvider } from '../delivery/provider.js';
-import { type AppContext, type Caller, freshness } from '../http/context.js';
+import { type Caller, freshness, type RoutesOptions } from '../http/context.js';
 import { readBody, textField } from '../http/management-body.js';
 import { addressFromBody, namesAddress, registrationMembers } from '../http/push-address.js';
 import { deviceKeyRevoked, devicesLimitReached } from '../http/refusals.js';
 import { deviceView } from '../http/views.js';
 import { Refusal } from '../kernel/refusal.js';
+import { MANAGEMENT_WRITE } from '../kernel/route-doc.js';
 
 /** What a linked app may change of its own device: its name, `auto`, and where its pushes go. */
 export const ownDeviceChange = (providers: readonly PushProvider[]) =>
@@ -22,18 +23,41 @@ function callerDevice(caller: Caller | undefined) {
 }
 
 /** The routes of a linked app's device key, about the device itself: `/v1/device`. */
-export function ownDeviceRoutes(app: FastifyInstance, ctx: AppContext): void {
+export async function ownDeviceRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
   const change = ownDeviceChange(ctx.providers);
 
   // The app's own device as its account sees it: whether it is active (a push service may have
   // said its subscription is gone), its name, its transport.
-  app.get('/v1/device', { config: { credentials: ['device'] } }, async (request) =>
-    deviceView(callerDevice(request.caller), freshness(ctx)),
+  app.get(
+    '/v1/device',
+    {
+      config: {
+        credentials: ['device'],
+        doc: {
+          summary: 'A linked device reads itself: whether it is active, its name, its transport',
+          answers: { 200: { description: 'The device.', schema: 'Device' } },
+          errors: ['forbidden'],
+        },
+      },
+    },
+    async (request) => deviceView(callerDevice(request.caller), freshness(ctx)),
   );
 
   app.patch(
     '/v1/device',
-    { config: { credentials: ['device'], accountWrite: 'account_changes' } },
+    {
+      config: {
+        credentials: ['device'],
+        accountWrite: 'account_changes',
+        doc: {
+          summary:
+            'A linked device renames itself, or registers a new push address, which makes it active again within the devices limit',
+          body: { schema: 'OwnDeviceChangeBody' },
+          answers: { 200: { description: 'The device.', schema: 'Device' } },
+          errors: [...MANAGEMENT_WRITE, 'device_exists', 'limit_reached'],
+        },
+      },
+    },
     async (request) => {
       const device = callerDevice(request.caller);
       const body = readBody(request, change);
@@ -65,7 +89,17 @@ export function ownDeviceRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete(
     '/v1/device',
-    { config: { credentials: ['device'], accountWrite: 'account_changes' } },
+    {
+      config: {
+        credentials: ['device'],
+        accountWrite: 'account_changes',
+        doc: {
+          summary: 'A linked device leaves its account: removed, its key revoked',
+          answers: { 204: { description: 'Removed.' } },
+          errors: ['forbidden', 'rate_limited'],
+        },
+      },
+    },
     async (request, reply) => {
       await ctx.store.removeOwnDevice(callerDevice(request.caller).id, ctx.clock.now());
       return reply.code(204).send();

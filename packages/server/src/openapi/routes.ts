@@ -1,15 +1,50 @@
 import type { FastifyInstance } from 'fastify';
 import type { PushProvider } from '../delivery/provider.js';
-import { openApiDocument } from './document.js';
+import { type DocumentedRoute, openApiDocument } from './document.js';
+
+/**
+ * Keeps each route the app registers with a description (`config.doc`), for the document. Added
+ * before the routes: Fastify tells a hook of the routes registered after it.
+ */
+export function collectDocumentedRoutes(app: FastifyInstance): readonly DocumentedRoute[] {
+  const routes: DocumentedRoute[] = [];
+  app.addHook('onRoute', ({ method, url, config }) => {
+    if (!config?.doc) return;
+    for (const one of [method].flat()) {
+      routes.push({
+        method: one,
+        path: url.replace(/:(\w+)/g, '{$1}'),
+        // A token in the path is no bearer credential.
+        credentials: config.tokenInPath ? [] : (config.credentials ?? []),
+        doc: config.doc,
+      });
+    }
+  });
+  return routes;
+}
 
 /** `GET /openapi.json`: the interface as OpenAPI 3.1, for anyone (it holds no secret). */
-export function openApiRoutes(app: FastifyInstance, providers: readonly PushProvider[]): void {
-  // Made on the first request and kept: it depends on nothing but the contract and the providers.
+export async function openApiRoutes(
+  app: FastifyInstance,
+  { routes, providers }: { routes: readonly DocumentedRoute[]; providers: readonly PushProvider[] },
+): Promise<void> {
+  // Made on the first request, when every route is registered, and kept.
   let document: string | undefined;
-  app.get('/openapi.json', async (_request, reply) => {
-    document ??= JSON.stringify(openApiDocument(providers));
-    reply.header('content-type', 'application/json; charset=utf-8');
-    reply.header('cache-control', 'public, max-age=3600');
-    return document;
-  });
+  app.get(
+    '/openapi.json',
+    {
+      config: {
+        doc: {
+          summary: 'This document',
+          answers: { 200: { description: 'The OpenAPI 3.1 document of this interface.' } },
+        },
+      },
+    },
+    async (_request, reply) => {
+      document ??= JSON.stringify(openApiDocument(routes, providers));
+      reply.header('content-type', 'application/json; charset=utf-8');
+      reply.header('cache-control', 'public, max-age=3600');
+      return document;
+    },
+  );
 }

@@ -5,7 +5,6 @@ import {
   DROP_REASONS,
   ERROR_CODES,
   FIELD_DEFAULTS,
-  IDEMPOTENCY_KEY_PATTERN,
   LIMITS,
   NOTIFICATION_STATUSES,
   PLATFORMS,
@@ -30,12 +29,12 @@ import { pauseBody } from '../http/routes/admin.js';
 import { deviceChange, newDevice } from '../http/routes/devices.js';
 import { eventBody } from '../http/routes/notifications.js';
 import { newToken } from '../http/routes/tokens.js';
+import type { JsonSchema } from '../kernel/route-doc.js';
 import { linkApproval, newLinkRequest } from '../linking/link-routes.js';
 import { accountMerge } from '../linking/merge-routes.js';
 import { ownDeviceChange } from '../linking/own-device-routes.js';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 takes it). */
-export type JsonSchema = { [key: string]: unknown };
 
 /** The JSON Schema of a zod schema as a request gives it (defaults optional), without `$schema`. */
 export function fromZod(schema: z.core.$ZodType): JsonSchema {
@@ -357,10 +356,3 @@ export function schemasFor(providers: readonly PushProvider[]): Record<string, J
     PauseBody: fromZod(pauseBody),
   };
 }
-
-export const IDEMPOTENCY_KEY: JsonSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: LIMITS.idempotencyKeyChars,
-  pattern: IDEMPOTENCY_KEY_PATTERN.source,
-};

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import rootPackage from '../../../../package.json' with { type: 'json' };
@@ -47,5 +47,20 @@ describe('the release', () => {
       access: 'public',
       privatePackages: { version: false, tag: false },
     });
+  });
+
+  it('reads every pending changeset: front matter of the three packages, each a patch, minor or major', async () => {
+    const names = (await readdir(new URL('.changeset/', ROOT))).filter(
+      (name) => name.endsWith('.md') && name !== 'README.md',
+    );
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) {
+      const text = await read(`.changeset/${name}`);
+      // What changesets itself parses: `---`, one `"package": kind` a line, `---`, then the words.
+      const match = /^---\n((?:"@foxbell\/(?:sdk|cli|server)": (?:patch|minor|major)\n)+)---\n\n\S/.exec(
+        text,
+      );
+      expect(match?.[1], `.changeset/${name}`).toBeDefined();
+    }
   });
 });

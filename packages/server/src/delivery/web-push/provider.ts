@@ -31,9 +31,25 @@ export function webPushProvider(options: {
     registration: webPushRegistration(options.hosts),
     countsUnread: true,
     goesQuiet: true,
-    routes(app) {
+    async routes(app) {
       // The VAPID application server key a browser subscribes with: public, so no credential.
-      app.get('/v1/web-push/key', async () => ({ public_key: (await vapid.keys()).publicKey }));
+      app.get(
+        '/v1/web-push/key',
+        {
+          config: {
+            doc: {
+              summary: 'The VAPID application server key a browser subscribes to Web Push with',
+              answers: {
+                200: {
+                  description: 'The key, base64url (65 bytes, uncompressed P-256).',
+                  schema: 'WebPushKey',
+                },
+              },
+            },
+          },
+        },
+        async () => ({ public_key: (await vapid.keys()).publicKey }),
+      );
     },
     async openTransport() {
       const transport = new WebPushTransport({

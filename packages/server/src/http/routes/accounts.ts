@@ -1,25 +1,42 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { Refusal } from '../../kernel/refusal.js';
+import { BODY_ERRORS, MANAGEMENT_WRITE } from '../../kernel/route-doc.js';
 import { hashSecret } from '../../kernel/secrets.js';
-import { type AppContext, callerAccount } from '../context.js';
+import { callerAccount, type RoutesOptions } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 
 export const newAccount = z.strictObject({ name: textField(1, 250).optional() });
 export const keyRotation = z.strictObject({ generation: z.int().min(1).optional() });
 
-export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/v1/accounts', { config: { credentials: ['admin'] } }, async (request, reply) => {
-    const body = readBody(request, newAccount);
-    const key = ctx.ids.secret('acct');
-    const account = await ctx.store.createAccount({
-      id: ctx.ids.id('acct'),
-      name: body.name ?? null,
-      keyHash: hashSecret(key),
-      now: ctx.clock.now(),
-    });
-    return reply.code(201).send({ id: account.id, key, generation: account.keyGeneration });
-  });
+export async function accountRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
+  app.post(
+    '/v1/accounts',
+    {
+      config: {
+        credentials: ['admin'],
+        doc: {
+          summary: 'Make an account',
+          body: { schema: 'NewAccountBody' },
+          answers: {
+            201: { description: 'The account and its key, shown this once.', schema: 'NewAccount' },
+          },
+          errors: [...BODY_ERRORS, 'forbidden', 'unsupported_media_type'],
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = readBody(request, newAccount);
+      const key = ctx.ids.secret('acct');
+      const account = await ctx.store.createAccount({
+        id: ctx.ids.id('acct'),
+        name: body.name ?? null,
+        keyHash: hashSecret(key),
+        now: ctx.clock.now(),
+      });
+      return reply.code(201).send({ id: account.id, key, generation: account.keyGeneration });
+    },
+  );
 
   /**
    * Rotation is compare-and-set on the key's generation: of two concurrent rotations holding the
@@ -27,7 +44,23 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
    */
   app.post(
     '/v1/account/key',
-    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
+    {
+      config: {
+        credentials: ['account'],
+        accountWrite: 'account_changes',
+        doc: {
+          summary: "Rotate the account's key",
+          body: { schema: 'KeyRotationBody' },
+          answers: {
+            201: {
+              description: 'The new key; the old one then gives 401 key_rotated.',
+              schema: 'RotatedKey',
+            },
+          },
+          errors: [...MANAGEMENT_WRITE, 'rotation_conflict'],
+        },
+      },
+    },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       const body = readBody(request, keyRotation);
@@ -49,7 +82,17 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete(
     '/v1/account',
-    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
+    {
+      config: {
+        credentials: ['account'],
+        accountWrite: 'account_changes',
+        doc: {
+          summary: 'Delete the account',
+          answers: { 204: { description: 'Deleted; its key and tokens then give 401 account_deleted.' } },
+          errors: ['forbidden', 'rate_limited'],
+        },
+      },
+    },
     async (request, reply) => {
       await ctx.store.deleteAccount(callerAccount(request.caller).id, ctx.clock.now());
       return reply.code(204).send();

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import type { AppContext } from '../context.js';
+import { BODY_ERRORS } from '../../kernel/route-doc.js';
+import type { RoutesOptions } from '../context.js';
 import { readBody } from '../management-body.js';
 
 export const pauseBody = z.strictObject({
@@ -8,10 +9,24 @@ export const pauseBody = z.strictObject({
   retry_after: z.int().min(1).max(3600).default(30),
 });
 
-export function adminRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/v1/admin/pause', { config: { credentials: ['admin'] } }, async (request) => {
-    const body = readBody(request, pauseBody);
-    await ctx.store.setPause({ paused: body.paused, retryAfterSeconds: body.retry_after });
-    return { paused: body.paused, retry_after: body.retry_after };
-  });
+export async function adminRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
+  app.post(
+    '/v1/admin/pause',
+    {
+      config: {
+        credentials: ['admin'],
+        doc: {
+          summary: 'Pause or resume every send',
+          body: { schema: 'PauseBody', required: true },
+          answers: { 200: { description: 'The pause in force.', schema: 'Pause' } },
+          errors: [...BODY_ERRORS, 'forbidden', 'unsupported_media_type'],
+        },
+      },
+    },
+    async (request) => {
+      const body = readBody(request, pauseBody);
+      await ctx.store.setPause({ paused: body.paused, retryAfterSeconds: body.retry_after });
+      return { paused: body.paused, retry_after: body.retry_after };
+    },
+  );
 }

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import type { PushProvider } from '../../delivery/provider.js';
 import { Refusal } from '../../kernel/refusal.js';
-import { type AppContext, callerAccount, freshness } from '../context.js';
+import { MANAGEMENT_WRITE, pathId } from '../../kernel/route-doc.js';
+import { callerAccount, freshness, type RoutesOptions } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
 import { addressFromBody, registrationMembers } from '../push-address.js';
@@ -24,27 +25,56 @@ export const newDevice = (providers: readonly PushProvider[]) =>
 
 export const deviceChange = z.strictObject({ name: deviceName.optional(), in_auto: z.boolean().optional() });
 
-export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
+export async function deviceRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
   const registration = newDevice(ctx.providers);
-  app.get('/v1/devices', { config: { credentials: ['send', 'account'] } }, async (request) => {
-    const { caller } = request;
-    if (caller?.kind === 'send') {
-      if (!caller.token.deviceNames) {
-        throw new Refusal('forbidden', "this token's device_names read scope is off");
+  app.get(
+    '/v1/devices',
+    {
+      config: {
+        credentials: ['send', 'account'],
+        doc: {
+          summary: "The account's devices (a send token sees active devices' names and platforms)",
+          answers: {
+            200: {
+              description: 'With a send token: DeviceNames. With an account key: Devices.',
+              schema: 'DevicesAnswer',
+            },
+          },
+          errors: ['forbidden'],
+        },
+      },
+    },
+    async (request) => {
+      const { caller } = request;
+      if (caller?.kind === 'send') {
+        if (!caller.token.deviceNames) {
+          throw new Refusal('forbidden', "this token's device_names read scope is off");
+        }
+        const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: true });
+        return { devices: devices.map(({ name, platform }) => ({ name, platform })) };
       }
-      const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: true });
-      return { devices: devices.map(({ name, platform }) => ({ name, platform })) };
-    }
-    if (caller?.kind !== 'account')
-      throw new Refusal('forbidden', 'this route takes a send token or an account key');
-    const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: false });
-    const seen = freshness(ctx);
-    return { devices: devices.map((device) => deviceView(device, seen)) };
-  });
+      if (caller?.kind !== 'account')
+        throw new Refusal('forbidden', 'this route takes a send token or an account key');
+      const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: false });
+      const seen = freshness(ctx);
+      return { devices: devices.map((device) => deviceView(device, seen)) };
+    },
+  );
 
   app.post(
     '/v1/devices',
-    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
+    {
+      config: {
+        credentials: ['account'],
+        accountWrite: 'account_changes',
+        doc: {
+          summary: 'Register a device',
+          body: { schema: 'NewDeviceBody', required: true },
+          answers: { 201: { description: 'The device.', schema: 'Device' } },
+          errors: [...MANAGEMENT_WRITE, 'limit_reached', 'device_exists'],
+        },
+      },
+    },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       const body = readBody(request, registration);
@@ -71,7 +101,20 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.patch<{ Params: { id: string } }>(
     '/v1/devices/:id',
-    { config: { credentials: ['account'], accountWrite: 'account_changes' }, onRequest: pathIdOf('dev') },
+    {
+      config: {
+        credentials: ['account'],
+        accountWrite: 'account_changes',
+        doc: {
+          summary: 'Rename a device, or take it into or out of auto',
+          parameters: [pathId('id', 'A device id.')],
+          body: { schema: 'DeviceChangeBody' },
+          answers: { 200: { description: 'The device.', schema: 'Device' } },
+          errors: [...MANAGEMENT_WRITE, 'not_found'],
+        },
+      },
+      onRequest: pathIdOf('dev'),
+    },
     async (request) => {
       const account = callerAccount(request.caller);
       const body = readBody(request, deviceChange);
@@ -86,7 +129,19 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete<{ Params: { id: string } }>(
     '/v1/devices/:id',
-    { config: { credentials: ['account'], accountWrite: 'account_changes' }, onRequest: pathIdOf('dev') },
+    {
+      config: {
+        credentials: ['account'],
+        accountWrite: 'account_changes',
+        doc: {
+          summary: 'Remove a device',
+          parameters: [pathId('id', 'A device id.')],
+          answers: { 204: { description: 'Removed; its pending destinations are skipped.' } },
+          errors: ['forbidden', 'not_found', 'rate_limited'],
+        },
+      },
+      onRequest: pathIdOf('dev'),
+    },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       if (!(await ctx.store.removeDevice(account.id, request.params.id, ctx.clock.now())))

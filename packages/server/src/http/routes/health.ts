@@ -20,37 +20,65 @@ export interface HealthDeps {
  * provider fares (a refused credential, a simulator standing in: work goes on being accepted; a
  * person should look). Neither takes a credential, writes anything, or tells a secret or a count.
  */
-export function healthRoutes(app: FastifyInstance, store: Store, deps: HealthDeps): void {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+export async function healthRoutes(
+  app: FastifyInstance,
+  { store, health: deps }: { store: Store; health: HealthDeps },
+): Promise<void> {
+  app.get(
+    '/healthz',
+    {
+      config: {
+        doc: {
+          summary: 'Liveness: the process serves requests',
+          answers: { 200: { description: 'Alive.', schema: 'Health' } },
+        },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  );
 
-  app.get('/readyz', async (_request, reply) => {
-    const database = await store.schemaCurrent().then(
-      (current) => (current ? 'ok' : 'migrations_pending'),
-      () => 'unreachable',
-    );
-    const writes =
-      database === 'unreachable'
-        ? 'unknown'
-        : await store.canWrite().then(
-            (can) => (can ? 'ok' : 'read_only'),
-            () => 'unknown',
-          );
-    const shutdown = deps.stopping() ? 'stopping' : 'ok';
-    const ready = database === 'ok' && writes === 'ok' && shutdown === 'ok';
-    const sends =
-      database === 'ok'
-        ? await store.getPause().then(
-            (pause) => (pause.paused ? 'paused' : 'open'),
-            () => 'unknown',
-          )
-        : 'unknown';
-    const push = deps.push?.();
-    reply.code(ready ? 200 : 503);
-    return {
-      status: ready ? 'ok' : 'unavailable',
-      checks: { database, writes, shutdown },
-      sends,
-      ...(push === undefined ? {} : { push }),
-    };
-  });
+  app.get(
+    '/readyz',
+    {
+      config: {
+        doc: {
+          summary: 'Readiness: the database answers with its migrations applied, and no stop has begun',
+          answers: {
+            200: { description: 'Ready.', schema: 'Readiness' },
+            503: { description: 'Not ready.', schema: 'Readiness' },
+          },
+        },
+      },
+    },
+    async (_request, reply) => {
+      const database = await store.schemaCurrent().then(
+        (current) => (current ? 'ok' : 'migrations_pending'),
+        () => 'unreachable',
+      );
+      const writes =
+        database === 'unreachable'
+          ? 'unknown'
+          : await store.canWrite().then(
+              (can) => (can ? 'ok' : 'read_only'),
+              () => 'unknown',
+            );
+      const shutdown = deps.stopping() ? 'stopping' : 'ok';
+      const ready = database === 'ok' && writes === 'ok' && shutdown === 'ok';
+      const sends =
+        database === 'ok'
+          ? await store.getPause().then(
+              (pause) => (pause.paused ? 'paused' : 'open'),
+              () => 'unknown',
+            )
+          : 'unknown';
+      const push = deps.push?.();
+      reply.code(ready ? 200 : 503);
+      return {
+        status: ready ? 'ok' : 'unavailable',
+        checks: { database, writes, shutdown },
+        sends,
+        ...(push === undefined ? {} : { push }),
+      };
+    },
+  );
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { isIdShaped } from '../../kernel/ids.js';
 import { Refusal } from '../../kernel/refusal.js';
 import { NOTIFICATION_RETENTION_MS } from '../../kernel/retention.js';
-import { type AppContext, accountOrDevice } from '../context.js';
+import { accountOrDevice, type RoutesOptions } from '../context.js';
 import { inboxItemView } from '../views.js';
 
 interface Cursor {
@@ -34,10 +34,27 @@ function decodeCursor(text: string): Cursor {
 
 const LIMIT = { default: 50, max: 100 };
 
-export function inboxRoutes(app: FastifyInstance, ctx: AppContext): void {
+export async function inboxRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
   app.get<{ Querystring: Record<string, string | string[] | undefined> }>(
     '/v1/inbox',
-    { config: { credentials: ['account', 'device'] } },
+    {
+      config: {
+        credentials: ['account', 'device'],
+        doc: {
+          summary: "What the account's devices were sent, newest first",
+          parameters: [
+            { name: 'cursor', in: 'query', schema: { type: 'string' } },
+            {
+              name: 'limit',
+              in: 'query',
+              schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+            },
+          ],
+          answers: { 200: { description: 'A page of the inbox.', schema: 'Inbox' } },
+          errors: ['invalid_field', 'forbidden', 'cursor_expired'],
+        },
+      },
+    },
     async (request) => {
       const account = accountOrDevice(request.caller);
       const now = ctx.clock.now();

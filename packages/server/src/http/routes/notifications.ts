@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { isIdShaped } from '../../kernel/ids.js';
 import { Refusal } from '../../kernel/refusal.js';
-import { type AppContext, accountOrDevice } from '../context.js';
+import { BODY_ERRORS, pathId } from '../../kernel/route-doc.js';
+import { accountOrDevice, type RoutesOptions } from '../context.js';
 import { readBody } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
 import { statusRecordView } from '../views.js';
@@ -13,7 +14,7 @@ export const eventBody = z.strictObject({
   action: z.enum(HANDLED_ACTIONS),
 });
 
-export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void {
+export async function notificationRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
   /**
    * A send token reads only its own notifications, and only while its `own_status` scope is on:
    * anything else is 404, never 403, so that a lookup says nothing about what exists (spec).
@@ -21,7 +22,18 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
    */
   app.get<{ Params: { id: string } }>(
     '/v1/notifications/:id/status',
-    { config: { credentials: ['send', 'account'] }, onRequest: pathIdOf('ntf') },
+    {
+      config: {
+        credentials: ['send', 'account'],
+        doc: {
+          summary: "A notification's status record",
+          parameters: [pathId('id', 'A notification id.')],
+          answers: { 200: { description: 'The status record.', schema: 'StatusRecord' } },
+          errors: ['forbidden', 'not_found'],
+        },
+      },
+      onRequest: pathIdOf('ntf'),
+    },
     async (request) => {
       const { caller } = request;
       const stored = await ctx.store.getNotification(request.params.id);
@@ -39,7 +51,17 @@ export function notificationRoutes(app: FastifyInstance, ctx: AppContext): void 
   app.post<{ Params: { id: string } }>(
     '/v1/notifications/:id/events',
     {
-      config: { credentials: ['account', 'device'], accountWrite: 'account_events' },
+      config: {
+        credentials: ['account', 'device'],
+        accountWrite: 'account_events',
+        doc: {
+          summary: 'Report that a person opened or cleared a notification on a device',
+          parameters: [pathId('id', 'A notification id.')],
+          body: { schema: 'EventBody', required: true },
+          answers: { 204: { description: 'Recorded.' } },
+          errors: [...BODY_ERRORS, 'forbidden', 'not_found', 'unsupported_media_type'],
+        },
+      },
       onRequest: pathIdOf('ntf'),
     },
     async (request, reply) => {

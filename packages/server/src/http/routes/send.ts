@@ -1,15 +1,18 @@
 import { createHash } from 'node:crypto';
-import { IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
+import { type ErrorCode, IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
 import { type Checked, MESSAGES } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Refusal } from '../../kernel/refusal.js';
+import { IDEMPOTENCY_KEY, pathId, type RouteDoc } from '../../kernel/route-doc.js';
 import type { SendToken } from '../../model/tokens.js';
 import { parseJsonObject } from '../../send/json-body.js';
 import { notificationFromRequest, type PreparedNotification } from '../../send/prepare.js';
 import type { SendSources } from '../../send/sources.js';
 import { parseUrlEncoded } from '../../send/url-encoded.js';
 import { decodeUtf8 } from '../../send/utf8.js';
-import type { AppContext, Caller, RawBody } from '../context.js';
+import type { AppContext, Caller, RawBody, RoutesOptions } from '../context.js';
+import { registerRateLimitHeaders } from '../hooks/rate-limit-headers.js';
+import { registerSendMetrics } from '../hooks/send-metrics.js';
 
 function bodyText(bytes: Uint8Array): Checked<string> {
   const text = decodeUtf8(bytes);
@@ -118,38 +121,118 @@ function urlTokenSources(request: FastifyRequest, body: RawBody | undefined): Ch
   return { ok: true, value: sources };
 }
 
-export function sendRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/v1/notifications', { config: { credentials: ['send'] } }, async (request, reply) => {
-    const body = request.body as RawBody | undefined;
-    if (body !== undefined && body.type !== 'json') {
-      throw new Refusal('unsupported_media_type', MESSAGES.jsonOnly);
-    }
-    return accept(request, reply, ctx, body, () => {
-      if (body === undefined) throw new Refusal('invalid_request', MESSAGES.notAnObject);
-      const json = parseJsonObject(body.bytes);
-      return json.ok ? { ok: true, value: { json: json.value } } : json;
-    });
-  });
+const SEND_ERRORS: ErrorCode[] = [
+  'invalid_request',
+  'missing_field',
+  'invalid_field',
+  'conflicting_field',
+  'invalid_scene',
+  'invalid_scene_param',
+  'forbidden',
+  'scene_not_allowed',
+  'idempotency_conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'urls_not_allowed',
+  'quota_exceeded',
+  'rate_limited',
+  'service_unavailable',
+];
 
-  app.route({
-    method: ['GET', 'POST'],
-    url: '/v1/send/:token',
-    config: { credentials: ['send'], tokenInPath: true },
-    handler: async (request, reply) => {
-      // Fastify reads no body of a GET, and proxies may drop one: rather than ignore it, say so.
-      if (request.method === 'GET' && hasBody(request)) {
-        throw new Refusal(
-          'invalid_request',
-          'a GET carries no body here: POST it, or put the fields in the query',
-          {
-            headers: { connection: 'close' },
-          },
-        );
-      }
-      const body = request.body as RawBody | undefined;
-      return accept(request, reply, ctx, body, () => urlTokenSources(request, body));
+const SEND_ANSWERS: RouteDoc['answers'] = {
+  202: {
+    description: 'Stored durably and queued for delivery.',
+    schema: 'SendResponse',
+    headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Idempotent-Replayed'],
+  },
+};
+
+/** `/v1/send/{token}` by GET or POST: the same but for POST's bodies. */
+function urlTokenDoc(body?: RouteDoc['body']): RouteDoc {
+  return {
+    summary: 'Send with the token in the URL, from the query, a form, plain text, JSON and X-Title/X-Level',
+    parameters: [
+      pathId('token', 'A send token.'),
+      { name: 'X-Title', in: 'header', schema: { type: 'string' }, description: 'title' },
+      { name: 'X-Level', in: 'header', schema: { type: 'string' }, description: 'level' },
+      { name: 'Idempotency-Key', in: 'header', schema: IDEMPOTENCY_KEY },
+      {
+        name: 'fields',
+        in: 'query',
+        style: 'form',
+        explode: true,
+        schema: { type: 'object', additionalProperties: { type: 'string' } },
+        description: 'Send fields as name=value, and scene parameters as param.<name>=value.',
+      },
+    ],
+    ...(body ? { body } : {}),
+    answers: SEND_ANSWERS,
+    errors: SEND_ERRORS,
+  };
+}
+
+export async function sendRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
+  registerRateLimitHeaders(app, ctx);
+  if (ctx.metrics) registerSendMetrics(app, ctx.metrics);
+  app.post(
+    '/v1/notifications',
+    {
+      config: {
+        credentials: ['send'],
+        doc: {
+          summary: 'Send a notification',
+          body: { schema: 'SendFields', required: true },
+          parameters: [{ name: 'Idempotency-Key', in: 'header', schema: IDEMPOTENCY_KEY }],
+          answers: SEND_ANSWERS,
+          errors: SEND_ERRORS,
+        },
+      },
     },
-  });
+    async (request, reply) => {
+      const body = request.body as RawBody | undefined;
+      if (body !== undefined && body.type !== 'json') {
+        throw new Refusal('unsupported_media_type', MESSAGES.jsonOnly);
+      }
+      return accept(request, reply, ctx, body, () => {
+        if (body === undefined) throw new Refusal('invalid_request', MESSAGES.notAnObject);
+        const json = parseJsonObject(body.bytes);
+        return json.ok ? { ok: true, value: { json: json.value } } : json;
+      });
+    },
+  );
+
+  const withTokenInPath = async (request: FastifyRequest, reply: FastifyReply) => {
+    // Fastify reads no body of a GET, and proxies may drop one: rather than ignore it, say so.
+    if (request.method === 'GET' && hasBody(request)) {
+      throw new Refusal(
+        'invalid_request',
+        'a GET carries no body here: POST it, or put the fields in the query',
+        {
+          headers: { connection: 'close' },
+        },
+      );
+    }
+    const body = request.body as RawBody | undefined;
+    return accept(request, reply, ctx, body, () => urlTokenSources(request, body));
+  };
+  const config = { credentials: ['send'], tokenInPath: true } as const;
+  app.get('/v1/send/:token', { config: { ...config, doc: urlTokenDoc() } }, withTokenInPath);
+  app.post(
+    '/v1/send/:token',
+    {
+      config: {
+        ...config,
+        doc: urlTokenDoc({
+          schema: 'SendFields',
+          contentTypes: {
+            'application/x-www-form-urlencoded': { type: 'object' },
+            'text/plain': { type: 'string', description: 'The message, exactly.' },
+          },
+        }),
+      },
+    },
+    withTokenInPath,
+  );
 }
 
 /** The one send path behind both endpoints: shed when too many are being stored, else store it. */

@@ -3,8 +3,9 @@ import { parseTimestamp } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { Refusal } from '../../kernel/refusal.js';
+import { MANAGEMENT_WRITE, pathId } from '../../kernel/route-doc.js';
 import { hashSecret } from '../../kernel/secrets.js';
-import { type AppContext, callerAccount } from '../context.js';
+import { callerAccount, type RoutesOptions } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
 import { tokenView } from '../views.js';
@@ -31,10 +32,23 @@ export const newToken = z.strictObject({
     .optional(),
 });
 
-export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
+export async function tokenRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
   app.post(
     '/v1/tokens',
-    { config: { credentials: ['account'], accountWrite: 'account_changes' } },
+    {
+      config: {
+        credentials: ['account'],
+        accountWrite: 'account_changes',
+        doc: {
+          summary: 'Make a send token',
+          body: { schema: 'NewTokenBody' },
+          answers: {
+            201: { description: 'The token, with its secret shown this once.', schema: 'NewToken' },
+          },
+          errors: [...MANAGEMENT_WRITE, 'limit_reached'],
+        },
+      },
+    },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       const body = readBody(request, newToken);
@@ -74,14 +88,41 @@ export function tokenRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   );
 
-  app.get('/v1/tokens', { config: { credentials: ['account'] } }, async (request) => {
-    const tokens = await ctx.store.listTokens(callerAccount(request.caller).id, ctx.clock.now());
-    return { tokens: tokens.map(tokenView) };
-  });
+  app.get(
+    '/v1/tokens',
+    {
+      config: {
+        credentials: ['account'],
+        doc: {
+          summary: "The account's send tokens, without secrets",
+          answers: {
+            200: { description: 'Live tokens and the newest 50 revoked or expired.', schema: 'Tokens' },
+          },
+          errors: ['forbidden'],
+        },
+      },
+    },
+    async (request) => {
+      const tokens = await ctx.store.listTokens(callerAccount(request.caller).id, ctx.clock.now());
+      return { tokens: tokens.map(tokenView) };
+    },
+  );
 
   app.delete<{ Params: { id: string } }>(
     '/v1/tokens/:id',
-    { config: { credentials: ['account'], accountWrite: 'account_changes' }, onRequest: pathIdOf('tok') },
+    {
+      config: {
+        credentials: ['account'],
+        accountWrite: 'account_changes',
+        doc: {
+          summary: 'Revoke a send token',
+          parameters: [pathId('id', 'A token id.')],
+          answers: { 204: { description: 'Revoked.' } },
+          errors: ['forbidden', 'not_found', 'rate_limited'],
+        },
+      },
+      onRequest: pathIdOf('tok'),
+    },
     async (request, reply) => {
       const account = callerAccount(request.caller);
       if (!(await ctx.store.revokeToken(account.id, request.params.id, ctx.clock.now()))) {

@@ -38,7 +38,7 @@ const HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
-export function webAppRoutes(app: FastifyInstance): void {
+export async function webAppRoutes(app: FastifyInstance): Promise<void> {
   const cache = new Map<string, Buffer>();
   const read = (file: string): Buffer | undefined => {
     if (!cache.has(file)) {
