@@ -150,7 +150,12 @@ describe("the server's rooms", () => {
       );
     const allowed = (spec: string) =>
       spec.startsWith('node:') ||
-      ['@foxbell/sdk/contract', '@foxbell/sdk/server-contract', 'dataloader'].includes(spec);
+      [
+        '@foxbell/sdk/contract',
+        '@foxbell/sdk/contract/values',
+        '@foxbell/sdk/server-contract',
+        'dataloader',
+      ].includes(spec);
     const foreign = files
       .filter((file) => ['kernel', 'model'].includes(roomOf(file)))
       .flatMap((file) =>

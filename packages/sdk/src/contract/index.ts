@@ -69,6 +69,7 @@ export {
   LEVELS,
   type Level,
   LIMITS,
+  SERVICE_LIMITS,
   SOUNDS,
   TARGET_KEYWORDS,
 } from './values.js';

@@ -38,4 +38,4 @@ export {
   STATUS_PROGRESSION,
   statusAfter,
 } from './records.js';
-export { DEV_DEVICES, MESSAGES, nextUtcMonthStart, SERVICE_LIMITS } from './service.js';
+export { DEV_DEVICES, MESSAGES, nextUtcMonthStart } from './service.js';

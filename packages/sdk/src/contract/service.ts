@@ -7,15 +7,6 @@ import type { Platform } from './records.js';
  * renews, and the words of the refusals both give.
  */
 
-/** The spec's limits on sends and on an account's size (a server's operator may change them). */
-export const SERVICE_LIMITS = {
-  sendsPerTokenPerMinute: 30,
-  sendsPerAccountPerMinute: 60,
-  sendsPerAccountPerMonth: 10_000,
-  devicesPerAccount: 20,
-  tokensPerAccount: 50,
-} as const;
-
 /** Epoch milliseconds at which the UTC month holding `ms` ends: when the monthly quota renews. */
 export function nextUtcMonthStart(ms: number): number {
   const date = new Date(ms);

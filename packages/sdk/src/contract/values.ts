@@ -39,3 +39,12 @@ export const FIELD_DEFAULTS = {
   target: (typeof TARGET_KEYWORDS)[number];
   [field: string]: unknown;
 };
+
+/** The spec's limits on sends and on an account's size (a server's operator may change them). */
+export const SERVICE_LIMITS = {
+  sendsPerTokenPerMinute: 30,
+  sendsPerAccountPerMinute: 60,
+  sendsPerAccountPerMonth: 10_000,
+  devicesPerAccount: 20,
+  tokensPerAccount: 50,
+} as const;

@@ -16,7 +16,8 @@ import {
 } from '../contract/index.js';
 import { statusAfter } from '../contract/records.js';
 import { sceneCatalog } from '../contract/scenes.js';
-import { DEV_DEVICES, MESSAGES, nextUtcMonthStart, SERVICE_LIMITS } from '../contract/service.js';
+import { DEV_DEVICES, MESSAGES, nextUtcMonthStart } from '../contract/service.js';
+import { SERVICE_LIMITS } from '../contract/values.js';
 
 /** A device of the fake account. */
 export interface FakeDevice {

@@ -1,5 +1,5 @@
 // The zod-free values: reading the settings loads no rules (test/config).
-import { SERVICE_LIMITS } from '@foxbell/sdk/server-contract';
+import { SERVICE_LIMITS } from '@foxbell/sdk/contract/values';
 
 /**
  * Every limit of the service, in one place: the spec's rate limits and quota (which the store

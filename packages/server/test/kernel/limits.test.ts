@@ -1,4 +1,4 @@
-import { SERVICE_LIMITS } from '@foxbell/sdk/server-contract';
+import { SERVICE_LIMITS } from '@foxbell/sdk/contract';
 import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/kernel/catalog.js';
 import { DEFAULT_LIMITS } from '../../src/kernel/limits.js';
