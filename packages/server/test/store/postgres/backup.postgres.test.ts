@@ -1,24 +1,31 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { cleanUpAfterTest } from '@foxbell/test-support';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { send } from '../../helpers.js';
 import { ADMIN, keepSending, startProcess, tempDir, UNLIMITED } from '../../processes.js';
 import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
 
 const run = promisify(execFile);
-const databases: string[] = [];
-afterEach(async () => {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    for (const name of databases.splice(0))
+
+/**
+ * Drops the restored database after the test, once its servers are killed: dropped while a server
+ * still held it, the drop raced the server's reconnections and could wait past the hook's limit on
+ * a busy machine.
+ */
+function dropAfterTest(name: string): void {
+  cleanUpAfterTest(async () => {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-});
+    } finally {
+      await client.end();
+    }
+  });
+}
 
 describe('backing up PostgreSQL with pg_dump and pg_restore, as docs/deploy.md says', () => {
   it('copies a running deployment; a server on the restored database has every notification accepted before', async () => {
@@ -41,7 +48,7 @@ describe('backing up PostgreSQL with pg_dump and pg_restore, as docs/deploy.md s
     await run('pg_dump', ['--format=custom', `--schema=${schema}`, `--file=${dump}`, TEST_DATABASE_URL]);
     await stop();
     const restored = `${schema}_restored`;
-    databases.push(restored);
+    dropAfterTest(restored);
     const url = new URL(TEST_DATABASE_URL);
     url.pathname = `/${restored}`;
     await run('createdb', [
