@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { cleanUpAfterTest } from '@foxbell/test-support';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { send } from '../../helpers.js';
 import { ADMIN, keepSending, startProcess, tempDir, UNLIMITED } from '../../processes.js';
 import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
@@ -11,21 +10,21 @@ import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
 const run = promisify(execFile);
 
 /**
- * Drops the restored database after the test, once its servers are killed: dropped while a server
- * still held it, the drop raced the server's reconnections and could wait past the hook's limit on
- * a busy machine.
+ * The restored databases, dropped once the file's tests are done (their servers were killed after
+ * each). DROP DATABASE waits for a checkpoint, which on a machine busy with other writes can take
+ * longer than a test hook's limit: so it runs here, with a limit of its own.
  */
-function dropAfterTest(name: string): void {
-  cleanUpAfterTest(async () => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    try {
+const databases: string[] = [];
+afterAll(async () => {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    for (const name of databases.splice(0))
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    } finally {
-      await client.end();
-    }
-  });
-}
+  } finally {
+    await client.end();
+  }
+}, 180_000);
 
 describe('backing up PostgreSQL with pg_dump and pg_restore, as docs/deploy.md says', () => {
   it('copies a running deployment; a server on the restored database has every notification accepted before', async () => {
@@ -48,7 +47,7 @@ describe('backing up PostgreSQL with pg_dump and pg_restore, as docs/deploy.md s
     await run('pg_dump', ['--format=custom', `--schema=${schema}`, `--file=${dump}`, TEST_DATABASE_URL]);
     await stop();
     const restored = `${schema}_restored`;
-    dropAfterTest(restored);
+    databases.push(restored);
     const url = new URL(TEST_DATABASE_URL);
     url.pathname = `/${restored}`;
     await run('createdb', [
