@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { subscriptionAt } from '@foxbell/test-support/push-service';
 import { describe, expect, it } from 'vitest';
-import { startDeliveryServer } from '../delivery-helpers.js';
+import { type DeliveryServer, startDeliveryServer } from '../delivery-helpers.js';
 import {
   bareAccount,
   createToken,
@@ -63,6 +63,24 @@ const pushes = {
   },
 };
 
+/**
+ * A device linked to `accountKey` whose push token APNs then said is gone (a 410 on a send):
+ * inactive, its key still its own.
+ */
+async function inactiveLinkedDevice(server: DeliveryServer, accountKey: string) {
+  const token = pushToken();
+  const phone = await linkedDevice(server, accountKey, { push_token: token });
+  server.clock.advance(1000);
+  server.sim.unregisterToken(token, server.clock.now());
+  const sent = await server.request('POST', '/v1/notifications', {
+    token: await createToken(server, accountKey),
+    json: { message: 'gone' },
+  });
+  expect(sent.status).toBe(202);
+  await server.worker.tick();
+  return phone;
+}
+
 describe('a device key whose device moves to another account', () => {
   it.each(Object.entries(pushes))(
     'is revoked when another account registers its device with %s: inbox, PATCH and approvals',
@@ -95,16 +113,7 @@ describe('a device key whose device moves to another account', () => {
   it('keeps working when only the push service said its subscription is gone (a 410): PATCH brings it back', async () => {
     const server = await startDeliveryServer();
     const ana = await bareAccount(server);
-    const token = pushToken();
-    const phone = await linkedDevice(server, ana.key, { push_token: token });
-    server.clock.advance(1000);
-    server.sim.unregisterToken(token, server.clock.now());
-    const sent = await server.request('POST', '/v1/notifications', {
-      token: await createToken(server, ana.key),
-      json: { message: 'gone' },
-    });
-    expect(sent.status).toBe(202);
-    await server.worker.tick();
+    const phone = await inactiveLinkedDevice(server, ana.key);
     expect((await server.request('GET', '/v1/device', { token: phone.key })).body.active).toBe(false);
     const revived = await server.request('PATCH', '/v1/device', {
       token: phone.key,
@@ -118,15 +127,7 @@ describe('the devices limit on every path that makes a device active', () => {
   it('PATCH /v1/device does not bring back a device made inactive (410) while 20 others are active', async () => {
     const server = await startDeliveryServer();
     const ana = await bareAccount(server);
-    const token = pushToken();
-    const phone = await linkedDevice(server, ana.key, { push_token: token });
-    server.clock.advance(1000);
-    server.sim.unregisterToken(token, server.clock.now());
-    await server.request('POST', '/v1/notifications', {
-      token: await createToken(server, ana.key),
-      json: { message: 'gone' },
-    });
-    await server.worker.tick();
+    const phone = await inactiveLinkedDevice(server, ana.key);
     const others: string[] = [];
     for (let i = 0; i < 20; i += 1) {
       const device = await server.request('POST', '/v1/devices', {
