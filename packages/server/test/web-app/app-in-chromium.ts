@@ -110,6 +110,8 @@ export interface App {
   deliver(payload: unknown): Promise<void>;
   /** The notifications the service worker shows now. */
   shown(): Promise<{ title: string; body: string; tag: string; silent: boolean | null; data: unknown }[]>;
+  /** Closes every notification shown, as a person clearing them. */
+  clearShown(): Promise<void>;
 }
 
 /**
@@ -198,7 +200,6 @@ export async function openApp(url: string, options: AppOptions = {}): Promise<Ap
       if (version.status === 'activated') activated.add(version.registrationId);
   });
   await cdp.send('ServiceWorker.enable');
-  await page.bringToFront();
   const origin = new URL(url).origin;
   const worker = () => {
     const registration = registrations.find((entry) => entry.scopeURL === `${origin}/app/`);
@@ -206,21 +207,30 @@ export async function openApp(url: string, options: AppOptions = {}): Promise<Ap
       ? registration.registrationId
       : undefined;
   };
-  const shown: App['shown'] = async () => {
-    const [sw] = context.serviceWorkers();
-    if (!sw) return [];
-    return sw.evaluate(async () => {
-      const registration = (globalThis as unknown as { registration: ServiceWorkerRegistration })
-        .registration;
-      return (await registration.getNotifications()).map((notification) => ({
-        title: notification.title,
-        body: notification.body,
-        tag: notification.tag,
-        silent: notification.silent,
-        data: notification.data,
-      }));
-    });
-  };
+  // The notifications are read from a window of the origin outside the app's scope, never from the
+  // worker: an idle worker is stopped and started again by the browser (after the app's page closes,
+  // for one), and a handle to it can be one that is gone.
+  const reader = secure ? await context.newPage() : undefined;
+  await reader?.goto(`${origin}/healthz`);
+  await page.bringToFront();
+  const notifications = (clear: boolean) =>
+    reader
+      ? reader.evaluate(
+          async ({ scope, clear }) => {
+            const registration = await navigator.serviceWorker.getRegistration(scope);
+            const open = (await registration?.getNotifications()) ?? [];
+            if (clear) for (const notification of open) notification.close();
+            return open.map((notification) => ({
+              title: notification.title,
+              body: notification.body,
+              tag: notification.tag,
+              silent: notification.silent,
+              data: notification.data as unknown,
+            }));
+          },
+          { scope: `${origin}/app/`, clear },
+        )
+      : Promise.resolve([]);
   return {
     page,
     context,
@@ -250,7 +260,10 @@ export async function openApp(url: string, options: AppOptions = {}): Promise<Ap
         data: typeof payload === 'string' ? payload : JSON.stringify(payload),
       });
     },
-    shown,
+    shown: () => notifications(false),
+    clearShown: async () => {
+      await notifications(true);
+    },
   };
 }
 

@@ -219,13 +219,6 @@ describe('the web app in Chromium', () => {
       await push.waitFor(before + 1);
       return push.received[before]?.payload;
     };
-    const clearShown = () =>
-      context.serviceWorkers()[0]?.evaluate(async () => {
-        const registration = (globalThis as unknown as { registration: ServiceWorkerRegistration })
-          .registration;
-        for (const notification of await registration.getNotifications()) notification.close();
-      });
-
     // Open and in front.
     await app.deliver(await pushOf({ message: 'while open', tag: 'state' }));
     await expect.poll(async () => (await app.shown()).map((one) => one.body), WAIT).toEqual(['while open']);
@@ -234,7 +227,7 @@ describe('the web app in Chromium', () => {
     await expect
       .poll(async () => (await app.shown()).map((one) => [one.tag, one.body]), WAIT)
       .toEqual([['state', 'replaced by the newer']]);
-    await clearShown();
+    await app.clearShown();
     // In the background: another tab in front.
     const other = await context.newPage();
     await other.goto('about:blank');
@@ -246,12 +239,12 @@ describe('the web app in Chromium', () => {
     await expect
       .poll(async () => (await app.shown()).map((one) => [one.body.endsWith('…'), one.silent]), WAIT)
       .toEqual([[true, true]]);
-    await clearShown();
+    await app.clearShown();
     // Closed: no window of the app at all.
     await page.close();
     await app.deliver(await pushOf({ message: 'while closed', level: 'time-sensitive' }));
     await expect.poll(async () => (await app.shown()).map((one) => one.body), WAIT).toEqual(['while closed']);
-    await clearShown();
+    await app.clearShown();
     // A payload that cannot be read at all: still a notification, never nothing.
     await app.deliver('not a payload of ours');
     await expect.poll(async () => (await app.shown()).map((one) => one.title), WAIT).toEqual(['Foxbell']);
