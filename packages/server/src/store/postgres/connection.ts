@@ -75,35 +75,12 @@ export class PostgresConnection {
    * notification is still accepted). Taking one statement, this cannot be written otherwise.
    */
   async read(text: string, values: unknown[] = []): Promise<Row[]> {
-    const { client, release } = await this.#checkout();
+    const client = await this.#pool.connect();
     try {
       return await new Session(client, this.#names).rows(text, values);
     } finally {
-      release();
+      client.release();
     }
-  }
-
-  /**
-   * A connection from the pool, with a listener for the whole time it is out. pg-pool listens for a
-   * connection's `error` only while it is idle; one that breaks while checked out but between
-   * statements (PostgreSQL restarting: `57P01`, `ECONNRESET`) emits `error` with no listener, and
-   * an unhandled `error` event ends the process. Such a connection is destroyed at release, never
-   * reused; the statement that meets it fails, and the caller answers 503.
-   */
-  async #checkout(): Promise<{ client: pg.PoolClient; release: (broken?: Error) => void }> {
-    const client = await this.#pool.connect();
-    let lost: Error | undefined;
-    const onError = (error: Error) => {
-      lost = error;
-    };
-    client.on('error', onError);
-    return {
-      client,
-      release: (broken) => {
-        client.removeListener('error', onError);
-        client.release(broken ?? lost);
-      },
-    };
   }
 
   /**
@@ -114,7 +91,7 @@ export class PostgresConnection {
   async transaction<T>(work: (db: Session) => Promise<T>, locks: string[] = []): Promise<T> {
     const begin = locks.length === 0 ? 'BEGIN' : `BEGIN; ${advisoryLocks(locks)}`;
     for (let run = 1; ; run += 1) {
-      const { client, release } = await this.#checkout();
+      const client = await this.#pool.connect();
       const db = new Session(client, this.#names);
       let broken: Error | undefined;
       try {
@@ -133,7 +110,7 @@ export class PostgresConnection {
         throw error;
       } finally {
         // A connection whose rollback failed is in an unknown state: close it, do not reuse it.
-        release(broken);
+        client.release(broken);
       }
     }
   }

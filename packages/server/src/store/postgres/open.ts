@@ -62,6 +62,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // An idle connection that breaks (the database restarted) is dropped from the pool and
   // replaced on the next query; without a listener the error would end the process.
   pool.on('error', () => {});
+  // pg-pool listens for a connection's `error` only while the connection is idle, and an `error`
+  // with no listener ends the process. So every connection has a listener of ours for its whole
+  // life, from the moment it connects: one that breaks while it is out of the pool (between two
+  // statements), or while pg-pool is handing it over (a stopping database's FATAL 57P01 in the same
+  // read as the ReadyForQuery that ends the connecting, before the asker has the connection), is
+  // marked not queryable by node-postgres; its next statement fails (a 503), and pg-pool drops it
+  // at release instead of keeping it.
+  pool.on('connect', (client) => client.on('error', () => {}));
   try {
     await migratePostgres(pool, schema);
   } catch (error) {
@@ -121,13 +129,6 @@ export async function migratePostgres(
   migrations: readonly string[] = POSTGRES_MIGRATIONS,
 ): Promise<void> {
   const client = await pool.connect();
-  // Checked out, a connection has no listener of pg-pool's: one that breaks between statements
-  // would end the process instead of failing the start with the statement's error.
-  let lost: Error | undefined;
-  const onError = (error: Error) => {
-    lost = error;
-  };
-  client.on('error', onError);
   const key = lockKey(`foxbell:migrate:${schema ?? ''}`);
   try {
     // Session-level: held across the migrations' own transactions, and released by the server if
@@ -156,7 +157,6 @@ export async function migratePostgres(
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => {});
-    client.removeListener('error', onError);
-    client.release(lost);
+    client.release();
   }
 }
