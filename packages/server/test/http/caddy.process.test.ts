@@ -1,13 +1,9 @@
-import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { killAfterTest } from '@foxbell/test-support';
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
 import { ADMIN, freePort, httpsJson, startProcess, tempDir } from '../processes.js';
-
-const CADDYFILE = fileURLToPath(new URL('../../../../deploy/Caddyfile', import.meta.url));
+import { runShippedCaddy } from '../shipped-caddy.js';
 
 describe('behind Caddy, from deploy/Caddyfile', () => {
   it('serves the API over HTTPS with a certificate of its own, logging no token', async () => {
@@ -17,33 +13,12 @@ describe('behind Caddy, from deploy/Caddyfile', () => {
       ...['--trust-proxy', '127.0.0.1'],
     ]);
     const [httpPort, httpsPort] = [await freePort(), await freePort()];
-    // The shipped file, after the global options a test needs: its own ports, no admin endpoint,
-    // and its local CA kept out of this machine's trust store. The site's name (localhost) makes
-    // Caddy issue from that local CA instead of a public one.
-    const caddyfile = path.join(dir, 'Caddyfile');
-    await writeFile(
-      caddyfile,
-      `{\n\tadmin off\n\tskip_install_trust\n\thttp_port ${httpPort}\n\thttps_port ${httpsPort}\n}\n\n${await readFile(CADDYFILE, 'utf8')}`,
-    );
-    const caddy = killAfterTest(
-      spawn('caddy', ['run', '--config', caddyfile, '--adapter', 'caddyfile'], {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: dir,
-          XDG_DATA_HOME: path.join(dir, 'xdg-data'),
-          XDG_CONFIG_HOME: path.join(dir, 'xdg-config'),
-          FOXBELL_DOMAIN: 'localhost',
-          FOXBELL_UPSTREAM: new URL(server.url).host,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-    );
-    let log = '';
-    caddy.stdout.on('data', (chunk) => {
-      log += chunk;
-    });
-    caddy.stderr.on('data', (chunk) => {
-      log += chunk;
+    // The site's name (localhost) makes Caddy issue from its local CA instead of a public one.
+    const caddy = await runShippedCaddy({
+      dir,
+      globals: [`http_port ${httpPort}`, `https_port ${httpsPort}`],
+      domain: 'localhost',
+      upstreams: [new URL(server.url).host],
     });
     const root = path.join(dir, 'xdg-data/caddy/pki/authorities/local/root.crt');
     const base = `https://localhost:${httpsPort}`;
@@ -74,6 +49,6 @@ describe('behind Caddy, from deploy/Caddyfile', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect([status.status, status.body.id]).toEqual([200, sent.body.id]);
-    expect(log).not.toContain(token);
+    expect(caddy.log()).not.toContain(token);
   }, 40_000);
 });

@@ -1,10 +1,5 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Foxbell, FoxbellError } from '@foxbell/sdk';
-import { killAfterTest } from '@foxbell/test-support';
 import { type PrivatePostgres, privatePostgres } from '@foxbell/test-support/private-postgres';
 import pg from 'pg';
 import { expect } from 'vitest';
@@ -20,6 +15,7 @@ import {
   tempDir,
   UNLIMITED,
 } from '../processes.js';
+import { runShippedCaddy } from '../shipped-caddy.js';
 
 /**
  * A deployment as docs/deploy.md runs one for several machines, on one machine: API processes
@@ -85,7 +81,7 @@ export async function startDeployment({
     const running = await starting;
     void running.exited.then(({ code, signal }) => {
       if (!retired.has(running)) {
-        crash(new Error(`${what} exited (${code ?? signal}); stderr: ${running.stderr().slice(-2000)}`));
+        crash(new Error(`${what} exited (${code ?? signal}); stderr: ${running.stderr().slice(-12000)}`));
       }
     });
     return running;
@@ -306,49 +302,22 @@ export function expectOnlyRetriedAnswers(load: Load): void {
   }
 }
 
-const CADDYFILE = fileURLToPath(new URL('../../../../deploy/Caddyfile', import.meta.url));
-
 /**
  * Caddy with deploy/Caddyfile as it ships, in front of `upstreams`, on plain HTTP on a port of its
  * own (the site's name says so; the shipped file's health checks and retries are untouched).
  * Resolves once a request through it reaches an API process.
  */
 export async function startCaddy(upstreams: string[]): Promise<{ url: string; log: () => string }> {
-  const dir = await tempDir();
   const port = await freePort();
-  const caddyfile = path.join(dir, 'Caddyfile');
-  await writeFile(
-    caddyfile,
-    `{\n\tadmin off\n\tskip_install_trust\n}\n\n${await readFile(CADDYFILE, 'utf8')}`,
-  );
-  const caddy = killAfterTest(
-    spawn('caddy', ['run', '--config', caddyfile, '--adapter', 'caddyfile'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: dir,
-        XDG_DATA_HOME: path.join(dir, 'xdg-data'),
-        XDG_CONFIG_HOME: path.join(dir, 'xdg-config'),
-        FOXBELL_DOMAIN: `http://127.0.0.1:${port}`,
-        FOXBELL_UPSTREAM: upstreams.join(' '),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  );
-  let log = '';
-  caddy.stdout.on('data', (chunk) => {
-    log += chunk;
-  });
-  caddy.stderr.on('data', (chunk) => {
-    log += chunk;
-  });
   const url = `http://127.0.0.1:${port}`;
+  const { log } = await runShippedCaddy({ dir: await tempDir(), domain: url, upstreams });
   await expect
     .poll(async () => (await send(url, 'GET', '/healthz', {}).catch(() => ({ status: 0 }))).status, {
       timeout: 20_000,
       interval: 100,
     })
     .toBe(200);
-  return { url, log: () => log };
+  return { url, log };
 }
 
 /**

@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { killAfterTest } from '@foxbell/test-support';
+
+const CADDYFILE = fileURLToPath(new URL('../../../deploy/Caddyfile', import.meta.url));
+
+/**
+ * Caddy running deploy/Caddyfile as it ships, in `dir`, killed after the test. Only global options
+ * are put before the shipped file (a test's own ports, no admin endpoint, its local CA kept out of
+ * this machine's trust store): what the file says about the site, its health checks and retries is
+ * what the test meets. Caddy's output is kept for the test to read (`log`).
+ */
+export async function runShippedCaddy({
+  dir,
+  globals = [],
+  domain,
+  upstreams,
+}: {
+  dir: string;
+  /** Global options beyond `admin off` and `skip_install_trust`, one per line. */
+  globals?: string[];
+  /** FOXBELL_DOMAIN: a name Caddy issues a certificate for, or an `http://` address. */
+  domain: string;
+  /** The API processes, `host:port` each. */
+  upstreams: string[];
+}): Promise<{ log: () => string }> {
+  const caddyfile = path.join(dir, 'Caddyfile');
+  const options = ['admin off', 'skip_install_trust', ...globals].map((line) => `\t${line}\n`).join('');
+  await writeFile(caddyfile, `{\n${options}}\n\n${await readFile(CADDYFILE, 'utf8')}`);
+  const caddy = killAfterTest(
+    spawn('caddy', ['run', '--config', caddyfile, '--adapter', 'caddyfile'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: dir,
+        XDG_DATA_HOME: path.join(dir, 'xdg-data'),
+        XDG_CONFIG_HOME: path.join(dir, 'xdg-config'),
+        FOXBELL_DOMAIN: domain,
+        FOXBELL_UPSTREAM: upstreams.join(' '),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  let log = '';
+  const keep = (chunk: Buffer) => {
+    log += chunk;
+  };
+  caddy.stdout.on('data', keep);
+  caddy.stderr.on('data', keep);
+  return { log: () => log };
+}
