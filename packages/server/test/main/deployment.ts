@@ -303,6 +303,19 @@ export function expectOnlyRetriedAnswers(load: Load): void {
 }
 
 /**
+ * Each process is still running after a fault, and wrote no unhandled error: Node reports one
+ * before it exits, so a crash under way is caught too.
+ */
+export function expectStillRunning(processes: Running[]): void {
+  for (const running of processes) {
+    expect({ exitCode: running.child.exitCode, stderr: running.stderr() }).toEqual({
+      exitCode: null,
+      stderr: expect.not.stringContaining('Unhandled'),
+    });
+  }
+}
+
+/**
  * Caddy with deploy/Caddyfile as it ships, in front of `upstreams`, on plain HTTP on a port of its
  * own (the site's name says so; the shipped file's health checks and retries are untouched).
  * Resolves once a request through it reaches an API process.
