@@ -106,9 +106,15 @@ export interface App {
   problems: string[];
   /** The app's status line, banners included. */
   said(): Promise<string>;
-  /** Hands a push's payload (JSON, or a string as it is) to the service worker, as the push service would. */
+  /**
+   * Hands a push's payload (JSON, or a string as it is) to the service worker, as the push service
+   * would, and waits until the worker's push event has ended.
+   */
   deliver(payload: unknown): Promise<void>;
-  /** The notifications the service worker shows now. */
+  /**
+   * The notifications on screen now, as the browser recorded them shown (title, body, tag); whether
+   * each is silent and its data as the page API reads them (null and undefined where it does not).
+   */
   shown(): Promise<{ title: string; body: string; tag: string; silent: boolean | null; data: unknown }[]>;
   /** Closes every notification shown, as a person clearing them. */
   clearShown(): Promise<void>;
@@ -207,9 +213,38 @@ export async function openApp(url: string, options: AppOptions = {}): Promise<Ap
       ? registration.registrationId
       : undefined;
   };
-  // The notifications are read from a window of the origin outside the app's scope, never from the
-  // worker: an idle worker is stopped and started again by the browser (after the app's page closes,
-  // for one), and a handle to it can be one that is gone.
+  // What the browser shows, as its DevTools record it (the Background Services panel): a push
+  // handed over, each notification displayed and closed (its instance the notification's tag), and
+  // the push event's end. The record is the browser's own; a page's `getNotifications()` under
+  // load has left out a notification the worker had shown, so the list below is the record's.
+  const record: { name: string; tag: string; metadata: Record<string, string> }[] = [];
+  cdp.on('BackgroundService.backgroundServiceEventReceived', ({ backgroundServiceEvent: event }) => {
+    if (event.origin !== `${origin}/`) return;
+    record.push({
+      name: event.eventName,
+      tag: event.instanceId,
+      metadata: Object.fromEntries(event.eventMetadata.map(({ key, value }) => [key, value])),
+    });
+  });
+  for (const service of ['notifications', 'pushMessaging'] as const) {
+    await cdp.send('BackgroundService.startObserving', { service });
+    await cdp.send('BackgroundService.setRecording', { service, shouldRecord: true });
+  }
+  /** From the record: what is on screen now, a newer notification with a tag in its older one's place. */
+  const onScreen = () => {
+    const open: { title: string; body: string; tag: string }[] = [];
+    for (const { name, tag, metadata } of record) {
+      const same = open.findIndex((one) => one.tag === tag);
+      if (name === 'Notification closed' && same >= 0) open.splice(same, 1);
+      if (name !== 'Notification displayed') continue;
+      if (tag !== '' && same >= 0) open.splice(same, 1);
+      open.push({ title: metadata.Title ?? '', body: metadata.Body ?? '', tag });
+    }
+    return open;
+  };
+  // What the record leaves out (whether it is silent, its data) is read from a window of the origin
+  // outside the app's scope, never from the worker: an idle worker is stopped and started again by
+  // the browser (after the app's page closes, for one), and a handle to it can be one that is gone.
   const reader = secure ? await context.newPage() : undefined;
   await reader?.goto(`${origin}/healthz`);
   await page.bringToFront();
@@ -221,9 +256,8 @@ export async function openApp(url: string, options: AppOptions = {}): Promise<Ap
             const open = (await registration?.getNotifications()) ?? [];
             if (clear) for (const notification of open) notification.close();
             return open.map((notification) => ({
-              title: notification.title,
-              body: notification.body,
               tag: notification.tag,
+              body: notification.body,
               silent: notification.silent,
               data: notification.data as unknown,
             }));
@@ -254,15 +288,31 @@ export async function openApp(url: string, options: AppOptions = {}): Promise<Ap
       ),
     async deliver(payload) {
       await expect.poll(() => worker(), WAIT).toBeDefined();
+      const before = record.length;
       await cdp.send('ServiceWorker.deliverPushMessage', {
         origin,
         registrationId: worker() as string,
         data: typeof payload === 'string' ? payload : JSON.stringify(payload),
       });
+      // Handed over once its push event has ended, whatever the worker did with it.
+      await expect
+        .poll(
+          () => record.slice(before).find(({ name }) => name === 'Push event completed')?.metadata.Status,
+          WAIT,
+        )
+        .toBe('Success');
     },
-    shown: () => notifications(false),
-    clearShown: async () => {
+    async shown() {
+      const options = await notifications(false);
+      return onScreen().map(({ title, body, tag }) => {
+        const read = options.find((one) => one.tag === tag && one.body === body);
+        return { title, body, tag, silent: read?.silent ?? null, data: read?.data };
+      });
+    },
+    async clearShown() {
       await notifications(true);
+      // Closed, as the record says, before the next push is handed over.
+      await expect.poll(() => onScreen(), WAIT).toEqual([]);
     },
   };
 }
