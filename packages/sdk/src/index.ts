@@ -21,9 +21,11 @@ export type {
   Device,
   DropReason,
   ErrorCode,
+  InactiveReason,
   Level,
   NotificationStatus,
   Platform,
+  PushFailureReason,
   SendFields,
   StatusRecord,
 } from './contract/index.js';

@@ -26,6 +26,15 @@ export {
 } from './fields.js';
 export { seenInWords } from './freshness.js';
 export {
+  INACTIVE_REASONS,
+  type InactiveReason,
+  type InWords,
+  inactiveInWords,
+  PUSH_FAILURE_REASONS,
+  type PushFailureReason,
+  pushFailureInWords,
+} from './push-failures.js';
+export {
   catalogSceneSchema,
   DESTINATION_STATES,
   type Destination,

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { InactiveReason, PushFailureReason } from './push-failures.js';
 
 export const PLATFORMS = ['ios', 'watchos', 'visionos'] as const;
 export type Platform = (typeof PLATFORMS)[number];
@@ -81,6 +82,7 @@ export const destinationSchema = z.looseObject({
   state: z.string(),
   push_status: z.optional(z.custom<number | null>((value) => value === null || Number.isInteger(value))),
   updated_at: z.string(),
+  reason: z.optional(z.string()),
 });
 
 export const statusRecordSchema = z.looseObject({
@@ -96,6 +98,8 @@ export interface Destination {
   state: DestinationState | (string & {});
   push_status?: number | null | undefined;
   updated_at: string;
+  /** Present when `state` is `failed_permanent`: why the push will not arrive (see `pushFailureInWords`). */
+  reason?: PushFailureReason | (string & {}) | undefined;
 }
 
 export interface StatusRecord {
@@ -117,6 +121,8 @@ export interface Device {
   active?: boolean;
   last_seen_at?: string | null;
   stale?: boolean;
+  /** Listed with an account key, while `active` is false: why (see `inactiveInWords`). */
+  inactive_reason?: InactiveReason | (string & {});
 }
 
 /** A scene of the catalog as this service lays it out; another service may lay its own out otherwise. */
