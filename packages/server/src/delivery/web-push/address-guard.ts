@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** What a name resolves to: `dns.lookup(name, { all: true })`'s answer. */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
@@ -8,42 +9,46 @@ export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all:
 
 /**
  * Addresses no push service has: this machine, private networks, link-local, carrier-grade NAT,
- * multicast and reserved ranges, in IPv4 and IPv6 (IPv4-mapped IPv6 is checked as its IPv4).
+ * multicast, documentation, benchmarking and other reserved ranges, in IPv4 and IPv6. ipaddr.js
+ * names every special-purpose range; a push service's address is in none of them ("unicast").
  */
-const NOT_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b:1::', 48],
-] as const) {
-  NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
+const isUnicast = (address: ipaddr.IPv4 | ipaddr.IPv6): boolean => address.range() === 'unicast';
+
+/** The networks whose addresses end with an IPv4 one, which is where a connection to them goes. */
+const NAT64 = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96');
+
+const ipv4Of = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+
+/**
+ * The IPv4 address an IPv6 one carries, for the ways a host may really reach an IPv4 address
+ * through one: IPv4-mapped and IPv4-translated (::ffff:0:0/96, ::ffff:0:0:0/96), NAT64's
+ * well-known prefix (64:ff9b::/96, common on IPv6-only hosts in clouds), 6to4 (2002::/16, the 32
+ * bits after the prefix) and IPv4-compatible (::/96, tunnelled by a sit device). Teredo
+ * (2001::/32) is not here: it is a host behind a NAT, reached through a relay, never a push
+ * service, and ipaddr.js names its range.
+ */
+function carriedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const [, second = 0, third = 0, , , , high = 0, low = 0] = address.parts;
+  const range = address.range();
+  if (range === '6to4') return ipv4Of(second, third);
+  if (
+    range === 'ipv4Mapped' ||
+    range === 'rfc6145' ||
+    address.match(NAT64) ||
+    address.match(IPV4_COMPATIBLE)
+  ) {
+    return ipv4Of(high, low);
+  }
+  return undefined;
 }
 
 /** Whether `address` (an IP in any form `dns.lookup` gives) may be a push service's. */
 export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped !== undefined) return isPublicAddress(mapped);
-  return !NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (isIP(address) === 0) return false;
+  const parsed = ipaddr.parse(address);
+  if (parsed instanceof ipaddr.IPv4) return isUnicast(parsed);
+  return isUnicast(carriedIPv4(parsed) ?? parsed);
 }
 
 /** The code of a connection refused because its name resolved to an address that is not public. */

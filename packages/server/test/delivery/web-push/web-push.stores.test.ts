@@ -511,6 +511,9 @@ describe('Web Push delivery', () => {
     ['link-local (a cloud metadata service)', '169.254.169.254'],
     ['IPv6 loopback', '::1'],
     ['an IPv4-mapped private address', '::ffff:192.168.1.10'],
+    ['a private address through NAT64', '64:ff9b::a00:1'],
+    ['this machine through 6to4', '2002:7f00:1::1'],
+    ['a documentation range (TEST-NET-1)', '192.0.2.10'],
   ])(
     'never connects to an allowed name that resolves to %s: failed_permanent, unsent',
     async (_, address) => {
