@@ -69,6 +69,8 @@ export interface AppDeps {
    * client X-Forwarded-For names; from any other peer the header is ignored. Default: none.
    */
   trustProxy?: string[];
+  /** The origin people reach the server at (`--public-url`); left out, pushes open no page of it. */
+  publicUrl?: string;
 }
 
 export interface Timeouts {
@@ -112,6 +114,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     inFlight: { sends: 0 },
     metrics: deps.metrics,
     providers: deps.providers,
+    publicUrl: deps.publicUrl,
   };
   const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
   // One line per request at info: its method, path (no query, no credential), status and time.

@@ -90,6 +90,8 @@ export async function startServer(
     wrapStore?: (store: Store) => Store;
     health?: AppDeps['health'];
     trustProxy?: string[];
+    /** The server's own address (`--public-url`). */
+    publicUrl?: string;
     /** The push services Web Push subscriptions may name (a local one in tests). */
     pushHosts?: PushHosts;
     /** The providers devices register with; default: the product's (see providers.ts). */
@@ -109,6 +111,7 @@ export async function startServer(
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.health ? { health: options.health } : {}),
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     providers:
       options.providers?.(store, clock) ??
       apiProviders(store, clock, options.pushHosts ? { hosts: options.pushHosts } : {}),

@@ -35,6 +35,8 @@ export interface ServerConfig {
   tls: { certFile: string; keyFile: string } | undefined;
   /** Peers (addresses or CIDR ranges) whose X-Forwarded-For names the client. */
   trustProxy: string[];
+  /** The origin people reach this server at (`--public-url`), where the web app's pages are. */
+  publicUrl: string | undefined;
 }
 
 export interface ListenAddress {
@@ -61,6 +63,25 @@ export function listenAddressOf(text: string): ListenAddress | string {
   if (!match || port > 65_535)
     return 'must be HOST:PORT, such as 127.0.0.1:9464 ([::1]:9464 for IPv6; port 0 picks one)';
   return { host: (match[1] ?? match[2]) as string, port };
+}
+
+/**
+ * Why `--public-url` is not the address of a server as people reach it: an `http:` or `https:`
+ * URL of a scheme and host (and port), nothing else, since the web app is served at its `/app/`.
+ */
+export function publicUrlProblem(text: string): string | undefined {
+  const url = URL.parse(text);
+  const bare =
+    url !== null &&
+    ['http:', 'https:'].includes(url.protocol) &&
+    url.username === '' &&
+    url.password === '' &&
+    url.pathname === '/' &&
+    url.search === '' &&
+    url.hash === '';
+  return bare
+    ? undefined
+    : `must be this server's address as people reach it, a scheme and host only (https://push.example.com), not "${text}"`;
 }
 
 /** An admin key creates accounts: as hard to guess as the 190-bit secrets the server makes. */
@@ -282,6 +303,14 @@ export const SERVER_SETTINGS = {
     },
     help: 'reverse proxies (addresses or CIDR ranges, by commas) whose X-Forwarded-For names the client in logs',
   },
+  publicUrl: {
+    flag: 'public-url',
+    variable: 'FOXBELL_PUBLIC_URL',
+    argument: 'URL',
+    type: 'text',
+    check: publicUrlProblem,
+    help: "this server's address as people reach it (https://push.example.com): the web app's notifications open its pages there (Declarative Web Push); unset, they open none",
+  },
   metrics: {
     flag: 'metrics',
     variable: 'FOXBELL_METRICS',
@@ -375,6 +404,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       metrics: values.metrics === undefined ? undefined : (listenAddressOf(values.metrics) as ListenAddress),
       trustProxy:
         values.trustProxy === undefined ? [] : values.trustProxy.split(',').map((part) => part.trim()),
+      publicUrl: values.publicUrl === undefined ? undefined : new URL(values.publicUrl).origin,
       tls:
         values.tlsCert === undefined || values.tlsKey === undefined
           ? undefined

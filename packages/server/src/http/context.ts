@@ -33,6 +33,8 @@ export interface AppContext {
   metrics: Metrics | undefined;
   /** The push providers: how a device registers with each, and how its view names it. */
   providers: readonly PushProvider[];
+  /** The origin people reach the server at (`--public-url`), where the web app's pages are. */
+  publicUrl: string | undefined;
 }
 
 /** Which credentials a route takes: the management API's, a linked app's device key, a link request's poll secret. */

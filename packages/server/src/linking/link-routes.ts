@@ -40,13 +40,14 @@ export const newLinkRequest = (providers: readonly PushProvider[]) =>
 export const linkApproval = z.strictObject({ code: textField(1, 64) });
 
 /**
- * Where the web app that made a request lives, for its notifications to open: its page on this
- * server, when the request came from this server's own origin (a browser says so in `Origin`).
+ * Where the web app that made a request lives, for its notifications to open: its page at the
+ * server's own address (`--public-url`), when the request came from a page there (a browser says
+ * so in `Origin`). Built from the setting, never from what the client says: `Origin` and `Host`
+ * only pick between that page and none.
  */
-function appUrlOf(request: FastifyRequest): string | null {
-  const origin = URL.parse(request.headers.origin ?? '');
-  if (!origin || !['http:', 'https:'].includes(origin.protocol) || origin.host !== request.host) return null;
-  return `${origin.origin}/app/`;
+function appUrlOf(request: FastifyRequest, publicUrl: string | undefined): string | null {
+  const origin = URL.parse(request.headers.origin ?? '')?.origin;
+  return publicUrl !== undefined && origin === publicUrl ? `${publicUrl}/app/` : null;
 }
 
 /** A link request as its poller sees it: its state, and when its code stops working. */
@@ -148,7 +149,7 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
     async (request, reply) => {
       ctx.linkRequests.take(clientNetwork(request.ip));
       const body = readBody(request, requestBody);
-      const { address } = addressFromBody(body, ctx.providers, { appUrl: appUrlOf(request) });
+      const { address } = addressFromBody(body, ctx.providers, { appUrl: appUrlOf(request, ctx.publicUrl) });
       const sourceDeviceId = await switchingFrom(body, ctx);
       const now = ctx.clock.now();
       const id = ctx.ids.id('lnk');

@@ -28,6 +28,7 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
     providers: push.providers,
     ...(tls ? { tls } : {}),
     trustProxy: config.trustProxy,
+    ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     store,
     clock,
     ids: randomIds,

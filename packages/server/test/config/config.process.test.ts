@@ -18,10 +18,12 @@ describe("foxbell-server's settings, one table", () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', probe, config]);
     const resolved: string[] = JSON.parse(stdout);
     expect(resolved).toContain(new URL('../../src/kernel/settings.ts', import.meta.url).href);
+    // ipaddr.js (one file, no dependencies) is the address guard's range table, which the VAPID
+    // subject's check reads too.
     expect(
-      resolved.filter((url) =>
-        /node_modules|\/apns\/client\.ts$|\/store\/postgres\/(?!options\.ts)/.test(url),
-      ),
+      resolved
+        .filter((url) => !url.endsWith('/node_modules/ipaddr.js/lib/ipaddr.js'))
+        .filter((url) => /node_modules|\/apns\/client\.ts$|\/store\/postgres\/(?!options\.ts)/.test(url)),
     ).toEqual([]);
   });
 
@@ -114,6 +116,35 @@ describe("foxbell-server's settings, one table", () => {
         ok: false,
         problems: [
           `--trust-proxy (FOXBELL_TRUST_PROXY) must be addresses or CIDR ranges, separated by commas (127.0.0.1,10.0.0.0/8), not "${bad}"`,
+        ],
+      });
+    }
+  });
+
+  it('reads --public-url as the origin people reach the server at, and names one that is not', () => {
+    expect(readConfig([], {})).toMatchObject({ ok: true, config: { publicUrl: undefined } });
+    for (const [given, origin] of [
+      ['https://push.example.com', 'https://push.example.com'],
+      ['HTTPS://Push.Example.com:443/', 'https://push.example.com'],
+      ['http://localhost:8787', 'http://localhost:8787'],
+    ]) {
+      expect(readConfig([], { FOXBELL_PUBLIC_URL: given }), given).toMatchObject({
+        ok: true,
+        config: { publicUrl: origin },
+      });
+    }
+    for (const bad of [
+      'push.example.com',
+      'ftp://push.example.com',
+      'https://push.example.com/foxbell/',
+      'https://push.example.com/?x=1',
+      'https://push.example.com/#app',
+      'https://ana:secret@push.example.com',
+    ]) {
+      expect(readConfig(['--public-url', bad], {}), bad).toEqual({
+        ok: false,
+        problems: [
+          `--public-url (FOXBELL_PUBLIC_URL) must be this server's address as people reach it, a scheme and host only (https://push.example.com), not "${bad}"`,
         ],
       });
     }

@@ -36,6 +36,8 @@ describe('compose.yaml', () => {
     // X-Forwarded-For is trusted from Caddy's network alone.
     expect(foxbell.environment.FOXBELL_TRUST_PROXY).toBe(compose.networks.foxbell.ipam.config[0].subnet);
     expect(caddy.networks).toEqual(foxbell.networks);
+    // The server's own address is the name Caddy serves: the web app's pushes open its pages there.
+    expect(foxbell.environment.FOXBELL_PUBLIC_URL).toBe(`https://${caddy.environment.FOXBELL_DOMAIN}`);
     // Caddy waits for the image's HEALTHCHECK, and reads the shipped Caddyfile.
     expect(dockerfile).toMatch(/^HEALTHCHECK /m);
     expect(caddy.depends_on).toEqual({ foxbell: { condition: 'service_healthy' } });

@@ -6,7 +6,7 @@ import { LocalPushService, type Subscription } from '@foxbell/test-support/push-
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, expect } from 'vitest';
 import { send } from '../helpers.js';
-import { ADMIN, type Running, startProcess, tempDir } from '../processes.js';
+import { ADMIN, freePort, type Running, startProcess, tempDir } from '../processes.js';
 
 /**
  * The Foxbell web app in real Chromium, as a phone shows it, against a real foxbell-server that
@@ -68,10 +68,13 @@ export async function startAppServer(extra: string[] = []): Promise<AppServer> {
   services.push(push);
   const ca = path.join(dir, 'push-ca.pem');
   await writeFile(ca, push.ca);
+  // The address the browser opens the app at is the server's own (--public-url).
+  const port = await freePort();
   const server = await startProcess(
     [
       ...['--data', path.join(dir, 'data'), '--admin-key', ADMIN, '--log-level', 'warn'],
       ...['--web-push-hosts', push.host, '--web-push-subject', 'mailto:ops@example.com'],
+      ...['--port', String(port), '--public-url', `http://127.0.0.1:${port}`],
       ...extra,
     ],
     { NODE_EXTRA_CA_CERTS: ca },

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { LocalPushService, type Subscription, subscriptionAt } from '@foxbell/test-support/push-service';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../src/delivery/web-push/address-guard.js';
@@ -45,6 +46,8 @@ async function startWebPushServer(
     apple?: boolean;
     /** The VAPID subject the transport signs with. */
     subject?: string;
+    /** The server's own address (`--public-url`). */
+    publicUrl?: string;
   } = {},
 ) {
   let serverUrl = '';
@@ -57,7 +60,10 @@ async function startWebPushServer(
   closing.push(() => push.close());
   const port = new URL(push.url).port;
   const host = options.named ? `${options.named.name}:${port}` : push.host;
-  const server = await startServer({ pushHosts: hostsOf(host) });
+  const server = await startServer({
+    pushHosts: hostsOf(host),
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+  });
   serverUrl = server.url;
   now.clock = () => server.clock.now();
   // Delivery through the provider as a worker process opens it: its transport, keys and badge.
@@ -653,6 +659,89 @@ describe("the app's badge (app_badge): what came since its app was last open", (
       [1, 500],
       [1, 201],
     ]);
+  });
+});
+
+/**
+ * A link request as a browser sends it, byte for byte as to the headers: `Host` and `Origin` are
+ * what the client says (a browser on a page of another site, or a client that writes its own).
+ */
+function requestLinkAs(
+  url: string,
+  headers: { host: string; origin: string },
+  subscription: Subscription,
+): Promise<{ status: number; body: { code: string } }> {
+  const body = JSON.stringify({
+    device_id: 'app-install-0001',
+    name: 'iPhone',
+    platform: 'ios',
+    web_push: subscription,
+  });
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(
+      url.replace(/\/$/, '') + '/v1/link-requests',
+      { method: 'POST', headers: { ...headers, 'content-type': 'application/json' } },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk) => {
+          text += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
+
+describe("the page a Declarative Web Push opens (navigate): on the server's own address only", () => {
+  /** A push to a device linked with `headers`: its notification, as the push service decrypted it. */
+  async function pushedAfterLinking(
+    server: Awaited<ReturnType<typeof startWebPushServer>>,
+    headers: { host: string; origin: string },
+  ) {
+    const { key, token } = await server.account();
+    const subscription = server.push.subscribe();
+    const link = await requestLinkAs(server.url, headers, subscription);
+    expect(link.status).toBe(201);
+    const approved = await server.request('POST', '/v1/link-approvals', {
+      token: key,
+      json: { code: link.body.code },
+    });
+    expect(approved.status, approved.text).toBe(201);
+    const id = await server.send(token, { message: 'open me' });
+    const [push] = server.push.pushesTo(subscription);
+    return { id, payload: push?.payload };
+  }
+
+  it('never opens another site: a link request saying Host and Origin evil.example stores no page there', async () => {
+    const server = await startWebPushServer({ publicUrl: 'https://push.example.com' });
+    const { payload } = await pushedAfterLinking(server, {
+      host: 'evil.example',
+      origin: 'https://evil.example',
+    });
+    // Not the app's origin: the app's service worker shows it, and nothing names evil.example.
+    expect(payload.web_push).toBeUndefined();
+    expect(payload.notification.navigate).toBeUndefined();
+    expect(JSON.stringify(payload)).not.toContain('evil.example');
+  });
+
+  it("opens the app's page at --public-url when the app served there links itself, whatever Host the proxy passed", async () => {
+    const server = await startWebPushServer({ publicUrl: 'https://push.example.com' });
+    const { id, payload } = await pushedAfterLinking(server, {
+      host: new URL(server.url).host,
+      origin: 'https://push.example.com',
+    });
+    expect(payload.web_push).toBe(8030);
+    expect(payload.notification.navigate).toBe(`https://push.example.com/app/?notification=${id}`);
+  });
+
+  it('without --public-url, opens no page at all, even for a request whose Origin matches its Host', async () => {
+    const server = await startWebPushServer();
+    const { host } = new URL(server.url);
+    const { payload } = await pushedAfterLinking(server, { host, origin: `http://${host}` });
+    expect(payload.web_push).toBeUndefined();
+    expect(payload.notification.navigate).toBeUndefined();
   });
 });
 
