@@ -693,7 +693,7 @@ function requestLinkAs(
   });
   return new Promise((resolve, reject) => {
     const sent = httpRequest(
-      url.replace(/\/$/, '') + '/v1/link-requests',
+      new URL('/v1/link-requests', url),
       { method: 'POST', headers: { ...headers, 'content-type': 'application/json' } },
       (response) => {
         let text = '';
