@@ -175,9 +175,13 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
         expiresAt,
       });
       if (created === 'device_exists') {
-        throw new Refusal('device_exists', 'this device id is registered already, or being linked', {
-          field: 'device_id',
-        });
+        throw new Refusal(
+          'device_exists',
+          'this device id or push address is registered already, or being linked',
+          {
+            field: 'device_id',
+          },
+        );
       }
       return reply.code(201).send({ id, code, secret, expires_at: isoTime(expiresAt) });
     },

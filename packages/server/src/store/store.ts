@@ -198,9 +198,8 @@ export interface Store {
   watchQueue?(onQueued: () => void): Promise<{ close(): Promise<void> }>;
 
   /**
-   * Stores a link request, unless its device id is already an active device's (in any account)
-   * or another pending request's: `device_exists`. Its push address is not checked: the request
-   * is answered alike whether or not the address is known, and approving it moves the address.
+   * Stores a link request, unless its device id or push address is already an active device's
+   * (in any account) or another pending request's: `device_exists`.
    */
   createLinkRequest(request: NewLinkRequest): Promise<'created' | 'device_exists'>;
   /**

@@ -272,116 +272,27 @@ describe('linking a device with a code', () => {
     expect(full.body.error.details).toEqual({ limit: 'devices', max: 20 });
   });
 
-  it('refuses a device id already registered or being linked: device_exists, until its request expires', async () => {
+  it('refuses a device id or push address already registered or being linked: device_exists', async () => {
     const server = await startServer();
     const ana = await bareAccount(server);
-    const first = await requestLink(server, { device_id: 'install-same' });
+    const token = pushToken();
+    const first = await requestLink(server, { device_id: 'install-same', push_token: token });
     expect(first.status).toBe(201);
-    const pending = expectError(
-      await requestLink(server, { device_id: 'install-same' }),
-      409,
-      'device_exists',
-      'device_id',
-    );
-    expect(pending.error.message).toBe('this device id is registered already, or being linked');
+    expectError(await requestLink(server, { device_id: 'install-same' }), 409, 'device_exists', 'device_id');
+    expectError(await requestLink(server, { push_token: token }), 409, 'device_exists', 'device_id');
     expect((await approve(server, ana.key, first.body.code)).status).toBe(201);
     expectError(await requestLink(server, { device_id: 'install-same' }), 409, 'device_exists', 'device_id');
+    const registered = pushToken();
+    await server.request('POST', '/v1/devices', {
+      token: ana.key,
+      json: { name: 'Old', platform: 'ios', push_token: registered },
+    });
+    expectError(await requestLink(server, { push_token: registered }), 409, 'device_exists', 'device_id');
     // A request that expired holds nothing.
     const lapsed = await requestLink(server, { device_id: 'install-lapse' });
     server.clock.advance(TEN_MINUTES);
     expect((await requestLink(server, { device_id: 'install-lapse' })).status).toBe(201);
     expect(lapsed.status).toBe(201);
-  });
-
-  it('answers alike whether or not a push address is registered or being linked: 201, the same fields', async () => {
-    const server = await startServer();
-    const ana = await bareAccount(server);
-    const registered = pushToken();
-    const device = await server.request('POST', '/v1/devices', {
-      token: ana.key,
-      json: { name: 'Old', platform: 'ios', push_token: registered },
-    });
-    expect(device.status).toBe(201);
-    const linked = pushToken();
-    expect(
-      (await approve(server, ana.key, (await requestLink(server, { push_token: linked })).body.code)).status,
-    ).toBe(201);
-    const pending = pushToken();
-    expect((await requestLink(server, { push_token: pending })).status).toBe(201);
-    const answers = [];
-    for (const push_token of [pushToken(), registered, linked, pending]) {
-      const reply = await requestLink(server, { push_token });
-      expect(reply.status, reply.text).toBe(201);
-      expect(reply.headers.get('x-request-id')).toMatch(/^req_/);
-      answers.push(reply.body);
-    }
-    // Four answers with the same fields, each its own request: none tells the address was known.
-    expect(answers).toEqual(
-      answers.map(() => ({
-        id: expect.stringMatching(/^lnk_/),
-        code: expect.stringMatching(CODE),
-        secret: expect.stringMatching(/^fox_poll_/),
-        expires_at: new Date(server.clock.now() + TEN_MINUTES).toISOString(),
-      })),
-    );
-    expect(new Set(answers.map((answer) => answer.id)).size).toBe(4);
-  });
-
-  it("settles a push address at approval: the approved request wins, another's request blocks nothing", async () => {
-    const server = await startServer();
-    const ana = await bareAccount(server);
-    const mallory = await bareAccount(server);
-    const phone = pushToken();
-    // A request made first for the phone's address, by someone who learnt it: it holds nothing.
-    const squatter = await requestLink(server, {
-      device_id: 'squatter-0001',
-      name: 'Not a phone',
-      push_token: phone,
-    });
-    expect(squatter.status).toBe(201);
-    const real = await requestLink(server, { device_id: 'real-app-0001', push_token: phone });
-    expect(real.status, real.text).toBe(201);
-    expect((await approve(server, ana.key, real.body.code)).status).toBe(201);
-    const anas = async () =>
-      (await server.request('GET', '/v1/devices', { token: ana.key })).body.devices.map(
-        (device: { device_id: string; active: boolean }) => [device.device_id, device.active],
-      );
-    expect(await anas()).toEqual([['real-app-0001', true]]);
-    // The other request, approved later, wins in its turn: the address moves, as a registration
-    // with an account key moves it, and the device it left is no longer Ana's.
-    const taken = await approve(server, mallory.key, squatter.body.code);
-    expect(taken.status, taken.text).toBe(201);
-    expect(taken.body.device).toMatchObject({ device_id: 'squatter-0001', active: true });
-    expect(await anas()).toEqual([['real-app-0001', false]]);
-    // The phone's app links again, and its person approves it: the address is Ana's again.
-    const again = await requestLink(server, { device_id: 'real-app-0002', push_token: phone });
-    expect(again.status).toBe(201);
-    expect((await approve(server, ana.key, again.body.code)).status).toBe(201);
-    expect(await anas()).toEqual([
-      ['real-app-0001', false],
-      ['real-app-0002', true],
-    ]);
-    const mallorys = (await server.request('GET', '/v1/devices', { token: mallory.key })).body.devices;
-    expect(mallorys.map((device: { active: boolean }) => device.active)).toEqual([false]);
-  });
-
-  it('approves two requests for one push address at once, in two accounts: both 201, one device has it', async () => {
-    const server = await startServer();
-    const [ana, bob] = [await bareAccount(server), await bareAccount(server)];
-    const phone = pushToken();
-    const first = await requestLink(server, { device_id: 'race-app-0001', push_token: phone });
-    const second = await requestLink(server, { device_id: 'race-app-0002', push_token: phone });
-    const approvals = await Promise.all([
-      approve(server, ana.key, first.body.code),
-      approve(server, bob.key, second.body.code),
-    ]);
-    expect(approvals.map((reply) => reply.status)).toEqual([201, 201]);
-    const active = [];
-    for (const key of [ana.key, bob.key]) {
-      const { devices } = (await server.request('GET', '/v1/devices', { token: key })).body;
-      active.push(...devices.filter((device: { active: boolean }) => device.active));
-    }
-    expect(active).toHaveLength(1);
   });
 
   it('checks the request body: the device id, exactly one push address', async () => {

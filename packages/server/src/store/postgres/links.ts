@@ -16,16 +16,16 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
   return {
     async createLinkRequest(link) {
       const { device } = link;
-      // The device id's lock: two requests for one device id cannot both be made. The push address
-      // is not looked at: who holds it is settled when a request is approved.
+      // The device id's and push address's locks: two requests for one device cannot both be made.
       return db.transaction(
         async (session) => {
           const taken = await session.row(
-            `SELECT 1 FROM devices WHERE active AND id <> $3 AND client_id = $1
+            `SELECT 1 FROM devices WHERE active AND id <> $4 AND (client_id = $1 OR push_token = $2)
              UNION ALL
-             SELECT 1 FROM link_requests WHERE state = 'pending' AND expires_at > $2 AND client_id = $1
+             SELECT 1 FROM link_requests
+               WHERE state = 'pending' AND expires_at > $3 AND (client_id = $1 OR push_token = $2)
              LIMIT 1`,
-            [device.clientId, link.now, link.sourceDeviceId ?? ''],
+            [device.clientId, device.address.key, link.now, link.sourceDeviceId ?? ''],
           );
           if (taken) return 'device_exists' as const;
           await session.rows(
@@ -52,7 +52,7 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
           );
           return 'created' as const;
         },
-        [`link_client:${device.clientId}`],
+        [`link_client:${device.clientId}`, `push_token:${device.address.key}`],
       );
     },
 

@@ -17,16 +17,17 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
     async createLinkRequest(link) {
       return db.write(() => {
         const { device } = link;
-        // The device id only: who holds the push address is settled when a request is approved.
         const taken = db.get(
-          `SELECT 1 FROM devices WHERE active = 1 AND id <> ? AND client_id = ?
+          `SELECT 1 FROM devices WHERE active = 1 AND id <> ? AND (client_id = ? OR push_token = ?)
            UNION ALL
-           SELECT 1 FROM link_requests WHERE state = 'pending' AND expires_at > ? AND client_id = ?
+           SELECT 1 FROM link_requests WHERE state = 'pending' AND expires_at > ? AND (client_id = ? OR push_token = ?)
            LIMIT 1`,
           link.sourceDeviceId ?? '',
           device.clientId,
+          device.address.key,
           link.now,
           device.clientId,
+          device.address.key,
         );
         if (taken) return 'device_exists';
         db.run(
