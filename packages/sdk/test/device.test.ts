@@ -147,7 +147,7 @@ describe('the device client', () => {
     expect(read[0]?.headers.get('authorization')).toBe(`Bearer ${KEY}`);
   });
 
-  it('says why its device is inactive in the contract\'s words, a reason it does not know too', async () => {
+  it("says why its device is inactive in the contract's words, a reason it does not know too", async () => {
     const device = new FoxbellDevice({ baseUrl: BASE_URL, deviceKey: KEY, deviceId: 'dev_1' });
     route('get', '/v1/device', () =>
       HttpResponse.json({ id: 'dev_1', name: 'iPhone', active: false, inactive_reason: 'subscription_gone' }),
@@ -160,7 +160,7 @@ describe('the device client', () => {
     expect(inactiveInWords('a reason of a newer server').what).toBe('it is no longer active');
   });
 
-  it('tells onRetry of each retry of a read before its wait (a proxy\'s 502), never of a change', async () => {
+  it("tells onRetry of each retry of a read before its wait (a proxy's 502), never of a change", async () => {
     const proxyDown = () => new HttpResponse('', { status: 502 });
     const retries: unknown[] = [];
     const device = new FoxbellDevice({
@@ -172,7 +172,13 @@ describe('the device client', () => {
     route('get', '/v1/inbox', proxyDown, () => HttpResponse.json({ items: [], next_cursor: null }));
     expect(await device.inbox()).toEqual({ items: [], nextCursor: null });
     expect(retries).toEqual([
-      { attempt: 1, waitMs: expect.any(Number), reason: 'server_error', status: 502, code: 'service_unavailable' },
+      {
+        attempt: 1,
+        waitMs: expect.any(Number),
+        reason: 'server_error',
+        status: 502,
+        code: 'service_unavailable',
+      },
     ]);
     route('patch', '/v1/device', proxyDown);
     await expect(device.update({ name: 'Work' })).rejects.toMatchObject({ status: 502 });
