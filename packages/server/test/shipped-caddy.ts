@@ -26,9 +26,34 @@ export async function runShippedCaddy({
   /** The API processes, `host:port` each. */
   upstreams: string[];
 }): Promise<{ log: () => string }> {
+  return runCaddy({
+    dir,
+    globals,
+    site: await readFile(CADDYFILE, 'utf8'),
+    env: { FOXBELL_DOMAIN: domain, FOXBELL_UPSTREAM: upstreams.join(' ') },
+  });
+}
+
+/**
+ * Caddy running `site` (a Caddyfile's sites: the shipped one, or the one docs/iphone.md writes),
+ * in `dir`, killed after the test, with the same global options as `runShippedCaddy`. Its local
+ * CA is in `dir`/xdg-data/caddy/pki/authorities/local/.
+ */
+export async function runCaddy({
+  dir,
+  globals = [],
+  site,
+  env = {},
+}: {
+  dir: string;
+  globals?: string[];
+  site: string;
+  /** Variables the Caddyfile reads. */
+  env?: Record<string, string>;
+}): Promise<{ log: () => string }> {
   const caddyfile = path.join(dir, 'Caddyfile');
   const options = ['admin off', 'skip_install_trust', ...globals].map((line) => `\t${line}\n`).join('');
-  await writeFile(caddyfile, `{\n${options}}\n\n${await readFile(CADDYFILE, 'utf8')}`);
+  await writeFile(caddyfile, `{\n${options}}\n\n${site}`);
   const caddy = killAfterTest(
     spawn('caddy', ['run', '--config', caddyfile, '--adapter', 'caddyfile'], {
       env: {
@@ -36,8 +61,7 @@ export async function runShippedCaddy({
         HOME: dir,
         XDG_DATA_HOME: path.join(dir, 'xdg-data'),
         XDG_CONFIG_HOME: path.join(dir, 'xdg-config'),
-        FOXBELL_DOMAIN: domain,
-        FOXBELL_UPSTREAM: upstreams.join(' '),
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),

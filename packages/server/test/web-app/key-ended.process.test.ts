@@ -93,7 +93,7 @@ describe('the web app when its device key ends', () => {
   }, 60_000);
 
   it("moved to another account: the old account's inbox is gone at once, also when the new one cannot be read yet, and offline", async () => {
-    const { server, account, app } = await linkedWithOne();
+    const { server, app } = await linkedWithOne();
     const other = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
     app.page.on('dialog', (question) => void question.accept());
     // The new account's inbox cannot be read for now (the network drops those requests).
