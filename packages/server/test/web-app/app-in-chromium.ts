@@ -342,7 +342,8 @@ export async function openApp(url: string, options: AppOptions = {}): Promise<Ap
           tone: note.dataset.tone ?? '',
           icon: getComputedStyle(note).getPropertyValue('--icon').trim(),
           role: place?.getAttribute('role') ?? null,
-          inView: box.top >= 0 && box.bottom <= window.innerHeight,
+          // Whole on screen (a fraction of a pixel aside, as layout rounds).
+          inView: box.top >= -0.5 && box.bottom <= window.innerHeight + 0.5,
           below: Math.round(box.top - element.getBoundingClientRect().bottom),
         };
       }),
