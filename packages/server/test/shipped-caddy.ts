@@ -3,6 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killAfterTest } from '@foxbell/test-support';
+import { expect } from 'vitest';
+import { httpsJson } from './processes.js';
 
 const CADDYFILE = fileURLToPath(new URL('../../../deploy/Caddyfile', import.meta.url));
 
@@ -73,4 +75,27 @@ export async function runCaddy({
   caddy.stdout.on('data', keep);
   caddy.stderr.on('data', keep);
   return { log: () => log };
+}
+
+/**
+ * Waits until Caddy, run in `dir`, answers `base`/healthz with 200 over HTTPS with a certificate of
+ * its local CA. Returns the CA's root certificate (to trust it) and its intermediate (which Caddy
+ * presents with each certificate), both PEM.
+ */
+export async function localCaReady(
+  dir: string,
+  base: string,
+): Promise<{ root: string; intermediate: string }> {
+  const authority = path.join(dir, 'xdg-data/caddy/pki/authorities/local');
+  let root = '';
+  await expect
+    .poll(
+      async () => {
+        root = root || (await readFile(path.join(authority, 'root.crt'), 'utf8').catch(() => ''));
+        return root ? (await httpsJson(`${base}/healthz`, root).catch(() => ({ status: 0 }))).status : 0;
+      },
+      { timeout: 20_000, interval: 200 },
+    )
+    .toBe(200);
+  return { root, intermediate: await readFile(path.join(authority, 'intermediate.crt'), 'utf8') };
 }

@@ -393,6 +393,37 @@ export async function picture(page: Page, name: string): Promise<void> {
   }
 }
 
+/**
+ * An iPhone with the app on its Home Screen, opened at `base` (the server's own address unless
+ * given: a proxy in front), turned on and linked to the server's account.
+ */
+export async function linkedIphone(
+  { server, push, account }: AppServer,
+  { base = server.url, name, ...options }: AppOptions & { base?: string; name?: string } = {},
+): Promise<App> {
+  const app = await openApp(base, {
+    iphone: true,
+    fromHomeScreen: true,
+    subscription: push.subscribe(),
+    ...options,
+  });
+  await app.page.goto(`${base}/app/`);
+  await turnOn(app, name);
+  await approveShownCode(app, server.url, account.key);
+  return app;
+}
+
+/** iOS makes the app visible again: it reads its inbox and its device anew. */
+export async function backToTheApp(app: App): Promise<void> {
+  await app.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+}
+
+/** On the setup screen: names the device and turns notifications on, which shows a code. */
+export async function turnOn(app: App, name = 'My iPhone'): Promise<void> {
+  await app.page.getByLabel("This device's name").fill(name);
+  await app.page.getByRole('button', { name: 'Turn on notifications' }).click();
+}
+
 /** Links the app (already past its setup screen) by approving the code it shows with `accountKey`. */
 export async function approveShownCode(app: App, serverUrl: string, accountKey: string): Promise<void> {
   const shownCode = app.page.getByLabel('Link code');

@@ -3,10 +3,12 @@ import { send } from '../helpers.js';
 import {
   type App,
   approveShownCode,
+  backToTheApp,
   LAN_NAME,
   openApp,
   picture,
   startAppServer,
+  turnOn,
   WAIT,
 } from './app-in-chromium.js';
 
@@ -14,12 +16,6 @@ import {
  * Every state a phone can put the web app in, each said in the app's own words (never an API
  * message), and pictured at 390 px for docs/iphone.md.
  */
-
-/** Past the setup screen with a name: turns notifications on. */
-async function turnOn(app: App, name = 'My iPhone') {
-  await app.page.getByLabel("This device's name").fill(name);
-  await app.page.getByRole('button', { name: 'Turn on notifications' }).click();
-}
 
 /** The page's whole text has none of these API messages in it. */
 async function expectNoApiMessage(app: App, ...messages: string[]) {
@@ -179,7 +175,7 @@ describe('the web app linked', () => {
     });
     for (const app of apps) {
       // Back to the app: the notification is in, and "Linked" has done its work.
-      await app.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+      await backToTheApp(app);
       await expect.poll(() => app.page.locator('#items .item').count(), WAIT).toBe(1);
       expect(await app.said()).toBe('');
       expect(app.problems).toEqual([]);
@@ -202,7 +198,7 @@ describe('the web app linked', () => {
       json: { message: 'Kept for later', title: 'Garage' },
     });
     // Back to the app (iOS makes it visible again): what came meanwhile is read at once.
-    await app.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await backToTheApp(app);
     await expect
       .poll(() => app.page.locator('#items li .message').allTextContents(), WAIT)
       .toEqual(['Kept for later']);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
-import { type App, approveShownCode, openApp, picture, startAppServer, WAIT } from './app-in-chromium.js';
+import { backToTheApp, linkedIphone, picture, startAppServer, WAIT } from './app-in-chromium.js';
 
 /**
  * Feedback where the person is looking: each action's result next to its control, in view and
@@ -10,22 +10,9 @@ import { type App, approveShownCode, openApp, picture, startAppServer, WAIT } fr
 
 async function linked(colorScheme: 'light' | 'dark' = 'dark') {
   const started = await startAppServer();
-  const { server, push, account } = started;
-  const app = await openApp(server.url, {
-    iphone: true,
-    fromHomeScreen: true,
-    colorScheme,
-    subscription: push.subscribe(),
-  });
-  await app.page.goto(`${server.url}/app/`);
-  await app.page.getByLabel("This device's name").fill('My iPhone');
-  await app.page.getByRole('button', { name: 'Turn on notifications' }).click();
-  await approveShownCode(app, server.url, account.key);
+  const app = await linkedIphone(started, { colorScheme });
   return { ...started, app };
 }
-
-const backToTheApp = (app: App) =>
-  app.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
 
 /** WCAG's contrast ratio of two `rgb(…)` colours. */
 function contrast(one: string, other: string): number {
@@ -127,19 +114,11 @@ describe('feedback where the person is looking', () => {
 
   it('a newly linked device: "Linked" until something arrives, and its inbox marks what the account was sent before it joined', async () => {
     const started = await startAppServer();
-    const { server, push, account, token } = started;
+    const { server, push, token } = started;
     for (const message of ['Sent before, first', 'Sent before, second']) {
       await send(server.url, 'POST', '/v1/notifications', { token, json: { message, title: 'Earlier' } });
     }
-    const app = await openApp(server.url, {
-      iphone: true,
-      fromHomeScreen: true,
-      subscription: push.subscribe(),
-    });
-    await app.page.goto(`${server.url}/app/`);
-    await app.page.getByLabel("This device's name").fill('New iPhone');
-    await app.page.getByRole('button', { name: 'Turn on notifications' }).click();
-    await approveShownCode(app, server.url, account.key);
+    const app = await linkedIphone(started, { name: 'New iPhone' });
     const rows = () =>
       app.page
         .locator('#items > li')

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
 import { ADMIN } from '../processes.js';
-import { type App, approveShownCode, openApp, picture, startAppServer, WAIT } from './app-in-chromium.js';
+import {
+  type App,
+  approveShownCode,
+  backToTheApp,
+  linkedIphone,
+  picture,
+  startAppServer,
+  WAIT,
+} from './app-in-chromium.js';
 
 /**
  * A device key the server no longer takes (its account deleted, its device removed, any 401): the
@@ -20,16 +28,8 @@ async function kept(app: App) {
 /** A linked app on a phone, whose inbox shows one notification sent to `account`. */
 async function linkedWithOne() {
   const started = await startAppServer();
-  const { server, push, account, token } = started;
-  const app = await openApp(server.url, {
-    iphone: true,
-    fromHomeScreen: true,
-    subscription: push.subscribe(),
-  });
-  await app.page.goto(`${server.url}/app/`);
-  await app.page.getByLabel("This device's name").fill('My iPhone');
-  await app.page.getByRole('button', { name: 'Turn on notifications' }).click();
-  await approveShownCode(app, server.url, account.key);
+  const { server, token } = started;
+  const app = await linkedIphone(started);
   const sent = await send(server.url, 'POST', '/v1/notifications', {
     token,
     json: { message: 'The deleted account wrote this', title: 'Old' },
@@ -40,11 +40,6 @@ async function linkedWithOne() {
     .poll(() => app.page.locator('#items li .message').allTextContents(), WAIT)
     .toEqual(['The deleted account wrote this']);
   return { ...started, app };
-}
-
-/** iOS makes the app visible again: it reads its inbox and its device anew. */
-async function backToTheApp(app: App) {
-  await app.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
 }
 
 async function expectSetUpAgain(app: App, words: string) {

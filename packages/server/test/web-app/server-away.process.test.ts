@@ -1,11 +1,18 @@
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
-import { freePort, httpsJson, tempDir } from '../processes.js';
-import { runCaddy, runShippedCaddy } from '../shipped-caddy.js';
-import { type App, approveShownCode, openApp, picture, startAppServer, WAIT } from './app-in-chromium.js';
+import { freePort, tempDir } from '../processes.js';
+import { localCaReady, runCaddy, runShippedCaddy } from '../shipped-caddy.js';
+import {
+  type App,
+  type AppServer,
+  backToTheApp,
+  linkedIphone,
+  picture,
+  startAppServer,
+  WAIT,
+} from './app-in-chromium.js';
 
 /**
  * The web app behind Caddy with its server stopped (a crash, an upgrade): the proxy answers for it
@@ -35,38 +42,14 @@ async function caddyInFront(run: (ports: string[], dir: string) => Promise<unkno
   const dir = await tempDir();
   const [httpPort, httpsPort] = [await freePort(), await freePort()];
   await run([`http_port ${httpPort}`, `https_port ${httpsPort}`], dir);
-  const authority = path.join(dir, 'xdg-data/caddy/pki/authorities/local');
   const base = `https://localhost:${httpsPort}`;
-  let root = '';
-  await expect
-    .poll(
-      async () => {
-        root = root || (await readFile(path.join(authority, 'root.crt'), 'utf8').catch(() => ''));
-        return root ? (await httpsJson(`${base}/healthz`, root).catch(() => ({ status: 0 }))).status : 0;
-      },
-      { timeout: 20_000, interval: 200 },
-    )
-    .toBe(200);
-  return { base, intermediate: await readFile(path.join(authority, 'intermediate.crt'), 'utf8') };
+  return { base, intermediate: (await localCaReady(dir, base)).intermediate };
 }
 
 /** The app on a phone, through `base`, linked, its inbox showing one notification, its files kept. */
-async function linkedThrough(
-  base: string,
-  intermediate: string,
-  started: Awaited<ReturnType<typeof startAppServer>>,
-) {
-  const { server, push, account, token } = started;
-  const app = await openApp(base, {
-    iphone: true,
-    fromHomeScreen: true,
-    subscription: push.subscribe(),
-    trustedCertificate: intermediate,
-  });
-  await app.page.goto(`${base}/app/`);
-  await app.page.getByLabel("This device's name").fill('My iPhone');
-  await app.page.getByRole('button', { name: 'Turn on notifications' }).click();
-  await approveShownCode(app, server.url, account.key);
+async function linkedThrough(base: string, intermediate: string, started: AppServer) {
+  const { server, token } = started;
+  const app = await linkedIphone(started, { base, trustedCertificate: intermediate });
   await send(server.url, 'POST', '/v1/notifications', {
     token,
     json: { message: 'Kept for later', title: 'Garage' },
@@ -81,8 +64,6 @@ async function linkedThrough(
 }
 
 const messages = (app: App) => app.page.locator('#items .item .message').allTextContents();
-const backToTheApp = (app: App) =>
-  app.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
 
 /** The app's own page, not the browser's error page: its title, its inbox, its words. */
 async function expectAppFromKept(app: App, timeout: number) {
