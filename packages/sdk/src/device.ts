@@ -1,8 +1,12 @@
 import { CLIENT_DEVICE_ID_PATTERN, canonicalLinkCode } from './contract/link.js';
+import type { InactiveReason } from './contract/push-failures.js';
 import type { Platform } from './contract/records.js';
 import { FoxbellError, ValidationError } from './errors.js';
 import { type HttpRequest, newTransport, send, type Transport } from './internal/request.js';
-import { ATTEMPT_TIMEOUT_MS, MAX_RETRIES } from './retry.js';
+import { ATTEMPT_TIMEOUT_MS, MAX_RETRIES, type RetryInfo } from './retry.js';
+
+// An app that shows its device says why it is inactive in the contract's words.
+export { type InactiveReason, type InWords, inactiveInWords } from './contract/push-failures.js';
 
 /**
  * The person's side of Foxbell, for an app on their device (the Foxbell web app is one): link
@@ -52,6 +56,8 @@ export interface DeviceRecord {
   in_auto: boolean;
   /** False once its push service said its subscription is gone: register a new one (`update`). */
   active: boolean;
+  /** Why it is not active (`inactiveInWords` says it); absent while it is, and from older servers. */
+  inactive_reason?: InactiveReason | (string & {});
   created_at: string;
   /** When its key was last used (to the minute); a Web Push device unseen for long is `stale`. */
   last_seen_at?: string | null;
@@ -83,6 +89,11 @@ export interface FoxbellDeviceOptions {
   deviceId?: string | undefined;
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /**
+   * Told about each retry of a read before its wait: an app can say at once that the service
+   * does not answer (a proxy's 502, no connection) while the read goes on trying.
+   */
+  onRetry?: ((info: RetryInfo) => void) | undefined;
 }
 
 export class FoxbellDevice {
@@ -106,7 +117,7 @@ export class FoxbellDevice {
       maxRetries: MAX_RETRIES,
       timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
       random: Math.random,
-      onRetry: undefined,
+      onRetry: options.onRetry,
       log: undefined,
       // Reads wait at most 1, 2 and 4 s, or a 503's Retry-After, which the app shows itself.
       announceLongWait: undefined,

@@ -1,6 +1,6 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { FoxbellDevice } from '../src/device.js';
+import { FoxbellDevice, inactiveInWords } from '../src/device.js';
 import { ApiError, ValidationError } from '../src/errors.js';
 import { BASE_URL, server, useMockService } from './helpers.js';
 
@@ -145,5 +145,43 @@ describe('the device client', () => {
     );
     expect(await device.me()).toMatchObject({ id: 'dev_1', active: false, last_seen_at: null });
     expect(read[0]?.headers.get('authorization')).toBe(`Bearer ${KEY}`);
+  });
+
+  it("says why its device is inactive in the contract's words, a reason it does not know too", async () => {
+    const device = new FoxbellDevice({ baseUrl: BASE_URL, deviceKey: KEY, deviceId: 'dev_1' });
+    route('get', '/v1/device', () =>
+      HttpResponse.json({ id: 'dev_1', name: 'iPhone', active: false, inactive_reason: 'subscription_gone' }),
+    );
+    const me = await device.me();
+    expect(inactiveInWords(me.inactive_reason)).toEqual({
+      what: 'its notifications were turned off or its subscription was dropped',
+      advice: 'open Foxbell on it to turn notifications on again',
+    });
+    expect(inactiveInWords('a reason of a newer server').what).toBe('it is no longer active');
+  });
+
+  it("tells onRetry of each retry of a read before its wait (a proxy's 502), never of a change", async () => {
+    const proxyDown = () => new HttpResponse('', { status: 502 });
+    const retries: unknown[] = [];
+    const device = new FoxbellDevice({
+      baseUrl: BASE_URL,
+      deviceKey: KEY,
+      deviceId: 'dev_1',
+      onRetry: (info) => retries.push(info),
+    });
+    route('get', '/v1/inbox', proxyDown, () => HttpResponse.json({ items: [], next_cursor: null }));
+    expect(await device.inbox()).toEqual({ items: [], nextCursor: null });
+    expect(retries).toEqual([
+      {
+        attempt: 1,
+        waitMs: expect.any(Number),
+        reason: 'server_error',
+        status: 502,
+        code: 'service_unavailable',
+      },
+    ]);
+    route('patch', '/v1/device', proxyDown);
+    await expect(device.update({ name: 'Work' })).rejects.toMatchObject({ status: 502 });
+    expect(retries).toHaveLength(1);
   });
 });

@@ -2,21 +2,28 @@
 // sent to them by Web Push. No framework and no build of its own: the server serves these files
 // as they are, and the SDK's device client as one bundled module. Text from a notification only
 // ever goes in through textContent, and no message of the API reaches the person: every failure
-// is said in the app's own words (`explain`).
+// is said in the app's own words (`explain`), next to the control it is about (`tell`).
 
-import { FoxbellDevice } from '/app/device.js';
+import { FoxbellDevice, inactiveInWords } from '/app/device.js';
 import { bellColor, drawScene } from '/app/scenes.js';
 
 const SAVED = 'foxbell.device';
-/** The last inbox page read, shown at once on the next open, and when the server cannot be reached. */
+/**
+ * The last inbox page read, with the device it was read for: shown at once on the next open, and
+ * when the server cannot be reached, never for another device (after a move, or once forgotten).
+ */
 const KEPT_INBOX = 'foxbell.inbox';
 /** After this long, turning notifications on says it is slow and offers a way out. */
 const SLOW_MS = 8000;
+/** While the server cannot be reached, the inbox is read again this often (and on each return). */
+const CATCH_UP_MS = 10_000;
+/** What a proxy in front answers while the server is stopped or restarting: the server is away. */
+const AWAY_STATUSES = new Set([502, 503, 504]);
 const $ = (id) => document.getElementById(id);
 
 // ---- What this installation keeps ----------------------------------------------------------
 
-/** Its own id, the link being made (and what for), then its key, device id and name. */
+/** Its own id, the link being made (and what for), then its key, device id, name and link time. */
 function saved() {
   try {
     return JSON.parse(localStorage.getItem(SAVED) ?? '{}');
@@ -39,30 +46,74 @@ function clientId() {
   return made;
 }
 
-function device() {
+function device(options = {}) {
   const { key, deviceId } = saved();
-  return new FoxbellDevice({ baseUrl: location.origin, deviceKey: key, deviceId });
+  return new FoxbellDevice({ baseUrl: location.origin, deviceKey: key, deviceId, ...options });
 }
 
 // ---- Saying things -------------------------------------------------------------------------
 
-let retrying;
-/** One line of news, with a "Try again" button when `retry` is given. */
-function say(text, retry) {
-  $('status-text').textContent = text;
-  $('status').hidden = text === '';
-  retrying = retry;
-  $('status-retry').hidden = retry === undefined;
+/**
+ * Says `text` at `place`: the note region next to the control it is about (`rename`, `approve`,
+ * …), `connection` for whether the server can be reached, or `page`, above the screen, for news
+ * that comes with a new screen. The region is in the page from the start, so a screen reader
+ * announces what appears in it, and the note is scrolled into view. Its tone (`success`, `info`,
+ * `warning`, `error`) shows as an icon as well as a colour. `retry` adds a "Try again" button;
+ * `cause` marks a note that goes by itself (`connection`: once the network is back; `linked`:
+ * once a notification arrives). `scroll: false` for news the person did not ask for, which must
+ * not move the page under them. An empty text clears the place.
+ */
+function tell(place, text, { tone = 'info', retry, cause, scroll = true } = {}) {
+  const region = $(`${place}-note`);
+  if (text === '') return region.replaceChildren();
+  // The same words again (a poll that fails each time) are neither redrawn nor announced again.
+  const shown = region.querySelector('.note');
+  if (shown?.dataset.tone === tone && shown.querySelector('.note-text').textContent === text) return;
+  const note = $('note').content.firstElementChild.cloneNode(true);
+  note.dataset.tone = tone;
+  if (cause) note.dataset.cause = cause;
+  note.querySelector('.note-text').textContent = text;
+  const again = note.querySelector('.note-retry');
+  again.hidden = retry === undefined;
+  again.addEventListener('click', () => {
+    region.replaceChildren();
+    void retry?.();
+  });
+  region.replaceChildren(note);
+  if (scroll && (note.checkVisibility?.() ?? true)) note.scrollIntoView({ block: 'nearest' });
 }
-$('status-retry').addEventListener('click', () => {
-  const again = retrying;
-  say('');
-  void again?.();
-});
+
+/** Clears every note that `cause` made stale. */
+function clearNotes(cause) {
+  for (const note of document.querySelectorAll(`.note[data-cause="${cause}"]`)) note.remove();
+}
+
+/** A failure said at `place`; one that ends the device's key ends it here instead. */
+function fail(place, error, retry) {
+  if (keyEnded(error)) return endKey(error);
+  tell(place, explain(error), {
+    tone: 'error',
+    retry,
+    cause: unreachable(error) ? 'connection' : undefined,
+  });
+}
 
 const SCREENS = ['install', 'insecure', 'unsupported', 'setup', 'denied', 'linking', 'inbox', 'settings'];
 function show(...screens) {
-  for (const id of SCREENS) $(id).hidden = !screens.includes(id);
+  const focused = document.activeElement;
+  for (const id of SCREENS) {
+    const hidden = !screens.includes(id);
+    $(id).hidden = hidden;
+    // What was said about a screen is gone with it.
+    if (hidden) for (const place of $(id).querySelectorAll('.note-place')) place.replaceChildren();
+  }
+  // The control just used went with its screen: the new screen's title takes the focus, so a
+  // screen reader reads where the person is now.
+  if (focused && focused !== document.body && !focused.checkVisibility?.()) {
+    const title = $(screens[0])?.querySelector('h2');
+    title?.setAttribute('tabindex', '-1');
+    title?.focus();
+  }
 }
 
 function minutes(seconds) {
@@ -70,10 +121,22 @@ function minutes(seconds) {
   return count === 1 ? 'a minute' : `${count} minutes`;
 }
 
+/**
+ * No answer from Foxbell's server: no network, no connection, no answer in time, or a proxy in
+ * front answering for it (502, 503, 504) while it is stopped or restarting.
+ */
+function unreachable(error) {
+  return error?.code === 'connection_error' || error?.code === 'timeout' || AWAY_STATUSES.has(error?.status);
+}
+
 /** Why something failed, as the person can act on it: never the API's own message. */
 function explain(error) {
   const code = error?.code;
   const retryAfter = error?.retryAfter;
+  // A proxy's own answer carries no request id of Foxbell's: the server itself is not answering.
+  if (AWAY_STATUSES.has(error?.status) && error?.requestId === undefined) {
+    return "Foxbell's server cannot be reached right now. Try again in a moment.";
+  }
   switch (code) {
     case 'connection_error':
       return navigator.onLine === false
@@ -119,7 +182,9 @@ function explain(error) {
           ? 'A code is 8 letters and digits, as XXXX-XXXX.'
           : 'Foxbell could not take that. Check it and try again.';
     default:
-      return 'Something went wrong. Try again in a moment.';
+      return error?.status === 401
+        ? "This device's link to its account no longer works. Link it again."
+        : 'Something went wrong. Try again in a moment.';
   }
 }
 
@@ -195,7 +260,8 @@ async function turnOn() {
   const name = $('name').value.trim();
   if (!name) return;
   save({ name });
-  say('');
+  tell('setup', '');
+  tell('page', '');
   const mine = ++attempt;
   progress(true);
   const slow = setTimeout(() => {
@@ -209,7 +275,9 @@ async function turnOn() {
     if (mine !== attempt) return;
     if (permission === 'denied') return show('denied');
     if (permission !== 'granted') {
-      return say('Notifications were not allowed. Tap "Turn on notifications" to be asked again.');
+      return tell('setup', 'Notifications were not allowed. Tap "Turn on notifications" to be asked again.', {
+        tone: 'warning',
+      });
     }
     const registration = await navigator.serviceWorker.register('/app/sw.js', { scope: '/app/' });
     await navigator.serviceWorker.ready;
@@ -226,7 +294,7 @@ async function turnOn() {
     save({ link, linkFor: 'join', subscribedTo: subscribed.endpoint });
     showLinking(link);
   } catch (error) {
-    if (mine === attempt) say(explain(error), turnOn);
+    if (mine === attempt) fail('setup', error, turnOn);
   } finally {
     clearTimeout(slow);
     if (mine === attempt) progress(false);
@@ -240,12 +308,14 @@ $('setup-form').addEventListener('submit', (event) => {
 $('setup-cancel').addEventListener('click', () => {
   attempt += 1;
   progress(false);
-  say('Cancelled. Check that this device is online, then try again.', turnOn);
+  tell('setup', 'Cancelled. Check that this device is online, then try again.', { retry: turnOn });
 });
 $('denied-retry').addEventListener('click', () => {
-  say('');
+  tell('denied', '');
   if (Notification.permission === 'denied') {
-    return say('Notifications are still off for Foxbell. Turn them on in Settings first.');
+    return tell('denied', 'Notifications are still off for Foxbell. Turn them on in Settings first.', {
+      tone: 'warning',
+    });
   }
   void start();
 });
@@ -270,39 +340,48 @@ function showLinking(link) {
 async function poll(link) {
   try {
     const status = await device().pollLink(link);
-    say('');
+    tell('linking', '');
     if (status.linked) {
       clearInterval(polling);
       const moved = saved().linkFor === 'move';
+      // A new device of its account: nothing kept for the one before is shown again.
+      localStorage.removeItem(KEPT_INBOX);
       save({
         link: undefined,
         linkFor: undefined,
         key: status.linked.deviceKey,
         deviceId: status.linked.device.id,
         name: status.linked.device.name,
+        linkedAt: status.linked.device.created_at,
         endpoint: saved().subscribedTo,
       });
-      say(
+      tell(
+        'page',
         moved
           ? 'Moved. What is sent to you in the new account now arrives here.'
           : 'Linked. What is sent to you now arrives here.',
+        // Said until something arrives: then the inbox shows it.
+        { tone: 'success', cause: 'linked' },
       );
       return showLinked();
     }
     if (status.state !== 'pending') {
       clearInterval(polling);
       save({ link: undefined, linkFor: undefined });
-      say(
+      await start();
+      tell(
+        'page',
         status.state === 'expired'
           ? 'The code expired before it was approved. Make a new one.'
           : status.state === 'superseded'
             ? 'This device was linked another way meanwhile. Make a new code.'
             : 'The link was cancelled.',
+        { tone: 'warning' },
       );
-      return start();
     }
   } catch (error) {
-    say(explain(error));
+    // The poll's credential is the request's own secret, not the device's key: said, and polled again.
+    tell('linking', explain(error), { tone: 'error', cause: unreachable(error) ? 'connection' : undefined });
   }
 }
 
@@ -314,7 +393,7 @@ $('cancel-link').addEventListener('click', async () => {
       .cancelLink(link)
       .catch(() => {});
   save({ link: undefined, linkFor: undefined });
-  say('');
+  tell('page', '');
   void start();
 });
 
@@ -337,10 +416,15 @@ async function showLinked() {
 
 function keptInbox() {
   try {
-    return JSON.parse(localStorage.getItem(KEPT_INBOX) ?? '[]');
+    const kept = JSON.parse(localStorage.getItem(KEPT_INBOX) ?? 'null');
+    const mine = saved().deviceId;
+    return mine !== undefined && kept?.deviceId === mine && Array.isArray(kept.items) ? kept.items : [];
   } catch {
     return [];
   }
+}
+function keepInbox(items) {
+  localStorage.setItem(KEPT_INBOX, JSON.stringify({ deviceId: saved().deviceId, items }));
 }
 
 function renderInbox(items, next) {
@@ -354,37 +438,88 @@ function renderInbox(items, next) {
   cursor = next;
   $('more').hidden = !cursor;
   $('empty').hidden = loaded.size > 0;
+  markJoined();
+}
+
+/**
+ * The inbox is the account's: a device linked today also lists what its account was sent before
+ * (30 days of it), which never showed on it as a notification. A line says where this device
+ * joined; and once something arrived since, the "Linked" news has done its work.
+ */
+function markJoined() {
+  $('items').querySelector('.joined')?.remove();
+  const linkedAt = Date.parse(saved().linkedAt ?? '');
+  if (Number.isNaN(linkedAt)) return;
+  const rows = [...$('items').querySelectorAll('.item')];
+  if (rows.some((row) => Date.parse(row.dataset.created) >= linkedAt)) clearNotes('linked');
+  const first = rows.find((row) => Date.parse(row.dataset.created) < linkedAt);
+  if (!first) return;
+  const line = $('joined').content.firstElementChild.cloneNode(true);
+  const when = new Date(linkedAt).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+  line.querySelector('.joined-hint').textContent =
+    `It was linked on ${when}. Your account's inbox keeps 30 days; these did not show on this device as notifications.`;
+  first.before(line);
+}
+
+/**
+ * Whether the server answers: `offline` (this device has no network), `away` (no connection to
+ * it, or a proxy answering for it while it is stopped), or '' once it answered. While it does
+ * not, the last inbox stays, and is read again every CATCH_UP_MS and when the network is back.
+ */
+let catchUp;
+function connection(state) {
+  clearTimeout(catchUp);
+  if (state === '') {
+    tell('connection', '');
+    return clearNotes('connection');
+  }
+  catchUp = setTimeout(() => void refresh(), CATCH_UP_MS);
+  if (state === 'offline') {
+    return tell(
+      'connection',
+      "You're offline. Showing what arrived before; new notifications still reach this device.",
+      { tone: 'warning', scroll: false },
+    );
+  }
+  tell(
+    'connection',
+    "Foxbell's server cannot be reached right now. Showing what arrived before; it catches up by itself when the server is back.",
+    { tone: 'warning', retry: refresh, scroll: false },
+  );
+}
+const awayState = () => (navigator.onLine === false ? 'offline' : 'away');
+
+/** A read retried because the server did not answer: said at once, while the read goes on. */
+function sayAwayWhileRetrying(info) {
+  if (info.reason === 'network' || info.reason === 'timeout' || AWAY_STATUSES.has(info.status)) {
+    connection(awayState());
+  }
 }
 
 /** The newest page, read again: on open, on return to the app, and when a push arrives. */
 async function refresh() {
+  const reading = saved().deviceId;
   if (!saved().key) return;
   try {
-    const page = await device().inbox({ limit: 30 });
+    const page = await device({ onRetry: sayAwayWhileRetrying }).inbox({ limit: 30 });
+    // Read for a device this app no longer is (moved or forgotten meanwhile): not shown.
+    if (saved().deviceId !== reading) return;
     renderInbox(page.items, page.nextCursor);
-    localStorage.setItem(KEPT_INBOX, JSON.stringify(page.items));
-    offline(false);
+    keepInbox(page.items);
+    connection('');
     // Seen: the app is open (the server counts the badge from this moment on).
     await navigator.clearAppBadge?.().catch(() => {});
   } catch (error) {
-    if (error?.code === 'token_revoked' || error?.code === 'unauthorized') {
-      say(explain(error));
-      return forget();
-    }
-    if (error?.code === 'connection_error' || error?.code === 'timeout') {
-      offline(true);
-      if (navigator.onLine !== false) say(explain(error), refresh);
-      return;
-    }
-    say(explain(error), refresh);
+    if (saved().deviceId !== reading) return;
+    if (keyEnded(error)) return endKey(error);
+    if (unreachable(error)) return connection(awayState());
+    connection('');
+    tell('page', explain(error), { tone: 'error', retry: refresh });
   }
 }
 
-function offline(on) {
-  $('offline').hidden = !on;
-}
-
 async function loadOlder() {
+  tell('more', '');
   try {
     const page = await device().inbox({ cursor: cursor ?? undefined, limit: 30 });
     for (const item of page.items) {
@@ -393,8 +528,9 @@ async function loadOlder() {
     }
     cursor = page.nextCursor;
     $('more').hidden = !cursor;
+    markJoined();
   } catch (error) {
-    say(explain(error), loadOlder);
+    fail('more', error, loadOlder);
   }
 }
 $('more').addEventListener('click', () => loadOlder());
@@ -405,6 +541,7 @@ $('more').addEventListener('click', () => loadOlder());
  * a new one is registered at once), shown with a way back when they do not.
  */
 async function checkDevice() {
+  const checking = saved().deviceId;
   if (!saved().key || !canPush()) return;
   if (Notification.permission === 'denied') {
     return stopped(
@@ -416,23 +553,40 @@ async function checkDevice() {
     const registration = await navigator.serviceWorker.getRegistration('/app/');
     const current = await registration?.pushManager.getSubscription();
     const me = await device().me();
-    if (!me.active) {
-      return stopped('Notifications stopped reaching this device: its subscription is gone.', true);
-    }
+    if (saved().deviceId !== checking) return;
+    if (!me.active) return stoppedBecause(me.inactive_reason ?? 'subscription_gone');
     if (current && current.endpoint === saved().endpoint) return stopped('', false);
     // The browser replaced or dropped the subscription: the new one is registered.
     await renew(registration, current);
     stopped('', false);
   } catch (error) {
-    if (error?.code === 'connection_error' || error?.code === 'timeout') return;
+    if (saved().deviceId !== checking) return;
+    if (keyEnded(error)) return endKey(error);
+    if (unreachable(error)) return;
     stopped('Notifications stopped reaching this device.', true);
   }
+}
+
+/**
+ * Why this device is inactive, in the contract's words. Its key still works, so it is still its
+ * account's: the server keeps a device so only when its push service dropped its subscription
+ * (`subscription_gone`), which a server that does not say why means too.
+ */
+function stoppedBecause(reason) {
+  const { what, advice } = inactiveInWords(reason);
+  const gone = reason === 'subscription_gone';
+  // For a subscription gone, the advice is the button below the words.
+  stopped(
+    `Notifications stopped reaching this device: ${what}.${gone ? '' : ` ${advice[0].toUpperCase()}${advice.slice(1)}.`}`,
+    gone,
+  );
 }
 
 function stopped(text, offerRenewal) {
   $('stopped').hidden = text === '';
   $('stopped-text').textContent = text;
   $('resubscribe').hidden = !offerRenewal;
+  if (text !== '') tell('resubscribe', '');
 }
 
 /** A subscription registered anew: the current one if the browser has one, else a fresh one. */
@@ -450,6 +604,7 @@ async function renew(registration, current) {
 }
 
 $('resubscribe').addEventListener('click', async () => {
+  tell('resubscribe', '');
   try {
     const permission = await Notification.requestPermission();
     if (permission !== 'granted')
@@ -462,15 +617,16 @@ $('resubscribe').addEventListener('click', async () => {
     await (await registration.pushManager.getSubscription())?.unsubscribe().catch(() => {});
     await renew(registration, null);
     stopped('', false);
-    say('Notifications are on again.');
+    tell('resubscribe', 'Notifications are on again.', { tone: 'success' });
   } catch (error) {
-    say(explain(error));
+    fail('resubscribe', error);
   }
 });
 
 function itemRow(item) {
   const row = $('item').content.firstElementChild.cloneNode(true);
   row.dataset.id = item.id;
+  row.dataset.created = item.created_at;
   row.querySelector('.sender').textContent = item.sender;
   row.querySelector('.title').textContent = item.title ?? '';
   row.querySelector('.message').textContent = item.message;
@@ -484,13 +640,14 @@ function itemRow(item) {
   row.querySelector('.clear').setAttribute('aria-label', `Clear the notification from ${item.sender}`);
   row.querySelector('.open').addEventListener('click', () => openItem(item));
   row.querySelector('.clear').addEventListener('click', async () => {
-    await device()
-      .report(item.id, 'cleared')
-      .catch(() => {});
+    // Gone from this inbox whatever the answer: the report is the server's record of it.
+    await device().report(item.id, 'cleared').catch(endIfKeyEnded);
+    if (!saved().key) return;
     row.remove();
     loaded.delete(item.id);
-    localStorage.setItem(KEPT_INBOX, JSON.stringify([...loaded.values()]));
-    $('empty').hidden = $('items').children.length > 0;
+    keepInbox([...loaded.values()]);
+    $('empty').hidden = loaded.size > 0;
+    markJoined();
   });
   return row;
 }
@@ -525,33 +682,33 @@ async function openItem(item) {
   }
   $('scene').showModal();
   $('scene-close').focus();
-  await device()
-    .report(item.id, 'opened')
-    .catch(() => {});
+  await device().report(item.id, 'opened').catch(endIfKeyEnded);
 }
 
 // ---- This device ------------------------------------------------------------------------------
 
 $('rename-form').addEventListener('submit', async (event) => {
   event.preventDefault();
+  tell('rename', '');
   try {
     const updated = await device().update({ name: $('rename').value.trim() });
     save({ name: updated.name });
     $('device-name').textContent = updated.name;
-    say('Renamed.');
+    tell('rename', `Renamed. This device is “${updated.name}” now.`, { tone: 'success' });
   } catch (error) {
-    say(explain(error));
+    fail('rename', error);
   }
 });
 
 $('approve-form').addEventListener('submit', async (event) => {
   event.preventDefault();
+  tell('approve', '');
   try {
     const linked = await device().approve($('approve').value);
     $('approve').value = '';
-    say(`${linked.name} is linked to your account.`);
+    tell('approve', `${linked.name} is linked to your account.`, { tone: 'success' });
   } catch (error) {
-    say(explain(error));
+    fail('approve', error);
   }
 });
 
@@ -560,10 +717,15 @@ $('approve-form').addEventListener('submit', async (event) => {
  * code the other account approves. The person is asked before an account still in use is left.
  */
 $('switch').addEventListener('click', async () => {
+  tell('actions', '');
   if (!confirm('Move this device to another account? You approve its code from that account.')) return;
   const registration = await navigator.serviceWorker.getRegistration('/app/');
   const current = await registration?.pushManager.getSubscription();
-  if (!current) return say('Notifications are off on this device. Turn them on again first.');
+  if (!current) {
+    return tell('actions', 'Notifications are off on this device. Turn them on again first.', {
+      tone: 'warning',
+    });
+  }
   const asked = {
     deviceId: clientId(),
     name: saved().name ?? guessName(),
@@ -583,34 +745,78 @@ $('switch').addEventListener('click', async () => {
       link = await device().requestLink({ ...asked, sourceInUse: 'leave' });
     }
     save({ link, linkFor: 'move', subscribedTo: current.endpoint });
-    say('');
+    tell('page', '');
     showLinking(link);
   } catch (error) {
-    say(explain(error));
+    fail('actions', error);
   }
 });
 
 $('leave').addEventListener('click', async () => {
+  tell('actions', '');
   if (!confirm('Remove this device from your account? It stops receiving notifications.')) return;
   try {
     await device().leave();
   } catch (error) {
-    if (error?.code !== 'token_revoked') return say(explain(error));
+    if (error?.code !== 'token_revoked') return fail('actions', error);
   }
   // The browser's subscription goes too; the device has left whether or not that works.
   const registration = await navigator.serviceWorker.getRegistration('/app/');
   await (await registration?.pushManager.getSubscription())?.unsubscribe().catch(() => {});
   forget();
-  say('This device left its account. Link it again to receive notifications here.');
+  tell('page', 'This device left its account. Link it again to receive notifications here.');
 });
 
+// ---- When the key ends --------------------------------------------------------------------------
+
+/**
+ * An answer that says this device's key works no more: any 401 to a request made with it (its
+ * device removed or moved, its account deleted or merged away).
+ */
+function keyEnded(error) {
+  return error?.status === 401 && saved().key !== undefined;
+}
+
+/** The key ended: everything of its account is forgotten here, and the person told why. */
+function endKey(error) {
+  if (saved().key === undefined) return;
+  forget();
+  tell('page', explain(error), { tone: 'warning' });
+}
+
+/** For a request whose failure is otherwise of no matter (a report): only an ended key counts. */
+function endIfKeyEnded(error) {
+  if (keyEnded(error)) endKey(error);
+}
+
+/**
+ * Forgets the device's key, the inbox it kept and the notifications of its account still shown,
+ * and starts again from setup.
+ */
 function forget() {
-  save({ key: undefined, deviceId: undefined, link: undefined, linkFor: undefined, endpoint: undefined });
+  save({
+    key: undefined,
+    deviceId: undefined,
+    linkedAt: undefined,
+    link: undefined,
+    linkFor: undefined,
+    endpoint: undefined,
+  });
   localStorage.removeItem(KEPT_INBOX);
+  clearInterval(polling);
   $('device-name').textContent = '';
   stopped('', false);
-  offline(false);
+  connection('');
   loaded.clear();
+  $('items').replaceChildren();
+  void navigator.serviceWorker
+    ?.getRegistration('/app/')
+    .then((registration) => registration?.getNotifications())
+    .then((shown) => {
+      for (const notification of shown ?? []) notification.close();
+    })
+    .catch(() => {});
+  void navigator.clearAppBadge?.().catch(() => {});
   void start();
 }
 
@@ -628,11 +834,12 @@ document.addEventListener('visibilitychange', () => {
   }
 });
 addEventListener('online', () => {
-  offline(false);
+  // What was said about being offline is not true any more.
+  connection('');
   if (saved().key) void refresh();
 });
 addEventListener('offline', () => {
-  if (saved().key) offline(true);
+  if (saved().key) connection('offline');
 });
 
 if (canPush() && window.isSecureContext) {

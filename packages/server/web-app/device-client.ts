@@ -1,2 +1,2 @@
 // What the web app imports from /app/device.js: the SDK's device client, bundled for the browser.
-export { FoxbellDevice } from '@foxbell/sdk/device';
+export { FoxbellDevice, inactiveInWords } from '@foxbell/sdk/device';

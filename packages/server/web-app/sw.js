@@ -5,7 +5,9 @@
 // Where Safari understands Declarative Web Push (iOS 18.4 and later) the payload is shown even
 // without this worker; with it (`mutable`), this draws its own.
 
-const SHELL = 'foxbell-app-v3';
+const SHELL = 'foxbell-app-v4';
+/** Longer than this for one of the app's files, and the kept copy is served meanwhile. */
+const NETWORK_WAIT_MS = 3000;
 const FILES = [
   '/app/',
   '/app/app.js',
@@ -39,26 +41,48 @@ self.addEventListener('activate', (event) => {
 });
 
 /**
- * The app's files: from the network when it answers (an updated server serves an updated app),
- * else as kept. The API is never kept here: the app keeps its last inbox itself.
+ * The app's files: from the network when the server answers in time (an updated server serves an
+ * updated app), else as kept. The API is never kept here: the app keeps its last inbox itself,
+ * and says the server cannot be reached.
  */
 self.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url);
   if (event.request.method !== 'GET' || url.origin !== self.location.origin) return;
   if (!url.pathname.startsWith('/app/')) return;
-  const kept = url.pathname === '/app/' ? '/app/' : url.pathname;
-  event.respondWith(
-    fetch(event.request)
-      .then((response) => {
-        if (response.ok && FILES.includes(kept)) {
-          const copy = response.clone();
-          void caches.open(SHELL).then((cache) => cache.put(kept, copy));
-        }
-        return response;
-      })
-      .catch(async () => (await caches.match(kept)) ?? Response.error()),
-  );
+  const path = url.pathname;
+  const network = fetch(event.request).then(async (response) => {
+    if (response.ok && FILES.includes(path)) {
+      const copy = response.clone();
+      await caches
+        .open(SHELL)
+        .then((cache) => cache.put(path, copy))
+        .catch(() => {});
+    }
+    return response;
+  });
+  // Kept alive until the network answers, so a late answer still updates what is kept.
+  event.waitUntil(network.catch(() => {}));
+  event.respondWith(fromNetworkOrKept(network, path));
 });
+
+/**
+ * The network's answer when the server gives one within NETWORK_WAIT_MS; else the kept copy:
+ * with no network, when a proxy in front answers for a server that is stopped or restarting
+ * (its 5xx, a page of its own), and while a proxy holds the request looking for a server
+ * (deploy/Caddyfile tries for 10 s). With nothing kept (the first open), the network's answer.
+ */
+async function fromNetworkOrKept(network, path) {
+  const served = network.then(
+    (response) => (response.status >= 500 ? undefined : response),
+    () => undefined,
+  );
+  const late = new Promise((resolve) => setTimeout(resolve, NETWORK_WAIT_MS));
+  const answer = await Promise.race([served, late]);
+  if (answer) return answer;
+  const kept = await caches.match(path);
+  if (kept) return kept;
+  return network.catch(() => Response.error());
+}
 
 /** What a push says, whatever came: a payload that cannot be read is still shown. */
 function shownOf(event) {

@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
 import { ADMIN, freePort, httpsJson, startProcess, tempDir } from '../processes.js';
-import { runShippedCaddy } from '../shipped-caddy.js';
+import { localCaReady, runShippedCaddy } from '../shipped-caddy.js';
 
 describe('behind Caddy, from deploy/Caddyfile', () => {
   it('serves the API over HTTPS with a certificate of its own, logging no token', async () => {
@@ -20,18 +19,8 @@ describe('behind Caddy, from deploy/Caddyfile', () => {
       domain: 'localhost',
       upstreams: [new URL(server.url).host],
     });
-    const root = path.join(dir, 'xdg-data/caddy/pki/authorities/local/root.crt');
     const base = `https://localhost:${httpsPort}`;
-    let ca = '';
-    await expect
-      .poll(
-        async () => {
-          ca = ca || (await readFile(root, 'utf8').catch(() => ''));
-          return ca ? (await httpsJson(`${base}/healthz`, ca).catch(() => ({ status: 0 }))).status : 0;
-        },
-        { timeout: 20_000, interval: 200 },
-      )
-      .toBe(200);
+    const { root: ca } = await localCaReady(dir, base);
 
     const account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
     const token = (await send(server.url, 'POST', '/v1/tokens', { token: account.body.key, json: {} })).body

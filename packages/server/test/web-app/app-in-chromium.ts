@@ -1,9 +1,17 @@
+import { createHash, X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalPushService, type Subscription } from '@foxbell/test-support/push-service';
-import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type CDPSession,
+  chromium,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 import { afterAll, afterEach, expect } from 'vitest';
 import { send } from '../helpers.js';
 import { ADMIN, freePort, type Running, startProcess, tempDir } from '../processes.js';
@@ -26,7 +34,8 @@ const OUTPUT = fileURLToPath(new URL('../../test-output/web-app', import.meta.ur
 const DOCS_PICTURES = fileURLToPath(new URL('../../../../docs/images/iphone', import.meta.url));
 const GUIDE = fileURLToPath(new URL('../../../../docs/iphone.md', import.meta.url));
 
-let browser: Browser | undefined;
+/** The file's Chromium, one for each set of extra arguments (a certificate it trusts). */
+const browsers = new Map<string, Promise<Browser>>();
 const contexts: BrowserContext[] = [];
 const services: LocalPushService[] = [];
 afterEach(async () => {
@@ -34,20 +43,37 @@ afterEach(async () => {
   await Promise.all(services.splice(0).map((service) => service.close()));
 });
 afterAll(async () => {
-  await browser?.close();
-  browser = undefined;
+  const launched = [...browsers.values()];
+  browsers.clear();
+  await Promise.all(launched.map(async (browser) => (await browser.catch(() => undefined))?.close()));
 });
 
 /** One Chromium for a file's tests, each in a context of its own. */
-async function chromiumOnce(): Promise<Browser> {
+async function chromiumOnce(extra: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
   }
-  browser ??= await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', `--host-resolver-rules=MAP ${LAN_NAME} 127.0.0.1`],
-  });
-  return browser;
+  const key = extra.join(' ');
+  if (!browsers.has(key)) {
+    browsers.set(
+      key,
+      chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--no-sandbox', `--host-resolver-rules=MAP ${LAN_NAME} 127.0.0.1`, ...extra],
+      }),
+    );
+  }
+  return browsers.get(key) as Promise<Browser>;
+}
+
+/**
+ * Chromium's argument that trusts a site whose certificate chain holds `pem` (Caddy's local CA's
+ * intermediate, which it sends with its certificate), as a phone trusts a public CA: by the
+ * SHA-256 of its public key.
+ */
+function trusting(pem: string): string {
+  const spki = new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
+  return `--ignore-certificate-errors-spki-list=${createHash('sha256').update(spki).digest('base64')}`;
 }
 
 export interface AppServer {
@@ -56,6 +82,8 @@ export interface AppServer {
   account: { id: string; key: string };
   /** A send token of the account, named "CI". */
   token: string;
+  /** Starts the server again (after the test stopped it) on its port, with its data. */
+  restart(): Promise<Running>;
 }
 
 /** A foxbell-server whose Web Push goes to a local push service, with an account and a token. */
@@ -70,22 +98,27 @@ export async function startAppServer(extra: string[] = []): Promise<AppServer> {
   await writeFile(ca, push.ca);
   // The address the browser opens the app at is the server's own (--public-url).
   const port = await freePort();
-  const server = await startProcess(
-    [
-      ...['--data', path.join(dir, 'data'), '--admin-key', ADMIN, '--log-level', 'warn'],
-      ...['--web-push-hosts', push.host, '--web-push-subject', 'mailto:ops@example.com'],
-      ...['--port', String(port), '--public-url', `http://127.0.0.1:${port}`],
-      ...extra,
-    ],
-    { NODE_EXTRA_CA_CERTS: ca },
-  );
+  const args = [
+    ...['--data', path.join(dir, 'data'), '--admin-key', ADMIN, '--log-level', 'warn'],
+    ...['--web-push-hosts', push.host, '--web-push-subject', 'mailto:ops@example.com'],
+    ...['--public-url', `http://127.0.0.1:${port}`],
+    ...extra,
+  ];
+  const server = await startProcess([...args, '--port', String(port)], { NODE_EXTRA_CA_CERTS: ca });
   serverUrl = server.url;
+  const restart = () => startProcess([...args, '--port', String(port)], { NODE_EXTRA_CA_CERTS: ca });
   const account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
   const token = await send(server.url, 'POST', '/v1/tokens', {
     token: account.body.key,
     json: { name: 'CI' },
   });
-  return { server, push, account: { id: account.body.id, key: account.body.key }, token: token.body.token };
+  return {
+    server,
+    push,
+    account: { id: account.body.id, key: account.body.key },
+    token: token.body.token,
+    restart,
+  };
 }
 
 export interface AppOptions {
@@ -99,6 +132,19 @@ export interface AppOptions {
   /** The subscription the browser's PushManager gives; `hang`: its subscribe never answers. */
   subscription?: Subscription | 'hang';
   reducedMotion?: boolean;
+  /** A certificate of the chain the site's HTTPS presents, trusted as a public CA would be. */
+  trustedCertificate?: string;
+}
+
+export interface Result {
+  text: string;
+  tone: string;
+  /** The icon's image, as computed: each tone has its own. */
+  icon: string;
+  role: string | null;
+  inView: boolean;
+  /** Pixels from the control's bottom edge to the note's top edge. */
+  below: number;
 }
 
 export interface App {
@@ -107,8 +153,14 @@ export interface App {
   cdp: CDPSession;
   /** Errors the page logged or threw: a test ends with none. */
   problems: string[];
-  /** The app's status line, banners included. */
+  /** Every note the app shows now (news, results, banners), top to bottom, joined by " | ". */
   said(): Promise<string>;
+  /**
+   * The result a control shows: the note its `aria-describedby` names, with its tone and its icon
+   * (what tells the tones apart besides colour), where it is (in view, and how far below the
+   * control's bottom edge) and its role; undefined while it shows none.
+   */
+  resultOf(control: Locator): Promise<Result | undefined>;
   /**
    * Hands a push's payload (JSON, or a string as it is) to the service worker, as the push service
    * would, and waits until the worker's push event has ended.
@@ -130,7 +182,8 @@ export interface App {
  * drops one.
  */
 export async function openApp(url: string, options: AppOptions = {}): Promise<App> {
-  const context = await (await chromiumOnce()).newContext({
+  const extra = options.trustedCertificate === undefined ? [] : [trusting(options.trustedCertificate)];
+  const context = await (await chromiumOnce(extra)).newContext({
     viewport: { width: 390, height: 844 },
     deviceScaleFactor: 2,
     ...(options.iphone
@@ -275,20 +328,27 @@ export async function openApp(url: string, options: AppOptions = {}): Promise<Ap
     problems,
     said: () =>
       page.evaluate(() =>
-        [
-          ['status', 'status-text'],
-          ['offline', 'offline'],
-          ['stopped', 'stopped-text'],
-        ]
-          .filter(([box]) => document.getElementById(box as string)?.hidden === false)
-          .map(([, text]) =>
-            document
-              .getElementById(text as string)
-              ?.textContent?.replace(/\s+/g, ' ')
-              .trim(),
-          )
+        [...document.querySelectorAll('.note')]
+          .filter((note) => note.checkVisibility())
+          .map((note) => note.querySelector('.note-text')?.textContent?.replace(/\s+/g, ' ').trim())
           .join(' | '),
       ),
+    resultOf: (control) =>
+      control.evaluate((element) => {
+        const place = document.getElementById(element.getAttribute('aria-describedby') ?? '');
+        const note = place?.querySelector<HTMLElement>('.note');
+        if (!note?.checkVisibility()) return undefined;
+        const box = note.getBoundingClientRect();
+        return {
+          text: note.querySelector('.note-text')?.textContent ?? '',
+          tone: note.dataset.tone ?? '',
+          icon: getComputedStyle(note).getPropertyValue('--icon').trim(),
+          role: place?.getAttribute('role') ?? null,
+          // Whole on screen (a fraction of a pixel aside, as layout rounds).
+          inView: box.top >= -0.5 && box.bottom <= window.innerHeight + 0.5,
+          below: Math.round(box.top - element.getBoundingClientRect().bottom),
+        };
+      }),
     async deliver(payload) {
       await expect.poll(() => worker(), WAIT).toBeDefined();
       const before = record.length;
@@ -333,6 +393,37 @@ export async function picture(page: Page, name: string): Promise<void> {
     await mkdir(DOCS_PICTURES, { recursive: true });
     await page.screenshot({ path: path.join(DOCS_PICTURES, file), animations: 'disabled' });
   }
+}
+
+/**
+ * An iPhone with the app on its Home Screen, opened at `base` (the server's own address unless
+ * given: a proxy in front), turned on and linked to the server's account.
+ */
+export async function linkedIphone(
+  { server, push, account }: AppServer,
+  { base = server.url, name, ...options }: AppOptions & { base?: string; name?: string } = {},
+): Promise<App> {
+  const app = await openApp(base, {
+    iphone: true,
+    fromHomeScreen: true,
+    subscription: push.subscribe(),
+    ...options,
+  });
+  await app.page.goto(`${base}/app/`);
+  await turnOn(app, name);
+  await approveShownCode(app, server.url, account.key);
+  return app;
+}
+
+/** iOS makes the app visible again: it reads its inbox and its device anew. */
+export async function backToTheApp(app: App): Promise<void> {
+  await app.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+}
+
+/** On the setup screen: names the device and turns notifications on, which shows a code. */
+export async function turnOn(app: App, name = 'My iPhone'): Promise<void> {
+  await app.page.getByLabel("This device's name").fill(name);
+  await app.page.getByRole('button', { name: 'Turn on notifications' }).click();
 }
 
 /** Links the app (already past its setup screen) by approving the code it shows with `accountKey`. */

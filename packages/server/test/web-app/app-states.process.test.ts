@@ -3,10 +3,12 @@ import { send } from '../helpers.js';
 import {
   type App,
   approveShownCode,
+  backToTheApp,
   LAN_NAME,
   openApp,
   picture,
   startAppServer,
+  turnOn,
   WAIT,
 } from './app-in-chromium.js';
 
@@ -14,12 +16,6 @@ import {
  * Every state a phone can put the web app in, each said in the app's own words (never an API
  * message), and pictured at 390 px for docs/iphone.md.
  */
-
-/** Past the setup screen with a name: turns notifications on. */
-async function turnOn(app: App, name = 'My iPhone') {
-  await app.page.getByLabel("This device's name").fill(name);
-  await app.page.getByRole('button', { name: 'Turn on notifications' }).click();
-}
 
 /** The page's whole text has none of these API messages in it. */
 async function expectNoApiMessage(app: App, ...messages: string[]) {
@@ -78,12 +74,28 @@ describe('the web app before it can receive', () => {
         WAIT,
       )
       .toBe(true);
-    expect(await app.page.locator('#denied ol li').first().textContent()).toBe(
-      'On an iPhone: open Settings, tap Notifications, then Foxbell, and turn on Allow Notifications.',
-    );
+    // Two places to turn them on, one of which is this device's: a list of ways, not numbered steps.
+    const ways = app.page.locator('#denied').getByRole('list');
+    expect(await ways.evaluate((list) => [list.tagName, getComputedStyle(list).listStyleType])).toEqual([
+      'UL',
+      'none',
+    ]);
+    expect(
+      (await ways.getByRole('listitem').allTextContents()).map((way) => way.replace(/\s+/g, ' ')),
+    ).toEqual([
+      'On an iPhone or iPad Open Settings, tap Notifications, then Foxbell, and turn on Allow Notifications.',
+      "In a browser Open the site's settings (the icon left of the address), and allow notifications.",
+    ]);
     await picture(app.page, 'denied');
-    await app.page.getByRole('button', { name: 'I turned them on' }).click();
-    expect(await app.said()).toBe('Notifications are still off for Foxbell. Turn them on in Settings first.');
+    const again = app.page.getByRole('button', { name: 'I turned them on' });
+    await again.click();
+    expect(await app.resultOf(again)).toMatchObject({
+      text: 'Notifications are still off for Foxbell. Turn them on in Settings first.',
+      tone: 'warning',
+      role: 'status',
+      inView: true,
+    });
+    await picture(app.page, 'denied-still-off');
   });
 
   it('a subscribe that hangs: progress at once, then says so and offers a way out', async () => {
@@ -100,7 +112,13 @@ describe('the web app before it can receive', () => {
       .toBe('This is taking longer than it should. You can wait, or cancel and try again.');
     await picture(app.page, 'slow');
     await app.page.getByRole('button', { name: 'Cancel' }).click();
-    expect(await app.said()).toBe('Cancelled. Check that this device is online, then try again.');
+    expect(await app.resultOf(app.page.getByRole('button', { name: 'Turn on notifications' }))).toMatchObject(
+      {
+        text: 'Cancelled. Check that this device is online, then try again.',
+        tone: 'info',
+        inView: true,
+      },
+    );
     expect(await app.page.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
     expect(await app.page.getByRole('button', { name: 'Turn on notifications' }).isVisible()).toBe(true);
   }, 40_000);
@@ -116,6 +134,13 @@ describe('the web app before it can receive', () => {
     await expect
       .poll(() => app.said(), { timeout: 20_000 })
       .toBe("Foxbell's server cannot be reached right now. Check your connection, then try again.");
+    // Below the button it is about, as an error.
+    expect(await app.resultOf(app.page.getByRole('button', { name: 'Turn on notifications' }))).toMatchObject(
+      {
+        tone: 'error',
+        inView: true,
+      },
+    );
     expect(await app.page.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
     await expectNoApiMessage(app, 'Failed to fetch', 'fetch failed');
     await picture(app.page, 'unreachable');
@@ -123,8 +148,9 @@ describe('the web app before it can receive', () => {
 });
 
 describe('the web app linked', () => {
-  it('an empty inbox, the code screen and the inbox, in light and dark', async () => {
+  it('an empty inbox, the code screen and the inbox, in light and dark; "Linked" goes once something arrives', async () => {
     const { server, push, account, token } = await startAppServer();
+    const apps: App[] = [];
     for (const colorScheme of ['light', 'dark'] as const) {
       const app = await openApp(server.url, {
         iphone: true,
@@ -132,26 +158,29 @@ describe('the web app linked', () => {
         colorScheme,
         subscription: push.subscribe(),
       });
+      apps.push(app);
       await app.page.goto(`${server.url}/app/`);
       await turnOn(app, `iPhone ${colorScheme}`);
       await expect.poll(() => app.page.getByLabel('Link code').textContent(), WAIT).toMatch(/-/);
       await picture(app.page, colorScheme === 'light' ? 'code-light' : 'code-dark');
       await approveShownCode(app, server.url, account.key);
-      await app.page.evaluate(() => document.getElementById('status')?.setAttribute('hidden', ''));
-      await expect.poll(() => app.page.locator('#empty').isVisible(), WAIT).toBe(colorScheme === 'light');
-      if (colorScheme === 'light') {
-        expect(await app.page.locator('#empty').textContent()).toContain('Nothing yet.');
-        await picture(app.page, 'empty-light');
-        await send(server.url, 'POST', '/v1/notifications', {
-          token,
-          json: { message: 'The backup finished: 12 GB in 4 minutes.', title: 'Backups', scene: 'campfire' },
-        });
-      } else {
-        await expect.poll(() => app.page.locator('#items li').count(), WAIT).toBe(1);
-        await picture(app.page, 'inbox-dark');
-      }
+      await expect.poll(() => app.page.locator('#empty').isVisible(), WAIT).toBe(true);
+      expect(await app.page.locator('#empty').textContent()).toContain('Nothing yet.');
+      expect(await app.said()).toBe('Linked. What is sent to you now arrives here.');
+      await picture(app.page, `empty-${colorScheme}`);
+    }
+    await send(server.url, 'POST', '/v1/notifications', {
+      token,
+      json: { message: 'The backup finished: 12 GB in 4 minutes.', title: 'Backups', scene: 'campfire' },
+    });
+    for (const app of apps) {
+      // Back to the app: the notification is in, and "Linked" has done its work.
+      await backToTheApp(app);
+      await expect.poll(() => app.page.locator('#items .item').count(), WAIT).toBe(1);
+      expect(await app.said()).toBe('');
       expect(app.problems).toEqual([]);
     }
+    await picture((apps[1] as App).page, 'inbox-dark');
   }, 60_000);
 
   it('offline: opens from what it kept, the last inbox with a banner, and catches up once online', async () => {
@@ -169,24 +198,32 @@ describe('the web app linked', () => {
       json: { message: 'Kept for later', title: 'Garage' },
     });
     // Back to the app (iOS makes it visible again): what came meanwhile is read at once.
-    await app.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await backToTheApp(app);
     await expect
       .poll(() => app.page.locator('#items li .message').allTextContents(), WAIT)
       .toEqual(['Kept for later']);
     await app.context.setOffline(true);
     await app.page.reload();
-    await expect.poll(() => app.page.locator('#offline').isVisible(), WAIT).toBe(true);
+    await expect
+      .poll(() => app.said(), WAIT)
+      .toBe("You're offline. Showing what arrived before; new notifications still reach this device.");
     expect(await app.page.locator('#items li .message').allTextContents()).toEqual(['Kept for later']);
-    expect(await app.said()).toBe(
-      "You're offline. Showing what arrived before; new notifications still reach this device.",
-    );
     await picture(app.page, 'offline');
+    // A rename tried offline says so next to it, as an error…
+    const rename = app.page.getByRole('button', { name: 'Rename' });
+    await app.page.getByLabel('Name', { exact: true }).fill('Kitchen iPhone');
+    await rename.click();
+    await expect
+      .poll(async () => (await app.resultOf(rename))?.text, WAIT)
+      .toBe("You're offline. Connect to the internet, then try again.");
     await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'Sent while offline' } });
     await app.context.setOffline(false);
     await expect
       .poll(() => app.page.locator('#items li .message').allTextContents(), WAIT)
       .toEqual(['Sent while offline', 'Kept for later']);
-    expect(await app.page.locator('#offline').isVisible()).toBe(false);
+    // …and once back online, nothing says it is offline any more.
+    expect(await app.said()).toBe('');
+    expect(await app.resultOf(rename)).toBeUndefined();
   }, 60_000);
 
   it('a subscription gone (410): shows that nothing arrives, and turns notifications on again', async () => {
@@ -208,15 +245,26 @@ describe('the web app linked', () => {
       )
       .toBe(false);
     await app.page.reload();
+    // Why, in the contract's words (inactiveInWords of subscription_gone); what to do is the button.
     await expect
       .poll(() => app.said(), WAIT)
-      .toBe('Notifications stopped reaching this device: its subscription is gone.');
+      .toBe(
+        'Notifications stopped reaching this device: its notifications were turned off or its subscription was dropped.',
+      );
+    expect(await app.page.getByRole('alert').textContent()).toContain('Turn notifications on again');
     await picture(app.page, 'stopped');
     // A new subscription from the browser, registered: pushes reach it again.
     const renewed = push.subscribe();
     await app.page.evaluate((json) => localStorage.setItem('test.renewal', JSON.stringify(json)), renewed);
-    await app.page.getByRole('button', { name: 'Turn notifications on again' }).click();
+    const turnOnAgain = app.page.getByRole('button', { name: 'Turn notifications on again' });
+    await turnOnAgain.click();
     await expect.poll(() => app.said(), WAIT).toBe('Notifications are on again.');
+    // Where the banner and its button were (hidden now, so found by id), as a success.
+    expect(await app.resultOf(app.page.locator('#resubscribe'))).toMatchObject({
+      text: 'Notifications are on again.',
+      tone: 'success',
+      inView: true,
+    });
     expect(
       (await send(server.url, 'GET', '/v1/devices', { token: account.key })).body.devices[0].active,
     ).toBe(true);
@@ -236,30 +284,28 @@ describe('the web app linked', () => {
     await app.page.goto(`${server.url}/app/`);
     await turnOn(app);
     await approveShownCode(app, server.url, account.key);
+    const approveButton = app.page.getByRole('button', { name: 'Approve' });
     const approve = async (code: string) => {
       await app.page.getByLabel('Link another device: the code it shows').fill(code);
-      await app.page.getByRole('button', { name: 'Approve' }).click();
+      await approveButton.click();
     };
+    const result = async () => (await app.resultOf(approveButton))?.text;
     // Expired: made, and approved after its second.
     const late = await send(server.url, 'POST', '/v1/link-requests', {
       json: { device_id: 'late-device-1', name: 'iPad', platform: 'ios', push_token: 'ab'.repeat(32) },
     });
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await approve(late.body.code);
-    await expect
-      .poll(() => app.said(), WAIT)
-      .toBe('That code has expired. Make a new one on the other device.');
+    await expect.poll(result, WAIT).toBe('That code has expired. Make a new one on the other device.');
     await approve('ABCD-EFGH');
     await expect
-      .poll(() => app.said(), WAIT)
+      .poll(result, WAIT)
       .toBe('No device is showing that code. Check it: codes have no 0, O, 1, I or L.');
     await picture(app.page, 'code-wrong');
     await expectNoApiMessage(app, 'no link request has this code', 'this link code expired');
     for (let wrong = 0; wrong < 4; wrong += 1) await approve(`ABCD-EFG${wrong + 2}`);
     await approve('ABCD-EFGZ');
-    await expect
-      .poll(() => app.said(), WAIT)
-      .toBe('Too many wrong codes. You can approve again in 10 minutes.');
+    await expect.poll(result, WAIT).toBe('Too many wrong codes. You can approve again in 10 minutes.');
     await expectNoApiMessage(app, 'too many wrong link codes');
   }, 60_000);
 

@@ -123,7 +123,7 @@ describe('the web app in Chromium', () => {
         return record.body.handled.map((event: { action: string }) => event.action).sort();
       }, WAIT)
       .toEqual(['cleared', 'opened']);
-    await expect.poll(() => page.locator('#items li').count(), WAIT).toBe(0);
+    await expect.poll(() => page.locator('#items .item').count(), WAIT).toBe(0);
 
     // The browser replaced its subscription: the app registers the new one when next opened, and
     // the next push goes there.
@@ -151,8 +151,11 @@ describe('the web app in Chromium', () => {
       json: { device_id: 'other-install-1', name: 'iPad', platform: 'ios', push_token: 'ab'.repeat(32) },
     });
     await page.getByLabel('Link another device: the code it shows').fill(other.body.code.toLowerCase());
-    await page.getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => app.said(), WAIT).toBe('iPad is linked to your account.');
+    const approve = page.getByRole('button', { name: 'Approve' });
+    await approve.click();
+    await expect
+      .poll(async () => (await app.resultOf(approve))?.text, WAIT)
+      .toBe('iPad is linked to your account.');
     await page.getByLabel('Name', { exact: true }).fill('Work iPhone');
     await page.getByRole('button', { name: 'Rename' }).click();
     await expect.poll(() => page.locator('#device-name').textContent(), WAIT).toBe('Work iPhone');

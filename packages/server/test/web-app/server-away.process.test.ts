@@ -1,0 +1,128 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { send } from '../helpers.js';
+import { freePort, tempDir } from '../processes.js';
+import { localCaReady, runCaddy, runShippedCaddy } from '../shipped-caddy.js';
+import {
+  type App,
+  type AppServer,
+  backToTheApp,
+  linkedIphone,
+  picture,
+  startAppServer,
+  WAIT,
+} from './app-in-chromium.js';
+
+/**
+ * The web app behind Caddy with its server stopped (a crash, an upgrade): the proxy answers for it
+ * (502 from the guide's Caddyfile at once, 503 from deploy/Caddyfile after its 10 s of trying),
+ * and the app opens as when offline, from its kept files and its last inbox, says in its own words
+ * that the server cannot be reached, and catches up by itself once the server is back.
+ */
+
+const GUIDE = fileURLToPath(new URL('../../../../docs/iphone.md', import.meta.url));
+const AWAY =
+  "Foxbell's server cannot be reached right now. Showing what arrived before; it catches up by itself when the server is back.";
+
+/** The Caddyfile docs/iphone.md writes, for `localhost` in front of `upstream`. */
+async function guideCaddyfile(upstream: string): Promise<string> {
+  const guide = await readFile(GUIDE, 'utf8');
+  const [, written] = /^printf '(.*)' \| sudo tee \/etc\/caddy\/Caddyfile$/m.exec(guide) ?? [];
+  if (written === undefined) throw new Error('docs/iphone.md writes no Caddyfile with printf');
+  return written
+    .replaceAll('\\n', '\n')
+    .replaceAll('\\t', '\t')
+    .replace(/^\S+ \{/, 'localhost {')
+    .replace(/reverse_proxy \S+/, `reverse_proxy ${upstream}`);
+}
+
+/** Caddy on HTTPS ports of the test's own, answering; with the certificate its chain presents. */
+async function caddyInFront(run: (ports: string[], dir: string) => Promise<unknown>) {
+  const dir = await tempDir();
+  const [httpPort, httpsPort] = [await freePort(), await freePort()];
+  await run([`http_port ${httpPort}`, `https_port ${httpsPort}`], dir);
+  const base = `https://localhost:${httpsPort}`;
+  return { base, intermediate: (await localCaReady(dir, base)).intermediate };
+}
+
+/** The app on a phone, through `base`, linked, its inbox showing one notification, its files kept. */
+async function linkedThrough(base: string, intermediate: string, started: AppServer) {
+  const { server, token } = started;
+  const app = await linkedIphone(started, { base, trustedCertificate: intermediate });
+  await send(server.url, 'POST', '/v1/notifications', {
+    token,
+    json: { message: 'Kept for later', title: 'Garage' },
+  });
+  await backToTheApp(app);
+  await expect.poll(() => messages(app), WAIT).toEqual(['Kept for later']);
+  // The service worker controls the page: it serves the app's files from now on.
+  await expect
+    .poll(() => app.page.evaluate(() => navigator.serviceWorker.controller !== null), WAIT)
+    .toBe(true);
+  return app;
+}
+
+const messages = (app: App) => app.page.locator('#items .item .message').allTextContents();
+
+/** The app's own page, not the browser's error page: its title, its inbox, its words. */
+async function expectAppFromKept(app: App, timeout: number) {
+  await expect.poll(() => app.said(), { timeout }).toBe(AWAY);
+  expect(await app.page.title()).toBe('Foxbell');
+  expect(await app.page.getByRole('heading', { name: 'Inbox' }).isVisible()).toBe(true);
+  expect(await messages(app)).toEqual(['Kept for later']);
+  expect(await app.page.locator('body').textContent()).not.toMatch(/HTTP ERROR|502|503/);
+}
+
+describe('the web app with its server stopped behind Caddy', () => {
+  it('as docs/iphone.md sets it up (a 502): opens from what it kept, says the server cannot be reached, and catches up when it is back', async () => {
+    const started = await startAppServer(['--trust-proxy', '127.0.0.1']);
+    const { server, token } = started;
+    const upstream = new URL(server.url).host;
+    const { base, intermediate } = await caddyInFront(async (globals, dir) =>
+      runCaddy({ dir, globals, site: await guideCaddyfile(upstream) }),
+    );
+    const app = await linkedThrough(base, intermediate, started);
+
+    server.child.kill('SIGTERM');
+    await server.exited;
+    expect(await fetch(`${server.url}/healthz`).catch(() => 'refused')).toBe('refused');
+    await app.page.reload();
+    await expectAppFromKept(app, WAIT.timeout);
+    // The banner has a way to try at once; trying changes nothing while the server is away.
+    expect(await app.page.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
+    for (const width of [390, 1024, 1400]) {
+      await app.page.setViewportSize({ width, height: 844 });
+      await picture(app.page, width === 390 ? 'server-away' : `server-away-${width}`);
+    }
+    await app.page.setViewportSize({ width: 390, height: 844 });
+
+    // Back: the server starts again, something is sent, and the open app catches up by itself.
+    const again = await started.restart();
+    await send(again.url, 'POST', '/v1/notifications', { token, json: { message: 'Sent once it was back' } });
+    await expect
+      .poll(() => messages(app), { timeout: 40_000 })
+      .toEqual(['Sent once it was back', 'Kept for later']);
+    expect(await app.said()).toBe('');
+    expect(app.problems).toEqual([]);
+  }, 120_000);
+
+  it('as deploy/Caddyfile sets it up (503 after its 10 s of trying): opens from what it kept without waiting for the proxy', async () => {
+    const started = await startAppServer(['--trust-proxy', '127.0.0.1']);
+    const { server } = started;
+    const { base, intermediate } = await caddyInFront((globals, dir) =>
+      runShippedCaddy({ dir, globals, domain: 'localhost', upstreams: [new URL(server.url).host] }),
+    );
+    const app = await linkedThrough(base, intermediate, started);
+
+    server.child.kill('SIGTERM');
+    await server.exited;
+    await app.page.reload();
+    // The page is the app's own within the service worker's wait for the network (3 s), not
+    // after the proxy's 10 s; the words come with the first read the proxy answers.
+    await expect.poll(() => messages(app), { timeout: 8_000 }).toEqual(['Kept for later']);
+    expect(await app.page.title()).toBe('Foxbell');
+    await expectAppFromKept(app, 30_000);
+    expect(app.problems).toEqual([]);
+  }, 120_000);
+});
