@@ -47,7 +47,7 @@ export function pushService(config: ServerConfig, store: Store, clock: Clock): P
             'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial'
           : undefined,
     },
-    webPush: { subject: config.webPush.subject, hosts: config.webPush.hosts },
+    webPush: { subject: config.webPush.subject, hosts: config.webPush.hosts, ca: config.webPush.ca },
   });
   const opened: PushTransport[] = [];
   return {
@@ -83,7 +83,7 @@ function remoteEndpoint(config: ApnsConfig): ApnsEndpoint {
   return {
     kind: 'files',
     url: config.url,
-    caFile: config.caFile,
+    ca: config.ca,
     keyFile: config.keyFile,
     keyId: config.keyId,
     teamId: config.teamId,
