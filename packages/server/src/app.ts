@@ -160,8 +160,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     requestIdHeader: false,
     // One line per request is written in onResponse, with the URL token redacted.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
-    // A HEAD request must never send: link previewers probe URLs with HEAD.
-    exposeHeadRoutes: false,
+    // Every GET route answers HEAD too, as GET without its body (uptime monitors probe with it);
+    // the URL-token send, whose GET sends, opts out.
+    exposeHeadRoutes: true,
     // The spec's paths are exact; `/v1/scenes/` is not `/v1/scenes`.
     routerOptions: { ignoreTrailingSlash: false },
     return503OnClosing: true,
