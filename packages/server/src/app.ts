@@ -27,7 +27,7 @@ import { notificationRoutes } from './http/routes/notifications.js';
 import { sceneRoutes } from './http/routes/scenes.js';
 import { sendRoutes } from './http/routes/send.js';
 import { tokenRoutes } from './http/routes/tokens.js';
-import { webAppRoutes } from './http/routes/web-app.js';
+import { webAppRootRoute, webAppRoutes } from './http/routes/web-app.js';
 import { trackHandshakes } from './http/tls/handshakes.js';
 import { TLS_POLICY } from './http/tls/policy.js';
 import { WindowLimit } from './http/window-limit.js';
@@ -232,5 +232,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.register(healthRoutes, { store: deps.store, health: deps.health ?? { stopping: () => false } });
   app.register(openApiRoutes, { routes: documented, providers: deps.providers });
   if (deps.devPage) devPageRoutes(app, deps.store, deps.devPage, () => freshness(ctx));
+  else app.register(webAppRootRoute);
   return app;
 }
