@@ -217,6 +217,26 @@ describe('the admin key', () => {
     });
   });
 
+  it('is visible ASCII, as an Authorization header carries it: a character no key has is named, the key never', () => {
+    for (const [key, named] of [
+      [`${'k'.repeat(40)}…`, '"…" (U+2026)'],
+      [`${'k'.repeat(20)} ${'k'.repeat(20)}`, 'a space'],
+      [`${'k'.repeat(40)}\t`, 'a control character'],
+      [`${'k'.repeat(40)}\u0085`, 'a control character'],
+      [`${'k'.repeat(40)}é`, '"é" (U+00E9)'],
+    ]) {
+      expect(readConfig([], { FOXBELL_ADMIN_KEY: key as string }), named).toEqual({
+        ok: false,
+        problems: [
+          `--admin-key (FOXBELL_ADMIN_KEY) holds ${named}, which no key has (make one: openssl rand -base64 32)`,
+        ],
+      });
+    }
+    // Every visible ASCII character is one a key may have.
+    const visible = Array.from({ length: 94 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+    expect(readConfig([], { FOXBELL_ADMIN_KEY: visible })).toMatchObject({ ok: true });
+  });
+
   it('is read from a file (flag or variable), less its line end; a flag is warned of', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'admin-key');

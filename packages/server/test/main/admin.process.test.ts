@@ -154,4 +154,40 @@ describe('foxbell-server admin', () => {
       expect.stringContaining('  token create          make a send token; prints it once\n'),
     ]);
   }, 30_000);
+
+  it('refuses a key with a character no key has (a placeholder pasted as is) in words about the key, not as a server out of reach', async () => {
+    const server = await startQuietServer();
+    const base = { FOXBELL_BASE_URL: server.url };
+    const placeholder = await admin(['token', 'create', '--name', 'CI'], {
+      ...base,
+      FOXBELL_ACCOUNT_KEY: 'fox_acct_…',
+    });
+    expect(placeholder).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: --account-key (FOXBELL_ACCOUNT_KEY) holds "…" (U+2026), which no key has: give the whole key `admin account create` printed, not a placeholder such as fox_acct_…\n' +
+        '  next: foxbell-server admin token create --help\n',
+    });
+    const placeholderJson = await admin(['token', 'list', '--json'], {
+      ...base,
+      FOXBELL_ACCOUNT_KEY: 'fox_acct_…',
+    });
+    expect([placeholderJson.code, placeholderJson.stderr]).toEqual([2, '']);
+    expect(JSON.parse(placeholderJson.stdout)).toEqual({
+      error: {
+        code: 'usage',
+        message: expect.stringMatching(/^--account-key \(FOXBELL_ACCOUNT_KEY\) holds "…"/),
+      },
+    });
+    const spaced = path.join(await tempDir(), 'admin-key');
+    await writeFile(spaced, 'paste the admin key of /etc/foxbell here\n');
+    expect(await admin(['account', 'create', '--admin-key-file', spaced], base)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: --admin-key (FOXBELL_ADMIN_KEY) holds a space, which no key has (make one: openssl rand -base64 32)\n' +
+        '  next: foxbell-server admin account create --help\n',
+    });
+  });
 });
