@@ -190,4 +190,33 @@ describe('foxbell-server admin', () => {
         '  next: foxbell-server admin account create --help\n',
     });
   });
+
+  it('words a wrong link code as the web app does, with its code, field and request id', async () => {
+    const server = await startQuietServer();
+    const key = (await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} })).body
+      .key as string;
+    const asAccount = { FOXBELL_BASE_URL: server.url, FOXBELL_ACCOUNT_KEY: key };
+    const approve = (code: string, ...flags: string[]) =>
+      admin(['link', 'approve', code, ...flags], asAccount);
+
+    const unknown = await approve('K7QM-3XPA');
+    expect([unknown.code, unknown.stdout]).toEqual([2, '']);
+    expect(unknown.stderr).toMatch(
+      /^error: No device is showing that code\. Check it: codes have no 0, O, 1, I or L\.\n {2}code: not_found\n {2}field: code\n {2}request: req_\w+\n$/,
+    );
+    // A code with a letter no code has (a zero for an O) is a wrong code too, worded the same.
+    const misspelt = await approve('K7QM-3XP0');
+    expect([misspelt.code, misspelt.stderr.split('\n')[0]]).toEqual([2, unknown.stderr.split('\n')[0]]);
+    // With --json, the API's answer as it is.
+    const asJson = await approve('K7QM-3XPA', '--json');
+    expect([asJson.code, asJson.stderr]).toEqual([2, '']);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { code: 'not_found', field: 'code' } });
+    // The sixth wrong code in 10 minutes is refused with the approver locked, said with its wait.
+    for (let wrong = 0; wrong < 2; wrong += 1) expect((await approve('K7QM-3XPA')).code).toBe(2);
+    const locked = await approve('K7QM-3XPA');
+    expect([locked.code, locked.stdout]).toEqual([4, '']);
+    expect(locked.stderr).toMatch(
+      /^error: Too many wrong codes\. You can approve again in (a minute|\d+ minutes)\.\n {2}code: link_locked\n {2}request: req_\w+\n$/,
+    );
+  });
 });
