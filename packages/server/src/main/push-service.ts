@@ -18,10 +18,12 @@ import type { Store } from '../store/store.js';
  */
 export interface PushService {
   readonly providers: readonly PushProvider[];
-  /** Opens every provider's transport, by provider id, and what the process should say of them. */
-  openTransports(): Promise<{
+  /**
+   * Opens every provider's transport, by provider id. What the process should say of them goes to
+   * `warn` (outside dev mode): at once, or for a stand-in, when the first push reaches it.
+   */
+  openTransports(warn: (warning: string) => void): Promise<{
     transports: Record<string, PushTransport>;
-    warnings: string[];
     standIns: string[];
   }>;
   /** The simulator inside the process, once a transport started it. */
@@ -52,18 +54,20 @@ export function pushService(config: ServerConfig, store: Store, clock: Clock): P
   const opened: PushTransport[] = [];
   return {
     providers,
-    async openTransports() {
+    async openTransports(warn) {
       const transports: Record<string, PushTransport> = {};
-      const warnings: string[] = [];
       const standIns: string[] = [];
       for (const provider of providers) {
         const { transport, warning, standIn } = await provider.openTransport();
         opened.push(transport);
-        transports[provider.id] = transport;
-        if (warning !== undefined && !config.dev) warnings.push(warning);
+        const said = warning === undefined || config.dev ? undefined : () => warn(warning);
+        // A stand-in is warned of when the first push reaches it: one no push reaches (no APNs
+        // device anywhere, as with the web app alone) changes nothing and is worth no word.
+        transports[provider.id] = standIn && said ? sayingAtFirstPush(transport, said) : transport;
         if (standIn) standIns.push(provider.id);
+        else said?.();
       }
-      return { transports, warnings, standIns };
+      return { transports, standIns };
     },
     get simulator() {
       return simulated?.running?.simulator;
@@ -75,6 +79,21 @@ export function pushService(config: ServerConfig, store: Store, clock: Clock): P
       await Promise.all(opened.map((transport) => transport.close()));
       await simulated?.close();
     },
+  };
+}
+
+/** `transport`, calling `say` once, as the first push goes through it. */
+function sayingAtFirstPush(transport: PushTransport, say: () => void): PushTransport {
+  let said = false;
+  return {
+    push(destination) {
+      if (!said) {
+        said = true;
+        say();
+      }
+      return transport.push(destination);
+    },
+    close: () => transport.close(),
   };
 }
 

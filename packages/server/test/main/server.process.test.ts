@@ -423,19 +423,32 @@ describe('foxbell-server, delivering', () => {
     expect(await worker.exited).toEqual({ code: 0, signal: null });
   });
 
-  it('outside --dev, serves no simulator control API unless asked, and warns that APNs devices get nothing', async () => {
+  it('outside --dev, serves no simulator control API unless asked, and warns that APNs devices get nothing once one is pushed', async () => {
+    const warning =
+      'foxbell-server: warning: delivering APNs devices to the built-in simulator: no app of theirs gets a notification. ' +
+      'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial\n';
     const server = await startQuietServer(['--web-push-subject', 'mailto:ops@example.com']);
     expect(server.stdout()).not.toContain('control API');
-    expect(server.stderr()).toBe(
-      'foxbell-server: warning: delivering APNs devices to the built-in simulator: no app of theirs gets a notification. ' +
-        'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial\n',
-    );
+    // Nothing to say while no push can reach the simulator: a Web Push deployment never hears of it.
+    const { key, token } = await accountWithToken(server.url);
+    const sendOne = async () => {
+      const sent = await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'hi' } });
+      return deliveredStatus(server.url, token, sent.body.id);
+    };
+    expect((await sendOne()).status).toBe('dropped');
+    expect(server.stderr()).toBe('');
+    // Said at the first push it takes, once.
+    await addDevice(server.url, key, 'f'.repeat(64));
+    expect((await sendOne()).status).toBe('sent_to_push');
+    expect(server.stderr()).toBe(warning);
+    expect((await sendOne()).status).toBe('sent_to_push');
+    expect(server.stderr()).toBe(warning);
     const worker = await startProcess(
       ['worker', '--data', await tempDir()],
       {},
       /worker (wrk_\w+) delivering from/,
     );
-    expect(worker.stderr()).toContain('delivering APNs devices to the built-in simulator');
+    expect(worker.stderr()).not.toContain('built-in simulator');
     // Without a VAPID subject of the operator's own, Web Push is signed with the project's page.
     expect(worker.stderr()).toContain(
       'foxbell-server: warning: Web Push is signed with the subject https://github.com/foxbell/foxbell: ' +

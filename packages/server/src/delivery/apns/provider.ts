@@ -22,7 +22,7 @@ export function apnsProvider(options: {
   endpoint: () => Promise<ApnsEndpoint>;
   topics: ApnsTopics;
   clock: Clock;
-  /** What the process should say of this endpoint at start (the built-in simulator). */
+  /** What the process should say of this endpoint (the built-in simulator) when it is pushed to. */
   warning?: string | undefined;
   /** The endpoint is the built-in simulator. */
   standIn?: boolean;
