@@ -67,10 +67,13 @@ describe('foxbell-server admin', () => {
     expect(mergedIn.stdout).toMatch(/^merged into account acct_\w+\n {2}group: acct_\w+, acct_\w+\n$/);
     expect(mergedIn.stdout).not.toContain(JSON.parse(other.stdout).key);
     const wrong = await admin(['link', 'approve', 'ZZZZ-ZZZZ'], asAccount);
-    // A code no request has is a mistake in what was typed: exit 2, with its code and field.
+    // A code no request has is a mistake in what was typed: exit 2, in the web app's words, with
+    // its code and field.
     expect([wrong.code, wrong.stderr]).toEqual([
       2,
-      expect.stringMatching(/^error: no link request has this code\n {2}code: not_found\n {2}field: code\n/),
+      expect.stringMatching(
+        /^error: No device is showing that code\. Check it: codes have no 0, O, 1, I or L\.\n {2}code: not_found\n {2}field: code\n/,
+      ),
     ]);
 
     // The pause, as every sender sees it.
