@@ -1,8 +1,8 @@
-import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ADMIN_KEY, createAccount, startServer, type TestServer } from '../helpers.js';
 import { apiProviders } from '../providers.js';
+import { type RawAnswer, rawExchange } from '../raw-http.js';
 import { servedRoutes } from '../route-tree.js';
 import { openTestStore } from '../test-database.js';
 
@@ -14,41 +14,15 @@ import { openTestStore } from '../test-database.js';
  */
 const WITHOUT_HEAD = ['/v1/link-requests/{id}', '/v1/send/{token}'];
 
-interface RawAnswer {
-  statusLine: string;
-  headers: Map<string, string>;
-  /** Every byte after the head, as received: a HEAD answer has none. */
-  rest: Buffer;
-}
-
-/** One request as raw bytes on a connection of its own, and the answer's bytes until the server closes. */
+/** One request on a connection of its own, with a credential when one is given. */
 function exchange(url: string, method: string, path: string, credential?: string): Promise<RawAnswer> {
-  const { port } = new URL(url);
   const lines = [
     `${method} ${path} HTTP/1.1`,
     'Host: 127.0.0.1',
     'Connection: close',
     ...(credential === undefined ? [] : [`Authorization: Bearer ${credential}`]),
   ];
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const bytes = Buffer.concat(chunks);
-      const at = bytes.indexOf('\r\n\r\n');
-      const [statusLine = '', ...headerLines] = bytes.subarray(0, at).toString('latin1').split('\r\n');
-      const headers = new Map(
-        headerLines.map((line) => {
-          const colon = line.indexOf(':');
-          return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()] as const;
-        }),
-      );
-      resolve({ statusLine, headers, rest: bytes.subarray(at + 4) });
-    });
-    socket.write(`${lines.join('\r\n')}\r\n\r\n`);
-  });
+  return rawExchange(url, `${lines.join('\r\n')}\r\n\r\n`);
 }
 
 /** Asserts that a HEAD answer is the GET answer without its body: same status, same headers. */
