@@ -27,7 +27,7 @@ import { notificationRoutes } from './http/routes/notifications.js';
 import { sceneRoutes } from './http/routes/scenes.js';
 import { sendRoutes } from './http/routes/send.js';
 import { tokenRoutes } from './http/routes/tokens.js';
-import { webAppRoutes } from './http/routes/web-app.js';
+import { webAppRootRoute, webAppRoutes } from './http/routes/web-app.js';
 import { trackHandshakes } from './http/tls/handshakes.js';
 import { TLS_POLICY } from './http/tls/policy.js';
 import { WindowLimit } from './http/window-limit.js';
@@ -163,8 +163,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     requestIdHeader: false,
     // One line per request is written in onResponse, with the URL token redacted.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
-    // A HEAD request must never send: link previewers probe URLs with HEAD.
-    exposeHeadRoutes: false,
+    // Every GET route answers HEAD too, as GET without its body (uptime monitors probe with it);
+    // the URL-token send, whose GET sends, opts out.
+    exposeHeadRoutes: true,
     // The spec's paths are exact; `/v1/scenes/` is not `/v1/scenes`.
     routerOptions: { ignoreTrailingSlash: false },
     return503OnClosing: true,
@@ -234,5 +235,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.register(healthRoutes, { store: deps.store, health: deps.health ?? { stopping: () => false } });
   app.register(openApiRoutes, { routes: documented, providers: deps.providers });
   if (deps.devPage) devPageRoutes(app, deps.store, deps.devPage, () => freshness(ctx));
+  else app.register(webAppRootRoute);
   return app;
 }

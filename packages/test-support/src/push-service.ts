@@ -87,6 +87,11 @@ export class LocalPushService {
   /** `127.0.0.1:PORT`, as `--web-push-hosts` names it. */
   readonly host: string;
   readonly received: ReceivedPush[] = [];
+  /**
+   * Each TLS handshake a client ended before it was done, as Node's server reports it: a Node
+   * client that does not trust this service's certificate hangs up mid-handshake.
+   */
+  readonly refusedHandshakes: string[] = [];
   readonly #server: Server;
   readonly #options: PushServiceOptions;
   readonly #subscriptions = new Map<string, { ecdh: ECDH; auth: string }>();
@@ -105,6 +110,10 @@ export class LocalPushService {
     server.on('connection', (socket: Socket) => {
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
+    });
+    server.on('tlsClientError', (error: Error) => {
+      this.refusedHandshakes.push(error.message);
+      for (const wake of this.#waiters.splice(0)) wake();
     });
     server.on('request', (request, response) => {
       const chunks: Buffer[] = [];
@@ -131,7 +140,10 @@ export class LocalPushService {
   }
 
   static async start(options: PushServiceOptions): Promise<LocalPushService> {
-    const pems = await generate([{ name: 'commonName', value: 'local push service' }], {
+    // A name of its own: OpenSSL finds a certificate's issuer by name, so two services' CAs of one
+    // name, trusted together, would stand for each other.
+    const name = `local push service ${randomBytes(4).toString('hex')}`;
+    const pems = await generate([{ name: 'commonName', value: name }], {
       keyType: 'ec',
       algorithm: 'sha256',
       extensions: [
@@ -181,6 +193,13 @@ export class LocalPushService {
   /** Resolves once `count` pushes in all have reached the service. */
   async waitFor(count: number): Promise<void> {
     while (this.received.length < count) {
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
+  /** Resolves once `count` handshakes in all have been refused by clients. */
+  async waitForRefusedHandshakes(count: number): Promise<void> {
+    while (this.refusedHandshakes.length < count) {
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
   }

@@ -28,3 +28,47 @@ export function shownLinkCode(code: string): string {
 
 /** The app's own id for itself (`device_id`): made once per installation and kept. */
 export const CLIENT_DEVICE_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+
+/** A wait as a person reads it: "a minute", "3 minutes" (rounded up; a minute when unknown). */
+export function minutesInWords(seconds: number | undefined): string {
+  const count = Math.max(1, Math.ceil((seconds ?? 60) / 60));
+  return count === 1 ? 'a minute' : `${count} minutes`;
+}
+
+/** An approval's error, as far as its words need it. */
+export interface LinkApprovalError {
+  code: string;
+  field?: string | undefined;
+  details?: { limit?: unknown } | undefined;
+  /** The answer's `Retry-After`, in seconds. */
+  retryAfter?: number | undefined;
+}
+
+/**
+ * Why approving a link code failed, in the words a person reads wherever they approve one (the
+ * web app, `foxbell-server admin link approve`): what is wrong with the code and what to do,
+ * never the API's own message. Undefined for an error that is not about the code.
+ */
+export function linkApprovalInWords(error: LinkApprovalError): string | undefined {
+  switch (error.code) {
+    case 'not_found':
+      return 'No device is showing that code. Check it: codes have no 0, O, 1, I or L.';
+    case 'link_expired':
+      return 'That code has expired. Make a new one on the other device.';
+    case 'link_not_pending':
+      return 'That code was already used or cancelled. Make a new one on the other device.';
+    case 'link_superseded':
+      return 'That device made a newer code. Approve the newest one.';
+    case 'link_locked':
+      return `Too many wrong codes. You can approve again in ${minutesInWords(error.retryAfter)}.`;
+    case 'limit_reached':
+      return error.details?.limit === 'link_approvals'
+        ? `Your account linked 5 devices in the last 10 minutes. Try again in ${minutesInWords(error.retryAfter)}.`
+        : 'Your account has 20 devices already. Remove one you no longer use, then try again.';
+    case 'invalid_field':
+    case 'missing_field':
+      return error.field === 'code' ? 'A code is 8 letters and digits, as XXXX-XXXX.' : undefined;
+    default:
+      return undefined;
+  }
+}

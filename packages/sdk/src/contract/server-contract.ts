@@ -1,8 +1,9 @@
 /**
  * `@foxbell/sdk/server-contract`: the share of the rules only Foxbell's own server uses (its
- * messages, the link-code alphabet, APNs priorities, the request-body walk). It lives beside the
- * public rules so both sides still read one copy, and is published only because the server imports
- * it: no app imports it, it is not part of the SDK's surface, and it changes in any release.
+ * messages, the link-code alphabet and an approval's words, APNs priorities, the request-body
+ * walk). It lives beside the public rules so both sides still read one copy, and is published only
+ * because the server imports it: no app imports it, it is not part of the SDK's surface, and it
+ * changes in any release.
  */
 export {
   ANY_SEND_TOKEN_PATTERN,
@@ -27,6 +28,9 @@ export {
   canonicalLinkCode,
   LINK_CODE_ALPHABET,
   LINK_CODE_LENGTH,
+  type LinkApprovalError,
+  linkApprovalInWords,
+  minutesInWords,
   shownLinkCode,
 } from './link.js';
 export {

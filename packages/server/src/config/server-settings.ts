@@ -87,6 +87,24 @@ export function publicUrlProblem(text: string): string | undefined {
 /** An admin key creates accounts: as hard to guess as the 190-bit secrets the server makes. */
 export const ADMIN_KEY_MIN_LENGTH = 32;
 
+/**
+ * Why `key` cannot be a key, by a character none has: a key travels in an `Authorization: Bearer`
+ * header, which carries visible ASCII and nothing else intact. Such a character is a key pasted
+ * wrong, or a placeholder pasted as it is (the guide's `fox_acct_…`); said without the key.
+ */
+export function keyCharacterProblem(key: string): string | undefined {
+  const odd = [...key].find((char) => char < '!' || char > '~');
+  if (odd === undefined) return undefined;
+  const code = odd.codePointAt(0) as number;
+  const named =
+    odd === ' '
+      ? 'a space'
+      : code < 0x20 || (code >= 0x7f && code < 0xa0)
+        ? 'a control character'
+        : `"${odd}" (U+${code.toString(16).toUpperCase().padStart(4, '0')})`;
+  return `holds ${named}, which no key has`;
+}
+
 /** Every setting of `foxbell-server`, once: its flag, variable, default, check and help. */
 export const SERVER_SETTINGS = {
   port: {
@@ -152,10 +170,13 @@ export const SERVER_SETTINGS = {
     type: 'text',
     help: "the operator's key for admin routes",
     secret: true,
-    check: (key: string) =>
-      key.length >= ADMIN_KEY_MIN_LENGTH
+    check: (key: string) => {
+      const odd = keyCharacterProblem(key);
+      if (odd !== undefined) return `${odd} (make one: openssl rand -base64 32)`;
+      return key.length >= ADMIN_KEY_MIN_LENGTH
         ? undefined
-        : `must be at least ${ADMIN_KEY_MIN_LENGTH} characters (make one: openssl rand -base64 32)`,
+        : `must be at least ${ADMIN_KEY_MIN_LENGTH} characters (make one: openssl rand -base64 32)`;
+    },
   },
   dev: {
     flag: 'dev',

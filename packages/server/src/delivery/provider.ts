@@ -45,9 +45,10 @@ export interface Registration {
   readonly shownAs?: string;
 }
 
-/** An open transport, and what the process should say of it at start (a stand-in in use). */
+/** An open transport, and what the process should say of it. */
 export interface ProviderTransport {
   transport: PushTransport;
+  /** Said at start; a stand-in's at the first push it takes, since until then it changes nothing. */
   warning?: string | undefined;
   /** It reaches a stand-in (the built-in APNs simulator), not real devices: readiness says so. */
   standIn?: boolean;

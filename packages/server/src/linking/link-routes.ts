@@ -190,6 +190,9 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
   app.get<{ Params: { id: string } }>(
     '/v1/link-requests/:id',
     {
+      // No HEAD beside this GET: its first read after approval takes the device key, which a HEAD
+      // would take without handing it over.
+      exposeHeadRoute: false,
       config: {
         credentials: ['link'],
         doc: {

@@ -26,10 +26,11 @@ export async function startDelivery(
   log: DeliveryLog,
 ): Promise<Delivery | undefined> {
   if (config.workers === 0) return undefined;
-  const { transports, warnings, standIns } = await push.openTransports();
   // Outside dev mode a process says what stands in for the real thing (the built-in simulator, a
   // VAPID subject that is not the operator's).
-  for (const warning of warnings) process.stderr.write(`foxbell-server: warning: ${warning}\n`);
+  const { transports, standIns } = await push.openTransports((warning) =>
+    process.stderr.write(`foxbell-server: warning: ${warning}\n`),
+  );
   const worker = new DeliveryWorker({
     store,
     transports,

@@ -18,10 +18,12 @@ import type { Store } from '../store/store.js';
  */
 export interface PushService {
   readonly providers: readonly PushProvider[];
-  /** Opens every provider's transport, by provider id, and what the process should say of them. */
-  openTransports(): Promise<{
+  /**
+   * Opens every provider's transport, by provider id. What the process should say of them goes to
+   * `warn` (outside dev mode): at once, or for a stand-in, when the first push reaches it.
+   */
+  openTransports(warn: (warning: string) => void): Promise<{
     transports: Record<string, PushTransport>;
-    warnings: string[];
     standIns: string[];
   }>;
   /** The simulator inside the process, once a transport started it. */
@@ -47,23 +49,25 @@ export function pushService(config: ServerConfig, store: Store, clock: Clock): P
             'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial'
           : undefined,
     },
-    webPush: { subject: config.webPush.subject, hosts: config.webPush.hosts },
+    webPush: { subject: config.webPush.subject, hosts: config.webPush.hosts, ca: config.webPush.ca },
   });
   const opened: PushTransport[] = [];
   return {
     providers,
-    async openTransports() {
+    async openTransports(warn) {
       const transports: Record<string, PushTransport> = {};
-      const warnings: string[] = [];
       const standIns: string[] = [];
       for (const provider of providers) {
         const { transport, warning, standIn } = await provider.openTransport();
         opened.push(transport);
-        transports[provider.id] = transport;
-        if (warning !== undefined && !config.dev) warnings.push(warning);
+        const said = warning === undefined || config.dev ? undefined : () => warn(warning);
+        // A stand-in is warned of when the first push reaches it: one no push reaches (no APNs
+        // device anywhere, as with the web app alone) changes nothing and is worth no word.
+        transports[provider.id] = standIn && said ? sayingAtFirstPush(transport, said) : transport;
         if (standIn) standIns.push(provider.id);
+        else said?.();
       }
-      return { transports, warnings, standIns };
+      return { transports, standIns };
     },
     get simulator() {
       return simulated?.running?.simulator;
@@ -78,12 +82,27 @@ export function pushService(config: ServerConfig, store: Store, clock: Clock): P
   };
 }
 
+/** `transport`, calling `say` once, as the first push goes through it. */
+function sayingAtFirstPush(transport: PushTransport, say: () => void): PushTransport {
+  let said = false;
+  return {
+    push(destination) {
+      if (!said) {
+        said = true;
+        say();
+      }
+      return transport.push(destination);
+    },
+    close: () => transport.close(),
+  };
+}
+
 function remoteEndpoint(config: ApnsConfig): ApnsEndpoint {
   if (config.kind !== 'remote') throw new Error('not a remote APNs endpoint');
   return {
     kind: 'files',
     url: config.url,
-    caFile: config.caFile,
+    ca: config.ca,
     keyFile: config.keyFile,
     keyId: config.keyId,
     teamId: config.teamId,

@@ -1,5 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { readSettings, type Setting, type SettingValues, usageOf } from '../kernel/settings.js';
+import {
+  readSettings,
+  refusedSettings,
+  type Setting,
+  type SettingValues,
+  usageOf,
+} from '../kernel/settings.js';
 import { buildSimulatorControl } from './control.js';
 import { DEFAULT_HISTORY } from './push-history.js';
 import { ApnsSimulator, type SimulatorKey } from './simulator.js';
@@ -94,10 +100,10 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  if (!read.ok) throw new Error(read.problems.join('\n'));
+  if (!read.ok) return refuse(read.problems);
   const { values, problems } = read;
   const key = simulatorKeyOf(values, problems);
-  if (problems.length > 0) throw new Error(problems.join('\n'));
+  if (problems.length > 0) return refuse(problems);
   const keys: SimulatorKey[] = key ? [{ ...key, keyPem: await readFile(key.keyFile, 'utf8') }] : [];
   const simulator = await ApnsSimulator.start({
     port: values.port,
@@ -125,7 +131,14 @@ async function main(): Promise<void> {
   process.stdout.write(`foxbell-apns-sim listening on ${simulator.url}\n`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`foxbell-apns-sim: ${(error as Error).message}\n\n${USAGE}`);
+/** Settings it cannot take: each problem, and where the settings are described; exit 2. */
+function refuse(problems: string[]): never {
+  process.stderr.write(refusedSettings('foxbell-apns-sim', problems));
   process.exit(2);
+}
+
+// A start that failed with good settings (a port in use, a key file that cannot be read).
+main().catch((error: unknown) => {
+  process.stderr.write(`foxbell-apns-sim: ${(error as Error).message}\n`);
+  process.exit(1);
 });

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { readConfig, SERVER_SETTINGS, USAGE } from '../../src/config/server-settings.js';
 import { DEFAULT_LIMITS } from '../../src/kernel/limits.js';
+import { localCertificate } from '../../src/simulator/local-certificate.js';
 import { send } from '../helpers.js';
 import { ADMIN, runToExit, startProcess, tempDir } from '../processes.js';
 
@@ -83,6 +84,45 @@ describe("foxbell-server's settings, one table", () => {
       ],
     });
   });
+  it('reads the certificates of --apns-ca and --web-push-ca at start, and names a file it cannot use', async () => {
+    const dir = await tempDir();
+    const [first, second] = await Promise.all([localCertificate('one CA'), localCertificate('another CA')]);
+    const files = {
+      bundle: path.join(dir, 'bundle.pem'),
+      missing: path.join(dir, 'missing.pem'),
+      text: path.join(dir, 'text.pem'),
+      broken: path.join(dir, 'broken.pem'),
+    };
+    await writeFile(files.bundle, `# two CAs\n${first.cert}\n${second.cert}`);
+    await writeFile(files.text, 'not a certificate\n');
+    await writeFile(
+      files.broken,
+      `${first.cert}\n-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n`,
+    );
+    const remote = ['--apns-url', 'https://127.0.0.1:2197', '--apns-key-file', 'k.p8'];
+    const ids = ['--apns-key-id', 'ABC123DEFG', '--apns-team-id', 'DEF123GHIJ'];
+    const read = readConfig(
+      [...remote, ...ids, '--apns-ca', files.bundle, '--web-push-ca', files.bundle],
+      {},
+    );
+    const both = `${first.cert.trim()}\n${second.cert.trim()}`;
+    expect(read).toMatchObject({ ok: true, config: { apns: { ca: both }, webPush: { ca: both } } });
+    expect(readConfig([], {})).toMatchObject({ ok: true, config: { webPush: { ca: undefined } } });
+    for (const [file, problem] of [
+      [files.missing, `cannot read ${files.missing}: ENOENT`],
+      [files.text, `${files.text} holds no PEM certificate`],
+      [files.broken, `certificate 2 of ${files.broken} cannot be read`],
+    ] as const) {
+      expect(readConfig([...remote, ...ids, '--apns-ca', file], { FOXBELL_WEB_PUSH_CA: file })).toEqual({
+        ok: false,
+        problems: [
+          `--apns-ca (FOXBELL_APNS_CA): ${problem}`,
+          `--web-push-ca (FOXBELL_WEB_PUSH_CA): ${problem}`,
+        ],
+      });
+    }
+  });
+
   it('reads --metrics as HOST:PORT and --trust-proxy as addresses or ranges, and names a bad one', () => {
     const metricsProblem =
       '--metrics (FOXBELL_METRICS) must be HOST:PORT, such as 127.0.0.1:9464 ([::1]:9464 for IPv6; port 0 picks one)';
@@ -206,6 +246,26 @@ describe('the admin key', () => {
       warnings: [],
       config: { adminKey: 'k'.repeat(32) },
     });
+  });
+
+  it('is visible ASCII, as an Authorization header carries it: a character no key has is named, the key never', () => {
+    for (const [key, named] of [
+      [`${'k'.repeat(40)}…`, '"…" (U+2026)'],
+      [`${'k'.repeat(20)} ${'k'.repeat(20)}`, 'a space'],
+      [`${'k'.repeat(40)}\t`, 'a control character'],
+      [`${'k'.repeat(40)}\u0085`, 'a control character'],
+      [`${'k'.repeat(40)}é`, '"é" (U+00E9)'],
+    ]) {
+      expect(readConfig([], { FOXBELL_ADMIN_KEY: key as string }), named).toEqual({
+        ok: false,
+        problems: [
+          `--admin-key (FOXBELL_ADMIN_KEY) holds ${named}, which no key has (make one: openssl rand -base64 32)`,
+        ],
+      });
+    }
+    // Every visible ASCII character is one a key may have.
+    const visible = Array.from({ length: 94 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+    expect(readConfig([], { FOXBELL_ADMIN_KEY: visible })).toMatchObject({ ok: true });
   });
 
   it('is read from a file (flag or variable), less its line end; a flag is warned of', async () => {

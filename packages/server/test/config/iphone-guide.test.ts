@@ -58,6 +58,30 @@ describe('the iPhone guide', () => {
     );
   });
 
+  it('says which placeholders are yours to replace just above the commands that hold them, not after', () => {
+    const PLACEHOLDERS = ['push.example.com', 'you@example.com', 'fox_acct_…', 'fox_send_…', 'K7QM-3XPA'];
+    const blocks = [...GUIDE.matchAll(/```sh\n([\s\S]*?)```/g)];
+    let checked = 0;
+    for (const [index, block] of blocks.entries()) {
+      const commands = block[1] as string;
+      // What a reader has just read: the text between the previous block and this one.
+      const previous = blocks[index - 1];
+      const before = GUIDE.slice(
+        previous ? (previous.index as number) + previous[0].length : 0,
+        block.index as number,
+      );
+      const note = /\*\*Replace first:\*\*([^\n]*(?:\n(?!\n)[^\n]*)*)\n\n$/.exec(before)?.[1];
+      const held = PLACEHOLDERS.filter((placeholder) => commands.includes(placeholder));
+      if (held.length === 0) {
+        expect(note, commands).toBeUndefined();
+        continue;
+      }
+      checked += 1;
+      for (const placeholder of held) expect(note, commands).toContain(`\`${placeholder}\``);
+    }
+    expect(checked).toBe(5);
+  });
+
   it("shows only pictures the web app's tests make, and each of them is committed", () => {
     const shown = [...GUIDE.matchAll(/\]\(images\/iphone\/([\w-]+)\.png\)/g)].map(
       ([, name]) => name as string,

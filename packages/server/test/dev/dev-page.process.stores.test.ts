@@ -269,8 +269,11 @@ describe('the device page (--dev)', () => {
     const app = buildApp({ store, providers: apiProviders(store) });
     closing.push(() => app.close());
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
-    for (const url of ['/', '/devices', '/dev/session']) {
+    for (const url of ['/devices', '/dev/session']) {
       expect((await call(base, url)).statusCode, url).toBe(404);
     }
+    // The root leads to the web app instead.
+    const root = await call(base, '/', { redirect: 'manual' });
+    expect([root.statusCode, root.headers.location]).toEqual([302, '/app/']);
   });
 });

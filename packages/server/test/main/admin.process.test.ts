@@ -67,10 +67,13 @@ describe('foxbell-server admin', () => {
     expect(mergedIn.stdout).toMatch(/^merged into account acct_\w+\n {2}group: acct_\w+, acct_\w+\n$/);
     expect(mergedIn.stdout).not.toContain(JSON.parse(other.stdout).key);
     const wrong = await admin(['link', 'approve', 'ZZZZ-ZZZZ'], asAccount);
-    // A code no request has is a mistake in what was typed: exit 2, with its code and field.
+    // A code no request has is a mistake in what was typed: exit 2, in the web app's words, with
+    // its code and field.
     expect([wrong.code, wrong.stderr]).toEqual([
       2,
-      expect.stringMatching(/^error: no link request has this code\n {2}code: not_found\n {2}field: code\n/),
+      expect.stringMatching(
+        /^error: No device is showing that code\. Check it: codes have no 0, O, 1, I or L\.\n {2}code: not_found\n {2}field: code\n/,
+      ),
     ]);
 
     // The pause, as every sender sees it.
@@ -154,4 +157,69 @@ describe('foxbell-server admin', () => {
       expect.stringContaining('  token create          make a send token; prints it once\n'),
     ]);
   }, 30_000);
+
+  it('refuses a key with a character no key has (a placeholder pasted as is) in words about the key, not as a server out of reach', async () => {
+    const server = await startQuietServer();
+    const base = { FOXBELL_BASE_URL: server.url };
+    const placeholder = await admin(['token', 'create', '--name', 'CI'], {
+      ...base,
+      FOXBELL_ACCOUNT_KEY: 'fox_acct_…',
+    });
+    expect(placeholder).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: --account-key (FOXBELL_ACCOUNT_KEY) holds "…" (U+2026), which no key has: give the whole key `admin account create` printed, not a placeholder such as fox_acct_…\n' +
+        '  next: foxbell-server admin token create --help\n',
+    });
+    const placeholderJson = await admin(['token', 'list', '--json'], {
+      ...base,
+      FOXBELL_ACCOUNT_KEY: 'fox_acct_…',
+    });
+    expect([placeholderJson.code, placeholderJson.stderr]).toEqual([2, '']);
+    expect(JSON.parse(placeholderJson.stdout)).toEqual({
+      error: {
+        code: 'usage',
+        message: expect.stringMatching(/^--account-key \(FOXBELL_ACCOUNT_KEY\) holds "…"/),
+      },
+    });
+    const spaced = path.join(await tempDir(), 'admin-key');
+    await writeFile(spaced, 'paste the admin key of /etc/foxbell here\n');
+    expect(await admin(['account', 'create', '--admin-key-file', spaced], base)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: --admin-key (FOXBELL_ADMIN_KEY) holds a space, which no key has (make one: openssl rand -base64 32)\n' +
+        '  next: foxbell-server admin account create --help\n',
+    });
+  });
+
+  it('words a wrong link code as the web app does, with its code, field and request id', async () => {
+    const server = await startQuietServer();
+    const key = (await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} })).body
+      .key as string;
+    const asAccount = { FOXBELL_BASE_URL: server.url, FOXBELL_ACCOUNT_KEY: key };
+    const approve = (code: string, ...flags: string[]) =>
+      admin(['link', 'approve', code, ...flags], asAccount);
+
+    const unknown = await approve('K7QM-3XPA');
+    expect([unknown.code, unknown.stdout]).toEqual([2, '']);
+    expect(unknown.stderr).toMatch(
+      /^error: No device is showing that code\. Check it: codes have no 0, O, 1, I or L\.\n {2}code: not_found\n {2}field: code\n {2}request: req_\w+\n$/,
+    );
+    // A code with a letter no code has (a zero for an O) is a wrong code too, worded the same.
+    const misspelt = await approve('K7QM-3XP0');
+    expect([misspelt.code, misspelt.stderr.split('\n')[0]]).toEqual([2, unknown.stderr.split('\n')[0]]);
+    // With --json, the API's answer as it is.
+    const asJson = await approve('K7QM-3XPA', '--json');
+    expect([asJson.code, asJson.stderr]).toEqual([2, '']);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { code: 'not_found', field: 'code' } });
+    // The sixth wrong code in 10 minutes is refused with the approver locked, said with its wait.
+    for (let wrong = 0; wrong < 2; wrong += 1) expect((await approve('K7QM-3XPA')).code).toBe(2);
+    const locked = await approve('K7QM-3XPA');
+    expect([locked.code, locked.stdout]).toEqual([4, '']);
+    expect(locked.stderr).toMatch(
+      /^error: Too many wrong codes\. You can approve again in (a minute|\d+ minutes)\.\n {2}code: link_locked\n {2}request: req_\w+\n$/,
+    );
+  });
 });

@@ -102,10 +102,12 @@ describe('foxbell-server backup and restore (SQLite)', () => {
       stderr: `foxbell-server restore: ${data} is not empty: restore into a new, empty data directory\n`,
     });
     const usage = await run(['backup', '--data', data]);
-    expect(usage.code).toBe(2);
-    expect(usage.stderr).toMatch(
-      /^foxbell-server backup: --to FILE is required\n\nUsage: foxbell-server backup/,
-    );
+    // The problem and where the settings are described, not the whole help.
+    expect([usage.code, usage.stderr]).toEqual([
+      2,
+      'foxbell-server backup: --to FILE is required\n' +
+        'foxbell-server backup: `foxbell-server backup --help` lists every setting\n',
+    ]);
     const postgres = await runScript(BIN, ['backup', '--to', good], {
       FOXBELL_DATABASE_URL: 'postgres://x/y',
     });

@@ -189,14 +189,23 @@ describe('foxbell-server, the process', () => {
     expect(server.stderr()).toContain('stopping: no new requests');
   });
 
-  it('lists every bad setting and exits 2', async () => {
+  it('lists every bad setting and where the settings are described, not the whole help, and exits 2', async () => {
     const { code, stderr } = await runToExit(['--port', 'eighty', '--log-level', 'loud'], {
       FOXBELL_RATE_PER_TOKEN: '0',
     });
-    expect(code).toBe(2);
-    expect(stderr).toContain('--port (FOXBELL_PORT) must be an integer from 0 to 65535, not "eighty"');
-    expect(stderr).toContain('--log-level (FOXBELL_LOG_LEVEL)');
-    expect(stderr).toContain('--rate-per-token (FOXBELL_RATE_PER_TOKEN)');
+    expect([code, stderr]).toEqual([
+      2,
+      'foxbell-server: --port (FOXBELL_PORT) must be an integer from 0 to 65535, not "eighty"\n' +
+        'foxbell-server: --rate-per-token (FOXBELL_RATE_PER_TOKEN) must be an integer from 1 to 1000000000, not "0"\n' +
+        'foxbell-server: --log-level (FOXBELL_LOG_LEVEL) must be one of fatal, error, warn, info, debug, trace, silent, not "loud"\n' +
+        'foxbell-server: `foxbell-server --help` lists every setting\n',
+    ]);
+    // A flag it does not know is said the same way.
+    expect(await runToExit(['--prot', '8080'])).toEqual({
+      code: 2,
+      stderr:
+        "foxbell-server: Unknown option '--prot'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--prot\"\nfoxbell-server: `foxbell-server --help` lists every setting\n",
+    });
   });
 
   it('takes --lease-seconds, --sends-in-flight and --database-pool at their bounds, and refuses one past them', async () => {
@@ -414,19 +423,32 @@ describe('foxbell-server, delivering', () => {
     expect(await worker.exited).toEqual({ code: 0, signal: null });
   });
 
-  it('outside --dev, serves no simulator control API unless asked, and warns that APNs devices get nothing', async () => {
+  it('outside --dev, serves no simulator control API unless asked, and warns that APNs devices get nothing once one is pushed', async () => {
+    const warning =
+      'foxbell-server: warning: delivering APNs devices to the built-in simulator: no app of theirs gets a notification. ' +
+      'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial\n';
     const server = await startQuietServer(['--web-push-subject', 'mailto:ops@example.com']);
     expect(server.stdout()).not.toContain('control API');
-    expect(server.stderr()).toBe(
-      'foxbell-server: warning: delivering APNs devices to the built-in simulator: no app of theirs gets a notification. ' +
-        'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial\n',
-    );
+    // Nothing to say while no push can reach the simulator: a Web Push deployment never hears of it.
+    const { key, token } = await accountWithToken(server.url);
+    const sendOne = async () => {
+      const sent = await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'hi' } });
+      return deliveredStatus(server.url, token, sent.body.id);
+    };
+    expect((await sendOne()).status).toBe('dropped');
+    expect(server.stderr()).toBe('');
+    // Said at the first push it takes, once.
+    await addDevice(server.url, key, 'f'.repeat(64));
+    expect((await sendOne()).status).toBe('sent_to_push');
+    expect(server.stderr()).toBe(warning);
+    expect((await sendOne()).status).toBe('sent_to_push');
+    expect(server.stderr()).toBe(warning);
     const worker = await startProcess(
       ['worker', '--data', await tempDir()],
       {},
       /worker (wrk_\w+) delivering from/,
     );
-    expect(worker.stderr()).toContain('delivering APNs devices to the built-in simulator');
+    expect(worker.stderr()).not.toContain('built-in simulator');
     // Without a VAPID subject of the operator's own, Web Push is signed with the project's page.
     expect(worker.stderr()).toContain(
       'foxbell-server: warning: Web Push is signed with the subject https://github.com/foxbell/foxbell: ' +
@@ -508,16 +530,30 @@ describe('foxbell-server, delivering', () => {
 });
 
 describe('foxbell-apns-sim settings', () => {
-  it('lists every bad setting at once, with the usage, and exits 2', async () => {
+  it('lists every bad setting at once, and where the settings are described, and exits 2', async () => {
     const { code, stderr } = await runToExit(
       ['--key-file', '/nonexistent.p8', '--port', 'x'],
       {},
       { bin: APNS_SIM_BIN },
     );
-    expect(code).toBe(2);
-    expect(stderr).toMatch(
-      /^foxbell-apns-sim: --port must be .*\n--key-file needs --key-id and --team-id\n\nUsage: foxbell-apns-sim/,
+    expect([code, stderr]).toEqual([
+      2,
+      'foxbell-apns-sim: --port must be an integer from 0 to 65535, not "x"\n' +
+        'foxbell-apns-sim: --key-file needs --key-id and --team-id\n' +
+        'foxbell-apns-sim: `foxbell-apns-sim --help` lists every setting\n',
+    ]);
+  });
+
+  it('says why a start with good settings failed, in one line, and exits 1', async () => {
+    const { code, stderr } = await runToExit(
+      ['--key-file', '/nonexistent.p8', '--key-id', 'ABC123DEFG', '--team-id', 'DEF123GHIJ'],
+      {},
+      { bin: APNS_SIM_BIN },
     );
+    expect([code, stderr]).toEqual([
+      1,
+      "foxbell-apns-sim: ENOENT: no such file or directory, open '/nonexistent.p8'\n",
+    ]);
   });
 });
 

@@ -5,28 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ADMIN_KEY, startServer } from '../helpers.js';
 import { apiProviders } from '../providers.js';
+import { servedRoutes } from '../route-tree.js';
 import { openTestStore } from '../test-database.js';
 
 const COMMITTED = new URL('../../../../docs/openapi.json', import.meta.url);
 
 type Schema = { [key: string]: unknown };
-
-/** The routes an app serves, read from Fastify's own route tree (HEAD, added for each GET, left out). */
-function servedRoutes(tree: string): string[] {
-  const routes: string[] = [];
-  const prefixes: string[] = [];
-  for (const line of tree.split('\n')) {
-    const match = /^([│├└─\s]*)(\S.*?)(?: \(([^)]+)\))?$/u.exec(line);
-    if (!match) continue;
-    const depth = Math.floor((match[1] as string).length / 4);
-    const path = (prefixes[depth - 1] ?? '') + (match[2] as string);
-    prefixes[depth] = path;
-    for (const method of match[3]?.split(', ') ?? []) {
-      if (method !== 'HEAD') routes.push(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
-    }
-  }
-  return routes.sort();
-}
 
 /** Members of an answer its schema does not name: the document must say every one. */
 function undocumented(schema: Schema, value: unknown, components: Record<string, Schema>, at = ''): string[] {
@@ -85,9 +69,10 @@ describe('the OpenAPI document', () => {
     const app = buildApp({ store, adminKey: ADMIN_KEY, providers: apiProviders(store) });
     try {
       await app.ready();
-      // The web app's files (/app/…) are pages for a browser, not the interface.
+      // The web app's files (/app/…, and / that leads there) are pages for a browser, not the
+      // interface; HEAD, which answers each GET, is left out of the document.
       const served = servedRoutes(app.printRoutes({ commonPrefix: false })).filter(
-        (route) => !/^GET \/app(\/|$)/.test(route),
+        (route) => !/^(GET \/(app(\/|$)|$)|HEAD )/.test(route),
       );
       const documented = Object.entries(document.paths as Record<string, Schema>)
         .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`))

@@ -1,4 +1,6 @@
 import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
+import type { SecureContext } from 'node:tls';
+import { trustingAlso } from '../../kernel/ca-certificates.js';
 import type { Clock } from '../../kernel/clock.js';
 import { type ProviderKey, ProviderTokenSource } from './provider-token.js';
 import type { PushRequest } from './push-request.js';
@@ -6,7 +8,7 @@ import type { PushRequest } from './push-request.js';
 export interface ApnsClientOptions {
   /** `https://…` (Apple, or the simulator with `ca`), or `http://…` for the simulator's cleartext h2c. */
   url: string;
-  /** Certificates to trust besides the system's: the simulator's. */
+  /** PEM certificates to trust besides Node's default ones: a simulator's. */
   ca?: string | undefined;
   key: ProviderKey;
   clock: Clock;
@@ -124,6 +126,8 @@ const SETTLE = Symbol('settle');
 export class ApnsClient {
   readonly #options: ApnsClientOptions;
   readonly #tokens: ProviderTokenSource;
+  /** Made once, not per connection: it holds every CA Node trusts. */
+  readonly #secureContext: SecureContext | undefined;
   readonly #queue: QueuedPush[] = [];
   #connection: Connection | undefined;
   /** Pushes on the wire, for the timeout sweep. */
@@ -135,6 +139,7 @@ export class ApnsClient {
   constructor(options: ApnsClientOptions) {
     this.#options = options;
     this.#tokens = new ProviderTokenSource(options.key, options.clock);
+    this.#secureContext = options.ca ? trustingAlso(options.ca) : undefined;
   }
 
   push(request: PushRequest): Promise<PushResult> {
@@ -162,7 +167,7 @@ export class ApnsClient {
 
   #connect(): Connection {
     const session = http2.connect(this.#options.url, {
-      ...(this.#options.ca ? { ca: this.#options.ca } : {}),
+      ...(this.#secureContext ? { secureContext: this.#secureContext } : {}),
       // Until the server's SETTINGS arrive, assume what APNs starts with.
       peerMaxConcurrentStreams: 1,
     });

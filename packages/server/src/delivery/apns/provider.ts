@@ -13,7 +13,7 @@ import { ApnsTransport } from './transport.js';
  * runs inside).
  */
 export type ApnsEndpoint =
-  | { kind: 'files'; url: string; caFile: string | undefined; keyFile: string; keyId: string; teamId: string }
+  | { kind: 'files'; url: string; ca: string | undefined; keyFile: string; keyId: string; teamId: string }
   | { kind: 'given'; url: string; ca: string | undefined; key: ProviderKey };
 
 /** APNs as a provider: devices register their device token (`push_token`); pushes go over HTTP/2. */
@@ -22,7 +22,7 @@ export function apnsProvider(options: {
   endpoint: () => Promise<ApnsEndpoint>;
   topics: ApnsTopics;
   clock: Clock;
-  /** What the process should say of this endpoint at start (the built-in simulator). */
+  /** What the process should say of this endpoint (the built-in simulator) when it is pushed to. */
   warning?: string | undefined;
   /** The endpoint is the built-in simulator. */
   standIn?: boolean;
@@ -37,7 +37,7 @@ export function apnsProvider(options: {
           ? new ApnsClient({ url: endpoint.url, ca: endpoint.ca, key: endpoint.key, clock: options.clock })
           : new ApnsClient({
               url: endpoint.url,
-              ca: endpoint.caFile === undefined ? undefined : await readFile(endpoint.caFile, 'utf8'),
+              ca: endpoint.ca,
               key: {
                 privateKeyPem: await readFile(endpoint.keyFile, 'utf8'),
                 keyId: endpoint.keyId,

@@ -1,3 +1,4 @@
+import { readCaFile } from '../../kernel/ca-certificates.js';
 import type { Setting, SettingValues } from '../../kernel/settings.js';
 import { settingName } from '../../kernel/settings.js';
 import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL } from './endpoints.js';
@@ -17,8 +18,8 @@ export type ApnsConfig =
   | {
       kind: 'remote';
       url: string;
-      /** A PEM file of certificates to trust besides the system's (a standalone simulator's). */
-      caFile: string | undefined;
+      /** PEM certificates to trust besides Node's default ones (a standalone simulator's). */
+      ca: string | undefined;
       keyFile: string;
       keyId: string;
       teamId: string;
@@ -52,7 +53,7 @@ export const APNS_SETTINGS = {
     variable: 'FOXBELL_APNS_CA',
     argument: 'FILE',
     type: 'text',
-    help: 'PEM certificates to trust for --apns-url',
+    help: 'PEM certificates to trust for --apns-url, besides the usual ones',
   },
   apnsKeyFile: {
     flag: 'apns-key-file',
@@ -146,10 +147,13 @@ export function apnsConfigOf(
     if (value === undefined) problems.push(`${settingName(APNS_SETTINGS[name])} is required to push to APNs`);
     return value ?? '';
   };
+  const ca = values.apnsCa === undefined ? undefined : readCaFile(values.apnsCa);
+  if (ca !== undefined && 'problem' in ca)
+    problems.push(`${settingName(APNS_SETTINGS.apnsCa)}: ${ca.problem}`);
   return {
     kind: 'remote',
     url: url ?? (mode === 'sandbox' ? APNS_SANDBOX_URL : APNS_PRODUCTION_URL),
-    caFile: values.apnsCa,
+    ca: ca !== undefined && 'pem' in ca ? ca.pem : undefined,
     keyFile: required('apnsKeyFile'),
     keyId: required('apnsKeyId'),
     teamId: required('apnsTeamId'),

@@ -20,7 +20,7 @@ export function webPushProvider(options: {
   /** Where the key pair is kept: the settings table, so every process signs alike. */
   keeper: KeyKeeper;
   clock: Clock;
-  /** PEM certificates to trust besides the system's (a local push service in tests). */
+  /** PEM certificates to trust besides Node's default ones (`--web-push-ca`). */
   ca?: string | undefined;
   resolve?: Resolver;
   timeoutMs?: number;

@@ -1,3 +1,4 @@
+import { readCaFile } from '../../kernel/ca-certificates.js';
 import type { Setting, SettingValues } from '../../kernel/settings.js';
 import { settingName } from '../../kernel/settings.js';
 import { DEFAULT_PUSH_HOSTS, type PushHosts, parsePushHosts } from './hosts.js';
@@ -10,6 +11,8 @@ export interface WebPushConfig {
   /** The VAPID `sub`; undefined: the project's page, which the process warns of outside dev mode. */
   subject: string | undefined;
   hosts: PushHosts;
+  /** PEM certificates to trust besides Node's default ones (a push service behind a private CA). */
+  ca: string | undefined;
 }
 
 /**
@@ -36,6 +39,13 @@ export const WEB_PUSH_SETTINGS = {
     default: DEFAULT_PUSH_HOSTS.join(','),
     help: 'the push services Web Push subscriptions may name (host, host:port or *.domain, comma-separated); the server connects to no other',
   },
+  webPushCa: {
+    flag: 'web-push-ca',
+    variable: 'FOXBELL_WEB_PUSH_CA',
+    argument: 'FILE',
+    type: 'text',
+    help: 'PEM certificates to trust for push services, besides the usual ones: a self-hosted push service behind a private CA',
+  },
 } as const satisfies Record<string, Setting>;
 
 /** The group's values as a config, or undefined with the problems said. */
@@ -44,9 +54,11 @@ export function webPushConfigOf(
   problems: string[],
 ): WebPushConfig | undefined {
   const hosts = parsePushHosts(values.webPushHosts);
-  if (!hosts.ok) {
-    problems.push(`${settingName(WEB_PUSH_SETTINGS.webPushHosts)}: ${hosts.problem}`);
-    return undefined;
+  if (!hosts.ok) problems.push(`${settingName(WEB_PUSH_SETTINGS.webPushHosts)}: ${hosts.problem}`);
+  const ca = values.webPushCa === undefined ? undefined : readCaFile(values.webPushCa);
+  if (ca !== undefined && 'problem' in ca) {
+    problems.push(`${settingName(WEB_PUSH_SETTINGS.webPushCa)}: ${ca.problem}`);
   }
-  return { subject: values.webPushSubject, hosts: hosts.hosts };
+  if (!hosts.ok || (ca !== undefined && 'problem' in ca)) return undefined;
+  return { subject: values.webPushSubject, hosts: hosts.hosts, ca: ca?.pem };
 }

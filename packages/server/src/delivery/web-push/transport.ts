@@ -1,5 +1,6 @@
 import { Agent } from 'undici';
 import webPush from 'web-push';
+import { trustingAlso } from '../../kernel/ca-certificates.js';
 import type { Clock } from '../../kernel/clock.js';
 import { NO_ANSWER, type PushDestination, type PushOutcome, type PushTransport } from '../transport.js';
 import { PRIVATE_ADDRESS, publicOnlyLookup, type Resolver, systemResolver } from './address-guard.js';
@@ -21,7 +22,7 @@ export interface WebPushOptions {
   /** The push services it may connect to; a subscription elsewhere is refused without a connection. */
   hosts: PushHosts;
   clock: Clock;
-  /** PEM certificates to trust besides the system's (a local push service in tests). */
+  /** PEM certificates to trust besides Node's default ones (`--web-push-ca`). */
   ca?: string | undefined;
   /** How push services' names are resolved (default: the system's); tests give their own. */
   resolve?: Resolver;
@@ -80,7 +81,7 @@ export class WebPushTransport implements PushTransport {
       connectTimeout: timeout,
       connect: {
         lookup: publicOnlyLookup(options.resolve ?? systemResolver),
-        ...(options.ca === undefined ? {} : { ca: options.ca }),
+        ...(options.ca === undefined ? {} : { secureContext: trustingAlso(options.ca) }),
       },
     });
   }

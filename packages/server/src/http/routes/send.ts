@@ -216,7 +216,12 @@ export async function sendRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
     return accept(request, reply, ctx, body, () => urlTokenSources(request, body));
   };
   const config = { credentials: ['send'], tokenInPath: true } as const;
-  app.get('/v1/send/:token', { config: { ...config, doc: urlTokenDoc() } }, withTokenInPath);
+  // No HEAD beside this GET, which sends: link previewers probe URLs with HEAD.
+  app.get(
+    '/v1/send/:token',
+    { exposeHeadRoute: false, config: { ...config, doc: urlTokenDoc() } },
+    withTokenInPath,
+  );
   app.post(
     '/v1/send/:token',
     {

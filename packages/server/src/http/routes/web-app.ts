@@ -58,3 +58,12 @@ export async function webAppRoutes(app: FastifyInstance): Promise<void> {
     });
   }
 }
+
+/**
+ * `GET /`: the web app, for a person who typed the server's address (a 302, not a 301 that
+ * browsers keep: the root may serve something else one day). Not in dev mode, whose device page
+ * is served there.
+ */
+export async function webAppRootRoute(app: FastifyInstance): Promise<void> {
+  app.get('/', async (_request, reply) => reply.redirect('/app/', 302));
+}

@@ -1,4 +1,5 @@
 import { seenInWords } from '@foxbell/sdk/contract';
+import { type LinkApprovalError, linkApprovalInWords } from '@foxbell/sdk/server-contract';
 import type { Setting } from '../../kernel/settings.js';
 import { tokenEnded } from '../../model/tokens.js';
 
@@ -23,6 +24,8 @@ export interface AdminCommand {
   body?: (values: OptionValues, id: string) => Record<string, unknown> | string;
   /** The answer for a person: lines on stdout. */
   show: (answer: Answer, id: string) => string[];
+  /** Its own words for an error the API answered, where a person reads them rather than the API's. */
+  inWords?: (error: LinkApprovalError) => string | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, as the API documents them.
@@ -243,6 +246,8 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     path: () => '/v1/link-approvals',
     takesId: 'CODE',
     body: (_values, code) => ({ code }),
+    // A code that does not work is said as the web app says it, where a person approves one too.
+    inWords: linkApprovalInWords,
     show: (answer) => [
       `device ${answer.device.id} linked`,
       `  name:     ${answer.device.name}`,

@@ -129,10 +129,20 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     if (json) write(io.stdout, [text]);
     else {
       const { error } = JSON.parse(text || '{}') as {
-        error?: { code?: string; message?: string; field?: string };
+        error?: { code?: string; message?: string; field?: string; details?: { limit?: unknown } };
       };
+      const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+      const words =
+        error?.code === undefined
+          ? undefined
+          : command.inWords?.({
+              code: error.code,
+              field: error.field,
+              details: error.details,
+              retryAfter: Number.isFinite(retryAfter) ? retryAfter : undefined,
+            });
       write(io.stderr, [
-        `error: ${error?.message ?? `the server answered ${response.status}`}`,
+        `error: ${words ?? error?.message ?? `the server answered ${response.status}`}`,
         `  code: ${error?.code ?? response.status}`,
         ...(error?.field ? [`  field: ${error.field}`] : []),
         ...(response.headers.get('x-request-id')

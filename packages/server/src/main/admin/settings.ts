@@ -1,4 +1,4 @@
-import { SERVER_SETTINGS } from '../../config/server-settings.js';
+import { keyCharacterProblem, SERVER_SETTINGS } from '../../config/server-settings.js';
 import type { Setting } from '../../kernel/settings.js';
 
 /**
@@ -24,6 +24,13 @@ export const ADMIN_SETTINGS = {
     type: 'text',
     secret: true,
     help: "for the account's own tokens, devices and key",
+    check: (key: string) => {
+      const odd = keyCharacterProblem(key);
+      return (
+        odd &&
+        `${odd}: give the whole key \`admin account create\` printed, not a placeholder such as fox_acct_…`
+      );
+    },
   },
   json: {
     flag: 'json',
