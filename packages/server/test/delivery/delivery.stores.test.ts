@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ApnsClient } from '../../src/delivery/apns/client.js';
 import { ApnsTransport } from '../../src/delivery/apns/transport.js';
 import type { PushDestination, PushOutcome } from '../../src/delivery/transport.js';
+import { Metrics } from '../../src/metrics/metrics.js';
 import { type DeliveryServer, PROVIDER_KEY, startDeliveryServer, TOPICS } from '../delivery-helpers.js';
 import { type Account, createAccount, createToken, warningsOf } from '../helpers.js';
 
@@ -790,6 +791,56 @@ describe('workers sharing a store', () => {
         .map((push) => push.apns_id)
         .sort(),
     ).toEqual(pushed.map((destination) => destination.pushId).sort());
+  });
+
+  it("fails a destination whose last attempt's worker died, and the worker that finds it says so and counts it", async () => {
+    const server = await startDeliveryServer();
+    const account = await createAccount(server);
+    const iphone = account.devices[0] as Account['devices'][number];
+    server.sim.script(iphone.push_token, Array(4).fill({ status: 503, reason: 'ServiceUnavailable' }));
+    const id = await sendAndDeliver(server, account.token, { message: 'm', target: 'iphone' });
+    for (let retry = 0; retry < 3; retry++) {
+      server.clock.advance(16_000);
+      await server.worker.tick();
+    }
+    expect(pushesTo(server, iphone)).toHaveLength(4);
+    // The fifth attempt goes to a worker that dies with it.
+    let held = false;
+    const dead = server.addWorker({
+      push: () => {
+        held = true;
+        return new Promise(() => {});
+      },
+      close: async () => {},
+    });
+    server.clock.advance(16_000);
+    void dead.tick();
+    await vi.waitFor(() => expect(held).toBe(true));
+    const metrics = new Metrics(server.store, server.clock);
+    const finder = server.addWorker(server.transport, { metrics });
+    server.clock.advance(60_000);
+    await finder.tick();
+    expect(pushesTo(server, iphone)).toHaveLength(4);
+    expect((await statusOf(server, account.token, id)).destinations[0]).toMatchObject({
+      state: 'failed_permanent',
+      push_status: 503,
+      reason: 'attempts_exhausted',
+    });
+    expect(warningsOf(server)).toEqual([
+      {
+        level: 40,
+        msg: 'a push will not arrive',
+        notification_id: id,
+        device_id: iphone.id,
+        provider: 'apns',
+        reason: 'attempts_exhausted',
+        push_status: 503,
+        error: 'the lease of its last attempt ran out',
+      },
+    ]);
+    expect(await metrics.registry.getSingleMetricAsString('foxbell_push_failures_total')).toContain(
+      'foxbell_push_failures_total{provider="apns",reason="attempts_exhausted"} 1',
+    );
   });
 
   it('keeps a slow push its own while its worker lives: the lease is renewed, never taken over', async () => {

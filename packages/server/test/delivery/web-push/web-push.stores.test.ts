@@ -671,7 +671,7 @@ describe('Web Push delivery', () => {
     server.push.script(gone.subscription, { status: 410 });
     server.push.script(missing.subscription, { status: 404 });
     server.push.script(refused.subscription, { status: 400 });
-    const id = await server.send(token, { message: 'hello' });
+    const id = await server.send(token, { message: 'Deploy of secret-project finished', title: 'Quiet' });
     const record = await server.statusOf(token, id);
     expect(
       record.destinations.map((destination) => [
@@ -719,6 +719,15 @@ describe('Web Push delivery', () => {
       failed(refused.id, 400, 'refused'),
     ]);
     expect((await server.failuresCounted()).sort()).toEqual(['web-push gone 2', 'web-push refused 1']);
+    // Never what the notification says, nor an endpoint's path (a capability) or its keys.
+    const logged = JSON.stringify(server.logged());
+    for (const { subscription } of [gone, missing, refused]) {
+      expect(logged).not.toContain(new URL(subscription.endpoint).pathname);
+      expect(logged).not.toContain(subscription.keys.auth);
+      expect(logged).not.toContain(subscription.keys.p256dh);
+    }
+    expect(logged).not.toContain('secret-project');
+    expect(logged).not.toContain('Quiet');
   });
 
   it('expires a push still retrying at its ttl deadline: reason expired, logged', async () => {
