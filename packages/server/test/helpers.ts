@@ -82,6 +82,11 @@ afterAll(() => {
   expect(leaked, 'secrets found in the log lines of this file').toEqual([]);
 });
 
+/** The warning a push that will not arrive is logged with (server.md, "When a push fails"). */
+export const willNotArrive = (
+  fields: { notification_id: string; device_id: string; provider: string; reason: string } & LogLine,
+): LogLine => ({ level: 40, msg: 'a push will not arrive', ...fields });
+
 /** The warnings a server logged (level 40), as the operator reads them: without time, pid and host. */
 export function warningsOf(server: Pick<TestServer, 'logged'>): LogLine[] {
   return server

@@ -4,7 +4,7 @@ import { ApnsTransport } from '../../src/delivery/apns/transport.js';
 import type { PushDestination, PushOutcome } from '../../src/delivery/transport.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { type DeliveryServer, PROVIDER_KEY, startDeliveryServer, TOPICS } from '../delivery-helpers.js';
-import { type Account, createAccount, createToken, warningsOf } from '../helpers.js';
+import { type Account, createAccount, createToken, warningsOf, willNotArrive } from '../helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -323,16 +323,14 @@ describe('attempts, retries and deadlines', () => {
       reason: 'attempts_exhausted',
     });
     expect(warningsOf(server)).toEqual([
-      {
-        level: 40,
-        msg: 'a push will not arrive',
+      willNotArrive({
         notification_id: id,
         device_id: iphone.id,
         provider: 'apns',
         reason: 'attempts_exhausted',
         push_status: 503,
         push_reason: 'ServiceUnavailable',
-      },
+      }),
     ]);
   });
 
@@ -362,16 +360,14 @@ describe('attempts, retries and deadlines', () => {
     const devices = await server.request('GET', '/v1/devices', { token: account.token });
     expect(devices.body.devices).toHaveLength(3);
     expect(warningsOf(server)).toEqual([
-      {
-        level: 40,
-        msg: 'a push will not arrive',
+      willNotArrive({
         notification_id: id,
         device_id: iphone.id,
         provider: 'apns',
         reason: 'refused',
         push_status: status,
         push_reason: reason,
-      },
+      }),
     ]);
   });
 
@@ -423,16 +419,14 @@ describe('attempts, retries and deadlines', () => {
       inactive_reason: 'unregistered',
     });
     expect(warningsOf(server)).toEqual([
-      {
-        level: 40,
-        msg: 'a push will not arrive',
+      willNotArrive({
         notification_id: id,
         device_id: iphone.id,
         provider: 'apns',
         reason: 'gone',
         push_status: 410,
         push_reason: 'Unregistered',
-      },
+      }),
       {
         level: 40,
         msg: 'a push service made a device inactive',
@@ -583,15 +577,13 @@ describe('attempts, retries and deadlines', () => {
         },
       ]);
       expect(warningsOf(server)).toEqual([
-        {
-          level: 40,
-          msg: 'a push will not arrive',
+        willNotArrive({
           notification_id: reply.body.id,
           device_id: iphone.id,
           provider: 'apns',
           reason: 'tls',
           tls_code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
-        },
+        }),
       ]);
     } finally {
       await untrusting.close();
@@ -827,16 +819,14 @@ describe('workers sharing a store', () => {
       reason: 'attempts_exhausted',
     });
     expect(warningsOf(server)).toEqual([
-      {
-        level: 40,
-        msg: 'a push will not arrive',
+      willNotArrive({
         notification_id: id,
         device_id: iphone.id,
         provider: 'apns',
         reason: 'attempts_exhausted',
         push_status: 503,
         error: 'the lease of its last attempt ran out',
-      },
+      }),
     ]);
     expect(await metrics.registry.getSingleMetricAsString('foxbell_push_failures_total')).toContain(
       'foxbell_push_failures_total{provider="apns",reason="attempts_exhausted"} 1',

@@ -1,6 +1,6 @@
 import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import type { Clock } from '../../kernel/clock.js';
-import { tlsFailureOf } from '../tls-failure.js';
+import { tlsFailureOf } from '../transport.js';
 import { type ProviderKey, ProviderTokenSource } from './provider-token.js';
 import type { PushRequest } from './push-request.js';
 

@@ -1,8 +1,13 @@
 import { Agent } from 'undici';
 import webPush from 'web-push';
 import type { Clock } from '../../kernel/clock.js';
-import { tlsFailureOf } from '../tls-failure.js';
-import { NO_ANSWER, type PushDestination, type PushOutcome, type PushTransport } from '../transport.js';
+import {
+  NO_ANSWER,
+  type PushDestination,
+  type PushOutcome,
+  type PushTransport,
+  tlsFailureOf,
+} from '../transport.js';
 import { PRIVATE_ADDRESS, publicOnlyLookup, type Resolver, systemResolver } from './address-guard.js';
 import type { PushHosts } from './hosts.js';
 import { webPushKeysOf } from './keys.js';

@@ -15,6 +15,7 @@ import {
   startServer,
   type TestServer,
   warningsOf,
+  willNotArrive,
 } from '../../helpers.js';
 
 /**
@@ -574,16 +575,14 @@ describe('Web Push delivery', () => {
       expect(devices.find((device: { id: string }) => device.id === deviceId)?.active).toBe(true);
       const port = new URL(server.push.url).port;
       expect(server.warnings()).toEqual([
-        {
-          level: 40,
-          msg: 'a push will not arrive',
+        willNotArrive({
           notification_id: id,
           device_id: deviceId,
           provider: 'web-push',
           reason: 'address_refused',
           host: `push.example.net:${port}`,
           error: `push.example.net resolves to ${address}, not a public address: not connected to`,
-        },
+        }),
       ]);
       expect(await server.failuresCounted()).toEqual(['web-push address_refused 1']);
     },
@@ -616,16 +615,14 @@ describe('Web Push delivery', () => {
       },
     ]);
     expect(server.warnings()).toEqual([
-      {
-        level: 40,
-        msg: 'a push will not arrive',
+      willNotArrive({
         notification_id: id,
         device_id: deviceId,
         provider: 'web-push',
         reason: 'attempts_exhausted',
         push_status: 500,
         host: server.push.host,
-      },
+      }),
     ]);
     expect(await server.failuresCounted()).toEqual(['web-push attempts_exhausted 1']);
   });
@@ -649,16 +646,14 @@ describe('Web Push delivery', () => {
       updated_at: expect.any(String),
     });
     expect(server.warnings()).toEqual([
-      {
-        level: 40,
-        msg: 'a push will not arrive',
+      willNotArrive({
         notification_id: id,
         device_id: deviceId,
         provider: 'web-push',
         reason: 'attempts_exhausted',
         host: server.push.host,
         error: 'TimeoutError',
-      },
+      }),
     ]);
   });
 
@@ -692,16 +687,15 @@ describe('Web Push delivery', () => {
       ['missing', false, 'subscription_gone'],
       ['refused', true, undefined],
     ]);
-    const failed = (deviceId: string, status: number, reason: string) => ({
-      level: 40,
-      msg: 'a push will not arrive',
-      notification_id: id,
-      device_id: deviceId,
-      provider: 'web-push',
-      reason,
-      push_status: status,
-      host: server.push.host,
-    });
+    const failed = (deviceId: string, status: number, reason: string) =>
+      willNotArrive({
+        notification_id: id,
+        device_id: deviceId,
+        provider: 'web-push',
+        reason,
+        push_status: status,
+        host: server.push.host,
+      });
     const madeInactive = (deviceId: string, status: number) => ({
       level: 40,
       msg: 'a push service made a device inactive',
@@ -757,15 +751,13 @@ describe('Web Push delivery', () => {
       ],
     ]);
     expect(server.warnings()).toEqual([
-      {
-        level: 40,
-        msg: 'a push will not arrive',
+      willNotArrive({
         notification_id: id,
         device_id: deviceId,
         provider: 'web-push',
         reason: 'expired',
         push_status: 500,
-      },
+      }),
     ]);
     expect(await server.failuresCounted()).toEqual(['web-push expired 1']);
   });
@@ -788,15 +780,13 @@ describe('Web Push delivery', () => {
       },
     ]);
     expect(server.warnings()).toEqual([
-      {
-        level: 40,
-        msg: 'a push will not arrive',
+      willNotArrive({
         notification_id: id,
         device_id: deviceId,
         provider: 'web-push',
         reason: 'not_allowed',
         host: server.push.host,
-      },
+      }),
     ]);
     expect(await server.failuresCounted()).toEqual(['web-push not_allowed 1']);
   });
@@ -821,16 +811,14 @@ describe('Web Push delivery', () => {
       },
     ]);
     expect(server.warnings()).toEqual([
-      {
-        level: 40,
-        msg: 'a push will not arrive',
+      willNotArrive({
         notification_id: id,
         device_id: deviceId,
         provider: 'web-push',
         reason: 'tls',
         tls_code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
         host: server.push.host,
-      },
+      }),
     ]);
     // The device is not the trouble: it stays active.
     const devices = (await server.request('GET', '/v1/devices', { token: key })).body.devices;
