@@ -136,7 +136,7 @@ function drawDevice(device) {
     'p',
     'empty',
     device.active === false
-      ? 'Removed'
+      ? (device.inactive ?? 'Removed')
       : device.transport === 'web_push'
         ? 'Reached by Web Push: what is sent shows on the device itself'
         : 'No notifications yet',

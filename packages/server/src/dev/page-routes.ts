@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { seenInWords } from '@foxbell/sdk/contract';
+import { inactiveInWords, seenInWords } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildPayload } from '../delivery/apns/push-request.js';
 import { APNS } from '../delivery/apns/registration.js';
@@ -11,6 +11,15 @@ import { Refusal } from '../kernel/refusal.js';
 import type { Device } from '../model/devices.js';
 import type { ApnsSimulator, ReceivedPush } from '../simulator/simulator.js';
 import type { Store } from '../store/store.js';
+
+/** An inactive device's reason, and the sentence the page shows for it. */
+function inactiveOf(device: Device) {
+  const { what, advice } = inactiveInWords(device.inactiveReason ?? undefined);
+  return {
+    ...(device.inactiveReason === null ? {} : { inactive_reason: device.inactiveReason }),
+    inactive: `${what[0]?.toUpperCase()}${what.slice(1)}: ${advice}.`,
+  };
+}
 
 /** What the device page needs from the process: the dev account and the simulator inside. */
 export interface DevPageDeps {
@@ -145,6 +154,8 @@ function devPage(
         name: device.name,
         platform: device.platform,
         active: device.active,
+        // Why it is not, in the words its card shows, with what to do.
+        ...(device.active ? {} : inactiveOf(device)),
         // Another provider's pushes go to its push service, not the simulator: the page says which.
         ...(device.address.provider === APNS
           ? { push_token: device.address.key }

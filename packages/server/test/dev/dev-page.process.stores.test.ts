@@ -225,6 +225,22 @@ describe('the device page (--dev)', () => {
     });
     const unknown = await call(base, '/dev/notifications/ntf_nope');
     expect([unknown.statusCode, unknown.json().error.code]).toEqual([404, 'not_found']);
+
+    // A device removed says so, and why, in the words its card shows.
+    const [, watch] = session.devices;
+    const removed = await call(base, `/v1/devices/${watch.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${seed?.accountKey}` },
+    });
+    expect(removed.statusCode).toBe(204);
+    const after = (await call(base, '/dev/session')).json();
+    expect(after.devices[1]).toMatchObject({
+      id: watch.id,
+      active: false,
+      inactive_reason: 'removed',
+      inactive: 'It was removed: link it again to receive notifications on it.',
+    });
+    expect('inactive' in after.devices[0]).toBe(false);
   });
 
   it(`keeps at most ${MAX_PUSH_STREAMS} live push streams: one more closes the oldest`, async () => {

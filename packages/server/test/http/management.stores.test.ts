@@ -105,7 +105,15 @@ describe('devices', () => {
     const after = await server.request('GET', '/v1/devices', { token: account.token });
     expect(after.body.devices).toHaveLength(3);
     const full = await server.request('GET', '/v1/devices', { token: account.key });
-    expect(full.body.devices.at(-1)).toMatchObject({ name: 'Kitchen iPad', active: false });
+    expect(full.body.devices.at(-1)).toMatchObject({
+      name: 'Kitchen iPad',
+      active: false,
+      inactive_reason: 'removed',
+    });
+    // An active device says no reason at all.
+    expect(
+      full.body.devices.filter((device: Record<string, unknown>) => 'inactive_reason' in device),
+    ).toEqual([full.body.devices.at(-1)]);
     expectError(
       await server.request('DELETE', `/v1/devices/${created.body.id}`, { token: account.key }),
       404,
@@ -156,10 +164,12 @@ describe('devices', () => {
     expect(moved.text).not.toContain(first.id);
     // The first account's phone is removed; its other devices stay.
     const list = await server.request('GET', '/v1/devices', { token: first.key });
-    expect(list.body.devices.map((d: { name: string; active: boolean }) => [d.name, d.active])).toEqual([
-      [phone.name, false],
-      [first.devices[1]?.name, true],
-      [first.devices[2]?.name, true],
+    expect(
+      list.body.devices.map((d: Record<string, unknown>) => [d.name, d.active, d.inactive_reason]),
+    ).toEqual([
+      [phone.name, false, 'moved'],
+      [first.devices[1]?.name, true, undefined],
+      [first.devices[2]?.name, true, undefined],
     ]);
     // The second account now has it; registering it there again is its own duplicate.
     expectError(await register(phone.push_token), 409, 'device_exists', 'push_token');
@@ -170,7 +180,10 @@ describe('devices', () => {
     });
     expect(back.status).toBe(201);
     const secondList = await server.request('GET', '/v1/devices', { token: second.key });
-    expect(secondList.body.devices.find((d: { id: string }) => d.id === moved.body.id)?.active).toBe(false);
+    expect(secondList.body.devices.find((d: { id: string }) => d.id === moved.body.id)).toMatchObject({
+      active: false,
+      inactive_reason: 'moved',
+    });
   });
 
   it.each([

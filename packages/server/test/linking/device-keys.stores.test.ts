@@ -105,7 +105,7 @@ describe('a device key whose device moves to another account', () => {
       await expectKeyRevoked(server, phone.key, pending.body.code);
       // The code it tried was not approved into Ana's account.
       expect((await server.request('GET', '/v1/devices', { token: ana.key })).body.devices).toEqual([
-        expect.objectContaining({ id: phone.id, active: false }),
+        expect.objectContaining({ id: phone.id, active: false, inactive_reason: 'moved' }),
       ]);
     },
   );
@@ -114,12 +114,20 @@ describe('a device key whose device moves to another account', () => {
     const server = await startDeliveryServer();
     const ana = await bareAccount(server);
     const phone = await inactiveLinkedDevice(server, ana.key);
-    expect((await server.request('GET', '/v1/device', { token: phone.key })).body.active).toBe(false);
+    // Its app reads why, with its own key; its account, with the account key.
+    const own = (await server.request('GET', '/v1/device', { token: phone.key })).body;
+    expect([own.active, own.inactive_reason]).toEqual([false, 'unregistered']);
+    const listed = (await server.request('GET', '/v1/devices', { token: ana.key })).body.devices;
+    expect(listed).toEqual([expect.objectContaining({ id: phone.id, inactive_reason: 'unregistered' })]);
     const revived = await server.request('PATCH', '/v1/device', {
       token: phone.key,
       json: { push_token: pushToken() },
     });
-    expect([revived.status, revived.body.active]).toEqual([200, true]);
+    expect([revived.status, revived.body.active, 'inactive_reason' in revived.body]).toEqual([
+      200,
+      true,
+      false,
+    ]);
   });
 });
 

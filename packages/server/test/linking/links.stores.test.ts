@@ -173,7 +173,9 @@ describe('linking a device with a code', () => {
     expect((await server.request('DELETE', '/v1/device', { token: phone.key })).status).toBe(204);
     expectError(await server.request('GET', '/v1/inbox', { token: phone.key }), 401, 'token_revoked');
     const listed = await server.request('GET', '/v1/devices', { token: ana.key });
-    expect(listed.body.devices.map((device: { active: boolean }) => device.active)).toEqual([false]);
+    expect(
+      listed.body.devices.map((device: Record<string, unknown>) => [device.active, device.inactive_reason]),
+    ).toEqual([[false, 'removed']]);
 
     // Removed by the account, likewise.
     const watch = await linkedDevice(server, ana.key);
@@ -181,6 +183,11 @@ describe('linking a device with a code', () => {
       (await server.request('DELETE', `/v1/devices/${watch.device.id}`, { token: ana.key })).status,
     ).toBe(204);
     expectError(await server.request('GET', '/v1/inbox', { token: watch.key }), 401, 'token_revoked');
+    const both = await server.request('GET', '/v1/devices', { token: ana.key });
+    expect(both.body.devices.map((device: Record<string, unknown>) => device.inactive_reason)).toEqual([
+      'removed',
+      'removed',
+    ]);
   });
 
   it('refuses an approval in the order the interface gives: expired, approved, cancelled, unknown', async () => {

@@ -85,8 +85,12 @@ describe('switching accounts', () => {
     expect((await server.request('GET', '/v1/inbox', { token: polled.body.device_key })).status).toBe(200);
     const inA = await server.request('GET', '/v1/devices', { token: a.key });
     expect(
-      inA.body.devices.map((device: { id: string; active: boolean }) => [device.id, device.active]),
-    ).toEqual([[phone.id, false]]);
+      inA.body.devices.map((device: Record<string, unknown>) => [
+        device.id,
+        device.active,
+        device.inactive_reason,
+      ]),
+    ).toEqual([[phone.id, false, 'moved']]);
     const inB = await server.request('GET', '/v1/devices', { token: b.key });
     expect(
       inB.body.devices.map((device: { device_id: string; active: boolean }) => [

@@ -1,9 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { LocalPushService } from '@foxbell/test-support/push-service';
+import { afterEach, describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
-import { ADMIN, BIN, runScript, startQuietServer, tempDir } from '../processes.js';
+import { ADMIN, BIN, runScript, startProcess, startQuietServer, tempDir } from '../processes.js';
+
+const closing: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close();
+});
 
 /** `foxbell-server admin …` run as a process, as an operator would. */
 const admin = (args: string[], env: Record<string, string> = {}) => runScript(BIN, ['admin', ...args], env);
@@ -111,6 +117,135 @@ describe('foxbell-server admin', () => {
       'account deleted\n',
     );
     expect(accountId).toMatch(/^acct_/);
+  }, 60_000);
+
+  it('lists why each inactive device is inactive, in words with what to do, and in --json; the log says what its push service did', async () => {
+    // A Web Push service of the test's own, trusted by the server as a private CA would be.
+    let serverUrl = '';
+    const push = await LocalPushService.start({
+      vapidKey: async () => (await (await fetch(`${serverUrl}/v1/web-push/key`)).json()).public_key,
+    });
+    closing.push(() => push.close());
+    const caFile = path.join(await tempDir(), 'push-ca.pem');
+    await writeFile(caFile, push.ca);
+    const server = await startProcess(
+      [
+        ...['--data', await tempDir(), '--log-level', 'warn', '--apns-sim-control'],
+        ...['--web-push-hosts', push.host, '--web-push-subject', 'mailto:ops@example.com'],
+      ],
+      { FOXBELL_ADMIN_KEY: ADMIN, NODE_EXTRA_CA_CERTS: caFile },
+    );
+    serverUrl = server.url;
+    const control = /APNs simulator control API on (http:\/\/\S+)/.exec(server.stdout())?.[1] as string;
+    const account = async () =>
+      (await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} })).body;
+    const ana = await account();
+    const bob = await account();
+    const register = async (key: string, name: string, address: Record<string, unknown>) => {
+      const reply = await send(server.url, 'POST', '/v1/devices', {
+        token: key,
+        json: { name, platform: 'ios', ...address },
+      });
+      expect(reply.status, reply.text).toBe(201);
+      return reply.body.id as string;
+    };
+    const desk = await register(ana.key, 'Desk', { push_token: 'd1'.repeat(32) });
+    const ipad = await register(ana.key, 'Kitchen iPad', { push_token: 'd2'.repeat(32) });
+    const old = await register(ana.key, 'Old phone', { push_token: 'd3'.repeat(32) });
+    const watch = await register(ana.key, 'Watch', { push_token: 'd4'.repeat(32) });
+    const subscription = push.subscribe();
+    const webApp = await register(ana.key, 'iPhone web app', { web_push: subscription });
+    // Ana removes the iPad; Bob registers the old phone; APNs forgets the watch's token; the
+    // iPhone drops its subscription.
+    expect((await send(server.url, 'DELETE', `/v1/devices/${ipad}`, { token: ana.key })).status).toBe(204);
+    await register(bob.key, "Bob's phone", { push_token: 'd3'.repeat(32) });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await send(control, 'POST', `/v1/tokens/${'d4'.repeat(32)}/unregister`, { json: {} });
+    push.unsubscribe(subscription);
+    const token = (await send(server.url, 'POST', '/v1/tokens', { token: ana.key, json: { name: 'CI' } }))
+      .body.token as string;
+    const sent = await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'hello' } });
+    expect(sent.status).toBe(202);
+    const deadline = Date.now() + 20_000;
+    let record = (await send(server.url, 'GET', `/v1/notifications/${sent.body.id}/status`, { token })).body;
+    while (
+      Date.now() < deadline &&
+      (record.destinations.length < 3 ||
+        record.destinations.some((d: { state: string }) => ['pending', 'sending'].includes(d.state)))
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      record = (await send(server.url, 'GET', `/v1/notifications/${sent.body.id}/status`, { token })).body;
+    }
+    expect(
+      record.destinations.map((d: Record<string, unknown>) => [d.name, d.state, d.push_status, d.reason]),
+    ).toEqual([
+      ['Desk', 'accepted', 200, undefined],
+      ['Watch', 'failed_permanent', 410, 'gone'],
+      ['iPhone web app', 'failed_permanent', 410, 'gone'],
+    ]);
+
+    const asAna = { FOXBELL_BASE_URL: server.url, FOXBELL_ACCOUNT_KEY: ana.key };
+    const list = await admin(['device', 'list'], asAna);
+    expect([list.code, list.stderr]).toEqual([0, '']);
+    const lines = list.stdout.trimEnd().split('\n');
+    expect(lines.slice(1, 6).map((line) => line.split(/ {2,}/).slice(0, 6))).toEqual([
+      [desk, 'Desk', 'ios', 'APNs', 'yes', 'active'],
+      [ipad, 'Kitchen iPad', 'ios', 'APNs', 'yes', 'removed'],
+      [old, 'Old phone', 'ios', 'APNs', 'yes', 'moved'],
+      [watch, 'Watch', 'ios', 'APNs', 'yes', 'unregistered'],
+      [webApp, 'iPhone web app', 'ios', 'Web Push', 'yes', 'subscription gone'],
+    ]);
+    expect(lines.slice(6)).toEqual([
+      '',
+      `Old phone (${old}): another account registered it; it now receives that account’s notifications; link it again to move it back`,
+      `Watch (${watch}): Apple says its push token is no longer valid; open the app on it so it registers again`,
+      `iPhone web app (${webApp}): its notifications were turned off or its subscription was dropped; open Foxbell on it to turn notifications on again`,
+    ]);
+    const json = JSON.parse((await admin(['device', 'list', '--json'], asAna)).stdout);
+    expect(
+      json.devices.map((device: Record<string, unknown>) => [
+        device.name,
+        device.active,
+        device.inactive_reason,
+      ]),
+    ).toEqual([
+      ['Desk', true, undefined],
+      ['Kitchen iPad', false, 'removed'],
+      ['Old phone', false, 'moved'],
+      ['Watch', false, 'unregistered'],
+      ['iPhone web app', false, 'subscription_gone'],
+    ]);
+
+    // The operator's log: each push that will not arrive, and each device a push service made inactive.
+    const warnings = server
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.level === 40)
+      .map(({ time: _time, pid: _pid, hostname: _hostname, ...line }) => line);
+    const failed = {
+      level: 40,
+      msg: 'a push will not arrive',
+      notification_id: sent.body.id,
+      reason: 'gone',
+      push_status: 410,
+    };
+    const madeInactive = {
+      level: 40,
+      msg: 'a push service made a device inactive',
+      notification_id: sent.body.id,
+      push_status: 410,
+    };
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        { ...failed, device_id: watch, provider: 'apns', push_reason: 'Unregistered' },
+        { ...madeInactive, device_id: watch, provider: 'apns', inactive_reason: 'unregistered' },
+        { ...failed, device_id: webApp, provider: 'web-push', host: push.host },
+        { ...madeInactive, device_id: webApp, provider: 'web-push', inactive_reason: 'subscription_gone' },
+      ]),
+    );
+    expect(warnings).toHaveLength(4);
   }, 60_000);
 
   it('names the code and field of a refusal, exits as notify does, and with --json writes only the answer', async () => {

@@ -1,4 +1,4 @@
-import { seenInWords } from '@foxbell/sdk/contract';
+import { inactiveInWords, seenInWords } from '@foxbell/sdk/contract';
 import { type LinkApprovalError, linkApprovalInWords } from '@foxbell/sdk/server-contract';
 import type { Setting } from '../../kernel/settings.js';
 import { tokenEnded } from '../../model/tokens.js';
@@ -55,6 +55,24 @@ const tokenState = (token: Answer) => {
   );
   return ended === 'token_revoked' ? 'revoked' : ended === 'token_expired' ? 'expired' : 'live';
 };
+
+/** A listed device's state in a word or two: active, or why it is not. */
+const deviceState = (device: Answer): string =>
+  device.active ? 'active' : (device.inactive_reason?.replaceAll('_', ' ') ?? 'inactive');
+
+/**
+ * Why each device that did not leave by a person's hand is inactive, and what to do, after a blank
+ * line; nothing when there is none.
+ */
+function inactiveInWordsOf(devices: Answer[]): string[] {
+  const lines = devices
+    .filter((device) => !device.active && device.inactive_reason !== 'removed')
+    .map((device) => {
+      const { what, advice } = inactiveInWords(device.inactive_reason);
+      return `${device.name} (${device.id}): ${what}; ${advice}`;
+    });
+  return lines.length === 0 ? [] : ['', ...lines];
+}
 
 export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   {
@@ -264,18 +282,21 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     show: (answer) =>
       answer.devices.length === 0
         ? ['no devices']
-        : table(
-            ['ID', 'NAME', 'PLATFORM', 'THROUGH', 'IN AUTO', 'STATE', 'SEEN'],
-            answer.devices.map((device: Answer) => [
-              device.id,
-              device.name,
-              device.platform,
-              device.transport === 'web_push' ? 'Web Push' : 'APNs',
-              device.in_auto ? 'yes' : 'no',
-              device.active ? 'active' : 'removed',
-              seenInWords(device, Date.now()),
-            ]),
-          ),
+        : [
+            ...table(
+              ['ID', 'NAME', 'PLATFORM', 'THROUGH', 'IN AUTO', 'STATE', 'SEEN'],
+              answer.devices.map((device: Answer) => [
+                device.id,
+                device.name,
+                device.platform,
+                device.transport === 'web_push' ? 'Web Push' : 'APNs',
+                device.in_auto ? 'yes' : 'no',
+                deviceState(device),
+                seenInWords(device, Date.now()),
+              ]),
+            ),
+            ...inactiveInWordsOf(answer.devices),
+          ],
   },
   {
     name: 'device remove',
