@@ -101,9 +101,10 @@ function countingRecorded(store: Store, count: number): { store: Store; allRecor
     resolve = done;
   });
   const finishAttempts: Store['finishAttempts'] = async (attempts, now) => {
-    await store.finishAttempts(attempts, now);
+    const recorded = await store.finishAttempts(attempts, now);
     finished += attempts.length;
     if (finished >= count) resolve();
+    return recorded;
   };
   return {
     store: new Proxy(store, {

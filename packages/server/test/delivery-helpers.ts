@@ -7,6 +7,7 @@ import { ApnsTransport } from '../src/delivery/apns/transport.js';
 import type { PushTransport } from '../src/delivery/transport.js';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../src/delivery/worker.js';
 import type { Clock } from '../src/kernel/clock.js';
+import { deliveryLogOf } from '../src/main/delivery.js';
 import { ApnsSimulator, type ApnsSimulatorOptions } from '../src/simulator/simulator.js';
 import { startServer, type TestServer } from './helpers.js';
 
@@ -69,6 +70,8 @@ export async function startDeliveryServer(
       transports: { [APNS]: transport },
       clock: server.clock,
       concurrency: 16,
+      // Into the app's log, as in a foxbell-server process: tests read the warnings there.
+      log: deliveryLogOf(server.log),
       ...options,
     });
     return worker;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, afterEach, expect } from 'vitest';
 import { type AppDeps, buildApp } from '../src/app.js';
 import type { PushProvider } from '../src/delivery/provider.js';
@@ -52,6 +53,10 @@ export interface TestServer {
   store: Store;
   /** The app's metrics, when the test asked for them. */
   metrics: Metrics | undefined;
+  /** The app's log (pino, at debug, into the file's log lines): a test's worker logs there too. */
+  log: FastifyBaseLogger;
+  /** The lines logged since this server started (by any server of the file), parsed. */
+  logged(): LogLine[];
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
   close(): Promise<void>;
 }
@@ -61,6 +66,10 @@ export interface TestServer {
  * kept: after the file, no line may contain one. (The spec: a token is never logged.)
  */
 const logLines: string[] = [];
+
+/** A pino log line: its level as a number (40 warn, 50 error), `msg`, and its fields. */
+// biome-ignore lint/suspicious/noExplicitAny: log lines are read field by field.
+export type LogLine = Record<string, any>;
 const secretsSeen = new Set<string>([ADMIN_KEY]);
 const logSink = new Writable({
   write(chunk, _encoding, done) {
@@ -72,6 +81,14 @@ afterAll(() => {
   const leaked = [...secretsSeen].filter((secret) => logLines.some((line) => line.includes(secret)));
   expect(leaked, 'secrets found in the log lines of this file').toEqual([]);
 });
+
+/** The warnings a server logged (level 40), as the operator reads them: without time, pid and host. */
+export function warningsOf(server: Pick<TestServer, 'logged'>): LogLine[] {
+  return server
+    .logged()
+    .filter((line) => line.level === 40)
+    .map(({ time: _time, pid: _pid, hostname: _hostname, ...line }) => line);
+}
 
 const running: TestServer[] = [];
 afterEach(async () => {
@@ -116,11 +133,14 @@ export async function startServer(
     logger: options.logger ?? { level: 'debug', stream: logSink },
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const firstLine = logLines.length;
   const server: TestServer = {
     url,
     clock,
     store,
     metrics,
+    log: app.log,
+    logged: () => logLines.slice(firstLine).map((line) => JSON.parse(line) as LogLine),
     request: (method, path, requestOptions = {}) => send(url, method, path, requestOptions),
     close: async () => {
       await app.close();

@@ -144,3 +144,80 @@ export async function expectReleaseFixture(store: Store, fixture: ReleaseFixture
   expect(accepted.kind).toBe('accepted');
   expect((await store.getNotification('ntf_new'))?.status).toBe('accepted');
 }
+
+/**
+ * Rows as a release before the reasons' migration (SQLite's 9th, PostgreSQL's 7th) left them: inactive devices and ended
+ * destinations, none saying why. `bool` spells a boolean as the database takes it.
+ */
+export function rowsBeforeReasons(bool: (value: boolean) => string): string {
+  const payload = JSON.stringify(STORED_NOTIFICATION).replaceAll("'", "''");
+  const keys = JSON.stringify({ p256dh: 'BPk', auth: 'au', appUrl: null });
+  const device = (
+    id: string,
+    account: string,
+    { active = false, provider = "'apns'", webPush = 'NULL', revoked = 'NULL' } = {},
+  ) =>
+    `('${id}', '${account}', '${id}', 'ios', '${id}-address', ${bool(true)}, ${bool(active)}, ${T0},
+      ${active ? 'NULL' : T0 + 1}, ${provider}, ${webPush}, ${revoked})`;
+  const destination = (deviceId: string, state: string, status: number | null) =>
+    `('ntf_before', '${deviceId}', 'ios', '${state}', ${status ?? 'NULL'}, ${T0}, '${deviceId}-push', ${T0},
+      ${T0 + 3_600_000})`;
+  return `
+    INSERT INTO accounts (id, name, key_hash, key_generation, created_at, deleted_at)
+      VALUES ('acct_live', NULL, 'h1', 1, ${T0}, NULL), ('acct_deleted', NULL, 'h2', 1, ${T0}, ${T0 + 1});
+    INSERT INTO devices (id, account_id, name, platform, push_token, in_auto, active, created_at, removed_at,
+                         provider, web_push, key_revoked_at)
+      VALUES ${[
+        device('dev_apns_gone', 'acct_live'),
+        device('dev_web_gone', 'acct_live', { provider: "'web-push'", webPush: `'${keys}'` }),
+        device('dev_legacy_web_gone', 'acct_live', { provider: 'NULL', webPush: `'${keys}'` }),
+        device('dev_removed', 'acct_live', { revoked: String(T0 + 1) }),
+        device('dev_active', 'acct_live', { active: true }),
+        device('dev_of_deleted', 'acct_deleted'),
+      ].join(',\n')};
+    INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status, created_at,
+                               expires_at, routed_at)
+      VALUES ('ntf_before', 'acct_live', 'tok_1', 'req_1', 'CI', '${payload}', 'accepted', ${T0},
+              ${T0 + 3_600_000}, ${T0});
+    INSERT INTO destinations (notification_id, device_id, platform, state, push_status, updated_at, apns_id,
+                              created_at, expires_at)
+      VALUES ${[
+        destination('dev_410', 'failed_permanent', 410),
+        destination('dev_400', 'failed_permanent', 400),
+        destination('dev_404', 'failed_permanent', 404),
+        destination('dev_503', 'failed_permanent', 503),
+        destination('dev_429', 'failed_permanent', 429),
+        destination('dev_none', 'failed_permanent', null),
+        destination('dev_expired', 'expired', 503),
+        destination('dev_accepted', 'accepted', 200),
+      ].join(',\n')};
+  `;
+}
+
+/** What the reasons' migration makes of `rowsBeforeReasons`: each reason the rows tell, and none they do not. */
+export async function expectReasonsFilledIn(store: Store): Promise<void> {
+  const devices = await store.listDevices('acct_live', { activeOnly: false });
+  expect(devices.map((device) => [device.id, device.active, device.inactiveReason])).toEqual([
+    ['dev_apns_gone', false, 'unregistered'],
+    ['dev_web_gone', false, 'subscription_gone'],
+    ['dev_legacy_web_gone', false, 'subscription_gone'],
+    // Removed or moved: its key was revoked, which both do.
+    ['dev_removed', false, null],
+    ['dev_active', true, null],
+  ]);
+  expect(
+    (await store.listDevices('acct_deleted', { activeOnly: false })).map((device) => device.inactiveReason),
+  ).toEqual([null]);
+  const record = await store.getNotification('ntf_before');
+  expect(record?.destinations.map((d) => [d.deviceId, d.reason])).toEqual([
+    ['dev_410', 'gone'],
+    ['dev_400', 'refused'],
+    // APNs' BadPath or Web Push's gone: the row does not say which provider answered.
+    ['dev_404', null],
+    ['dev_503', 'attempts_exhausted'],
+    ['dev_429', 'attempts_exhausted'],
+    ['dev_none', null],
+    ['dev_expired', 'expired'],
+    ['dev_accepted', null],
+  ]);
+}

@@ -131,7 +131,7 @@ export interface Destination {
   state: DestinationState | (string & {});
   push_status?: number | null | undefined;
   updated_at: string;
-  /** Present when `state` is `failed_permanent`: why the push will not arrive (see `pushFailureInWords`). */
+  /** Present when `state` is `failed_permanent` or `expired`: why the push will not arrive (see `pushFailureInWords`). */
   reason?: PushFailureReason | (string & {}) | undefined;
 }
 

@@ -25,8 +25,22 @@ export function retryDelayMs(attempt: number): number {
 export function endOfAttempt(destination: ClaimedDestination, outcome: PushOutcome, now: number): AttemptEnd {
   const { verdict, status } = outcome;
   if (verdict === 'accepted') return { kind: 'accepted', pushStatus: status ?? 200 };
-  if (verdict === 'failed_permanent' || destination.attempt >= MAX_ATTEMPTS) {
-    return { kind: 'failed_permanent', pushStatus: status, deactivateDevice: outcome.deactivateDevice };
+  if (verdict === 'failed_permanent') {
+    return {
+      kind: 'failed_permanent',
+      pushStatus: status,
+      // Every transport names why; a refusal that names none is the push service's.
+      reason: outcome.failure ?? 'refused',
+      deactivateDevice: outcome.deactivateDevice,
+    };
+  }
+  if (destination.attempt >= MAX_ATTEMPTS) {
+    return {
+      kind: 'failed_permanent',
+      pushStatus: status,
+      reason: 'attempts_exhausted',
+      deactivateDevice: null,
+    };
   }
   return { kind: 'retry', pushStatus: status, nextAttemptAt: now + retryDelayMs(destination.attempt) };
 }

@@ -1,5 +1,5 @@
-import type { Notification, Platform } from '@foxbell/sdk/contract';
-import type { PushAddress } from '../model/devices.js';
+import type { Notification, Platform, PushFailureReason } from '@foxbell/sdk/contract';
+import type { AddressGone, PushAddress } from '../model/devices.js';
 
 /**
  * What a push is made of: one destination of one notification. The store's claimed destinations
@@ -31,10 +31,21 @@ export interface PushOutcome {
   readonly verdict: 'accepted' | 'retry' | 'failed_permanent';
   /** The push service's HTTP status, the destination's `push_status`; null when none answered. */
   readonly status: number | null;
-  /** The push service's reason, for the log, when it gave one. */
+  /** With `failed_permanent`: why the push will not arrive, the destination's `reason`. */
+  readonly failure?: PushFailureReason | undefined;
+  /** The push service's own reason (APNs' `BadDeviceToken`), for the log, when it gave one. */
   readonly reason?: string | undefined;
-  /** The device's push token or subscription is gone: it leaves lists and `auto`. */
-  readonly deactivateDevice: boolean;
+  /**
+   * For the log: why no answer came, or what the address guard found (never a secret, never a
+   * Web Push endpoint's path).
+   */
+  readonly error?: string | undefined;
+  /** For the log: the TLS error's code, when the push service's certificate or handshake failed. */
+  readonly tlsCode?: string | undefined;
+  /** For the log: the push service's host, where the address names one (Web Push). */
+  readonly host?: string | undefined;
+  /** The device's push token or subscription is gone: it leaves lists and `auto`, for this reason. */
+  readonly deactivateDevice: AddressGone | null;
   /**
    * The credential itself was refused: pushes wait a while, so the destinations still queued are
    * not spent one by one on the same refusal.
@@ -55,6 +66,6 @@ export interface PushTransport {
 export const NO_ANSWER: PushOutcome = {
   verdict: 'retry',
   status: null,
-  deactivateDevice: false,
+  deactivateDevice: null,
   pauseCredential: false,
 };

@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import type { PushFailureReason } from '@foxbell/sdk/contract';
 import type { Clock } from '../kernel/clock.js';
 import { randomBase62 } from '../kernel/ids.js';
 import { TurnBatcher } from '../kernel/turn-batcher.js';
-import type { AttemptEnd, ClaimedDestination, FinishedAttempt } from '../model/delivery.js';
+import type {
+  AttemptEnd,
+  ClaimedDestination,
+  EndedDestination,
+  FinishedAttempt,
+  RecordedEnds,
+} from '../model/delivery.js';
 import { routeNotification } from '../model/routing.js';
 import { isStorageUnavailable } from '../store/storage-errors.js';
 import type { Store } from '../store/store.js';
@@ -11,6 +18,8 @@ import { NO_ANSWER, type PushOutcome, type PushTransport } from './transport.js'
 
 export interface DeliveryLog {
   error(message: string, details?: Record<string, unknown>): void;
+  /** A push that will not arrive, and a device its push service made inactive: the operator's to read. */
+  warn(message: string, details?: Record<string, unknown>): void;
   info?(message: string, details?: Record<string, unknown>): void;
 }
 
@@ -43,7 +52,17 @@ export interface DeliveryWorkerOptions {
 
 export interface PushMetrics {
   /** A push's answer (its HTTP status, or undefined when none came) after `seconds`. */
-  pushed(platform: string, status: number | undefined, seconds: number): void;
+  pushed(provider: string, status: number | undefined, seconds: number): void;
+  /** A destination that will not arrive (failed for good, or expired), and why. */
+  failed(provider: string, reason: PushFailureReason): void;
+}
+
+/** An attempt's end waiting to be recorded, with what its log line says if it fails for good. */
+interface Ending {
+  attempt: FinishedAttempt;
+  provider: string;
+  /** What the push service made of the push; none when the destination ended unpushed. */
+  outcome?: PushOutcome | undefined;
 }
 
 const ROUTE_BATCH = 200;
@@ -65,7 +84,7 @@ export class DeliveryWorker {
   /** Resolved when the last push in flight is answered. */
   #whenNoneInFlight: (() => void)[] = [];
   /** The answers read in one turn of the loop, recorded in one transaction, one at a time. */
-  readonly #recorder: TurnBatcher<FinishedAttempt, undefined>;
+  readonly #recorder: TurnBatcher<Ending, undefined>;
   #running = false;
   /** False from a failure to reach the database until a step goes through again. */
   #storeReachable = true;
@@ -91,13 +110,17 @@ export class DeliveryWorker {
       log: options.log,
       metrics: options.metrics,
     };
-    this.#recorder = new TurnBatcher(async (attempts) => {
+    this.#recorder = new TurnBatcher(async (endings) => {
       try {
-        await this.#options.store.finishAttempts([...attempts], this.#options.clock.now());
+        const recorded = await this.#options.store.finishAttempts(
+          endings.map((ending) => ending.attempt),
+          this.#options.clock.now(),
+        );
+        this.#tell(endings, recorded);
       } catch (error) {
         this.#storeFailed('recording attempts', error);
       }
-      return attempts.map(() => undefined);
+      return endings.map(() => undefined);
     });
   }
 
@@ -232,7 +255,7 @@ export class DeliveryWorker {
     await this.#renewIfDue();
     if (room() <= 0) return 0;
     const { unreadFor } = this.#options;
-    const due = await store.claimDestinations({
+    const { claimed: due, ended } = await store.claimDestinations({
       owner: this.owner,
       now,
       leaseMs,
@@ -240,6 +263,7 @@ export class DeliveryWorker {
       maxAttempts: MAX_ATTEMPTS,
       unreadFor,
     });
+    for (const destination of ended) this.#tellEnded(destination);
     for (const destination of due) this.#push(destination);
     if (room() <= 0) return due.length;
     const { routed, claimed } = await store.routeQueued({
@@ -298,9 +322,15 @@ export class DeliveryWorker {
     this.#claimed.add(destination);
     this.#inFlight += 1;
     if (transport === undefined) {
-      // A device of a provider this process no longer has: nothing can ever reach it from here.
+      // A device of a provider this process no longer has: nothing can ever reach it from here,
+      // as if its push service were off the allowlist.
       this.#options.log?.error('a destination of a provider this process has no transport for', { provider });
-      this.#settle(destination, { kind: 'failed_permanent', pushStatus: null, deactivateDevice: false });
+      this.#settle(destination, {
+        kind: 'failed_permanent',
+        pushStatus: null,
+        reason: 'not_allowed',
+        deactivateDevice: null,
+      });
       return;
     }
     const sent = performance.now();
@@ -326,10 +356,13 @@ export class DeliveryWorker {
       try {
         if (this.#claimed.delete(destination)) {
           void this.#recorder.add({
-            notificationId: destination.notificationId,
-            deviceId: destination.deviceId,
-            owner: this.owner,
-            end,
+            attempt: {
+              notificationId: destination.notificationId,
+              deviceId: destination.deviceId,
+              owner: this.owner,
+              end,
+            },
+            provider: destination.address.provider,
           });
         }
       } finally {
@@ -341,7 +374,7 @@ export class DeliveryWorker {
 
   #answered(destination: ClaimedDestination, outcome: PushOutcome, sent: number): void {
     this.#options.metrics?.pushed(
-      destination.platform,
+      destination.address.provider,
       outcome.status ?? undefined,
       (performance.now() - sent) / 1000,
     );
@@ -369,10 +402,63 @@ export class DeliveryWorker {
       });
     }
     void this.#recorder.add({
-      notificationId: destination.notificationId,
-      deviceId: destination.deviceId,
-      owner: this.owner,
-      end: endOfAttempt(destination, outcome, now),
+      attempt: {
+        notificationId: destination.notificationId,
+        deviceId: destination.deviceId,
+        owner: this.owner,
+        end: endOfAttempt(destination, outcome, now),
+      },
+      provider: destination.address.provider,
+      outcome,
+    });
+  }
+
+  /**
+   * The operator is told of what the recorded ends did: a warning for each destination that ended
+   * `failed_permanent` (its lease still this worker's), with why and what the push service said,
+   * and one for each device its push service made inactive; each failure counted.
+   */
+  #tell(endings: readonly Ending[], recorded: RecordedEnds): void {
+    const failed = new Set(recorded.failed.map((key) => `${key.notificationId} ${key.deviceId}`));
+    const deactivated = new Set(recorded.deactivated);
+    for (const { attempt, provider, outcome } of endings) {
+      const { notificationId, deviceId, end } = attempt;
+      if (end.kind !== 'failed_permanent' || !failed.has(`${notificationId} ${deviceId}`)) continue;
+      this.#options.metrics?.failed(provider, end.reason);
+      this.#options.log?.warn('a push will not arrive', {
+        notification_id: notificationId,
+        device_id: deviceId,
+        provider,
+        reason: end.reason,
+        ...(end.pushStatus === null ? {} : { push_status: end.pushStatus }),
+        ...(outcome?.reason === undefined ? {} : { push_reason: outcome.reason }),
+        ...(outcome?.tlsCode === undefined ? {} : { tls_code: outcome.tlsCode }),
+        ...(outcome?.host === undefined ? {} : { host: outcome.host }),
+        ...(outcome?.error === undefined ? {} : { error: outcome.error }),
+      });
+      if (end.deactivateDevice && deactivated.has(deviceId)) {
+        this.#options.log?.warn('a push service made a device inactive', {
+          device_id: deviceId,
+          provider,
+          inactive_reason: end.deactivateDevice,
+          notification_id: notificationId,
+          ...(end.pushStatus === null ? {} : { push_status: end.pushStatus }),
+        });
+      }
+    }
+  }
+
+  /** A destination the store ended while this worker claimed: told and counted as the others. */
+  #tellEnded(destination: EndedDestination): void {
+    const { notificationId, deviceId, provider, reason, pushStatus } = destination;
+    this.#options.metrics?.failed(provider, reason);
+    this.#options.log?.warn('a push will not arrive', {
+      notification_id: notificationId,
+      device_id: deviceId,
+      provider,
+      reason,
+      ...(pushStatus === null ? {} : { push_status: pushStatus }),
+      ...(reason === 'attempts_exhausted' ? { error: 'the lease of its last attempt ran out' } : {}),
     });
   }
 }

@@ -13,7 +13,7 @@ export interface DeviceViewing extends Freshness {
  * A device as its account sees it (management API). What only some devices have is shown only for
  * them, so a device registered with a push token reads as it always has: `device_id` for a device
  * that linked itself (the app's own id), `transport` for one whose provider names itself
- * (`"web_push"`).
+ * (`"web_push"`), `inactive_reason` for one not active (where its rows tell why).
  */
 export function deviceView(device: Device, seen: DeviceViewing) {
   const provider = seen.providers.find((one) => one.id === device.address.provider);
@@ -26,6 +26,7 @@ export function deviceView(device: Device, seen: DeviceViewing) {
     ...(shownAs === undefined ? {} : { transport: shownAs }),
     in_auto: device.inAuto,
     active: device.active,
+    ...(device.inactiveReason === null ? {} : { inactive_reason: device.inactiveReason }),
     created_at: isoTime(device.createdAt),
     last_seen_at: device.lastSeenAt === null ? null : isoTime(device.lastSeenAt),
     stale: isStale(device, seen, provider?.goesQuiet === true),
@@ -64,6 +65,7 @@ export function statusRecordView(stored: StoredNotification, { deviceNames }: { 
       platform: destination.platform,
       state: destination.state,
       ...(destination.pushStatus === null ? {} : { push_status: destination.pushStatus }),
+      ...(destination.reason === null ? {} : { reason: destination.reason }),
       updated_at: isoTime(destination.updatedAt),
     })),
     handled: stored.handled.map((event) => ({

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from '../config/server-settings.js';
 import { type DeliveryLog, DeliveryWorker } from '../delivery/worker.js';
 import type { Clock } from '../kernel/clock.js';
@@ -14,6 +15,15 @@ export interface Delivery {
   pushStates(): Record<string, 'ok' | 'refused' | 'simulator'>;
   /** Stops claiming, lets pushes in flight finish (bounded), then closes the connection. */
   stop(): Promise<void>;
+}
+
+/** Delivery's log lines in the API's log (pino's JSON lines), each with its details as fields. */
+export function deliveryLogOf(log: FastifyBaseLogger): DeliveryLog {
+  return {
+    error: (message, details) => log.error(details ?? {}, message),
+    warn: (message, details) => log.warn(details ?? {}, message),
+    info: (message, details) => log.info(details ?? {}, message),
+  };
 }
 
 /** Delivery inside this process, unless `--workers` is 0: every provider's transport opened. */

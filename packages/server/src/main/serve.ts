@@ -9,7 +9,7 @@ import { randomBase62, randomIds } from '../kernel/ids.js';
 import { PURGE_INTERVAL_MS, retentionCutoffs } from '../kernel/retention.js';
 import { Metrics } from '../metrics/metrics.js';
 import { openStore } from '../store/open.js';
-import { announceMetrics, type Delivery, startDelivery } from './delivery.js';
+import { announceMetrics, type Delivery, deliveryLogOf, startDelivery } from './delivery.js';
 import { handleSignals } from './lifecycle.js';
 import { pushService } from './push-service.js';
 import { readTls } from './tls-files.js';
@@ -53,10 +53,7 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
         }
       : {}),
   });
-  delivery = await startDelivery(config, store, clock, push, metrics, {
-    error: (message, details) => app.log.error(details ?? {}, message),
-    info: (message, details) => app.log.info(details ?? {}, message),
-  });
+  delivery = await startDelivery(config, store, clock, push, metrics, deliveryLogOf(app.log));
 
   const purge = async () => {
     const purged = await store.purge(retentionCutoffs(clock.now()));

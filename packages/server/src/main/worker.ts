@@ -12,13 +12,14 @@ export async function runWorker(config: ServerConfig, clock: Clock): Promise<voi
   const store = await openStore(config.database, 'worker');
   // Pino's order of levels, as the API's log uses them: a line is written from --log-level up.
   const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
-  const line = (level: 'info' | 'error', message: string, details?: Record<string, unknown>) => {
+  const line = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => {
     const from = LEVELS.indexOf(config.logLevel);
     if (from === -1 || LEVELS.indexOf(level) < from) return;
     process.stderr.write(`${JSON.stringify({ level, time: clock.now(), msg: message, ...details })}\n`);
   };
   const log: DeliveryLog = {
     error: (message, details) => line('error', message, details),
+    warn: (message, details) => line('warn', message, details),
     info: (message, details) => line('info', message, details),
   };
   const metrics = config.metrics && new Metrics(store, clock);

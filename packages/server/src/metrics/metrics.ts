@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DESTINATION_STATES } from '@foxbell/sdk/contract';
+import { DESTINATION_STATES, type PushFailureReason } from '@foxbell/sdk/contract';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../kernel/clock.js';
 import { isLocalHost, isLoopbackAddress, requestedHost } from '../kernel/local-only.js';
@@ -14,7 +14,8 @@ import type { Store } from '../store/store.js';
 export class Metrics {
   readonly registry = new Registry();
   readonly #sends: Counter<'endpoint' | 'outcome'>;
-  readonly #pushes: Counter<'platform' | 'status'>;
+  readonly #pushes: Counter<'provider' | 'status'>;
+  readonly #pushFailures: Counter<'provider' | 'reason'>;
   readonly #pushDuration: Histogram;
   readonly #shed: Counter;
 
@@ -44,8 +45,14 @@ export class Metrics {
     });
     this.#pushes = new Counter({
       name: 'foxbell_pushes_total',
-      help: "Answers of the push service, by device platform and HTTP status ('none' when no answer came)",
-      labelNames: ['platform', 'status'],
+      help: "Answers of the push services, by provider (apns, web-push) and HTTP status ('none' when no answer came)",
+      labelNames: ['provider', 'status'],
+      registers,
+    });
+    this.#pushFailures = new Counter({
+      name: 'foxbell_push_failures_total',
+      help: 'Destinations that will not arrive (failed for good, or expired), by provider and reason (gone, refused, address_refused, not_allowed, tls, attempts_exhausted, expired)',
+      labelNames: ['provider', 'reason'],
       registers,
     });
     this.#pushDuration = new Histogram({
@@ -101,9 +108,14 @@ export class Metrics {
   }
 
   /** A push's answer (its HTTP status, or none) after `seconds`. */
-  pushed(platform: string, status: number | undefined, seconds: number): void {
-    this.#pushes.inc({ platform, status: status === undefined ? 'none' : String(status) });
+  pushed(provider: string, status: number | undefined, seconds: number): void {
+    this.#pushes.inc({ provider, status: status === undefined ? 'none' : String(status) });
     this.#pushDuration.observe(seconds);
+  }
+
+  /** A destination that will not arrive, and why. */
+  failed(provider: string, reason: PushFailureReason): void {
+    this.#pushFailures.inc({ provider, reason });
   }
 }
 

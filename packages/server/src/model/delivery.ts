@@ -1,6 +1,6 @@
 // A destination a worker holds under a lease, and how one attempt at it ended.
-import type { Notification, Platform } from '@foxbell/sdk/contract';
-import type { PushAddress } from './devices.js';
+import type { Notification, Platform, PushFailureReason } from '@foxbell/sdk/contract';
+import type { AddressGone, PushAddress } from './devices.js';
 
 /** A destination a worker holds under a lease, with everything its push needs. */
 export interface ClaimedDestination {
@@ -30,7 +30,14 @@ export interface ClaimedDestination {
 export type AttemptEnd =
   | { kind: 'accepted'; pushStatus: number }
   | { kind: 'retry'; pushStatus: number | null; nextAttemptAt: number }
-  | { kind: 'failed_permanent'; pushStatus: number | null; deactivateDevice: boolean }
+  | {
+      kind: 'failed_permanent';
+      pushStatus: number | null;
+      /** Why it will not arrive: the destination's `reason`. */
+      reason: PushFailureReason;
+      /** Its push service said the device's address is gone: the device is made inactive, so. */
+      deactivateDevice: AddressGone | null;
+    }
   /**
    * Not attempted after all (shutdown, a connection that never sent it, its provider paused):
    * back to `pending`, uncounted, due again at `notBefore` (default: at once).
@@ -41,6 +48,28 @@ export type AttemptEnd =
 export interface LeasedKey {
   notificationId: string;
   deviceId: string;
+}
+
+/**
+ * What recording attempts' ends did that the operator hears of: the destinations that ended
+ * `failed_permanent` (an end whose lease another worker had taken over changes nothing), and the
+ * devices their push service's answer made inactive (one inactive already is not made so again).
+ */
+export interface RecordedEnds {
+  failed: LeasedKey[];
+  deactivated: string[];
+}
+
+/**
+ * A destination the store ended itself while claiming: its deadline passed while it waited
+ * (`expired`), or the worker leasing its last attempt died (`failed_permanent`,
+ * `attempts_exhausted`).
+ */
+export interface EndedDestination extends LeasedKey {
+  provider: string;
+  state: 'expired' | 'failed_permanent';
+  reason: Extract<PushFailureReason, 'expired' | 'attempts_exhausted'>;
+  pushStatus: number | null;
 }
 
 export interface FinishedAttempt {

@@ -1,5 +1,5 @@
 // A person's devices, each reached through one push provider.
-import type { Platform } from '@foxbell/sdk/contract';
+import type { InactiveReason, Platform } from '@foxbell/sdk/contract';
 
 /**
  * Where a device's pushes go, in its push provider's terms. `key` names it: one active device
@@ -26,10 +26,22 @@ export interface Device {
   addressSince: number;
   inAuto: boolean;
   active: boolean;
+  /**
+   * Why it is not active; null while it is, and for a device an older release made inactive
+   * (before the migration that keeps it, or beside it in a rolling upgrade) where its rows
+   * cannot tell.
+   */
+  inactiveReason: InactiveReason | null;
   createdAt: number;
   /** When its device key was last used (kept to the minute); null for a device with no key, or unused. */
   lastSeenAt: number | null;
 }
+
+/** A push service said a device's push address is gone: why the device is made inactive. */
+export type AddressGone = Extract<InactiveReason, 'subscription_gone' | 'unregistered'>;
+
+/** Why a device leaves its account's use, beside its push service's word: its removal or its move. */
+export type DeviceLeaving = Extract<InactiveReason, 'removed' | 'moved'>;
 
 /** What a device's `stale` is judged by: now, and how long a device may go unseen. */
 export interface Freshness {

@@ -5,6 +5,7 @@ import type {
   Notification,
   NotificationStatus,
   Platform,
+  PushFailureReason,
 } from '@foxbell/sdk/contract';
 import type { HandledAction } from '@foxbell/sdk/server-contract';
 
@@ -15,6 +16,8 @@ export interface DestinationRecord {
   platform: Platform;
   state: DestinationState;
   pushStatus: number | null;
+  /** Why it will not arrive, once it is `failed_permanent` or `expired`; else null. */
+  reason: PushFailureReason | null;
   updatedAt: number;
 }
 

@@ -5,9 +5,11 @@ import {
   DROP_REASONS,
   ERROR_CODES,
   FIELD_DEFAULTS,
+  INACTIVE_REASONS,
   LIMITS,
   NOTIFICATION_STATUSES,
   PLATFORMS,
+  PUSH_FAILURE_REASONS,
   SCENE_ID_PATTERN,
   SCENES,
   type SendFieldName,
@@ -150,6 +152,11 @@ const device = object(
     },
     in_auto: { type: 'boolean' },
     active: { type: 'boolean' },
+    inactive_reason: {
+      enum: [...INACTIVE_REASONS],
+      description:
+        'Only while active is false: its push service said its address is gone (subscription_gone, unregistered), a person removed it (removed), or another account registered it (moved). Absent where the server cannot tell (a device made inactive before it kept this).',
+    },
     created_at: timestamp,
     last_seen_at: {
       ...orNull(timestamp),
@@ -162,7 +169,7 @@ const device = object(
         "A Web Push device not seen for the server's --device-stale-days (30 by default): its subscription may be gone without a word.",
     },
   },
-  ['device_id', 'transport'],
+  ['device_id', 'transport', 'inactive_reason'],
 );
 
 const tokenOptions = {
@@ -215,9 +222,14 @@ export function schemasFor(providers: readonly PushProvider[]): Record<string, J
               platform: { enum: [...PLATFORMS] },
               state: { enum: [...DESTINATION_STATES] },
               push_status: { type: 'integer', description: "The push service's answer, once it answered." },
+              reason: {
+                enum: [...PUSH_FAILURE_REASONS],
+                description:
+                  'Why it will not arrive, once state is failed_permanent or expired. More reasons may come: show an unknown one as "could not be reached".',
+              },
               updated_at: timestamp,
             },
-            ['name', 'push_status'],
+            ['name', 'push_status', 'reason'],
           ),
         },
         handled: {

@@ -1,6 +1,13 @@
-import type { DestinationState, DropReason, NotificationStatus, Platform } from '@foxbell/sdk/contract';
+import type {
+  DestinationState,
+  DropReason,
+  InactiveReason,
+  NotificationStatus,
+  Platform,
+  PushFailureReason,
+} from '@foxbell/sdk/contract';
 import type { Account } from '../model/accounts.js';
-import type { ClaimedDestination } from '../model/delivery.js';
+import type { ClaimedDestination, EndedDestination } from '../model/delivery.js';
 import type { Device, PushAddress } from '../model/devices.js';
 import type { LinkRequest, LinkState } from '../model/links.js';
 import type {
@@ -102,6 +109,7 @@ export function deviceOf(row: Row): Device {
     addressSince: Number(row.push_since ?? row.created_at),
     inAuto: bool(row.in_auto),
     active: bool(row.active),
+    inactiveReason: bool(row.active) ? null : ((row.inactive_reason as InactiveReason | null) ?? null),
     createdAt: Number(row.created_at),
     lastSeenAt: maybeNumber(row.last_seen_at),
   };
@@ -114,6 +122,7 @@ export function destinationOf(row: Row): DestinationRecord {
     platform: row.platform as Platform,
     state: row.state as DestinationState,
     pushStatus: maybeNumber(row.push_status),
+    reason: (row.reason as PushFailureReason | null) ?? null,
     updatedAt: Number(row.updated_at),
   };
 }
@@ -179,6 +188,22 @@ function claimedOf(
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
     unread: maybeNumber(row.unread),
+  };
+}
+
+/**
+ * A destination row the store ended while claiming, with its device's provider as `provider`
+ * (PROVIDER_SQL), and its new state.
+ */
+export function endedOf(row: Row): EndedDestination {
+  const state = row.state as EndedDestination['state'];
+  return {
+    notificationId: row.notification_id as string,
+    deviceId: row.device_id as string,
+    provider: row.provider as string,
+    state,
+    reason: state === 'expired' ? 'expired' : 'attempts_exhausted',
+    pushStatus: maybeNumber(row.push_status),
   };
 }
 

@@ -2,7 +2,13 @@ import type { DestinationState } from '@foxbell/sdk/contract';
 import type { HandledAction } from '@foxbell/sdk/server-contract';
 import type { Account, AccountMerge, Credential } from '../model/accounts.js';
 import type { NewSend, SendOutcome } from '../model/admission.js';
-import type { ClaimedDestination, FinishedAttempt, LeasedKey } from '../model/delivery.js';
+import type {
+  ClaimedDestination,
+  EndedDestination,
+  FinishedAttempt,
+  LeasedKey,
+  RecordedEnds,
+} from '../model/delivery.js';
 import type { Device, PushAddress } from '../model/devices.js';
 import type { LinkApproval, LinkDevice, LinkLimits, LinkRequest } from '../model/links.js';
 import type { InboxPage, StoredNotification } from '../model/notifications.js';
@@ -49,7 +55,10 @@ export interface Pause {
 export const RETIRED_LISTED = 50;
 
 /** A device to register: its fields but those the store sets (active, and the time, given as `now`). */
-export type NewDevice = Omit<Device, 'active' | 'createdAt' | 'clientId' | 'addressSince' | 'lastSeenAt'> & {
+export type NewDevice = Omit<
+  Device,
+  'active' | 'inactiveReason' | 'createdAt' | 'clientId' | 'addressSince' | 'lastSeenAt'
+> & {
   now: number;
 };
 
@@ -169,6 +178,8 @@ export interface Store {
   /**
    * Expires waiting destinations past their notification's deadline, then leases up to `limit`
    * due ones (and ones whose lease ran out) to `owner` until `now + leaseMs`, counting an attempt.
+   * `ended` are the destinations it ended itself: expired, or failed for good with their last
+   * attempt's lease run out (its worker died).
    */
   claimDestinations(options: {
     owner: string;
@@ -178,9 +189,9 @@ export interface Store {
     maxAttempts: number;
     /** The providers whose leased destinations carry their device's unread count (`unread`). */
     unreadFor: readonly string[];
-  }): Promise<ClaimedDestination[]>;
-  /** Records the end of attempts, in one transaction. */
-  finishAttempts(attempts: FinishedAttempt[], now: number): Promise<void>;
+  }): Promise<{ claimed: ClaimedDestination[]; ended: EndedDestination[] }>;
+  /** Records the end of attempts, in one transaction; returns what they ended and deactivated. */
+  finishAttempts(attempts: FinishedAttempt[], now: number): Promise<RecordedEnds>;
   /**
    * Extends the leases `owner` still holds on these destinations (pushes it has in flight) until
    * `until`; those another worker took over, or that ended, are left alone. Returns how many it

@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
+import { ApnsClient } from '../../src/delivery/apns/client.js';
+import { ApnsTransport } from '../../src/delivery/apns/transport.js';
 import type { PushDestination, PushOutcome } from '../../src/delivery/transport.js';
-import { type DeliveryServer, startDeliveryServer, TOPICS } from '../delivery-helpers.js';
-import { type Account, createAccount, createToken } from '../helpers.js';
+import { type DeliveryServer, PROVIDER_KEY, startDeliveryServer, TOPICS } from '../delivery-helpers.js';
+import { type Account, createAccount, createToken, warningsOf } from '../helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -314,7 +316,23 @@ describe('attempts, retries and deadlines', () => {
     expect(pushesTo(server, iphone)).toHaveLength(5);
     const record = await statusOf(server, account.token, id);
     expect(record.status).toBe('accepted');
-    expect(record.destinations[0]).toMatchObject({ state: 'failed_permanent', push_status: 503 });
+    expect(record.destinations[0]).toMatchObject({
+      state: 'failed_permanent',
+      push_status: 503,
+      reason: 'attempts_exhausted',
+    });
+    expect(warningsOf(server)).toEqual([
+      {
+        level: 40,
+        msg: 'a push will not arrive',
+        notification_id: id,
+        device_id: iphone.id,
+        provider: 'apns',
+        reason: 'attempts_exhausted',
+        push_status: 503,
+        push_reason: 'ServiceUnavailable',
+      },
+    ]);
   });
 
   it.each([
@@ -334,9 +352,26 @@ describe('attempts, retries and deadlines', () => {
     await server.worker.tick();
     expect(pushesTo(server, iphone)).toHaveLength(1);
     const record = await statusOf(server, account.token, id);
-    expect(record.destinations[0]).toMatchObject({ state: 'failed_permanent', push_status: status });
+    expect(record.destinations[0]).toMatchObject({
+      state: 'failed_permanent',
+      push_status: status,
+      reason: 'refused',
+    });
+    // The device stays: BadDeviceToken is what every token gets from the wrong environment.
     const devices = await server.request('GET', '/v1/devices', { token: account.token });
     expect(devices.body.devices).toHaveLength(3);
+    expect(warningsOf(server)).toEqual([
+      {
+        level: 40,
+        msg: 'a push will not arrive',
+        notification_id: id,
+        device_id: iphone.id,
+        provider: 'apns',
+        reason: 'refused',
+        push_status: status,
+        push_reason: reason,
+      },
+    ]);
   });
 
   it('stops pushing for 60 s after APNs refuses the credential, so waiting sends are not spent on it', async () => {
@@ -373,6 +408,7 @@ describe('attempts, retries and deadlines', () => {
       platform: 'ios',
       state: 'failed_permanent',
       push_status: 410,
+      reason: 'gone',
     });
     const devices = await server.request('GET', '/v1/devices', { token: account.token });
     expect(devices.body.devices.map((device: { name: string }) => device.name)).toEqual([
@@ -380,7 +416,32 @@ describe('attempts, retries and deadlines', () => {
       "Ana's Vision Pro",
     ]);
     const all = await server.request('GET', '/v1/devices', { token: account.key });
-    expect(all.body.devices[0]).toMatchObject({ id: iphone.id, active: false });
+    expect(all.body.devices[0]).toMatchObject({
+      id: iphone.id,
+      active: false,
+      inactive_reason: 'unregistered',
+    });
+    expect(warningsOf(server)).toEqual([
+      {
+        level: 40,
+        msg: 'a push will not arrive',
+        notification_id: id,
+        device_id: iphone.id,
+        provider: 'apns',
+        reason: 'gone',
+        push_status: 410,
+        push_reason: 'Unregistered',
+      },
+      {
+        level: 40,
+        msg: 'a push service made a device inactive',
+        device_id: iphone.id,
+        provider: 'apns',
+        inactive_reason: 'unregistered',
+        notification_id: id,
+        push_status: 410,
+      },
+    ]);
     server.sim.reset();
     await sendAndDeliver(server, account.token, { message: 'after' });
     expect(server.sim.received().map((push) => push.push_token)).toEqual([
@@ -399,6 +460,12 @@ describe('attempts, retries and deadlines', () => {
     server.clock.advance(1000);
     const removed = await server.request('DELETE', `/v1/devices/${iphone.id}`, { token: account.key });
     expect(removed.status).toBe(204);
+    const listed = await server.request('GET', '/v1/devices', { token: account.key });
+    expect(listed.body.devices[0]).toMatchObject({
+      id: iphone.id,
+      active: false,
+      inactive_reason: 'removed',
+    });
     server.clock.advance(60_000);
     await server.worker.tick();
     expect(pushesTo(server, iphone)).toHaveLength(1);
@@ -425,9 +492,13 @@ describe('attempts, retries and deadlines', () => {
     server.sim.script(iphone.push_token, [
       { status: 410, reason: 'Unregistered', timestamp: server.clock.now() - 1 },
     ]);
-    await sendAndDeliver(server, account.token, { message: 'stale 410', target: 'iphone' });
+    const id = await sendAndDeliver(server, account.token, { message: 'stale 410', target: 'iphone' });
     const devices = await server.request('GET', '/v1/devices', { token: account.token });
     expect(devices.body.devices).toHaveLength(3);
+    // The push failed, and is said to; the device was not made inactive, and nothing says it was.
+    expect(warningsOf(server).map((line) => [line.msg, line.notification_id, line.reason])).toEqual([
+      ['a push will not arrive', id, 'gone'],
+    ]);
   });
 
   it('drops with expired when ttl runs out before the first attempt', async () => {
@@ -476,11 +547,54 @@ describe('attempts, retries and deadlines', () => {
           platform: 'ios',
           state: 'expired',
           push_status: 503,
+          reason: 'expired',
           updated_at: new Date(start + 5000).toISOString(),
         },
       ],
       handled: [],
     });
+  });
+
+  it("fails at once, tls, when APNs' certificate is not trusted (no --apns-ca): one attempt, the TLS code logged", async () => {
+    const server = await startDeliveryServer();
+    const account = await createAccount(server);
+    const iphone = account.devices[0] as Account['devices'][number];
+    // A client that does not trust the simulator's CA, as a server given --apns-url without --apns-ca.
+    const untrusting = new ApnsClient({ url: server.sim.url, key: PROVIDER_KEY, clock: server.clock });
+    const worker = server.addWorker(new ApnsTransport(untrusting, TOPICS));
+    try {
+      const reply = await server.request('POST', '/v1/notifications', {
+        token: account.token,
+        json: { message: 'untrusted', target: 'iphone' },
+      });
+      await worker.tick();
+      server.clock.advance(16_000);
+      await worker.tick();
+      expect(server.sim.received()).toEqual([]);
+      const record = await statusOf(server, account.token, reply.body.id);
+      expect(record.destinations).toEqual([
+        {
+          name: "Ana's iPhone",
+          platform: 'ios',
+          state: 'failed_permanent',
+          reason: 'tls',
+          updated_at: expect.any(String),
+        },
+      ]);
+      expect(warningsOf(server)).toEqual([
+        {
+          level: 40,
+          msg: 'a push will not arrive',
+          notification_id: reply.body.id,
+          device_id: iphone.id,
+          provider: 'apns',
+          reason: 'tls',
+          tls_code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+        },
+      ]);
+    } finally {
+      await untrusting.close();
+    }
   });
 
   it('drops with token_expired a send whose token expired before delivery started', async () => {
@@ -718,7 +832,7 @@ describe('workers sharing a store', () => {
     (answers[0] as (outcome: PushOutcome) => void)({
       verdict: 'accepted',
       status: 200,
-      deactivateDevice: false,
+      deactivateDevice: null,
       pauseCredential: false,
     });
     await pass;
@@ -782,6 +896,7 @@ describe('while the database is out of reach', () => {
       pollMs: 5,
       log: {
         error: (message) => lines.push(`error: ${message}`),
+        warn: (message) => lines.push(`warn: ${message}`),
         info: (message) => {
           lines.push(`info: ${message}`);
           back();

@@ -42,14 +42,14 @@ function recorderProvider(answer: () => PushOutcome) {
 const ACCEPTED: PushOutcome = {
   verdict: 'accepted',
   status: 200,
-  deactivateDevice: false,
+  deactivateDevice: null,
   pauseCredential: false,
 };
 const KEY_REFUSED: PushOutcome = {
   verdict: 'retry',
   status: 403,
   reason: 'CredentialRefused',
-  deactivateDevice: false,
+  deactivateDevice: null,
   pauseCredential: true,
 };
 

@@ -31,6 +31,9 @@ async function serverWithTimeouts(): Promise<TestServer> {
     clock,
     store,
     metrics: undefined,
+    // This app is made without a logger: it logs nothing.
+    log: app.log,
+    logged: () => [],
     request: (method, path, options = {}) => send(url, method, path, options),
     close: () => app.close(),
   };

@@ -353,7 +353,7 @@ describe('foxbell-server, delivering', () => {
     const text = await scrape.text();
     for (const line of [
       'foxbell_sends_total{endpoint="json",outcome="accepted"} 1',
-      'foxbell_pushes_total{platform="ios",status="200"} 1',
+      'foxbell_pushes_total{provider="apns",status="200"} 1',
       'foxbell_push_duration_seconds_count 1',
       'foxbell_route_queue_depth 0',
       'foxbell_route_queue_oldest_seconds 0',

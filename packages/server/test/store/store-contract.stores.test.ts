@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AttemptEnd, ClaimedDestination } from '../../src/model/delivery.js';
+import type { AttemptEnd, ClaimedDestination, FinishedAttempt } from '../../src/model/delivery.js';
 import type { StoredNotification } from '../../src/model/notifications.js';
 import { routeNotification } from '../../src/model/routing.js';
 import { RETIRED_LISTED, type Store } from '../../src/store/store.js';
@@ -30,8 +30,11 @@ const route = async (store: Store, now: number) =>
   (await store.routeQueued({ now, limit: 200, decide: (input) => routeNotification(input, now, randomUUID) }))
     .routed;
 
-const claim = (store: Store, owner: string, now: number, limit = 100, leaseMs = 60_000) =>
+/** Leases what is due; what the store ended while claiming is read with `claimAndEnd`. */
+const claimAndEnd = (store: Store, owner: string, now: number, limit = 100, leaseMs = 60_000) =>
   store.claimDestinations({ owner, now, leaseMs, limit, maxAttempts: 5, unreadFor: [] });
+const claim = async (store: Store, owner: string, now: number, limit = 100, leaseMs = 60_000) =>
+  (await claimAndEnd(store, owner, now, limit, leaseMs)).claimed;
 
 const keyOf = (d: ClaimedDestination) => `${d.notificationId}/${d.deviceId}`;
 
@@ -382,6 +385,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
         platform: 'ios',
         state: 'accepted',
         pushStatus: 200,
+        reason: null,
         updatedAt: T0 + 30_002,
       },
     ]);
@@ -492,7 +496,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     expect(statesOf(await (a as Store).getNotification(routed.id))).toEqual(['pending']);
   });
 
-  it('skips what waits for a device APNs called unregistered, and takes the device out of lists', async () => {
+  it('skips what waits for a device APNs called unregistered, takes the device out of lists, and says so', async () => {
     const [a, b] = await stores(2);
     const { account, token, devices } = await accountWithDevices(a as Store, ['ios']);
     const first = (await (a as Store).acceptSend(newSend(account, token, T0))) as { id: string };
@@ -500,23 +504,92 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     await route(a as Store, T0 + 1);
     const [pushed] = await claim(b as Store, 'w', T0 + 1, 1);
     expect(pushed?.notificationId).toBe(first.id);
-    await (b as Store).finishAttempts(
-      [
-        {
-          notificationId: first.id,
-          deviceId: pushed?.deviceId as string,
-          owner: 'w',
-          end: { kind: 'failed_permanent', pushStatus: 410, deactivateDevice: true },
-        },
-      ],
-      T0 + 5,
-    );
-    expect(statesOf(await (a as Store).getNotification(first.id))).toEqual(['failed_permanent']);
+    const gone: FinishedAttempt = {
+      notificationId: first.id,
+      deviceId: pushed?.deviceId as string,
+      owner: 'w',
+      end: { kind: 'failed_permanent', pushStatus: 410, reason: 'gone', deactivateDevice: 'unregistered' },
+    };
+    // What the worker tells the operator of: this destination failed, and this device made inactive.
+    expect(await (b as Store).finishAttempts([gone], T0 + 5)).toEqual({
+      failed: [{ notificationId: first.id, deviceId: devices[0]?.id }],
+      deactivated: [devices[0]?.id],
+    });
+    const record = await (a as Store).getNotification(first.id);
+    expect(record?.destinations.map((d) => [d.state, d.pushStatus, d.reason])).toEqual([
+      ['failed_permanent', 410, 'gone'],
+    ]);
     expect(statesOf(await (a as Store).getNotification(second.id))).toEqual(['skipped']);
     expect(await (a as Store).listDevices(account.id, { activeOnly: true })).toEqual([]);
     expect(
-      (await (a as Store).listDevices(account.id, { activeOnly: false })).map((d) => [d.id, d.active]),
-    ).toEqual([[devices[0]?.id, false]]);
+      (await (a as Store).listDevices(account.id, { activeOnly: false })).map((d) => [
+        d.id,
+        d.active,
+        d.inactiveReason,
+      ]),
+    ).toEqual([[devices[0]?.id, false, 'unregistered']]);
+    // The same end recorded again (its lease no longer held) ends nothing and deactivates nothing.
+    expect(await (a as Store).finishAttempts([gone], T0 + 6)).toEqual({ failed: [], deactivated: [] });
+  });
+
+  it('ends what it must while claiming, and says which: attempts exhausted when the last lease ran out, expired at the deadline', async () => {
+    const [a, b] = await stores(2);
+    const { account, token, devices } = await accountWithDevices(a as Store, ['ios', 'watchos']);
+    const [phone, watch] = devices.map((device) => device.id);
+    const send = (await (a as Store).acceptSend(newSend(account, token, T0, { ttl: 60 }))) as { id: string };
+    await route(a as Store, T0);
+    const retry = (deviceId: string, at: number, nextAttemptAt: number) =>
+      (b as Store).finishAttempts(
+        [
+          {
+            notificationId: send.id,
+            deviceId,
+            owner: 'w',
+            end: { kind: 'retry', pushStatus: 503, nextAttemptAt },
+          },
+        ],
+        at,
+      );
+    // The watch's next attempt would come after the deadline: it waits for it.
+    expect((await claim(b as Store, 'w', T0, 2)).map((d) => d.deviceId)).toEqual([phone, watch]);
+    await retry(watch as string, T0, T0 + 120_000);
+    await retry(phone as string, T0, T0 + 1);
+    for (let attempt = 2; attempt <= 4; attempt += 1) {
+      expect((await claim(b as Store, 'w', T0 + attempt, 1)).map((d) => [d.deviceId, d.attempt])).toEqual([
+        [phone, attempt],
+      ]);
+      await retry(phone as string, T0 + attempt, T0 + attempt);
+    }
+    // The fifth attempt's worker dies: its lease runs out.
+    expect((await claim(b as Store, 'w', T0 + 10, 1, 1_000)).map((d) => d.attempt)).toEqual([5]);
+    const { claimed, ended } = await claimAndEnd(a as Store, 'w2', T0 + 60_000);
+    expect(claimed).toEqual([]);
+    expect(ended).toEqual([
+      {
+        notificationId: send.id,
+        deviceId: phone,
+        provider: 'apns',
+        state: 'failed_permanent',
+        reason: 'attempts_exhausted',
+        pushStatus: 503,
+      },
+      {
+        notificationId: send.id,
+        deviceId: watch,
+        provider: 'apns',
+        state: 'expired',
+        reason: 'expired',
+        pushStatus: 503,
+      },
+    ]);
+    const record = await (b as Store).getNotification(send.id);
+    expect([record?.status, record?.reason]).toEqual(['dropped', 'expired']);
+    expect(record?.destinations.map((d) => [d.deviceId, d.state, d.reason])).toEqual([
+      [phone, 'failed_permanent', 'attempts_exhausted'],
+      [watch, 'expired', 'expired'],
+    ]);
+    // Ended once: the next claim ends nothing more.
+    expect((await claimAndEnd(b as Store, 'w2', T0 + 61_000)).ended).toEqual([]);
   });
 
   it('purges by age, and keeps the rest', async () => {
@@ -659,7 +732,8 @@ describe(`Store contract on ${TEST_STORE}`, () => {
         end(claimedA[2] as ClaimedDestination, 'wa', {
           kind: 'failed_permanent',
           pushStatus: 400,
-          deactivateDevice: false,
+          reason: 'refused',
+          deactivateDevice: null,
         }),
         end(claimedA[3] as ClaimedDestination, 'wa', { kind: 'released' }),
       ],

@@ -1,5 +1,6 @@
 import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import type { Clock } from '../../kernel/clock.js';
+import { tlsFailureOf } from '../tls-failure.js';
 import { type ProviderKey, ProviderTokenSource } from './provider-token.js';
 import type { PushRequest } from './push-request.js';
 
@@ -22,7 +23,12 @@ export interface ApnsClientOptions {
 /** What became of one push: Apple's answer, or none (the connection failed or timed out). */
 export type PushResult =
   | { kind: 'answered'; status: number; reason?: string; timestamp?: number; apnsId?: string }
-  | { kind: 'no_answer'; error: string };
+  | {
+      kind: 'no_answer';
+      error: string;
+      /** The connection failed on APNs' certificate or the TLS handshake: its error's code. */
+      tlsCode?: string;
+    };
 
 interface QueuedPush {
   request: PushRequest;
@@ -50,6 +56,8 @@ interface InFlight {
   /** The answer's body (Apple sends one with errors only); none if it outgrew `MAX_BODY_BYTES`. */
   body: Buffer[] | undefined;
   bodyBytes: number;
+  /** The TLS error's code, when the stream ended with its connection's certificate or handshake failing. */
+  tlsCode: string | undefined;
 }
 
 /** A stream refused before the server processed it may be sent again on a new connection. */
@@ -104,12 +112,21 @@ function onClose(this: PushStream) {
   } else if (status === undefined && this.rstCode === NGHTTP2_REFUSED_STREAM) {
     push.client[SETTLE](push, 'requeue');
   } else {
-    push.client[SETTLE](push, { kind: 'no_answer', error: `stream closed (code ${this.rstCode})` });
+    push.client[SETTLE](push, {
+      kind: 'no_answer',
+      error: `stream closed (code ${this.rstCode})`,
+      ...(push.tlsCode === undefined ? {} : { tlsCode: push.tlsCode }),
+    });
   }
 }
 
-/** A stream error is followed by its close, which settles the push. */
-function onError() {}
+/**
+ * A stream error is followed by its close, which settles the push. A connection that fails its
+ * TLS handshake ends its streams with that error: kept, so the push says so.
+ */
+function onError(this: PushStream, error: Error) {
+  this[PUSH].tlsCode ??= tlsFailureOf(error);
+}
 
 /** Ends a push: the handlers call it; not part of the client's public surface. */
 const SETTLE = Symbol('settle');
@@ -222,6 +239,7 @@ export class ApnsClient {
       apnsId: undefined,
       body: undefined,
       bodyBytes: 0,
+      tlsCode: undefined,
     };
     (stream as PushStream)[PUSH] = push;
     this.#inFlight.add(push);

@@ -26,7 +26,9 @@ const verdict = (
   verdict: kind,
   status: answer.status,
   reason: answer.reason,
-  deactivateDevice: false,
+  // Apple refuses for good with a 4xx: a 410 says the token is gone, any other the push itself.
+  ...(kind === 'failed_permanent' ? { failure: answer.status === 410 ? 'gone' : 'refused' } : {}),
+  deactivateDevice: null,
   renewToken: false,
   pauseCredential: false,
   ...extra,
@@ -53,7 +55,9 @@ export function judgeApnsAnswer(answer: ApnsAnswer, addressSince: number): ApnsV
   if (status === 410) {
     // A token registered after APNs found the old one gone is a new registration: keep it.
     const goneAt = answer.timestamp ?? Number.POSITIVE_INFINITY;
-    return verdict(answer, 'failed_permanent', { deactivateDevice: addressSince < goneAt });
+    return verdict(answer, 'failed_permanent', {
+      deactivateDevice: addressSince < goneAt ? 'unregistered' : null,
+    });
   }
   if (status === 403 && reason === 'ExpiredProviderToken') {
     // Our fault, not the notification's: renew and try again (it still counts as an attempt).
@@ -66,6 +70,8 @@ export function judgeApnsAnswer(answer: ApnsAnswer, addressSince: number): ApnsV
   // 503 ServiceUnavailable / Shutdown, and any other 5xx Apple may add.
   if (status === 429 || status >= 500) return verdict(answer, 'retry');
   // 400 (BadDeviceToken, DeviceTokenNotForTopic, BadCollapseId, …), 404 BadPath,
-  // 405 MethodNotAllowed, 413 PayloadTooLarge, and any other 4xx: resending cannot help.
+  // 405 MethodNotAllowed, 413 PayloadTooLarge, and any other 4xx: resending cannot help. The
+  // device stays active: BadDeviceToken is what every token gets from the wrong environment
+  // (a sandbox token sent to production), which is the server's setting, not the device.
   return verdict(answer, 'failed_permanent');
 }

@@ -15,7 +15,13 @@ export class ApnsTransport implements PushTransport {
 
   async push(destination: PushDestination): Promise<PushOutcome> {
     const result = await this.#client.push(pushRequestFor(destination, this.#topics));
-    if (result.kind === 'no_answer') return NO_ANSWER;
+    if (result.kind === 'no_answer') {
+      // APNs' certificate is not trusted (--apns-ca), or its handshake failed: the same every time.
+      if (result.tlsCode !== undefined) {
+        return { ...NO_ANSWER, verdict: 'failed_permanent', failure: 'tls', tlsCode: result.tlsCode };
+      }
+      return { ...NO_ANSWER, error: result.error };
+    }
     const outcome = judgeApnsAnswer(result, destination.addressSince);
     // Our provider token was refused as too old: the next push carries a new one.
     if (outcome.renewToken) this.#client.renewToken();

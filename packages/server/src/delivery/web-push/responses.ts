@@ -7,14 +7,17 @@ import type { PushOutcome } from '../transport.js';
  * `403` for the VAPID key, `413`) would be the same again.
  */
 export function judgeWebPushAnswer(status: number): PushOutcome {
-  const outcome = (verdict: PushOutcome['verdict'], deactivateDevice = false): PushOutcome => ({
+  const outcome = (verdict: PushOutcome['verdict'], more: Partial<PushOutcome> = {}): PushOutcome => ({
     verdict,
     status,
-    deactivateDevice,
+    deactivateDevice: null,
     pauseCredential: false,
+    ...more,
   });
   if (status >= 200 && status < 300) return outcome('accepted');
-  if (status === 404 || status === 410) return outcome('failed_permanent', true);
+  if (status === 404 || status === 410) {
+    return outcome('failed_permanent', { failure: 'gone', deactivateDevice: 'subscription_gone' });
+  }
   if (status === 429 || status >= 500) return outcome('retry');
-  return outcome('failed_permanent');
+  return outcome('failed_permanent', { failure: 'refused' });
 }

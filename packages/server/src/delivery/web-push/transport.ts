@@ -1,6 +1,7 @@
 import { Agent } from 'undici';
 import webPush from 'web-push';
 import type { Clock } from '../../kernel/clock.js';
+import { tlsFailureOf } from '../tls-failure.js';
 import { NO_ANSWER, type PushDestination, type PushOutcome, type PushTransport } from '../transport.js';
 import { PRIVATE_ADDRESS, publicOnlyLookup, type Resolver, systemResolver } from './address-guard.js';
 import type { PushHosts } from './hosts.js';
@@ -32,14 +33,23 @@ export interface WebPushOptions {
   timeoutMs?: number;
 }
 
-/** A push that was not sent, and never will be, for where it would go. */
-const ADDRESS_REFUSED: PushOutcome = {
+/**
+ * A push that was not sent, and never will be: for where it would go (the allowlist, the address
+ * guard), or for the push service's certificate. The device is not the trouble: it stays active.
+ */
+const unsent = (
+  failure: 'not_allowed' | 'address_refused' | 'tls',
+  host: string | undefined,
+  more: Partial<PushOutcome> = {},
+): PushOutcome => ({
   verdict: 'failed_permanent',
   status: null,
-  reason: 'the push service resolves to an address that is not public',
-  deactivateDevice: false,
+  failure,
+  host,
+  deactivateDevice: null,
   pauseCredential: false,
-};
+  ...more,
+});
 
 /** An error and the errors it wraps (undici wraps a connection's). */
 function causes(error: unknown): NodeJS.ErrnoException[] {
@@ -90,7 +100,7 @@ export class WebPushTransport implements PushTransport {
     const endpoint = URL.parse(destination.address.key);
     // Registration checked it; the allowlist may have changed since. Never connect elsewhere.
     if (!keys || endpoint?.protocol !== 'https:' || !this.#options.hosts.allows(endpoint)) {
-      return { ...ADDRESS_REFUSED, reason: 'not on the push services allowlist' };
+      return unsent('not_allowed', endpoint?.host);
     }
     const { notification, expiresAt } = destination;
     const body = encrypt(keys.p256dh, keys.auth, webPushPayload(destination), 'aes128gcm').cipherText;
@@ -119,11 +129,18 @@ export class WebPushTransport implements PushTransport {
       // reused, within the same deadline: one still trickling then is cut (its connection closed),
       // and the status stands, so a push the service took is not pushed again.
       await answer.body.dump({ limit: MAX_ANSWER_READ, signal: deadline }).catch(() => {});
-      return judgeWebPushAnswer(answer.statusCode);
+      // Its host for the log: the endpoint's path is a capability, as good as a password.
+      return { ...judgeWebPushAnswer(answer.statusCode), host: endpoint.host };
     } catch (error) {
+      const chain = causes(error);
       // An allowed name that resolves to this machine or its network: refused for good, unsent.
-      if (causes(error).some((cause) => cause.code === PRIVATE_ADDRESS)) return ADDRESS_REFUSED;
-      return NO_ANSWER;
+      const guarded = chain.find((cause) => cause.code === PRIVATE_ADDRESS);
+      if (guarded) return unsent('address_refused', endpoint.host, { error: guarded.message });
+      const tlsCode = tlsFailureOf(error);
+      if (tlsCode !== undefined) return unsent('tls', endpoint.host, { tlsCode });
+      // Why no answer came, by its code (ECONNREFUSED, UND_ERR_SOCKET) or name (TimeoutError).
+      const code = chain.find((cause) => typeof cause.code === 'string')?.code ?? chain[0]?.name;
+      return { ...NO_ANSWER, host: endpoint.host, error: code };
     }
   }
 

@@ -109,7 +109,8 @@ export function postgresCredentials(db: PostgresConnection): CredentialsPart {
             limits,
           );
           if (plan.kind !== 'merge') return plan;
-          await removeDevices(session, plan.removed, now);
+          // The canonical account's registration of the same device stays: this one moved there.
+          await removeDevices(session, plan.removed, now, 'moved');
           // A switch request of a device the merge moved or removed would act on a registration
           // that is no longer the one it proved.
           await session.rows(
@@ -147,7 +148,7 @@ export function postgresCredentials(db: PostgresConnection): CredentialsPart {
           await requireLiveAccount(session, accountId);
           await session.rows('UPDATE accounts SET deleted_at = $1 WHERE id = $2', [now, accountId]);
           await session.rows(
-            'UPDATE devices SET active = false, removed_at = $1 WHERE account_id = $2 AND active',
+            "UPDATE devices SET active = false, removed_at = $1, inactive_reason = 'removed' WHERE account_id = $2 AND active",
             [now, accountId],
           );
           await session.rows(

@@ -33,6 +33,7 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
             session,
             holders.map((holder) => holder.id as string),
             device.now,
+            'moved',
           );
           const row = await session.row(
             `INSERT INTO devices (id, account_id, name, platform, provider, push_token, web_push, in_auto, active,
@@ -101,7 +102,7 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
             }
             await session.rows(
               `UPDATE devices SET provider = $1, push_token = $2, web_push = $3, push_since = $4, active = true,
-                 removed_at = NULL WHERE id = $5`,
+                 removed_at = NULL, inactive_reason = NULL WHERE id = $5`,
               [address.provider, address.key, addressData(address), now, caller.id],
             );
           }
@@ -123,7 +124,7 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
     },
 
     async removeOwnDevice(deviceId, now) {
-      await db.transaction((session) => removeDevices(session, [deviceId], now));
+      await db.transaction((session) => removeDevices(session, [deviceId], now, 'removed'));
     },
 
     async removeDevice(accountId, deviceId, now) {
@@ -137,7 +138,7 @@ export function postgresDevices(db: PostgresConnection): DevicesPart {
           return false;
         }
         // Its device key (if it linked itself) works no more: removing a device is what revokes it.
-        await removeDevices(session, [deviceId], now);
+        await removeDevices(session, [deviceId], now, 'removed');
         return true;
       });
     },

@@ -1,45 +1,55 @@
-import type { ClaimedDestination } from '../../model/delivery.js';
+import type { ClaimedDestination, EndedDestination, RecordedEnds } from '../../model/delivery.js';
+import type { AddressGone } from '../../model/devices.js';
 import { nextDeliveryAt, REPLACED_BY_NEWER, unreadColumn } from '../queries.js';
-import { claimedFrom, maybeNumber } from '../rows.js';
+import { claimedFrom, endedOf, maybeNumber, PROVIDER_SQL } from '../rows.js';
 import type { LeasesPart } from '../store.js';
 import type { PostgresConnection } from './connection.js';
 import { lockNotifications, settle, skipWaiting } from './settling.js';
+
+/** What a destination the store ends itself returns, for the worker to log and count. */
+const ENDED_COLUMNS = `d.notification_id, d.device_id, d.state, d.push_status,
+  (SELECT ${PROVIDER_SQL('v')} FROM devices v WHERE v.id = d.device_id) AS provider`;
 
 /** Destinations leased to workers, and the ends of their attempts. */
 export function postgresLeases(db: PostgresConnection): LeasesPart {
   return {
     async claimDestinations({ owner, now, leaseMs, limit, maxAttempts, unreadFor }) {
-      return db.transaction(async (session): Promise<ClaimedDestination[]> => {
-        const ended = new Set<string>();
-        // A lease that ran out belongs to a worker that died mid-push: that attempt counted. Rows
-        // another transaction holds are left for the next pass rather than waited for.
-        for (const row of await session.rows(
-          `UPDATE destinations d
+      return db.transaction(
+        async (session): Promise<{ claimed: ClaimedDestination[]; ended: EndedDestination[] }> => {
+          const ended: EndedDestination[] = [];
+          // A lease that ran out belongs to a worker that died mid-push: that attempt counted. Rows
+          // another transaction holds are left for the next pass rather than waited for.
+          for (const row of await session.rows(
+            `UPDATE destinations d
          SET state = CASE WHEN d.attempts >= $1 THEN 'failed_permanent' ELSE 'pending' END,
+           reason = CASE WHEN d.attempts >= $1 THEN 'attempts_exhausted' END,
            lease_owner = NULL, lease_until = NULL, next_attempt_at = $2, updated_at = $2
          FROM (SELECT notification_id, device_id FROM destinations
                WHERE state = 'sending' AND lease_until <= $2 LIMIT 1000 FOR UPDATE SKIP LOCKED) AS due
          WHERE d.notification_id = due.notification_id AND d.device_id = due.device_id
-         RETURNING d.notification_id, d.state`,
-          [maxAttempts, now],
-        )) {
-          if (row.state === 'failed_permanent') ended.add(row.notification_id as string);
-        }
-        for (const row of await session.rows(
-          `UPDATE destinations d SET state = 'expired', updated_at = $1
+         RETURNING ${ENDED_COLUMNS}`,
+            [maxAttempts, now],
+          )) {
+            if (row.state === 'failed_permanent') ended.push(endedOf(row));
+          }
+          for (const row of await session.rows(
+            `UPDATE destinations d SET state = 'expired', reason = 'expired', updated_at = $1
          FROM (SELECT notification_id, device_id FROM destinations
                WHERE state = 'pending' AND expires_at <= $1 LIMIT 1000 FOR UPDATE SKIP LOCKED) AS due
          WHERE d.notification_id = due.notification_id AND d.device_id = due.device_id
-         RETURNING d.notification_id`,
-          [now],
-        )) {
-          ended.add(row.notification_id as string);
-        }
-        await settle(session, [...ended]);
+         RETURNING ${ENDED_COLUMNS}`,
+            [now],
+          )) {
+            ended.push(endedOf(row));
+          }
+          await settle(
+            session,
+            ended.map((destination) => destination.notificationId),
+          );
 
-        // The due rows are leased, but those a newer send of their tag replaced are superseded.
-        const due = await session.rows(
-          `WITH due AS (
+          // The due rows are leased, but those a newer send of their tag replaced are superseded.
+          const due = await session.rows(
+            `WITH due AS (
            SELECT d.notification_id, d.device_id, ${REPLACED_BY_NEWER} AS replaced FROM destinations d
            WHERE d.state = 'pending' AND d.next_attempt_at <= $1
            ORDER BY d.next_attempt_at, d.seq LIMIT $2 FOR UPDATE SKIP LOCKED
@@ -60,15 +70,16 @@ export function postgresLeases(db: PostgresConnection): LeasesPart {
          JOIN notifications n ON n.id = c.notification_id
          WHERE c.state = 'sending'
          ORDER BY c.seq`,
-          [now, limit, owner, now + leaseMs, unreadFor],
-        );
-        return claimedFrom(due, (row) => Number(row.attempts));
-      });
+            [now, limit, owner, now + leaseMs, unreadFor],
+          );
+          return { claimed: claimedFrom(due, (row) => Number(row.attempts)), ended };
+        },
+      );
     },
 
     async finishAttempts(attempts, now) {
-      if (attempts.length === 0) return;
-      await db.transaction(async (session) => {
+      if (attempts.length === 0) return { failed: [], deactivated: [] };
+      return db.transaction(async (session): Promise<RecordedEnds> => {
         // Every attempt's end in one statement. Only the lease holder may end an attempt: an answer
         // that comes back after another worker took the destination over changes nothing.
         const ended = await session.rows(
@@ -76,14 +87,15 @@ export function postgresLeases(db: PostgresConnection): LeasesPart {
            state = CASE e.kind WHEN 'accepted' THEN 'accepted' WHEN 'failed_permanent' THEN 'failed_permanent'
                    ELSE 'pending' END,
            push_status = CASE WHEN e.kind = 'released' THEN d.push_status ELSE e.push_status END,
+           reason = e.reason,
            -- Released: never attempted after all, so uncounted.
            attempts = CASE WHEN e.kind = 'released' THEN d.attempts - 1 ELSE d.attempts END,
            next_attempt_at = CASE e.kind WHEN 'retry' THEN e.next_attempt_at
-                             WHEN 'released' THEN GREATEST($7, COALESCE(e.next_attempt_at, $7))
+                             WHEN 'released' THEN GREATEST($8, COALESCE(e.next_attempt_at, $8))
                              ELSE d.next_attempt_at END,
-           lease_owner = NULL, lease_until = NULL, updated_at = $7
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[])
-           AS e(notification_id, device_id, owner, kind, push_status, next_attempt_at)
+           lease_owner = NULL, lease_until = NULL, updated_at = $8
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[])
+           AS e(notification_id, device_id, owner, kind, push_status, next_attempt_at, reason)
          WHERE d.notification_id = e.notification_id AND d.device_id = e.device_id
            AND d.state = 'sending' AND d.lease_owner = e.owner
          RETURNING d.notification_id, d.device_id, e.kind`,
@@ -100,24 +112,35 @@ export function postgresLeases(db: PostgresConnection): LeasesPart {
                   ? (end.notBefore ?? null)
                   : null,
             ),
+            attempts.map(({ end }) => (end.kind === 'failed_permanent' ? end.reason : null)),
             now,
           ],
         );
-        const deactivating = new Set(
-          attempts
-            .filter((a) => a.end.kind === 'failed_permanent' && a.end.deactivateDevice)
-            .map((a) => `${a.notificationId} ${a.deviceId}`),
-        );
+        const gone = new Map<string, AddressGone>();
+        for (const { notificationId, deviceId, end } of attempts) {
+          if (end.kind === 'failed_permanent' && end.deactivateDevice) {
+            gone.set(`${notificationId} ${deviceId}`, end.deactivateDevice);
+          }
+        }
         const sent = ended
           .filter((row) => row.kind === 'accepted')
           .map((row) => row.notification_id as string);
         const failed = ended.filter((row) => row.kind === 'failed_permanent');
-        const deactivate = failed
-          .filter((row) => deactivating.has(`${row.notification_id} ${row.device_id}`))
-          .map((row) => row.device_id as string);
+        // The devices to deactivate, by why: their push services may say it in different words.
+        const deactivate = new Map<AddressGone, string[]>();
+        for (const row of failed) {
+          const why = gone.get(`${row.notification_id} ${row.device_id}`);
+          if (why) deactivate.set(why, [...(deactivate.get(why) ?? []), row.device_id as string]);
+        }
         // Destinations first, then notifications in id order (see settle): a transaction holding a
         // notification's lock never waits for a destination's, so workers cannot deadlock.
-        const skipped = await skipWaiting(session, deactivate, now);
+        const skipped: string[] = [];
+        const deactivated: string[] = [];
+        for (const [why, deviceIds] of deactivate) {
+          const done = await skipWaiting(session, deviceIds, now, why);
+          skipped.push(...done.notifications);
+          deactivated.push(...done.devices);
+        }
         if (sent.length > 0) {
           await lockNotifications(session, sent);
           await session.rows(
@@ -126,6 +149,13 @@ export function postgresLeases(db: PostgresConnection): LeasesPart {
           );
         }
         await settle(session, [...failed.map((row) => row.notification_id as string), ...skipped]);
+        return {
+          failed: failed.map((row) => ({
+            notificationId: row.notification_id as string,
+            deviceId: row.device_id as string,
+          })),
+          deactivated,
+        };
       });
     },
 

@@ -162,7 +162,7 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
         const { device } = link;
         // A device switching accounts leaves the one it proved: what waits for it there is
         // skipped, and its key there works no more.
-        if (link.sourceDeviceId !== null) await removeDevices(session, [link.sourceDeviceId], now);
+        if (link.sourceDeviceId !== null) await removeDevices(session, [link.sourceDeviceId], now, 'moved');
         // Registered elsewhere since the request was made: it moves here, as a push token does,
         // and is no longer the other account's.
         const holders = await session.rows(
@@ -173,6 +173,7 @@ export function postgresLinks(db: PostgresConnection): LinksPart {
           session,
           holders.map((holder) => holder.id as string),
           now,
+          'moved',
         );
         const inserted = await session.row(
           `INSERT INTO devices (id, account_id, name, platform, provider, push_token, web_push, client_id, key_hash,

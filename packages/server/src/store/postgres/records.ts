@@ -9,7 +9,8 @@ import type { PostgresConnection } from './connection.js';
  */
 const WITH_DELIVERY = `n.*,
   (SELECT coalesce(json_agg(json_build_object('device_id', d.device_id, 'device_name', v.name,
-     'platform', d.platform, 'state', d.state, 'push_status', d.push_status, 'updated_at', d.updated_at)
+     'platform', d.platform, 'state', d.state, 'push_status', d.push_status, 'reason', d.reason,
+     'updated_at', d.updated_at)
      ORDER BY d.seq), '[]')
    FROM destinations d LEFT JOIN devices v ON v.id = d.device_id WHERE d.notification_id = n.id) AS destination_rows,
   (SELECT coalesce(json_agg(json_build_object('device_id', h.device_id, 'platform', h.platform,

@@ -249,4 +249,30 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE devices ADD COLUMN provider TEXT;
   ALTER TABLE link_requests ADD COLUMN provider TEXT;
   `,
+  // Why a push will not arrive, and why a device is not active, in the interface's words: a
+  // destination's reason (failed_permanent, expired), a device's inactive_reason. Added, NULL
+  // where a release before this one ended them, also beside it in a rolling upgrade. What the rows
+  // tell is filled in: an expired destination is `expired`; a failed one's last status says
+  // `gone` (410), `refused` (another 4xx, but 404, which is gone for Web Push and BadPath for
+  // APNs) or `attempts_exhausted` (429, 5xx: only ever retried); with no status it cannot tell. A
+  // device inactive with its key not revoked, of an account not deleted, was made so by its push
+  // service; one whose key was revoked was removed or moved, which the rows cannot tell apart.
+  `
+  ALTER TABLE destinations ADD COLUMN reason TEXT;
+  ALTER TABLE devices ADD COLUMN inactive_reason TEXT;
+  UPDATE destinations SET reason = 'expired' WHERE state = 'expired';
+  UPDATE destinations SET reason = CASE
+      WHEN push_status = 410 THEN 'gone'
+      WHEN push_status = 429 OR push_status >= 500 THEN 'attempts_exhausted'
+      WHEN push_status >= 400 AND push_status <> 404 THEN 'refused'
+    END
+    WHERE state = 'failed_permanent';
+  UPDATE devices SET inactive_reason = CASE
+      WHEN COALESCE(provider, CASE WHEN web_push IS NULL THEN 'apns' ELSE 'web-push' END) = 'apns'
+        THEN 'unregistered'
+      ELSE 'subscription_gone'
+    END
+    WHERE NOT active AND key_revoked_at IS NULL
+      AND account_id IN (SELECT id FROM accounts WHERE deleted_at IS NULL);
+  `,
 ];

@@ -1,11 +1,19 @@
+import type { InactiveReason } from '@foxbell/sdk/contract';
+import type { DeviceLeaving } from '../../model/devices.js';
 import type { Session } from './connection.js';
 
 /**
- * The devices stop being their accounts' (removed, left, moved to another account by their push
- * address, or merged away): deactivated, and their device keys work no more.
+ * The devices stop being their accounts': removed or left (`removed`), or their push addresses or
+ * devices registered by other accounts, by a switch or a merge (`moved`). Deactivated, and their
+ * device keys work no more.
  */
-export async function removeDevices(db: Session, deviceIds: string[], now: number): Promise<void> {
-  await deactivateDevices(db, deviceIds, now);
+export async function removeDevices(
+  db: Session,
+  deviceIds: string[],
+  now: number,
+  why: DeviceLeaving,
+): Promise<void> {
+  await settle(db, (await skipWaiting(db, deviceIds, now, why)).notifications);
   await db.rows('UPDATE devices SET key_revoked_at = $1 WHERE id = ANY($2) AND key_revoked_at IS NULL', [
     now,
     deviceIds,
@@ -13,30 +21,32 @@ export async function removeDevices(db: Session, deviceIds: string[], now: numbe
 }
 
 /**
- * Deactivates devices and skips what still waits for them (see skipWaiting), then settles. Alone
- * (their keys kept) only when a push service said their push addresses are gone: they are still
- * their accounts', and their apps may register new ones (`PATCH /v1/device`).
+ * The devices leave lists and `auto` (removed, or their push service said their push addresses
+ * are gone; their keys kept then: they are still their accounts', and their apps may register new
+ * ones with `PATCH /v1/device`), saying why, and what still waits for them is skipped. Returns the
+ * notifications whose destinations it skipped, and the devices it made inactive (not those
+ * inactive already).
  */
-export async function deactivateDevices(db: Session, deviceIds: string[], now: number): Promise<void> {
-  await settle(db, await skipWaiting(db, deviceIds, now));
-}
-
-/**
- * The devices leave lists and `auto` (removed, or APNs said the push token is gone), and what
- * still waits for them is skipped. Returns the notifications whose destinations it skipped.
- */
-export async function skipWaiting(db: Session, deviceIds: string[], now: number): Promise<string[]> {
-  if (deviceIds.length === 0) return [];
-  await db.rows('UPDATE devices SET active = false, removed_at = $1 WHERE id = ANY($2) AND active', [
-    now,
-    deviceIds,
-  ]);
+export async function skipWaiting(
+  db: Session,
+  deviceIds: string[],
+  now: number,
+  why: InactiveReason,
+): Promise<{ notifications: string[]; devices: string[] }> {
+  if (deviceIds.length === 0) return { notifications: [], devices: [] };
+  const devices = await db.rows(
+    'UPDATE devices SET active = false, removed_at = $1, inactive_reason = $3 WHERE id = ANY($2) AND active RETURNING id',
+    [now, deviceIds, why],
+  );
   const rows = await db.rows(
     `UPDATE destinations SET state = 'skipped', updated_at = $1 WHERE device_id = ANY($2) AND state = 'pending'
      RETURNING notification_id`,
     [now, deviceIds],
   );
-  return rows.map((row) => row.notification_id as string);
+  return {
+    notifications: rows.map((row) => row.notification_id as string),
+    devices: devices.map((row) => row.id as string),
+  };
 }
 
 /** Locks notification rows in id order, so two transactions never wait for each other's. */

@@ -92,7 +92,7 @@ export function sqliteCredentials(db: SqliteConnection): CredentialsPart {
         requireLiveAccount(db, accountId);
         db.run('UPDATE accounts SET deleted_at = ? WHERE id = ?', now, accountId);
         db.run(
-          'UPDATE devices SET active = 0, removed_at = ? WHERE account_id = ? AND active = 1',
+          "UPDATE devices SET active = 0, removed_at = ?, inactive_reason = 'removed' WHERE account_id = ? AND active = 1",
           now,
           accountId,
         );
@@ -178,8 +178,9 @@ export function sqliteCredentials(db: SqliteConnection): CredentialsPart {
           limits,
         );
         if (plan.kind !== 'merge') return plan;
+        // The canonical account's registration of the same device stays: this one moved there.
         for (const id of plan.removed) {
-          removeDevice(db, id, now);
+          removeDevice(db, id, now, 'moved');
         }
         // A switch request of a device the merge moved or removed would act on a registration that
         // is no longer the one it proved.

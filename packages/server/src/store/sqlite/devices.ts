@@ -31,7 +31,7 @@ export function sqliteDevices(db: SqliteConnection): DevicesPart {
         if (holders.some((holder) => holder.account_id === device.accountId)) return 'device_exists';
         if (activeCount(device.accountId) >= maxDevices) return 'limit_reached';
         // The push address moves here: the device that had it is no longer its account's.
-        for (const holder of holders) removeDevice(db, holder.id as string, device.now);
+        for (const holder of holders) removeDevice(db, holder.id as string, device.now, 'moved');
         db.run(
           `INSERT INTO devices (id, account_id, name, platform, provider, push_token, web_push, in_auto, active,
              created_at)
@@ -94,7 +94,7 @@ export function sqliteDevices(db: SqliteConnection): DevicesPart {
           if (!device.active && activeCount(device.accountId) >= maxDevices) return 'limit_reached';
           db.run(
             `UPDATE devices SET provider = ?, push_token = ?, web_push = ?, push_since = ?, active = 1,
-               removed_at = NULL WHERE id = ?`,
+               removed_at = NULL, inactive_reason = NULL WHERE id = ?`,
             address.provider,
             address.key,
             addressData(address),
@@ -117,14 +117,14 @@ export function sqliteDevices(db: SqliteConnection): DevicesPart {
     },
 
     async removeOwnDevice(deviceId, now) {
-      await db.write(() => removeDevice(db, deviceId, now));
+      await db.write(() => removeDevice(db, deviceId, now, 'removed'));
     },
 
     async removeDevice(accountId, deviceId, now) {
       return db.write(() => {
         if (!activeDevice(accountId, deviceId)) return false;
         // Its device key (if it linked itself) works no more: removing a device is what revokes it.
-        removeDevice(db, deviceId, now);
+        removeDevice(db, deviceId, now, 'removed');
         return true;
       });
     },

@@ -1,9 +1,18 @@
-import type { ClaimedDestination, FinishedAttempt } from '../../model/delivery.js';
+import type {
+  ClaimedDestination,
+  EndedDestination,
+  FinishedAttempt,
+  RecordedEnds,
+} from '../../model/delivery.js';
 import { nextDeliveryAt, REPLACED_BY_NEWER, unreadColumn } from '../queries.js';
-import { claimedFrom, maybeNumber, type Row } from '../rows.js';
+import { claimedFrom, endedOf, maybeNumber, PROVIDER_SQL, type Row } from '../rows.js';
 import type { LeasesPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 import { deactivateDevice, settle } from './settling.js';
+
+/** What a destination the store ends itself returns, for the worker to log and count. */
+const ENDED_COLUMNS = `notification_id, device_id, state, push_status,
+  (SELECT ${PROVIDER_SQL('v')} FROM devices v WHERE v.id = destinations.device_id) AS provider`;
 
 /** The routing queue's oldest send: the queue is the notifications not yet routed. */
 const QUEUED_SINCE =
@@ -40,30 +49,32 @@ export function sqliteLeases(db: SqliteConnection, leasing: (owner: string) => v
   return {
     async claimDestinations({ owner, now, leaseMs, limit, maxAttempts, unreadFor }) {
       leasing(owner);
-      return db.transaction((): ClaimedDestination[] => {
-        const ended = new Set<string>();
+      return db.transaction((): { claimed: ClaimedDestination[]; ended: EndedDestination[] } => {
+        const ended: EndedDestination[] = [];
         // A lease that ran out belongs to a worker that died mid-push: that attempt counted.
         for (const row of db.all(
           `UPDATE destinations
            SET state = CASE WHEN attempts >= ? THEN 'failed_permanent' ELSE 'pending' END,
+             reason = CASE WHEN attempts >= ? THEN 'attempts_exhausted' END,
              lease_owner = NULL, lease_until = NULL, next_attempt_at = ?, updated_at = ?
-           WHERE state = 'sending' AND lease_until <= ? RETURNING notification_id, state`,
+           WHERE state = 'sending' AND lease_until <= ? RETURNING ${ENDED_COLUMNS}`,
+          maxAttempts,
           maxAttempts,
           now,
           now,
           now,
         )) {
-          if (row.state === 'failed_permanent') ended.add(row.notification_id as string);
+          if (row.state === 'failed_permanent') ended.push(endedOf(row));
         }
         for (const row of db.all(
-          `UPDATE destinations SET state = 'expired', updated_at = ?
-           WHERE state = 'pending' AND expires_at <= ? RETURNING notification_id`,
+          `UPDATE destinations SET state = 'expired', reason = 'expired', updated_at = ?
+           WHERE state = 'pending' AND expires_at <= ? RETURNING ${ENDED_COLUMNS}`,
           now,
           now,
         )) {
-          ended.add(row.notification_id as string);
+          ended.push(endedOf(row));
         }
-        for (const id of ended) settle(db, id);
+        for (const id of new Set(ended.map((destination) => destination.notificationId))) settle(db, id);
 
         const candidates = db.all(
           `SELECT d.rowid AS rid, d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id,
@@ -87,7 +98,7 @@ export function sqliteLeases(db: SqliteConnection, leasing: (owner: string) => v
           );
         }
         const due = replaced.length === 0 ? candidates : candidates.filter((row) => row.replaced !== 1);
-        if (due.length === 0) return [];
+        if (due.length === 0) return { claimed: [], ended };
         // Each notification's payload once, not once per device it goes to.
         const notifications = new Map<string, Row>();
         for (const row of db.all(
@@ -109,12 +120,13 @@ export function sqliteLeases(db: SqliteConnection, leasing: (owner: string) => v
           now,
           JSON.stringify(due.map((row) => row.rid)),
         );
-        return claimedFrom(due, (row) => Number(row.attempts) + 1);
+        return { claimed: claimedFrom(due, (row) => Number(row.attempts) + 1), ended };
       });
     },
 
     async finishAttempts(attempts, now) {
-      db.transaction(() => {
+      return db.transaction((): RecordedEnds => {
+        const recorded: RecordedEnds = { failed: [], deactivated: [] };
         // Only the lease holder may end an attempt; each update below checks it.
         const where = `WHERE notification_id = ? AND device_id = ? AND state = 'sending' AND lease_owner = ?`;
         const freed = 'lease_owner = NULL, lease_until = NULL';
@@ -137,14 +149,18 @@ export function sqliteLeases(db: SqliteConnection, leasing: (owner: string) => v
             case 'failed_permanent':
               if (
                 db.run(
-                  `UPDATE destinations SET state = 'failed_permanent', push_status = ?, ${freed}, updated_at = ?
-                   ${where}`,
+                  `UPDATE destinations SET state = 'failed_permanent', push_status = ?, reason = ?, ${freed},
+                     updated_at = ? ${where}`,
                   end.pushStatus,
+                  end.reason,
                   now,
                   ...key,
                 ) > 0
               ) {
-                if (end.deactivateDevice) deactivateDevice(db, deviceId, now);
+                recorded.failed.push({ notificationId, deviceId });
+                if (end.deactivateDevice && deactivateDevice(db, deviceId, now, end.deactivateDevice)) {
+                  recorded.deactivated.push(deviceId);
+                }
                 settle(db, notificationId);
               }
               break;
@@ -159,6 +175,7 @@ export function sqliteLeases(db: SqliteConnection, leasing: (owner: string) => v
               break;
           }
         }
+        return recorded;
       });
     },
 

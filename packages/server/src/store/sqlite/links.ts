@@ -148,7 +148,7 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
         if (full) return full;
         // A device switching accounts leaves the one it proved: what waits for it there is
         // skipped, and its key there works no more.
-        if (link.sourceDeviceId !== null) removeDevice(db, link.sourceDeviceId, now);
+        if (link.sourceDeviceId !== null) removeDevice(db, link.sourceDeviceId, now, 'moved');
         // Registered elsewhere since the request was made (an account key's POST /v1/devices): it
         // moves here, as a registration moves a push token, and is no longer the other account's.
         for (const holder of db.all(
@@ -156,7 +156,7 @@ export function sqliteLinks(db: SqliteConnection): LinksPart {
           link.device.clientId,
           link.device.address.key,
         )) {
-          removeDevice(db, holder.id as string, now);
+          removeDevice(db, holder.id as string, now, 'moved');
         }
         const { device } = link;
         db.run(

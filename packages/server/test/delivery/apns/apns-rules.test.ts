@@ -16,7 +16,7 @@ const TOKEN_SINCE = 1_000_000;
 type Meaning = Omit<ApnsVerdict, 'status' | 'reason'>;
 const v = (verdict: ApnsVerdict['verdict'], extra: Partial<Meaning> = {}): Meaning => ({
   verdict,
-  deactivateDevice: false,
+  deactivateDevice: null,
   renewToken: false,
   pauseCredential: false,
   ...extra,
@@ -25,48 +25,48 @@ const v = (verdict: ApnsVerdict['verdict'], extra: Partial<Meaning> = {}): Meani
 describe("what each of Apple's answers does", () => {
   const table: [number, string | undefined, Meaning][] = [
     [200, undefined, v('accepted')],
-    [400, 'BadCollapseId', v('failed_permanent')],
-    [400, 'BadDeviceToken', v('failed_permanent')],
-    [400, 'BadExpirationDate', v('failed_permanent')],
-    [400, 'BadMessageId', v('failed_permanent')],
-    [400, 'BadPriority', v('failed_permanent')],
-    [400, 'BadTopic', v('failed_permanent')],
-    [400, 'DeviceTokenNotForTopic', v('failed_permanent')],
-    [400, 'DuplicateHeaders', v('failed_permanent')],
-    [400, 'IdleTimeout', v('failed_permanent')],
-    [400, 'InvalidPushType', v('failed_permanent')],
-    [400, 'MissingDeviceToken', v('failed_permanent')],
-    [400, 'MissingTopic', v('failed_permanent')],
-    [400, 'PayloadEmpty', v('failed_permanent')],
-    [400, 'TopicDisallowed', v('failed_permanent')],
-    [403, 'BadCertificate', v('failed_permanent', { pauseCredential: true })],
-    [403, 'BadCertificateEnvironment', v('failed_permanent', { pauseCredential: true })],
+    [400, 'BadCollapseId', v('failed_permanent', { failure: 'refused' })],
+    [400, 'BadDeviceToken', v('failed_permanent', { failure: 'refused' })],
+    [400, 'BadExpirationDate', v('failed_permanent', { failure: 'refused' })],
+    [400, 'BadMessageId', v('failed_permanent', { failure: 'refused' })],
+    [400, 'BadPriority', v('failed_permanent', { failure: 'refused' })],
+    [400, 'BadTopic', v('failed_permanent', { failure: 'refused' })],
+    [400, 'DeviceTokenNotForTopic', v('failed_permanent', { failure: 'refused' })],
+    [400, 'DuplicateHeaders', v('failed_permanent', { failure: 'refused' })],
+    [400, 'IdleTimeout', v('failed_permanent', { failure: 'refused' })],
+    [400, 'InvalidPushType', v('failed_permanent', { failure: 'refused' })],
+    [400, 'MissingDeviceToken', v('failed_permanent', { failure: 'refused' })],
+    [400, 'MissingTopic', v('failed_permanent', { failure: 'refused' })],
+    [400, 'PayloadEmpty', v('failed_permanent', { failure: 'refused' })],
+    [400, 'TopicDisallowed', v('failed_permanent', { failure: 'refused' })],
+    [403, 'BadCertificate', v('failed_permanent', { failure: 'refused', pauseCredential: true })],
+    [403, 'BadCertificateEnvironment', v('failed_permanent', { failure: 'refused', pauseCredential: true })],
     [403, 'ExpiredProviderToken', v('retry', { renewToken: true })],
-    [403, 'Forbidden', v('failed_permanent', { pauseCredential: true })],
-    [403, 'InvalidProviderToken', v('failed_permanent', { pauseCredential: true })],
-    [403, 'MissingProviderToken', v('failed_permanent', { pauseCredential: true })],
-    [403, 'UnrelatedKeyIdInToken', v('failed_permanent', { pauseCredential: true })],
-    [403, 'BadEnvironmentKeyInToken', v('failed_permanent', { pauseCredential: true })],
-    [404, 'BadPath', v('failed_permanent')],
-    [405, 'MethodNotAllowed', v('failed_permanent')],
-    [413, 'PayloadTooLarge', v('failed_permanent')],
+    [403, 'Forbidden', v('failed_permanent', { failure: 'refused', pauseCredential: true })],
+    [403, 'InvalidProviderToken', v('failed_permanent', { failure: 'refused', pauseCredential: true })],
+    [403, 'MissingProviderToken', v('failed_permanent', { failure: 'refused', pauseCredential: true })],
+    [403, 'UnrelatedKeyIdInToken', v('failed_permanent', { failure: 'refused', pauseCredential: true })],
+    [403, 'BadEnvironmentKeyInToken', v('failed_permanent', { failure: 'refused', pauseCredential: true })],
+    [404, 'BadPath', v('failed_permanent', { failure: 'refused' })],
+    [405, 'MethodNotAllowed', v('failed_permanent', { failure: 'refused' })],
+    [413, 'PayloadTooLarge', v('failed_permanent', { failure: 'refused' })],
     [429, 'TooManyProviderTokenUpdates', v('retry')],
     [429, 'TooManyRequests', v('retry')],
     [500, 'InternalServerError', v('retry')],
     [502, undefined, v('retry')],
     [503, 'ServiceUnavailable', v('retry')],
     [503, 'Shutdown', v('retry')],
-    [418, undefined, v('failed_permanent')],
+    [418, undefined, v('failed_permanent', { failure: 'refused' })],
   ];
   it.each(table)('%i %s', (status, reason, meaning) => {
     expect(judgeApnsAnswer({ status, reason }, TOKEN_SINCE)).toEqual({ ...meaning, status, reason });
   });
 
-  it('deactivates on 410 only when the push token is older than the 410 timestamp', () => {
+  it('is gone on 410, and deactivates (unregistered) only when the push token is older than the 410 timestamp', () => {
     const gone = (timestamp?: number, reason = 'Unregistered') =>
       judgeApnsAnswer({ status: 410, reason, timestamp }, TOKEN_SINCE);
-    const answer = (reason: string, deactivateDevice: boolean) => ({
-      ...v('failed_permanent', { deactivateDevice }),
+    const answer = (reason: string, deactivate: boolean) => ({
+      ...v('failed_permanent', { failure: 'gone', deactivateDevice: deactivate ? 'unregistered' : null }),
       status: 410,
       reason,
     });
@@ -120,7 +120,8 @@ describe('the wait between attempts', () => {
     expect(endOfAttempt(claimed({}, 5), NO_ANSWER, 100)).toEqual({
       kind: 'failed_permanent',
       pushStatus: null,
-      deactivateDevice: false,
+      reason: 'attempts_exhausted',
+      deactivateDevice: null,
     });
   });
 });

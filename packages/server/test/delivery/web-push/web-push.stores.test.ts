@@ -5,7 +5,17 @@ import { type PushHosts, parsePushHosts } from '../../../src/delivery/web-push/h
 import { webPushProvider } from '../../../src/delivery/web-push/provider.js';
 import { VapidKeySource } from '../../../src/delivery/web-push/vapid.js';
 import { DeliveryWorker } from '../../../src/delivery/worker.js';
-import { ADMIN_KEY, createToken, expectError, startServer, type TestServer } from '../../helpers.js';
+import { deliveryLogOf } from '../../../src/main/delivery.js';
+import { Metrics } from '../../../src/metrics/metrics.js';
+import {
+  ADMIN_KEY,
+  createToken,
+  expectError,
+  type LogLine,
+  startServer,
+  type TestServer,
+  warningsOf,
+} from '../../helpers.js';
 
 /**
  * Web Push delivery end to end on each store: the real app and worker, the `web-push` library's
@@ -26,6 +36,12 @@ function hostsOf(text: string): PushHosts {
 interface WebPushServer extends TestServer {
   push: LocalPushService;
   worker: DeliveryWorker;
+  /** The worker's metrics. */
+  pushMetrics: Metrics;
+  /** The warnings logged since the server started, as the operator reads them (without time, pid, host). */
+  warnings(): LogLine[];
+  /** The push failures counted, as `provider reason count` lines. */
+  failuresCounted(): Promise<string[]>;
   /** An account with one send token and no device yet. */
   account(): Promise<{ key: string; token: string }>;
   /** A Web Push device of the account, subscribed with the local push service. */
@@ -45,6 +61,8 @@ async function startWebPushServer(
     apple?: boolean;
     /** The VAPID subject the transport signs with. */
     subject?: string;
+    /** The worker does not trust the push service's certificate (its CA not given). */
+    untrusted?: boolean;
   } = {},
 ) {
   let serverUrl = '';
@@ -66,24 +84,36 @@ async function startWebPushServer(
     hosts: hostsOf(options.transportHosts ?? host),
     keeper: server.store,
     clock: server.clock,
-    ca: push.ca,
+    ...(options.untrusted ? {} : { ca: push.ca }),
     ...(options.named ? { resolve: options.named.resolve } : {}),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
   const { transport } = await provider.openTransport();
   closing.push(() => transport.close());
+  // The worker logs into the app's log, as a foxbell-server process's does, and counts.
+  const pushMetrics = new Metrics(server.store, server.clock);
   const worker = new DeliveryWorker({
     store: server.store,
     transports: { [provider.id]: transport },
     unreadFor: [provider.id],
     clock: server.clock,
     concurrency: options.concurrency ?? 16,
+    log: deliveryLogOf(server.log),
+    metrics: pushMetrics,
   });
   closing.push(() => worker.idle());
   const web: WebPushServer = {
     ...server,
     push,
     worker,
+    pushMetrics,
+    warnings: () => warningsOf(server),
+    async failuresCounted() {
+      const counter = await pushMetrics.registry.getSingleMetric('foxbell_push_failures_total')?.get();
+      return (counter?.values ?? []).map(
+        (value) => `${value.labels.provider} ${value.labels.reason} ${value.value}`,
+      );
+    },
     async account() {
       const account = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: {} });
       return { key: account.body.key, token: await createToken(server, account.body.key, { name: 'CI' }) };
@@ -512,7 +542,7 @@ describe('Web Push delivery', () => {
     ['IPv6 loopback', '::1'],
     ['an IPv4-mapped private address', '::ffff:192.168.1.10'],
   ])(
-    'never connects to an allowed name that resolves to %s: failed_permanent, unsent',
+    'never connects to an allowed name that resolves to %s: failed_permanent, address_refused, unsent, logged',
     async (_, address) => {
       const resolved: string[] = [];
       const server = await startWebPushServer({
@@ -531,35 +561,108 @@ describe('Web Push delivery', () => {
       expect(server.push.received).toEqual([]);
       const record = await server.statusOf(token, id);
       expect(record.destinations).toEqual([
-        { name: 'iPhone', platform: 'ios', state: 'failed_permanent', updated_at: expect.any(String) },
+        {
+          name: 'iPhone',
+          platform: 'ios',
+          state: 'failed_permanent',
+          reason: 'address_refused',
+          updated_at: expect.any(String),
+        },
       ]);
       // The device is not the trouble: it stays active.
       const devices = (await server.request('GET', '/v1/devices', { token: key })).body.devices;
       expect(devices.find((device: { id: string }) => device.id === deviceId)?.active).toBe(true);
+      const port = new URL(server.push.url).port;
+      expect(server.warnings()).toEqual([
+        {
+          level: 40,
+          msg: 'a push will not arrive',
+          notification_id: id,
+          device_id: deviceId,
+          provider: 'web-push',
+          reason: 'address_refused',
+          host: `push.example.net:${port}`,
+          error: `push.example.net resolves to ${address}, not a public address: not connected to`,
+        },
+      ]);
+      expect(await server.failuresCounted()).toEqual(['web-push address_refused 1']);
     },
   );
 
-  it('gives up after 5 attempts with the last push_status', async () => {
+  it('gives up after 5 attempts with the last push_status: attempts_exhausted, logged', async () => {
     const server = await startWebPushServer();
     const { key, token } = await server.account();
-    const { subscription } = await server.subscribe(key);
+    const { id: deviceId, subscription } = await server.subscribe(key);
     server.push.script(subscription, ...Array(6).fill({ status: 500 }));
     const id = await server.send(token, { message: 'never' });
     for (let i = 0; i < 6; i++) {
+      // Nothing is said while it is still retried: the fifth attempt (the fourth retry) is the last.
+      if (i < 4) expect(server.warnings()).toEqual([]);
       server.clock.advance(16_000);
       await server.worker.tick();
     }
     expect(server.push.pushesTo(subscription)).toHaveLength(5);
     const record = await server.statusOf(token, id);
     // The furthest state the send reached is its acceptance; the destination says how it ended.
-    expect([record.status, record.destinations[0]?.state, record.destinations[0]?.push_status]).toEqual([
-      'accepted',
-      'failed_permanent',
-      500,
+    expect(record.status).toBe('accepted');
+    expect(record.destinations).toEqual([
+      {
+        name: 'iPhone',
+        platform: 'ios',
+        state: 'failed_permanent',
+        push_status: 500,
+        reason: 'attempts_exhausted',
+        updated_at: expect.any(String),
+      },
+    ]);
+    expect(server.warnings()).toEqual([
+      {
+        level: 40,
+        msg: 'a push will not arrive',
+        notification_id: id,
+        device_id: deviceId,
+        provider: 'web-push',
+        reason: 'attempts_exhausted',
+        push_status: 500,
+        host: server.push.host,
+      },
+    ]);
+    expect(await server.failuresCounted()).toEqual(['web-push attempts_exhausted 1']);
+  });
+
+  it('says why the last attempt got no answer: its error, logged', async () => {
+    const server = await startWebPushServer({ timeoutMs: 200 });
+    const { key, token } = await server.account();
+    const { id: deviceId, subscription } = await server.subscribe(key);
+    server.push.script(subscription, ...Array(5).fill({ hang: true }));
+    const id = await server.send(token, { message: 'into the void' });
+    for (let i = 0; i < 4; i++) {
+      server.clock.advance(16_000);
+      await server.worker.tick();
+    }
+    expect(server.push.pushesTo(subscription)).toHaveLength(5);
+    expect((await server.statusOf(token, id)).destinations[0]).toEqual({
+      name: 'iPhone',
+      platform: 'ios',
+      state: 'failed_permanent',
+      reason: 'attempts_exhausted',
+      updated_at: expect.any(String),
+    });
+    expect(server.warnings()).toEqual([
+      {
+        level: 40,
+        msg: 'a push will not arrive',
+        notification_id: id,
+        device_id: deviceId,
+        provider: 'web-push',
+        reason: 'attempts_exhausted',
+        host: server.push.host,
+        error: 'TimeoutError',
+      },
     ]);
   });
 
-  it('makes the device inactive on 410 and 404 (its subscription is gone), not on another 4xx', async () => {
+  it('makes the device inactive on 410 and 404 (its subscription is gone), not on another 4xx, and says so', async () => {
     const server = await startWebPushServer();
     const { key, token } = await server.account();
     const gone = await server.subscribe(key, 'gone');
@@ -570,23 +673,58 @@ describe('Web Push delivery', () => {
     server.push.script(refused.subscription, { status: 400 });
     const id = await server.send(token, { message: 'hello' });
     const record = await server.statusOf(token, id);
-    expect(record.destinations.map((destination) => [destination.state, destination.push_status])).toEqual([
-      ['failed_permanent', 410],
-      ['failed_permanent', 404],
-      ['failed_permanent', 400],
+    expect(
+      record.destinations.map((destination) => [
+        destination.state,
+        destination.push_status,
+        destination.reason,
+      ]),
+    ).toEqual([
+      ['failed_permanent', 410, 'gone'],
+      ['failed_permanent', 404, 'gone'],
+      ['failed_permanent', 400, 'refused'],
     ]);
     const devices = (await server.request('GET', '/v1/devices', { token: key })).body.devices;
-    expect(devices.map((device: { name: string; active: boolean }) => [device.name, device.active])).toEqual([
-      ['gone', false],
-      ['missing', false],
-      ['refused', true],
+    expect(
+      devices.map((device: Record<string, unknown>) => [device.name, device.active, device.inactive_reason]),
+    ).toEqual([
+      ['gone', false, 'subscription_gone'],
+      ['missing', false, 'subscription_gone'],
+      ['refused', true, undefined],
     ]);
+    const failed = (deviceId: string, status: number, reason: string) => ({
+      level: 40,
+      msg: 'a push will not arrive',
+      notification_id: id,
+      device_id: deviceId,
+      provider: 'web-push',
+      reason,
+      push_status: status,
+      host: server.push.host,
+    });
+    const madeInactive = (deviceId: string, status: number) => ({
+      level: 40,
+      msg: 'a push service made a device inactive',
+      device_id: deviceId,
+      provider: 'web-push',
+      inactive_reason: 'subscription_gone',
+      notification_id: id,
+      push_status: status,
+    });
+    expect(server.warnings()).toEqual([
+      failed(gone.id, 410, 'gone'),
+      madeInactive(gone.id, 410),
+      failed(missing.id, 404, 'gone'),
+      madeInactive(missing.id, 404),
+      failed(refused.id, 400, 'refused'),
+    ]);
+    expect((await server.failuresCounted()).sort()).toEqual(['web-push gone 2', 'web-push refused 1']);
   });
 
-  it('expires a push still retrying at its ttl deadline', async () => {
+  it('expires a push still retrying at its ttl deadline: reason expired, logged', async () => {
     const server = await startWebPushServer();
     const { key, token } = await server.account();
-    const { subscription } = await server.subscribe(key);
+    const { id: deviceId, subscription } = await server.subscribe(key);
     server.push.script(subscription, { status: 500 }, { status: 500 });
     const id = await server.send(token, { message: 'soon stale', ttl: 5 });
     server.clock.advance(2000);
@@ -595,13 +733,38 @@ describe('Web Push delivery', () => {
     server.clock.advance(4000);
     await server.worker.tick();
     expect(server.push.pushesTo(subscription)).toHaveLength(2);
-    expect((await server.statusOf(token, id)).destinations[0]?.state).toBe('expired');
+    const record = await server.statusOf(token, id);
+    expect([record.status, record.destinations]).toEqual([
+      'dropped',
+      [
+        {
+          name: 'iPhone',
+          platform: 'ios',
+          state: 'expired',
+          push_status: 500,
+          reason: 'expired',
+          updated_at: new Date(server.clock.now()).toISOString(),
+        },
+      ],
+    ]);
+    expect(server.warnings()).toEqual([
+      {
+        level: 40,
+        msg: 'a push will not arrive',
+        notification_id: id,
+        device_id: deviceId,
+        provider: 'web-push',
+        reason: 'expired',
+        push_status: 500,
+      },
+    ]);
+    expect(await server.failuresCounted()).toEqual(['web-push expired 1']);
   });
 
-  it('never connects to a push service the allowlist no longer names: failed_permanent, no push', async () => {
+  it('never connects to a push service the allowlist no longer names: failed_permanent, not_allowed, no push, logged', async () => {
     const server = await startWebPushServer({ transportHosts: 'web.push.apple.com' });
     const { key, token } = await server.account();
-    const { subscription } = await server.subscribe(key);
+    const { id: deviceId, subscription } = await server.subscribe(key);
     const id = await server.send(token, { message: 'not there' });
     expect(server.push.pushesTo(subscription)).toEqual([]);
     const record = await server.statusOf(token, id);
@@ -611,9 +774,59 @@ describe('Web Push delivery', () => {
         name: 'iPhone',
         platform: 'ios',
         state: 'failed_permanent',
+        reason: 'not_allowed',
         updated_at: new Date(server.clock.now()).toISOString(),
       },
     ]);
+    expect(server.warnings()).toEqual([
+      {
+        level: 40,
+        msg: 'a push will not arrive',
+        notification_id: id,
+        device_id: deviceId,
+        provider: 'web-push',
+        reason: 'not_allowed',
+        host: server.push.host,
+      },
+    ]);
+    expect(await server.failuresCounted()).toEqual(['web-push not_allowed 1']);
+  });
+
+  it("fails at once, tls, when the push service's certificate is not trusted: one attempt, the TLS code logged", async () => {
+    const server = await startWebPushServer({ untrusted: true });
+    const { key, token } = await server.account();
+    const { id: deviceId, subscription } = await server.subscribe(key);
+    const id = await server.send(token, { message: 'behind a private CA' });
+    // The handshake failed: the push service never received it, and it is not tried again.
+    server.clock.advance(16_000);
+    await server.worker.tick();
+    expect(server.push.pushesTo(subscription)).toEqual([]);
+    const record = await server.statusOf(token, id);
+    expect(record.destinations).toEqual([
+      {
+        name: 'iPhone',
+        platform: 'ios',
+        state: 'failed_permanent',
+        reason: 'tls',
+        updated_at: expect.any(String),
+      },
+    ]);
+    expect(server.warnings()).toEqual([
+      {
+        level: 40,
+        msg: 'a push will not arrive',
+        notification_id: id,
+        device_id: deviceId,
+        provider: 'web-push',
+        reason: 'tls',
+        tls_code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+        host: server.push.host,
+      },
+    ]);
+    // The device is not the trouble: it stays active.
+    const devices = (await server.request('GET', '/v1/devices', { token: key })).body.devices;
+    expect(devices.map((device: { active: boolean }) => device.active)).toEqual([true]);
+    expect(await server.failuresCounted()).toEqual(['web-push tls 1']);
   });
 });
 
@@ -694,11 +907,13 @@ describe("Apple's push service, as modelled (what an iPhone's web app subscribes
         platform: 'ios',
         state: 'failed_permanent',
         push_status: 410,
+        reason: 'gone',
         updated_at: expect.any(String),
       },
     ]);
     const devices = (await server.request('GET', '/v1/devices', { token: key })).body.devices;
-    expect(devices.find((device: { id: string }) => device.id === deviceId)?.active).toBe(false);
+    const device = devices.find((one: { id: string }) => one.id === deviceId);
+    expect([device?.active, device?.inactive_reason]).toEqual([false, 'subscription_gone']);
   });
 
   it('refuses a push signed with a subject on this machine (403 BadJwtToken): why the server will not start with one', async () => {
@@ -711,6 +926,7 @@ describe("Apple's push service, as modelled (what an iPhone's web app subscribes
     expect((await server.statusOf(token, id)).destinations[0]).toMatchObject({
       state: 'failed_permanent',
       push_status: 403,
+      reason: 'refused',
     });
   });
 });

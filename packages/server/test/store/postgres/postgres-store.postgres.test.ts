@@ -13,7 +13,12 @@ import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres/schema.js';
 import { NewerDatabaseError } from '../../../src/store/schema-version.js';
 import type { Store } from '../../../src/store/store.js';
 import { runToExit, tempDir } from '../../processes.js';
-import { expectReleaseFixture, type ReleaseFixture } from '../../store-fixtures.js';
+import {
+  expectReasonsFilledIn,
+  expectReleaseFixture,
+  type ReleaseFixture,
+  rowsBeforeReasons,
+} from '../../store-fixtures.js';
 import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
 
 const opened: Store[] = [];
@@ -43,6 +48,21 @@ describe('the PostgreSQL store', () => {
     const store = await openPostgresStore({ url: TEST_DATABASE_URL, schema });
     opened.push(store);
     await expectReleaseFixture(store, RELEASE_010);
+  });
+
+  it('says why of the devices and destinations already inactive or ended, where their rows tell', async () => {
+    const schema = newTestSchema();
+    const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+    try {
+      // As the release before the reasons (PostgreSQL's migration 7) left it.
+      await migratePostgres(pool, schema, POSTGRES_MIGRATIONS.slice(0, 6));
+      await pool.query(rowsBeforeReasons((value) => String(value)));
+    } finally {
+      await pool.end();
+    }
+    const store = await openPostgresStore({ url: TEST_DATABASE_URL, schema });
+    opened.push(store);
+    await expectReasonsFilledIn(store);
   });
 
   it('leaves the database at the version before a migration that fails, and refuses one of a newer release untouched', async () => {

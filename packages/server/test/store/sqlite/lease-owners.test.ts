@@ -42,7 +42,7 @@ describe('SQLite lease owners', () => {
       lease: { owner: 'wrk_gone', leaseMs: 6_000, limit: 1, unreadFor: [] },
     });
     expect(claimed.map((d) => d.deviceId)).toEqual([phone]);
-    const other = await worker.claimDestinations({
+    const { claimed: other } = await worker.claimDestinations({
       owner: 'wrk_alive',
       now: T0,
       leaseMs: 6_000,
@@ -58,7 +58,7 @@ describe('SQLite lease owners', () => {
     const second = storeIn(dir);
     // One second later, long before either lease would run out: the dead worker's push is taken
     // over at once, as a second attempt; the live worker's stays its own.
-    const taken = await second.claimDestinations({
+    const { claimed: taken } = await second.claimDestinations({
       owner: 'wrk_new',
       now: T0 + 1_000,
       leaseMs: 6_000,

@@ -8,7 +8,14 @@ import { migrateSqlite, openSqliteStore } from '../../../src/store/sqlite/open.j
 import { SQLITE_MIGRATIONS } from '../../../src/store/sqlite/schema.js';
 import type { Store } from '../../../src/store/store.js';
 import { tempDir } from '../../processes.js';
-import { expectReleaseFixture, type ReleaseFixture, STORED_NOTIFICATION, T0 } from '../../store-fixtures.js';
+import {
+  expectReasonsFilledIn,
+  expectReleaseFixture,
+  type ReleaseFixture,
+  rowsBeforeReasons,
+  STORED_NOTIFICATION,
+  T0,
+} from '../../store-fixtures.js';
 
 const open: Store[] = [];
 afterEach(async () => {
@@ -145,6 +152,17 @@ describe('SQLite migrations', () => {
       ['dev_web', 'web-push', 'https://web.push.apple.com/QAB'],
       ['dev_web_2', 'web-push', 'https://web.push.apple.com/QCD'],
     ]);
+  });
+
+  it('says why of the devices and destinations already inactive or ended, where their rows tell', async () => {
+    const dir = await tempDir();
+    // As the release before the reasons (SQLite's migration 9) left it.
+    const before = databaseAt(path.join(dir, 'foxbell.db'), 8);
+    before.exec(rowsBeforeReasons((value) => (value ? '1' : '0')));
+    before.close();
+    const store = openSqliteStore({ dataDir: dir });
+    open.push(store);
+    await expectReasonsFilledIn(store);
   });
 
   it('counts the destinations already there by state, and keeps one opened or cleared report per device', async () => {
