@@ -74,6 +74,7 @@ describe('--wait when no device can get it', () => {
           platform: 'ios',
           state: 'failed_permanent',
           push_status: 410,
+          reason: 'gone',
         }),
       ],
       handled: [],
@@ -123,7 +124,7 @@ describe('--wait when no device can get it', () => {
       expect.arrayContaining([
         `  Ana's iPhone: ${GONE}`,
         `  Ana's Vision Pro: ${GONE}`,
-        expect.stringMatching(/^ {2}Ana's Watch: .+; .+$/),
+        "  Ana's Watch: its push service refused the notification; the server's operator can read the push service's answer in the server's log",
       ]),
     );
     expect(lines.slice(3)).toEqual(['  code: undeliverable', '']);
@@ -175,13 +176,13 @@ describe('notify devices', () => {
     const listed = await notify(['devices'], { env: withKey });
     expect([listed.code, listed.stderr]).toEqual([0, '']);
     expect(listed.stdout).toMatch(
-      /^Ana's Watch {7}watchos {3}not seen yet\nAna's Vision Pro {2}visionos {2}not seen yet\nAna's iPhone {6}ios {7}inactive: .+; .+\n$/,
+      /^Ana's Watch {7}watchos {3}not seen yet\nAna's Vision Pro {2}visionos {2}not seen yet\nAna's iPhone {6}ios {7}inactive: Apple says its push token is no longer valid; open the app on it so it registers again\n$/,
     );
     const json = await notify(['devices', '--json'], { env: withKey });
     expect(JSON.parse(json.stdout)).toEqual([
       expect.objectContaining({ name: "Ana's Watch", active: true }),
       expect.objectContaining({ name: "Ana's Vision Pro", active: true }),
-      expect.objectContaining({ name: "Ana's iPhone", active: false }),
+      expect.objectContaining({ name: "Ana's iPhone", active: false, inactive_reason: 'unregistered' }),
     ]);
     // A send token lists the active devices only, as before.
     const bySendToken = await notify(['devices'], { env });
