@@ -1,5 +1,5 @@
 // NOTIFY_TOKEN=fox_send_… NOTIFY_BASE_URL=http://127.0.0.1:8787 node send.mjs "Backup finished"
-import { Foxbell, FoxbellError, ValidationError } from '@foxbell/sdk';
+import { Foxbell, FoxbellError, UndeliverableError, ValidationError } from '@foxbell/sdk';
 
 try {
   // Reads NOTIFY_TOKEN and NOTIFY_BASE_URL; throws invalid_config when one is missing.
@@ -21,7 +21,8 @@ try {
     );
   }
 } catch (error) {
-  if (error instanceof ValidationError) console.error(`not sent: ${error.field ?? ''} ${error.message}`);
+  if (error instanceof UndeliverableError) console.error(`sent, but it will not arrive: ${error.message}`);
+  else if (error instanceof ValidationError) console.error(`not sent: ${error.field ?? ''} ${error.message}`);
   else if (error instanceof FoxbellError) console.error(`not sent: ${error.message} (${error.code})`);
   else throw error;
   process.exitCode = 1;

@@ -77,3 +77,11 @@ it('reports a notification no device was there for', async () => {
   await vi.advanceTimersByTimeAsync(1_000);
   expect(await announcing).toBe('not delivered: no_matching_device');
 });
+
+it('reports a notification whose every push failed, with why', async () => {
+  const announcing = announceDeploy(client, { service: 'api', version: 'v4', ok: true });
+  await vi.advanceTimersByTimeAsync(0);
+  service.fail(service.sends[0].id, 'gone');
+  await vi.advanceTimersByTimeAsync(1_000);
+  expect(await announcing).toBe('not delivered: gone, gone, gone');
+});

@@ -142,7 +142,10 @@ function parser(lazy: Lazy, columns: number | undefined): Argv {
           y
             .positional('id', { type: 'string', demandOption: true, describe: 'The notification id (ntf_…)' })
             .option('wait', SEND_FLAGS.wait)
-            .example('$0 status ntf_8Hq2 --wait 30', 'follow it until it is sent to push or dropped'),
+            .example(
+              '$0 status ntf_8Hq2 --wait 30',
+              'follow it until each device has it, or it will not arrive',
+            ),
         lazy(() => import('./commands/status.js')),
       )
       .command(

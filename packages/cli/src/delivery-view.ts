@@ -1,4 +1,5 @@
 import type { Destination, StatusRecord } from '@foxbell/sdk';
+import { type InWords, pushFailureInWords, UNREACHED_STATES } from '@foxbell/sdk/contract';
 
 /** How people call the platforms of the spec, for a device whose name the token may not read. */
 const PLATFORM_NAMES: Readonly<Record<string, string>> = {
@@ -16,46 +17,72 @@ export const DROP_HINTS: Readonly<Record<string, string>> = {
 };
 
 /** A destination's device: its name when the token may read names, else its platform. */
-export function deviceLabel(destination: Destination): string {
-  const { name } = destination as Destination & { name?: unknown };
+function deviceLabel(destination: Destination): string {
+  const { name } = destination;
   return typeof name === 'string' && name !== ''
     ? name
     : (PLATFORM_NAMES[destination.platform] ?? destination.platform);
 }
 
-/** Why a push ended without reaching its device, in words, by the push service's answer. */
-function failureInWords(status: number | null | undefined): string {
-  if (status == null) return 'no answer from its push service';
-  if (status === 410)
-    return 'its subscription is gone (410): open Foxbell on it to turn notifications on again';
-  if (status === 404) return 'its push service does not know it (404)';
-  if (status === 403) return "its push service refused this server's credentials (403)";
-  if (status === 413) return 'too large for its push service (413)';
-  if (status === 429 || status >= 500) return `its push service kept failing (${status})`;
-  return `refused by its push service (${status})`;
+type UnreachedState = (typeof UNREACHED_STATES)[number];
+
+/**
+ * Why a push will not reach its device, for each state in which it ended unreached, in the
+ * contract's words: a failure's `reason`, or for a service that gives none, what a 404 or 410
+ * means (`gone`). Typed by the contract's states: a state added there needs its words here.
+ */
+const UNREACHED_WORDS: Readonly<Record<UnreachedState, (destination: Destination) => InWords>> = {
+  failed_permanent: ({ reason, push_status: status }) =>
+    pushFailureInWords(reason ?? (status === 404 || status === 410 ? 'gone' : undefined)),
+  expired: ({ reason }) => pushFailureInWords(reason ?? 'expired'),
+  skipped: () => ({
+    what: 'it was not sent to this device, which was removed or left the account',
+    advice: 'see `notify devices`',
+  }),
+  superseded: () => ({
+    what: 'a newer send with the same tag replaced it before it was sent',
+    advice: 'the newer one takes its place',
+  }),
+};
+
+/** Why a destination's push will not reach its device; undefined while it may, and once it did. */
+function unreachedInWords(destination: Destination): InWords | undefined {
+  const { state } = destination;
+  return (UNREACHED_STATES as readonly string[]).includes(state)
+    ? UNREACHED_WORDS[state as UnreachedState](destination)
+    : undefined;
 }
 
 /** A destination's state in words: where its push is, and why it stopped if it did. */
-export function stateInWords(destination: Destination): string {
-  const status = destination.push_status;
-  switch (destination.state) {
+function stateInWords(destination: Destination): string {
+  const { state, push_status: status } = destination;
+  const unreached = unreachedInWords(destination);
+  if (unreached) {
+    return `${state === 'failed_permanent' ? 'failed' : state}${status == null ? '' : ` (${status})`}: ${unreached.what}`;
+  }
+  switch (state) {
     case 'accepted':
       return status == null ? 'reached' : `reached (${status})`;
     case 'pending':
       return status == null ? 'pending' : `pending, retrying after ${status}`;
     case 'sending':
       return 'being pushed';
-    case 'failed_permanent':
-      return `failed: ${failureInWords(status)}`;
-    case 'expired':
-      return 'expired: its ttl ran out before it could be pushed';
-    case 'skipped':
-      return 'skipped: the device was removed';
-    case 'superseded':
-      return 'replaced by a newer send with the same tag';
     default:
-      return destination.state;
+      return state;
   }
+}
+
+/**
+ * Each device that will not get it, by its label, with why and what to do in one line
+ * ("its notifications are turned off (…); open Foxbell on it to turn notifications on again").
+ */
+export function devicesNotReached(record: StatusRecord): { device: string; why: string }[] {
+  return record.destinations.flatMap((destination) => {
+    const words = unreachedInWords(destination);
+    return words === undefined
+      ? []
+      : [{ device: deviceLabel(destination), why: `${words.what}; ${words.advice}` }];
+  });
 }
 
 export function deviceState(destination: Destination): string {

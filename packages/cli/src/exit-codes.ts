@@ -10,7 +10,8 @@ export const EXIT_CODES = {
   auth: { code: 3, means: 'authentication or permission' },
   limited: { code: 4, means: 'rate limit or quota' },
   unavailable: { code: 5, means: 'service or network, after retries' },
-  notDelivered: { code: 6, means: '--wait ended dropped or timed out' },
+  timedOut: { code: 6, means: '--wait ran out of time' },
+  willNotArrive: { code: 7, means: 'it will not arrive (every device failed, or it was dropped)' },
 } as const;
 
 type ExitName = keyof typeof EXIT_CODES;
@@ -36,6 +37,8 @@ export class CliError extends Error {
   readonly details: Record<string, unknown> | undefined;
   /** The command already printed its result (a dropped notification): report on stderr only. */
   readonly resultShown: boolean;
+  /** Lines that explain the message, shown under it: each device that will not get it, and why. */
+  readonly lines: readonly string[];
 
   constructor(
     code: string,
@@ -45,6 +48,7 @@ export class CliError extends Error {
       hint?: string;
       details?: Record<string, unknown>;
       resultShown?: boolean;
+      lines?: readonly string[];
       cause?: unknown;
     },
   ) {
@@ -55,6 +59,7 @@ export class CliError extends Error {
     this.hint = options.hint;
     this.details = options.details;
     this.resultShown = options.resultShown ?? false;
+    this.lines = options.lines ?? [];
   }
 }
 
@@ -73,6 +78,7 @@ const EXIT_BY_KIND: Readonly<Record<string, ExitCode>> = {
   ServerError: EXIT.unavailable,
   ConnectionError: EXIT.unavailable,
   TimeoutError: EXIT.unavailable,
+  UndeliverableError: EXIT.willNotArrive,
 };
 
 export function exitCodeOf(error: unknown): ExitCode {

@@ -126,7 +126,8 @@ export const SEND_FLAGS = {
   },
   wait: {
     type: 'string',
-    describe: 'Follow delivery until sent to push or dropped, up to N seconds (default 60)',
+    describe:
+      'Follow delivery to the devices, up to N seconds (default 60); exit 7 at once if it will not arrive',
     group: 'Sending:',
   },
   'dry-run': {

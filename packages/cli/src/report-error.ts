@@ -36,6 +36,7 @@ export function reportError(error: unknown, out: Output, options: { failOpen?: b
   const requestId = typeof shape.requestId === 'string' ? shape.requestId : undefined;
   const lines = [
     message,
+    ...(error instanceof CliError ? error.lines : []),
     `code: ${code}${typeof shape.status === 'number' ? ` (HTTP ${shape.status})` : ''}`,
   ];
   if (field) lines.push(`field: ${field}`);
@@ -43,10 +44,15 @@ export function reportError(error: unknown, out: Output, options: { failOpen?: b
   if (shape.resetAt instanceof Date) lines.push(`quota resets: ${shape.resetAt.toISOString()}`);
   const next = hintFor(error, code)?.replace('scene_params.<name>', field ?? 'scene_params.<name>');
   if (next) lines.push(`next: ${next}`);
+  // A result already shown (a notification sent that will not arrive) was sent: its message says
+  // what happened, and the JSON document is that result.
+  const sent = error instanceof CliError && error.resultShown;
   if (options.failOpen)
-    out.warn([`notification not sent: ${message}`, ...lines.slice(1)].join('\n  '), { always: true });
+    out.warn([sent ? message : `notification not sent: ${message}`, ...lines.slice(1)].join('\n  '), {
+      always: true,
+    });
   else out.error(lines);
-  if (out.json && !(error instanceof CliError && error.resultShown)) {
+  if (out.json && !sent) {
     out.result(
       {
         error: {

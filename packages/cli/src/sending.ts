@@ -6,10 +6,11 @@ import {
   type SendResult,
   type StatusRecord,
   TimeoutError,
+  UndeliverableError,
 } from '@foxbell/sdk';
-import { devicesForTarget, type Routable, TARGET_KEYWORDS } from '@foxbell/sdk/contract';
+import { devicesForTarget, type Routable, TARGET_KEYWORDS, willNotArrive } from '@foxbell/sdk/contract';
 import type { Context } from './context.js';
-import { DROP_HINTS, deliveryLine, devicesPending, reachCount } from './delivery-view.js';
+import { DROP_HINTS, deliveryLine, devicesNotReached, devicesPending, reachCount } from './delivery-view.js';
 import { CliError, EXIT, type ExitCode, usageError } from './exit-codes.js';
 import type { SendArgs } from './flags.js';
 import { withSceneChoices } from './scene-hints.js';
@@ -77,8 +78,7 @@ async function sendAndFollow(
   }
   const record = await follow(client, id, wait, { out });
   out.result({ ...result, notification: fields, delivery: record }, () => summary(record, out), id);
-  if (record.status === 'dropped') throw droppedError(record);
-  return EXIT.ok;
+  return endOfWait(record, out);
 }
 
 /**
@@ -112,19 +112,40 @@ function shownAs(fields: Partial<SendFields>): string {
   return `“${chars.length > 60 ? `${chars.slice(0, 59).join('')}…` : text}”`;
 }
 
-/** A `--wait` that ended with the notification dropped: exit 6, its result already printed. */
-export function droppedError(record: StatusRecord): CliError {
-  return new CliError('dropped', `The notification was dropped: ${record.reason ?? 'no reason given'}`, {
-    exitCode: EXIT.notDelivered,
-    ...(record.reason && DROP_HINTS[record.reason] ? { hint: DROP_HINTS[record.reason] } : {}),
-    resultShown: true,
-  });
+/**
+ * How a `--wait` ends once its result is shown. When the notification will not arrive (it was
+ * dropped, or every device's push ended unreached) exit 7, each device named with why and what to
+ * do. Otherwise 0, the wait's target reached: a device that will not get it is a warning.
+ */
+export function endOfWait(record: StatusRecord, out: Pick<Context['out'], 'warn'>): ExitCode {
+  if (record.status === 'dropped') {
+    throw new CliError(
+      'dropped',
+      `${record.id} will not arrive: it was dropped (${record.reason ?? 'no reason given'})`,
+      {
+        exitCode: EXIT.willNotArrive,
+        ...(record.reason && DROP_HINTS[record.reason] ? { hint: DROP_HINTS[record.reason] } : {}),
+        resultShown: true,
+      },
+    );
+  }
+  const unreached = devicesNotReached(record);
+  if (willNotArrive(record)) {
+    throw new CliError('undeliverable', `${record.id} will not arrive: no device can get it`, {
+      exitCode: EXIT.willNotArrive,
+      lines: unreached.map(({ device, why }) => `${device}: ${why}`),
+      resultShown: true,
+    });
+  }
+  for (const { device, why } of unreached) out.warn(`${device} will not get it: ${why}`);
+  return EXIT.ok;
 }
 
 /**
  * Polls until every device's push has ended (reached, failed, expired) or the notification was
  * dropped, showing each device's state as it changes. Time out with at least one device reached
- * and the rest still pending is a result (`reached 1 of 3; 2 pending`); with none reached, an error.
+ * and the rest still pending is a result (`reached 1 of 3; 2 pending`); with none reached and one
+ * still pending, an error (exit 6).
  */
 export async function follow(
   client: Foxbell,
@@ -143,7 +164,11 @@ export async function follow(
     else out.note(`${id}: ${line}`);
   };
   try {
-    let record = await client.waitFor(id, { timeoutMs: seconds * 1000, onUpdate });
+    // Ends at the first device reached, or as soon as none can be (its record is the result then).
+    let record = await client.waitFor(id, { timeoutMs: seconds * 1000, onUpdate }).catch((error: unknown) => {
+      if (error instanceof UndeliverableError) return error.record;
+      throw error;
+    });
     // `sent_to_push` comes with the first device's answer. The others may be in flight, or
     // waiting for a retry (up to 16 s apart): followed until each has ended, within --wait.
     let interval = FIRST_FOLLOW_POLL_MS;
@@ -160,7 +185,7 @@ export async function follow(
     const { record } = error;
     const far = record.destinations.length === 0 ? `Still ${record.status}` : reachCount(record);
     throw new CliError('wait_timeout', `${far} after waiting ${seconds} s`, {
-      exitCode: EXIT.notDelivered,
+      exitCode: EXIT.timedOut,
       hint: `Wait longer (--wait N) or check later: notify status ${id}`,
       details: { record },
     });
@@ -182,6 +207,8 @@ export function waitSeconds(value: string | undefined): number | undefined {
 function summary(record: StatusRecord, out: Context['out']): string {
   if (record.status === 'dropped')
     return `${out.paint('stdout', 'red', '✗')} ${record.id} ${deliveryLine(record)}`;
+  if (willNotArrive(record))
+    return `${out.paint('stdout', 'red', '✗')} ${record.id} ${reachCount(record)}; ${deliveryLine(record)}`;
   // Some devices still pending when --wait ran out: reached, but not everywhere yet.
   const mark =
     devicesPending(record) > 0 ? out.paint('stdout', 'yellow', '…') : out.paint('stdout', 'green', '✓');

@@ -82,7 +82,7 @@ describe('the GitHub Action', () => {
       flag === 'param' ? 'params' : flag,
     );
     expect(section('inputs').sort()).toEqual([...ciFlags, 'token', 'base-url'].sort());
-    expect(section('outputs')).toEqual(['id', 'request-id', 'idempotency-key', 'status']);
+    expect(section('outputs')).toEqual(['id', 'request-id', 'idempotency-key', 'status', 'reached']);
     // And notify ci really takes those flags.
     const help = (await notify(['ci', '--help'])).stdout;
     for (const flag of ciFlags) expect(help).toContain(`--${flag === 'params' ? 'param' : flag} `);
@@ -153,6 +153,7 @@ describe('the GitHub Action', () => {
       'request-id': expect.stringMatching(/^req_\w+$/),
       'idempotency-key': expect.stringMatching(/^[0-9a-f-]{36}$/),
       status: 'sent_to_push',
+      reached: '3',
     });
     expect(run.summary).toBe(
       `Foxbell: sent “❌ acme/api: test failed” (${outputs.id}): sent_to_push, reached 3 of 3 devices\n`,
@@ -160,6 +161,44 @@ describe('the GitHub Action', () => {
     const [push] = await pushesTo(service, account.pushTokens[0]);
     expect(JSON.stringify(push)).toContain('❌ acme/api: test failed');
   });
+
+  it('names each device that will not get it, with why: a warning with fail-open, an error that fails the step without', async () => {
+    /** An account whose iPhone APNs says is gone (410 Unregistered), and the action's inputs for it. */
+    const goneIphone = async () => {
+      const account = await createAccount(service);
+      const scripted = await fetch(`${service.simUrl}/v1/tokens/${account.pushTokens[0]}/script`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ answers: [{ status: 410, reason: 'Unregistered' }] }),
+      });
+      expect(scripted.status).toBe(204);
+      return {
+        token: account.token,
+        'base-url': service.url,
+        status: 'failure',
+        target: 'iphone',
+        wait: '30',
+      };
+    };
+    const words =
+      "Ana's iPhone will not get it: its notifications are turned off (the push service says its subscription is gone); open Foxbell on it to turn notifications on again";
+    const open = await runAction(await goneIphone());
+    expect([open.code, open.stderr]).toEqual([0, '']);
+    expect(open.stdout).toMatch(
+      new RegExp(
+        `\\nSent "❌ acme/api: test failed" as ntf_\\w+ \\(req_\\w+\\): accepted, reached 0 of 1 device\\n::warning::Foxbell: ${escapeRegExp(words)}\\n$`,
+      ),
+    );
+    expect(open.output).toMatch(/\nstatus=accepted\nreached=0\n$/);
+    expect(open.summary).toMatch(
+      new RegExp(
+        `^Foxbell: sent “❌ acme/api: test failed” \\(ntf_\\w+\\): accepted, reached 0 of 1 device\\n\\n- ${escapeRegExp(words)}\\n$`,
+      ),
+    );
+    const closed = await runAction({ ...(await goneIphone()), 'fail-open': 'false' });
+    expect(closed.code).toBe(7);
+    expect(closed.stdout).toContain(`\n::error::Foxbell: ${words}\n`);
+  }, 30_000);
 
   it('with fail-open (the default) a service that is down warns and passes; without, it fails the step', async () => {
     const account = await createAccount(service);
@@ -217,3 +256,7 @@ describe('the GitHub Action', () => {
     expect(await pushesTo(service, account.pushTokens[0])).toEqual([]);
   });
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -49,12 +49,12 @@ describe('notify status', () => {
     expect(quiet.stdout).toBe('sent_to_push\n');
   });
 
-  it('ends --wait on a dropped notification with 6', async () => {
+  it('ends --wait on a dropped notification with 7: it will not arrive', async () => {
     const account = await createAccount(service);
     const env = using(service, account.token);
     const id = (await notify(['send', 'hi', '--target', 'nobody', '-q'], { env })).stdout.trim();
     const run = await notify(['status', id, '--wait'], { env });
-    expect(run.code).toBe(6);
+    expect(run.code).toBe(7);
     expect(run.stdout).toBe(`${id} dropped (no_matching_device)\n`);
   });
 });

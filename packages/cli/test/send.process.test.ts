@@ -199,7 +199,7 @@ describe('notify send', () => {
     // One device reached: a result, not a failure, with what is still pending counted.
     expect(waited.code, waited.stderr).toBe(0);
     expect(waited.stdout).toMatch(
-      /^… ntf_\S+ reached 1 of 3 devices; 1 pending; sent_to_push: Ana's iPhone reached \(200\), Ana's Watch failed: its subscription is gone \(410\): open Foxbell on it to turn notifications on again, Ana's Vision Pro being pushed\n$/,
+      /^… ntf_\S+ reached 1 of 3 devices; 1 pending; sent_to_push: Ana's iPhone reached \(200\), Ana's Watch failed \(410\): its notifications are turned off \(the push service says its subscription is gone\), Ana's Vision Pro being pushed\n$/,
     );
     // None reached when it ran out: exit 6, counted. (The watch, gone, is no longer one of them.)
     await script(iphone, [{ delay_ms: 8000 }]);
@@ -215,7 +215,7 @@ describe('notify send', () => {
     );
     const status = await notify(['status', /ntf_\S+/.exec(waited.stdout)?.[0] as string], { env });
     expect(status.stdout).toMatch(
-      /^ntf_\S+ sent_to_push\n {2}Ana's iPhone reached \(200\), \S+\n {2}Ana's Watch failed: its subscription is gone \(410\)/,
+      /^ntf_\S+ sent_to_push\n {2}Ana's iPhone reached \(200\), \S+\n {2}Ana's Watch failed \(410\): its notifications are turned off/,
     );
   }, 30_000);
 
@@ -229,12 +229,12 @@ describe('notify send', () => {
     }
   });
 
-  it('ends with 6 when --wait sees the notification dropped, its record on stdout', async () => {
+  it('ends with 7 when --wait sees the notification dropped, its record on stdout', async () => {
     const account = await createAccount(service);
     const run = await notify(['send', 'hi', '--target', 'nobody', '--wait', '--json'], {
       env: using(service, account.token),
     });
-    expect(run.code).toBe(6);
+    expect(run.code).toBe(7);
     expect(JSON.parse(run.stdout).delivery).toMatchObject({
       status: 'dropped',
       reason: 'no_matching_device',
@@ -244,8 +244,8 @@ describe('notify send', () => {
     const human = await notify(['send', 'hi', '--target', 'nobody', '--wait'], {
       env: using(service, account.token),
     });
-    expect(human.code).toBe(6);
-    expect(human.stderr).toContain('error: The notification was dropped: no_matching_device');
+    expect(human.code).toBe(7);
+    expect(human.stderr).toMatch(/error: ntf_\w+ will not arrive: it was dropped \(no_matching_device\)\n/);
     expect(human.stderr).toContain('next: No active device matches the target; see `notify devices`');
   });
 

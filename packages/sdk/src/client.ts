@@ -18,9 +18,9 @@ import {
   statusRecordSchema,
   utf8Length,
 } from './contract/index.js';
-import { type ProgressStatus, progressOf } from './contract/records.js';
+import { type ProgressStatus, progressOf, willNotArrive } from './contract/records.js';
 import type { CatalogScene } from './contract/scenes.js';
-import { FoxbellError, TimeoutError, ValidationError } from './errors.js';
+import { FoxbellError, TimeoutError, UndeliverableError, ValidationError } from './errors.js';
 import type { RequestHooks } from './hooks.js';
 import { parseJson } from './internal/json.js';
 import { logOf } from './internal/log.js';
@@ -136,7 +136,11 @@ const anyObject = {
 export type WaitTarget = ProgressStatus;
 
 export interface WaitOptions extends Omit<RequestOptions, 'deadlineMs' | 'timeoutMs'> {
-  /** Default `sent_to_push`. A `dropped` notification always ends the wait. */
+  /**
+   * Default `sent_to_push`. When it can no longer come (the notification was dropped, or every
+   * device's push has ended and none reached its device) the wait ends at once with an
+   * `UndeliverableError` carrying the record.
+   */
   until?: WaitTarget | undefined;
   /** Default 60 000 ms; then a `TimeoutError` carrying the last record seen. */
   timeoutMs?: number | undefined;
@@ -144,6 +148,14 @@ export interface WaitOptions extends Omit<RequestOptions, 'deadlineMs' | 'timeou
   intervalMs?: number | undefined;
   /** Told about every record polled, the last one included, e.g. to show progress. */
   onUpdate?: ((record: StatusRecord) => void) | undefined;
+}
+
+export interface DevicesOptions extends RequestOptions {
+  /**
+   * With `accountKey`: the devices no longer active as well, after the active ones, each with its
+   * `inactive_reason` (`inactiveInWords` says it in words). A send token lists active devices only.
+   */
+  includeInactive?: boolean | undefined;
 }
 
 /** A send as it would leave, for showing it: `prepareSend` builds it, `send` sends these bytes. */
@@ -320,8 +332,12 @@ export class Foxbell {
   }
 
   /**
-   * Polls the status with growing pauses until it is at least `until` (default `sent_to_push`)
-   * or `dropped`, and resolves with that record (`withResponse()`: the last poll's answer).
+   * Polls the status with growing pauses until it is at least `until` (default `sent_to_push`),
+   * and resolves with that record (`withResponse()`: the last poll's answer). Rejects at once with
+   * an `UndeliverableError` when `until` can no longer come: the notification was dropped, or no
+   * device was reached and none still may be (`willNotArrive`). That holds for `opened` and
+   * `cleared` too: a person opens what reached a device (the app's inbox may still show it later,
+   * which `status` would then tell).
    */
   waitFor(id: string, options: WaitOptions = {}): FoxbellPromise<StatusRecord> {
     // Each poll is a status call with the wait's settings; `timeoutMs` here is the whole wait's.
@@ -338,7 +354,10 @@ export class Foxbell {
         }).withResponse();
         const record = polled.data;
         options.onUpdate?.(record);
-        if (record.status === 'dropped' || progressOf(record.status) >= progressOf(until)) return polled;
+        if (progressOf(record.status) >= progressOf(until)) return polled;
+        if (willNotArrive(record)) {
+          throw new UndeliverableError(`${record.id} will not arrive: ${whyNot(record)}`, { record });
+        }
         const left = deadline - Date.now();
         if (left <= 0) {
           throw new TimeoutError(`Still ${record.status} after waiting for ${until}`, { record });
@@ -375,14 +394,22 @@ export class Foxbell {
     });
   }
 
-  /** The person's active devices, for choosing a `target`. Needs the token's `device_names` scope. */
-  devices(options: RequestOptions = {}): FoxbellPromise<Device[]> {
+  /**
+   * The person's active devices, for choosing a `target`. Needs the token's `device_names` scope.
+   * With `accountKey` and `includeInactive`, the devices no longer active follow, each with its
+   * `inactive_reason`.
+   */
+  devices(options: DevicesOptions = {}): FoxbellPromise<Device[]> {
     return this.#call(options, async (transport) => {
       const { data, response } = await this.#get(transport, 'v1/devices', deviceListSchema, options, {
         credential: this.#accountKey,
       });
-      // An account key lists removed devices too; the device list is of the active ones.
-      return { data: data.devices.filter((device) => device.active !== false), response };
+      // An account key lists the inactive devices too: kept only when asked for, after the active.
+      const active = data.devices.filter((device) => device.active !== false);
+      const inactive = options.includeInactive
+        ? data.devices.filter((device) => device.active === false)
+        : [];
+      return { data: [...active, ...inactive], response };
     });
   }
 
@@ -522,6 +549,16 @@ export class Foxbell {
   toJSON(): { baseUrl: string } {
     return { baseUrl: this.baseUrl };
   }
+}
+
+/** Why a notification will not arrive, briefly: its drop reason, or each device's state and reason. */
+function whyNot(record: StatusRecord): string {
+  if (record.status === 'dropped') return `it was dropped (${record.reason ?? 'no reason given'})`;
+  const devices = record.destinations.map(
+    ({ name, platform, state, reason, push_status }) =>
+      `${name ?? platform} ${state}${reason === undefined ? '' : ` (${reason})`}${push_status == null ? '' : `, push status ${push_status}`}`,
+  );
+  return `no device was reached: ${devices.join('; ')}`;
 }
 
 /**

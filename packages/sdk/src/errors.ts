@@ -115,6 +115,22 @@ export class TimeoutError extends FoxbellError {
   }
 }
 
+/**
+ * `waitFor`: the status waited for can no longer come, so the wait ended at once. The
+ * notification was dropped (`record.reason` says why), or every device's push has ended without
+ * reaching it (each destination's `state`, and `reason` once it is `failed_permanent`:
+ * `pushFailureInWords` of `@foxbell/sdk/contract` says it in words with what to do).
+ */
+export class UndeliverableError extends FoxbellError {
+  static override readonly kind: string = 'UndeliverableError';
+  /** The status record that showed it. */
+  readonly record: StatusRecord;
+  constructor(message: string, options: ErrorOptions & { record: StatusRecord }) {
+    super('undeliverable', message, options);
+    this.record = options.record;
+  }
+}
+
 /** The caller's `AbortSignal` fired. */
 export class AbortError extends FoxbellError {
   static override readonly kind: string = 'AbortError';

@@ -3,6 +3,7 @@
  * The one public door of the package; `@foxbell/sdk/contract` holds the field rules.
  */
 export {
+  type DevicesOptions,
   Foxbell,
   type FoxbellOptions,
   type MonthlyQuota,
@@ -45,6 +46,7 @@ export {
   RateLimitError,
   ServerError,
   TimeoutError,
+  UndeliverableError,
   ValidationError,
 } from './errors.js';
 export type { RequestCall, RequestHooks } from './hooks.js';

@@ -2,6 +2,7 @@
  * The spec's client retry policy (Errors, rule 3) as pure functions: what to retry and how
  * long to wait. The request loop (internal/request.ts) only carries out what `decideRetry` says.
  */
+import type { ConnectionReason } from './errors.js';
 
 /** At most this many retries after the first attempt, whatever the caller asks. */
 export const MAX_RETRIES = 3;
@@ -46,6 +47,8 @@ export interface AttemptOutcome {
   retryAfter?: number;
   /** Set when there was no HTTP status. */
   failure?: 'network' | 'timeout';
+  /** For a network failure: why the connection failed, when the runtime's error says. */
+  connection?: ConnectionReason | undefined;
 }
 
 export interface RetryLimits {
@@ -62,6 +65,9 @@ export type RetryDecision =
 
 /** Why an outcome may be retried at all, or undefined when it may not. */
 export function retryReason(outcome: AttemptOutcome): RetryReason | undefined {
+  // The policy retries only what it names, and need not retry all of it: a certificate this
+  // machine does not trust, or a handshake TLS refused, fails the same way on every attempt.
+  if (outcome.failure === 'network' && outcome.connection === 'tls') return undefined;
   if (outcome.failure) return outcome.failure;
   const { status, code } = outcome;
   if (status === undefined) return undefined;

@@ -14,6 +14,7 @@ import {
   RateLimitError,
   ServerError,
   TimeoutError,
+  UndeliverableError,
   ValidationError,
 } from '../src/index.js';
 import { SDK_VERSION } from '../src/internal/version.js';
@@ -279,6 +280,26 @@ describe('reads', () => {
     await expect(client().devices()).resolves.toEqual([{ name: "Ana's iPhone", platform: 'ios' }]);
   });
 
+  it('devices with an account key: the active ones, and with includeInactive the others after them, with why', async () => {
+    const gone = {
+      id: 'dev_2',
+      name: 'Old iPad',
+      platform: 'ios',
+      active: false,
+      inactive_reason: 'subscription_gone',
+    };
+    const phone = { id: 'dev_3', name: "Ana's iPhone", platform: 'ios', active: true };
+    const requests = serve('get', '/v1/devices', () => HttpResponse.json({ devices: [gone, phone] }));
+    const accountKey = `fox_acct_${'Cd4'.repeat(10)}zz`;
+    const listing = new Foxbell({ token: TOKEN, baseUrl: BASE_URL, accountKey });
+    await expect(listing.devices()).resolves.toEqual([phone]);
+    await expect(listing.devices({ includeInactive: true })).resolves.toEqual([phone, gone]);
+    expect(requests.map((request) => request.headers.authorization)).toEqual([
+      `Bearer ${accountKey}`,
+      `Bearer ${accountKey}`,
+    ]);
+  });
+
   it('devices without the device_names scope is a PermissionError', async () => {
     serve('get', '/v1/devices', errorReply(403, 'forbidden'));
     await expect(client().devices()).rejects.toBeInstanceOf(PermissionError);
@@ -345,11 +366,110 @@ describe('waitFor', () => {
     expect(seen).toEqual(['accepted', 'sent_to_push']);
   });
 
-  it('resolves on dropped, with the reason', async () => {
-    serve('get', '/v1/notifications/ntf_abc123/status', at('dropped', { reason: 'no_matching_device' }));
-    await expect(client().waitFor('ntf_abc123')).resolves.toMatchObject({
-      status: 'dropped',
-      reason: 'no_matching_device',
+  const to = (state: string, extra: object = {}) => ({
+    platform: 'ios',
+    state,
+    updated_at: '2026-11-27T10:00:01.000Z',
+    ...extra,
+  });
+
+  /** What a wait ended with: its error, or its record. */
+  const ending = (waiting: Promise<unknown>) => waiting.catch((error: unknown) => error);
+
+  it('rejects at once on dropped with an UndeliverableError carrying the record', async () => {
+    const requests = serve(
+      'get',
+      '/v1/notifications/ntf_abc123/status',
+      at('dropped', { reason: 'no_matching_device' }),
+    );
+    const error = await ending(client().waitFor('ntf_abc123'));
+    expect(error).toBeInstanceOf(UndeliverableError);
+    expect(error).toBeInstanceOf(FoxbellError);
+    expect(error).toMatchObject({
+      name: 'UndeliverableError',
+      code: 'undeliverable',
+      message: 'ntf_abc123 will not arrive: it was dropped (no_matching_device)',
+      record: { status: 'dropped', reason: 'no_matching_device' },
+    });
+    expect(requests).toHaveLength(1);
+  });
+
+  it('rejects as soon as every device has ended unreached, naming each with its state and reason', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const failed = to('failed_permanent', { name: "Ana's iPhone", push_status: 410, reason: 'gone' });
+    const requests = serve(
+      'get',
+      '/v1/notifications/ntf_abc123/status',
+      at('accepted', { destinations: [to('pending'), to('sending', { platform: 'watchos' })] }),
+      at('accepted', { destinations: [failed, to('expired', { platform: 'watchos', reason: 'expired' })] }),
+    );
+    const waiting = ending(fakeClockClient().waitFor('ntf_abc123', { timeoutMs: 60_000 }));
+    await vi.advanceTimersByTimeAsync(500);
+    const error = await waiting;
+    expect(error).toBeInstanceOf(UndeliverableError);
+    expect((error as UndeliverableError).message).toBe(
+      "ntf_abc123 will not arrive: no device was reached: Ana's iPhone failed_permanent (gone), push status 410; watchos expired (expired)",
+    );
+    expect((error as UndeliverableError).record.destinations).toEqual([
+      failed,
+      to('expired', { platform: 'watchos', reason: 'expired' }),
+    ]);
+    expect(requests).toHaveLength(2);
+  });
+
+  it('counts superseded and skipped devices as unreached too', async () => {
+    serve(
+      'get',
+      '/v1/notifications/ntf_abc123/status',
+      at('accepted', { destinations: [to('superseded'), to('skipped', { platform: 'watchos' })] }),
+    );
+    expect(await ending(client().waitFor('ntf_abc123'))).toBeInstanceOf(UndeliverableError);
+  });
+
+  it.each([
+    ['a device is still pending', [to('failed_permanent', { reason: 'gone' }), to('pending')]],
+    ['a device is being pushed', [to('failed_permanent', { reason: 'gone' }), to('sending')]],
+    ['no device is routed yet', []],
+    [
+      'a state this version does not know',
+      [to('failed_permanent', { reason: 'gone' }), to('queued_elsewhere')],
+    ],
+  ])('keeps waiting while %s, then times out', async (_name, destinations) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    serve('get', '/v1/notifications/ntf_abc123/status', at('accepted', { destinations }));
+    const waiting = ending(fakeClockClient().waitFor('ntf_abc123', { timeoutMs: 10_000 }));
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await waiting).toBeInstanceOf(TimeoutError);
+  });
+
+  it('waiting for opened: rejects when no device was reached, keeps waiting while one was', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    serve(
+      'get',
+      '/v1/notifications/ntf_abc123/status',
+      at('accepted', { destinations: [to('failed_permanent', { reason: 'tls' })] }),
+    );
+    const unreached = ending(fakeClockClient().waitFor('ntf_abc123', { until: 'opened' }));
+    expect(await unreached).toBeInstanceOf(UndeliverableError);
+
+    serve(
+      'get',
+      '/v1/notifications/ntf_abc123/status',
+      at('sent_to_push', { destinations: [to('accepted'), to('failed_permanent', { reason: 'gone' })] }),
+    );
+    const reached = ending(fakeClockClient().waitFor('ntf_abc123', { until: 'opened', timeoutMs: 10_000 }));
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await reached).toBeInstanceOf(TimeoutError);
+  });
+
+  it('resolves when the status waited for came, whatever the destinations say (opened from the inbox)', async () => {
+    serve(
+      'get',
+      '/v1/notifications/ntf_abc123/status',
+      at('opened', { destinations: [to('failed_permanent', { reason: 'gone' })] }),
+    );
+    await expect(client().waitFor('ntf_abc123', { until: 'opened' })).resolves.toMatchObject({
+      status: 'opened',
     });
   });
 

@@ -54,6 +54,36 @@ describe('a connection that fails names the address and the reason, in words and
     expect(error.reason).toBe('reset');
   });
 
+  it('a certificate it does not trust: tried once, as no retry would trust it', async () => {
+    const server = createHttpsServer(await selfSignedPair(), (_request, response) => response.end());
+    let connections = 0;
+    server.on('connection', () => {
+      connections += 1;
+    });
+    const address = await listening(server);
+    const error = await new Foxbell({ token: TOKEN, baseUrl: `https://${address}` })
+      .send({ message: 'hi' })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect([(error as ConnectionError).reason, (error as ConnectionError).attempts]).toEqual([
+      'tls',
+      [{ failure: 'network' }],
+    ]);
+    expect(connections).toBe(1);
+  });
+
+  it('reset during the TLS handshake: a reset, retried, whatever its message says of TLS', async () => {
+    const address = await listening(createServer((socket) => socket.on('data', () => socket.destroy())));
+    const error = await new Foxbell({ token: TOKEN, baseUrl: `https://${address}`, maxRetries: 1 })
+      .send({ message: 'hi' })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).message).toBe(
+      `Could not reach https://${address}: the connection was reset (ECONNRESET)`,
+    );
+    expect((error as ConnectionError).attempts).toHaveLength(2);
+  });
+
   it('a certificate it does not trust', async () => {
     const address = await listening(
       createHttpsServer(await selfSignedPair(), (_request, response) => response.end()),

@@ -33,6 +33,16 @@ describe('decideRetry: what is retried', () => {
       retry(1000, 'server_error'),
     ],
     ['a network failure', { retriesDone: 0, failure: 'network' }, retry(1000, 'network')],
+    [
+      'a connection reset',
+      { retriesDone: 0, failure: 'network', connection: 'reset' },
+      retry(1000, 'network'),
+    ],
+    [
+      'a certificate not trusted, or a TLS handshake refused: the same on every attempt',
+      { retriesDone: 0, failure: 'network', connection: 'tls' },
+      stop('not_retryable'),
+    ],
     ['a timeout', { retriesDone: 0, failure: 'timeout' }, retry(1000, 'timeout')],
     ...[400, 401, 403, 404, 409, 410, 413, 415, 422].map(
       (status): [string, AttemptOutcome, RetryDecision] => [

@@ -7,6 +7,7 @@ import {
   RateLimitError,
   ServerError,
   TimeoutError,
+  UndeliverableError,
 } from '../src/index.js';
 import { answers, FakeFoxbell } from '../src/testing/index.js';
 
@@ -200,7 +201,27 @@ describe('FakeFoxbell', () => {
     });
     const { id: late } = await client.send({ message: 'late' });
     service.drop(late as string, 'expired');
-    expect(await client.waitFor(late as string)).toMatchObject({ status: 'dropped', reason: 'expired' });
+    const dropped = await client.waitFor(late as string).catch((error: unknown) => error);
+    expect(dropped).toBeInstanceOf(UndeliverableError);
+    expect(dropped).toMatchObject({ record: { status: 'dropped', reason: 'expired' } });
+
+    const { id: gone } = await client.send({
+      message: 'to a phone whose subscription is gone',
+      target: 'watch',
+    });
+    expect(service.fail(gone as string)).toMatchObject({
+      status: 'accepted',
+      destinations: [{ platform: 'watchos', state: 'failed_permanent', push_status: 410, reason: 'gone' }],
+    });
+    const failed = await client.waitFor(gone as string).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(UndeliverableError);
+    expect((failed as UndeliverableError).record.destinations).toEqual([
+      expect.objectContaining({ state: 'failed_permanent', reason: 'gone' }),
+    ]);
+    const { id: refused } = await client.send({ message: 'refused', target: 'watch' });
+    expect(service.fail(refused as string, 'tls').destinations).toEqual([
+      { platform: 'watchos', state: 'failed_permanent', updated_at: expect.any(String), reason: 'tls' },
+    ]);
 
     const { id: never } = await client.send({ message: 'never delivered' });
     const timingOut = client.waitFor(never as string, { timeoutMs: 3_000 });

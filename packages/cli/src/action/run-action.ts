@@ -1,7 +1,9 @@
 import { appendFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
+import type { StatusRecord } from '@foxbell/sdk';
+import { willNotArrive } from '@foxbell/sdk/contract';
 import { type CliIo, runCli } from '../cli.js';
-import { reachCount } from '../delivery-view.js';
+import { DROP_HINTS, devicesNotReached, devicesReached, reachCount } from '../delivery-view.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { FIELD_FLAGS } from '../flags.js';
 
@@ -56,7 +58,7 @@ interface Result {
   request_id?: string;
   idempotency_key?: string;
   notification?: { title?: string; message?: string };
-  delivery?: { status: string; destinations: { state: string }[] };
+  delivery?: StatusRecord;
   dry_run?: boolean;
   request?: unknown;
   error?: { code: string; message: string };
@@ -117,19 +119,43 @@ export async function runAction(io: ActionIo): Promise<ExitCode> {
     return code;
   }
   const title = result.notification?.title ?? result.notification?.message ?? 'the notification';
+  const { delivery } = result;
   const outcome =
-    result.delivery === undefined
+    delivery === undefined
       ? 'accepted (delivery not followed: set `wait` to follow it)'
-      : `${result.delivery.status}, ${reachCount(result.delivery)}`;
+      : `${delivery.status}, ${reachCount(delivery)}`;
   io.stdout.write(`Sent "${title}" as ${result.id} (${result.request_id}): ${outcome}\n`);
+  const missed = delivery === undefined ? [] : notArriving(delivery);
+  // Every device missed, or dropped: an error when the step fails for it (fail-open off), else a warning.
+  const level = delivery !== undefined && willNotArrive(delivery) && code !== 0 ? 'error' : 'warning';
+  for (const line of missed) io.stdout.write(`::${level}::${escaped(`Foxbell: ${line}`)}\n`);
   await outputs(env, {
     id: result.id ?? undefined,
     'request-id': result.request_id,
     'idempotency-key': result.idempotency_key,
-    status: result.delivery?.status,
+    status: delivery?.status,
+    reached: delivery === undefined ? undefined : String(devicesReached(delivery)),
   });
-  await summary(env, `Foxbell: sent “${title}” (${result.id}): ${outcome}`);
+  const said = `Foxbell: sent “${title}” (${result.id}): ${outcome}`;
+  await summary(
+    env,
+    missed.length === 0 ? said : [said, '', ...missed.map((line) => `- ${line}`)].join('\n'),
+  );
   return code;
+}
+
+/**
+ * What will not arrive, a line each: the notification, when it was dropped, or each device that
+ * will not get it, with why and what to do.
+ */
+function notArriving(record: StatusRecord): string[] {
+  if (record.status === 'dropped') {
+    const hint = record.reason === undefined ? undefined : DROP_HINTS[record.reason];
+    return [
+      `it will not arrive: it was dropped (${record.reason ?? 'no reason given'})${hint ? `; ${hint}` : ''}`,
+    ];
+  }
+  return devicesNotReached(record).map(({ device, why }) => `${device} will not get it: ${why}`);
 }
 
 /** `name=value` lines in the GITHUB_OUTPUT file; values of ours are one line each. */

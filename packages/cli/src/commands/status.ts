@@ -3,7 +3,7 @@ import type { Handler } from '../context.js';
 import { deviceState } from '../delivery-view.js';
 import { EXIT } from '../exit-codes.js';
 import type { GlobalArgs } from '../flags.js';
-import { droppedError, follow, waitSeconds } from '../sending.js';
+import { endOfWait, follow, waitSeconds } from '../sending.js';
 
 export const run: Handler<GlobalArgs & { id: string; wait?: string }> = async (args, context) => {
   const { out } = context;
@@ -26,6 +26,5 @@ export const run: Handler<GlobalArgs & { id: string; wait?: string }> = async (a
       ].join('\n'),
     record.status,
   );
-  if (wait !== undefined && record.status === 'dropped') throw droppedError(record);
-  return EXIT.ok;
+  return wait === undefined ? EXIT.ok : endOfWait(record, out);
 };

@@ -57,6 +57,8 @@ export {
   sendResponseSchema,
   statusRecordSchema,
   TIMESTAMP_PATTERN,
+  UNREACHED_STATES,
+  willNotArrive,
 } from './records.js';
 export {
   type CatalogScene,

@@ -51,6 +51,37 @@ export const DESTINATION_STATES = [
 ] as const;
 export type DestinationState = (typeof DESTINATION_STATES)[number];
 
+/**
+ * The destination states in which a push has ended without reaching its device: refused or given
+ * up (`failed_permanent`), out of time (`expired`), replaced by a newer send of its tag
+ * (`superseded`), or not made (`skipped`). `pending` and `sending` may still reach it; `accepted`
+ * did.
+ */
+export const UNREACHED_STATES = [
+  'failed_permanent',
+  'expired',
+  'superseded',
+  'skipped',
+] as const satisfies readonly DestinationState[];
+
+/**
+ * Whether a notification will reach no device: it was dropped, or it is routed and every device's
+ * push has ended unreached (`UNREACHED_STATES`). An empty `destinations` is not an ending (it may
+ * not be routed yet), and a state this version does not know is taken as one that may still reach
+ * its device. A status past `accepted` means a device has it, whatever the destinations say.
+ */
+export function willNotArrive(record: {
+  status: string;
+  destinations: readonly { state: string }[];
+}): boolean {
+  if (record.status === 'dropped') return true;
+  return (
+    progressOf(record.status) <= 0 &&
+    record.destinations.length > 0 &&
+    record.destinations.every(({ state }) => (UNREACHED_STATES as readonly string[]).includes(state))
+  );
+}
+
 export const NOTIFICATION_ID_PATTERN = /^ntf_[A-Za-z0-9_-]+$/;
 export const REQUEST_ID_PATTERN = /^req_[A-Za-z0-9_-]+$/;
 /** `YYYY-MM-DDTHH:MM:SS.mmmZ`, the only timestamp form of the interface. */
@@ -94,6 +125,8 @@ export const statusRecordSchema = z.looseObject({
 });
 
 export interface Destination {
+  /** The device's name, where the credential may read device names (an account key; a send token with `device_names`). */
+  name?: string | undefined;
   platform: Platform | (string & {});
   state: DestinationState | (string & {});
   push_status?: number | null | undefined;

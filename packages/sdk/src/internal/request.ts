@@ -178,6 +178,7 @@ async function attemptAll(
         retriesDone,
         ...failed.record,
         ...(failed.retryAfter === undefined ? {} : { retryAfter: failed.retryAfter }),
+        ...(failed.connection === undefined ? {} : { connection: failed.connection }),
       },
       {
         maxRetries: transport.maxRetries,
@@ -231,6 +232,8 @@ function failedAttempt(
 ): {
   record: Attempt;
   retryAfter?: number | undefined;
+  /** For a network failure: why the connection failed, which the retry policy reads. */
+  connection?: ConnectionReason | undefined;
   endWith: (attempts: readonly Attempt[]) => FoxbellError;
 } {
   if ('status' in result) {
@@ -248,6 +251,7 @@ function failedAttempt(
   const { failure, message, cause, reason } = result;
   return {
     record: { failure: failure === 'timeout' ? 'timeout' : 'network' },
+    connection: reason,
     endWith: (attempts) => {
       if (failure === 'aborted') return new AbortError({ cause, attempts });
       if (failure === 'timeout') return new TimeoutError(message, { cause, attempts });
@@ -351,7 +355,11 @@ function connectionFailure(
   const text = [code, (inner as Error | undefined)?.message, (cause as Error | undefined)?.message]
     .filter((part): part is string => typeof part === 'string')
     .join(' ');
-  const [, reason, words] = CONNECTION_FAILURES.find(([pattern]) => pattern.test(text)) ?? [];
+  // The code first: a reset during the handshake is ECONNRESET, whatever its message says of TLS.
+  const [, reason, words] =
+    CONNECTION_FAILURES.find(([pattern]) => code !== undefined && pattern.test(code)) ??
+    CONNECTION_FAILURES.find(([pattern]) => pattern.test(text)) ??
+    [];
   const detail = words ?? (inner as Error | undefined)?.message ?? (cause as Error | undefined)?.message;
   return {
     message: `Could not reach ${baseUrl}${detail ? `: ${detail}` : ''}${code && words ? ` (${code})` : ''}`,

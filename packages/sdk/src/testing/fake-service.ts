@@ -9,6 +9,7 @@ import {
   type Notification,
   type NotificationStatus,
   type Platform,
+  type PushFailureReason,
   type StatusRecord,
   statusOf,
   utf8Length,
@@ -124,9 +125,18 @@ interface Stored {
   fields: Notification;
   status: NotificationStatus;
   reason?: DropReason;
-  destinations: { platform: Platform; state: DestinationState; push_status?: number; updated_at: string }[];
+  destinations: {
+    platform: Platform;
+    state: DestinationState;
+    push_status?: number;
+    updated_at: string;
+    reason?: PushFailureReason;
+  }[];
   handled: { action: 'opened' | 'cleared'; platform: Platform; at: string }[];
 }
+
+/** The push status a failure of each reason comes with, where a push service answered one. */
+const FAILURE_STATUS: Partial<Record<PushFailureReason, number>> = { gone: 410, refused: 400 };
 
 /**
  * A Foxbell service in memory, for the tests of an app that sends notifications: give its
@@ -195,17 +205,22 @@ export class FakeFoxbell {
 
   /** The push service accepted it for every device its target reaches: `sent_to_push`. */
   deliver(id: string): StatusRecord {
-    const stored = this.#stored(id);
-    const reached = devicesForTarget(stored.fields.target ?? 'auto', this.devices);
-    if (reached.length === 0) return this.drop(id, 'no_matching_device');
-    const at = this.#isoNow();
-    stored.destinations = reached.map((device) => ({
-      platform: device.platform,
-      state: 'accepted',
-      push_status: 200,
-      updated_at: at,
-    }));
-    this.#advance(stored, 'sent_to_push');
+    const stored = this.#route(id, { state: 'accepted', push_status: 200 });
+    if (stored) this.#advance(stored, 'sent_to_push');
+    return this.status(id);
+  }
+
+  /**
+   * No device its target reaches will get it: each destination `failed_permanent` with this
+   * `reason` (default `gone`, a push service's 410), so `waitFor` rejects with `UndeliverableError`.
+   */
+  fail(id: string, reason: PushFailureReason = 'gone'): StatusRecord {
+    const pushStatus = FAILURE_STATUS[reason];
+    this.#route(id, {
+      state: 'failed_permanent',
+      ...(pushStatus === undefined ? {} : { push_status: pushStatus }),
+      reason,
+    });
     return this.status(id);
   }
 
@@ -231,6 +246,25 @@ export class FakeFoxbell {
   status(id: string): StatusRecord {
     const { fields: _, ...record } = this.#stored(id);
     return structuredClone(record) as StatusRecord;
+  }
+
+  /**
+   * Routes it: each device its target reaches gets a destination of this state, or, when the
+   * target reaches none, it is dropped (`no_matching_device`) and nothing is returned.
+   */
+  #route(
+    id: string,
+    outcome: Omit<Stored['destinations'][number], 'platform' | 'updated_at'>,
+  ): Stored | undefined {
+    const stored = this.#stored(id);
+    const reached = devicesForTarget(stored.fields.target ?? 'auto', this.devices);
+    if (reached.length === 0) {
+      this.drop(id, 'no_matching_device');
+      return undefined;
+    }
+    const at = this.#isoNow();
+    stored.destinations = reached.map(({ platform }) => ({ platform, ...outcome, updated_at: at }));
+    return stored;
   }
 
   #handle(id: string, action: 'opened' | 'cleared', platform?: Platform): StatusRecord {
