@@ -145,7 +145,22 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     }
     request.caller = caller;
     if (accountWrite && (caller.kind === 'account' || caller.kind === 'device')) {
-      ctx.accountWrites[accountWrite].take(caller.account.id);
+      request.giveBackWrite = ctx.accountWrites[accountWrite].take(writerOf(caller));
     }
   });
+  // A write refused (4xx) or failed (5xx) changed nothing: its place in the window is given back,
+  // so a client that keeps sending bodies the route refuses never spends what its changes need.
+  app.decorateRequest('giveBackWrite', undefined);
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode >= 400) request.giveBackWrite?.();
+  });
+}
+
+/**
+ * Whose budget a write spends: each credential has its own. A device key (a phone that may be
+ * stolen) never spends its account key's, so what the account key needs to take that device away
+ * (remove it, revoke a token, rotate the key, delete the account) is never throttled by it.
+ */
+function writerOf(caller: Caller & { kind: 'account' | 'device' }): string {
+  return caller.kind === 'device' ? `device:${caller.device.id}` : `account:${caller.account.id}`;
 }
