@@ -65,8 +65,11 @@ declare module 'fastify' {
     giveBackWrite: (() => void) | undefined;
   }
   interface FastifyContextConfig {
-    /** The credentials the route accepts; a route without it needs none. */
-    credentials?: readonly CredentialKind[];
+    /**
+     * The credentials the route accepts, or `'none'` for a route anyone may call. Every route says
+     * one or the other: the app refuses to start with a route that says nothing (deny by default).
+     */
+    credentials?: readonly CredentialKind[] | 'none';
     /** The send token is the last path segment (`/v1/send/<TOKEN>`), not the Authorization header. */
     tokenInPath?: boolean;
     /**

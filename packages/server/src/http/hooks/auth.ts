@@ -117,10 +117,21 @@ const ROUTE_CREDENTIALS: Record<CredentialKind, string> = {
  * when it is valid but not one this route takes (spec, Authentication 5).
  */
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
+  // Deny by default: a route that forgot to say which credentials it takes would be served to
+  // anyone, so the app refuses to start with one.
+  app.addHook('onRoute', ({ method, url, config }) => {
+    if (config?.credentials === undefined) {
+      throw new Error(
+        `${[method].flat().join(',')} ${url} says nothing of its credentials: give config.credentials, or 'none' for a route anyone may call`,
+      );
+    }
+  });
   app.decorateRequest('caller', undefined);
   app.addHook('onRequest', async (request) => {
     const { credentials, tokenInPath, accountWrite } = request.routeOptions.config;
-    if (!credentials) return;
+    // A request no route matched (the 404 handler's) has nothing to be let into.
+    if (credentials === 'none' || request.is404) return;
+    if (credentials === undefined) throw new Error(`${request.routeOptions.url} says nothing of its credentials`);
     const secret = tokenInPath
       ? (request.params as { token?: string }).token
       : bearerOf(request.headers.authorization);
