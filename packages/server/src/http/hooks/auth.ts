@@ -131,7 +131,8 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     const { credentials, tokenInPath, accountWrite } = request.routeOptions.config;
     // A request no route matched (the 404 handler's) has nothing to be let into.
     if (credentials === 'none' || request.is404) return;
-    if (credentials === undefined) throw new Error(`${request.routeOptions.url} says nothing of its credentials`);
+    if (credentials === undefined)
+      throw new Error(`${request.routeOptions.url} says nothing of its credentials`);
     const secret = tokenInPath
       ? (request.params as { token?: string }).token
       : bearerOf(request.headers.authorization);
