@@ -171,6 +171,42 @@ describe("a device key's writes have a budget of their own", () => {
     expect(renamed.status, renamed.text).toBe(200);
   });
 
+  it('gives back a write that failed: 70 answered 500 leave the 60 whole', async () => {
+    let failing = false;
+    const server = await startServer({
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get(target, name, receiver) {
+            if (name === 'updateOwnDevice' && failing)
+              return () => Promise.reject(new Error('a bug of ours'));
+            return Reflect.get(target, name, receiver);
+          },
+        }),
+    });
+    const ana = await bareAccount(server);
+    const phone = await linkedDevice(server, ana.key);
+    failing = true;
+    for (let i = 0; i < 70; i += 1) {
+      expectError(
+        await server.request('PATCH', '/v1/device', { token: phone.key, json: { name: `n${i}` } }),
+        500,
+        'internal_error',
+      );
+    }
+    failing = false;
+    for (let i = 0; i < 60; i += 1) {
+      const renamed = await server.request('PATCH', '/v1/device', {
+        token: phone.key,
+        json: { name: `n${i}` },
+      });
+      expect(renamed.status, renamed.text).toBe(200);
+    }
+    expectChangesSpent(
+      await server.request('PATCH', '/v1/device', { token: phone.key, json: { name: 'one more' } }),
+      '60',
+    );
+  });
+
   it("counts reports of what was opened per credential too: a device's reports leave the account key's", async () => {
     const server = await startServer({ limits: { eventsPerMinute: 3 } });
     const ana = await createAccount(server);
