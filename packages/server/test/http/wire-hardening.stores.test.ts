@@ -1,7 +1,14 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, createAccount, pushToken, startServer, type TestServer } from '../helpers.js';
+import {
+  ADMIN_KEY,
+  createAccount,
+  linkedDevice,
+  pushToken,
+  startServer,
+  type TestServer,
+} from '../helpers.js';
 
 const closing: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -152,25 +159,15 @@ describe('a credential in a path is hidden from its prefix to the end of its seg
   /** Every credential kind of the service: a send token, an account key, a device key, a poll secret. */
   async function everyCredential(server: TestServer) {
     const account = await createAccount(server);
-    const link = await server.request('POST', '/v1/link-requests', {
-      json: { device_id: 'log-spellings', name: 'Phone', platform: 'ios', push_token: pushToken() },
-    });
-    const approved = await server.request('POST', '/v1/link-approvals', {
-      token: account.key,
-      json: { code: link.body.code },
-    });
-    expect(approved.status, approved.text).toBe(201);
+    const device = await linkedDevice(server, account.key);
     const pending = await server.request('POST', '/v1/link-requests', {
-      json: { device_id: 'log-spellings-2', name: 'Tablet', platform: 'ios', push_token: pushToken() },
+      json: { device_id: 'log-spellings', name: 'Tablet', platform: 'ios', push_token: pushToken() },
     });
-    const polled = await server.request('GET', `/v1/link-requests/${link.body.id}`, {
-      token: link.body.secret,
-    });
-    const deviceKey: string = polled.body.device_key;
+    expect(pending.status, pending.text).toBe(201);
     return {
       send: account.token,
       account: account.key,
-      device: deviceKey,
+      device: device.key,
       poll: pending.body.secret as string,
     };
   }

@@ -3,7 +3,7 @@ import {
   bareAccount,
   createAccount,
   expectError,
-  pushToken,
+  linkedDevice,
   routeQueued,
   startServer,
   type TestServer,
@@ -15,28 +15,12 @@ import {
  * key away. A write that is refused (4xx) or fails (5xx) changed nothing and gives its place back.
  */
 
-let installs = 0;
-/** A device linked to the account of `accountKey`: its id and key. */
-async function linkedDevice(server: TestServer, accountKey: string) {
-  installs += 1;
-  const link = await server.request('POST', '/v1/link-requests', {
-    json: {
-      device_id: `budget-${installs}`,
-      name: `Phone ${installs}`,
-      platform: 'ios',
-      push_token: pushToken(),
-    },
-  });
-  expect(link.status, link.text).toBe(201);
-  const approved = await server.request('POST', '/v1/link-approvals', {
-    token: accountKey,
-    json: { code: link.body.code },
-  });
-  expect(approved.status, approved.text).toBe(201);
-  const polled = await server.request('GET', `/v1/link-requests/${link.body.id}`, {
-    token: link.body.secret,
-  });
-  return { id: polled.body.device.id as string, key: polled.body.device_key as string };
+/** `times` renames with the device key `key`, all taken. */
+async function renameTimes(server: TestServer, key: string, times: number) {
+  for (let i = 0; i < times; i += 1) {
+    const renamed = await server.request('PATCH', '/v1/device', { token: key, json: { name: `n${i}` } });
+    expect(renamed.status, renamed.text).toBe(200);
+  }
 }
 
 /** `writes` changes with the account key, all taken: tokens made and revoked by turns. */
@@ -65,13 +49,7 @@ describe("a device key's writes have a budget of their own", () => {
     const stolen = await linkedDevice(server, ana.key);
     const other = await linkedDevice(server, ana.key);
     // The stolen phone's key in tight loops, valid bodies and invalid ones.
-    for (let i = 0; i < 60; i += 1) {
-      const renamed = await server.request('PATCH', '/v1/device', {
-        token: stolen.key,
-        json: { name: `x${i}` },
-      });
-      expect(renamed.status, renamed.text).toBe(200);
-    }
+    await renameTimes(server, stolen.key, 60);
     server.clock.advance(10_000);
     for (let i = 0; i < 30; i += 1) {
       expectChangesSpent(
@@ -141,13 +119,7 @@ describe("a device key's writes have a budget of their own", () => {
         'unsupported_media_type',
       );
     }
-    for (let i = 0; i < 60; i += 1) {
-      const renamed = await server.request('PATCH', '/v1/device', {
-        token: phone.key,
-        json: { name: `n${i}` },
-      });
-      expect(renamed.status, renamed.text).toBe(200);
-    }
+    await renameTimes(server, phone.key, 60);
     expectChangesSpent(
       await server.request('PATCH', '/v1/device', { token: phone.key, json: { name: 'one more' } }),
       '60',
@@ -194,13 +166,7 @@ describe("a device key's writes have a budget of their own", () => {
       );
     }
     failing = false;
-    for (let i = 0; i < 60; i += 1) {
-      const renamed = await server.request('PATCH', '/v1/device', {
-        token: phone.key,
-        json: { name: `n${i}` },
-      });
-      expect(renamed.status, renamed.text).toBe(200);
-    }
+    await renameTimes(server, phone.key, 60);
     expectChangesSpent(
       await server.request('PATCH', '/v1/device', { token: phone.key, json: { name: 'one more' } }),
       '60',
