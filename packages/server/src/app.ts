@@ -108,7 +108,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       account_events: new WindowLimit(limits.eventsPerMinute, clock, 'account_events'),
     },
     failedCredentials: new WindowLimit(limits.failedCredentialsPerMinute, clock, 'failed_credentials'),
-    linkRequests: new WindowLimit(limits.linkRequestsPerWindow, clock, 'link_requests', limits.linkWindowMs),
+    linkRequests: new WindowLimit(limits.linkRequestsPerWindow, clock, 'link_requests', {
+      windowMs: limits.linkWindowMs,
+    }),
     adminKey: deps.adminKey,
     onQueued: deps.onQueued ?? (() => {}),
     inFlight: { sends: 0 },

@@ -247,6 +247,32 @@ export async function createToken(
   return reply.body.token as string;
 }
 
+let installs = 0;
+/**
+ * A device that linked itself to the account of `accountKey` with this push address (a link
+ * request, its approval, the first poll): its id and device key.
+ */
+export async function linkedDevice(
+  server: TestServer,
+  accountKey: string,
+  push: Record<string, unknown> = { push_token: pushToken() },
+) {
+  installs += 1;
+  const link = await server.request('POST', '/v1/link-requests', {
+    json: { device_id: `install-${installs}`, name: `Phone ${installs}`, platform: 'ios', ...push },
+  });
+  expect(link.status, link.text).toBe(201);
+  const approved = await server.request('POST', '/v1/link-approvals', {
+    token: accountKey,
+    json: { code: link.body.code },
+  });
+  expect(approved.status, approved.text).toBe(201);
+  const polled = await server.request('GET', `/v1/link-requests/${link.body.id}`, {
+    token: link.body.secret,
+  });
+  return { id: polled.body.device.id as string, key: polled.body.device_key as string };
+}
+
 /**
  * Routes every queued send to its devices as a worker would, without pushing: each destination
  * waits as `pending`. For servers started without delivery, where a report of what was opened

@@ -116,12 +116,14 @@ function devPage(
 
   const page = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(files.html);
-  app.get('/', page);
-  app.get('/devices', page);
-  app.get('/dev/page.css', async (_request, reply) =>
+  // No credential: the plugin's guard above answers this machine only.
+  const local = { config: { credentials: 'none' } } as const;
+  app.get('/', local, page);
+  app.get('/devices', local, page);
+  app.get('/dev/page.css', local, async (_request, reply) =>
     reply.headers(PAGE_HEADERS).type('text/css; charset=utf-8').send(files.css),
   );
-  app.get('/dev/page.js', async (_request, reply) =>
+  app.get('/dev/page.js', local, async (_request, reply) =>
     reply.headers(PAGE_HEADERS).type('text/javascript; charset=utf-8').send(files.js),
   );
 
@@ -142,7 +144,7 @@ function devPage(
     return { session, devices: await store.listDevices(session.accountId, { activeOnly: false }) };
   };
 
-  app.get('/dev/session', async (_request, reply) => {
+  app.get('/dev/session', local, async (_request, reply) => {
     const { session, devices } = await devicesOf();
     const seen = freshnessNow();
     reply.header('cache-control', 'no-store');
@@ -172,7 +174,7 @@ function devPage(
   // Each device's state for a notification, with device ids (the spec's record leaves them out).
   app.get<{ Params: { id: string } }>(
     '/dev/notifications/:id',
-    { onRequest: pathIdOf('ntf') },
+    { ...local, onRequest: pathIdOf('ntf') },
     async (request) => {
       // Polled by the page for every card still moving: no device listing here.
       const session = await sessionOf();
@@ -196,7 +198,7 @@ function devPage(
   );
 
   // Server-sent events: every push the simulator received for the dev devices, then each new one.
-  app.get('/dev/pushes', async (request, reply) => {
+  app.get('/dev/pushes', local, async (request, reply) => {
     const { devices } = await devicesOf();
     const simulator = deps.simulator();
     const byToken = new Map<string, Device>(apnsTokens(devices));

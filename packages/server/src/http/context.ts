@@ -23,7 +23,7 @@ export interface AppContext {
   onQueued: () => void;
   /** Sends being stored now (see `ServiceLimits.sendsInFlight`). */
   inFlight: { sends: number };
-  /** The per-account write windows, by what they count. */
+  /** The write windows of each credential (account key, device key), by what they count. */
   accountWrites: Record<AccountWriteScope, WindowLimit>;
   /** Unknown credentials per client address. */
   failedCredentials: WindowLimit;
@@ -63,15 +63,21 @@ declare module 'fastify' {
     monthlyCount: number | undefined;
     /** The error code the request was refused with, once it was (for metrics). */
     errorCode: string | undefined;
+    /** Takes back the write this request was counted for (`config.accountWrite`), when it was. */
+    giveBackWrite: (() => void) | undefined;
   }
   interface FastifyContextConfig {
-    /** The credentials the route accepts; a route without it needs none. */
-    credentials?: readonly CredentialKind[];
+    /**
+     * The credentials the route accepts, or `'none'` for a route anyone may call. Every route says
+     * one or the other: the app refuses to start with a route that says nothing (deny by default).
+     */
+    credentials?: readonly CredentialKind[] | 'none';
     /** The send token is the last path segment (`/v1/send/<TOKEN>`), not the Authorization header. */
     tokenInPath?: boolean;
     /**
-     * An account's write, counted by a WindowLimit in its scope's window: `account_changes`
-     * for its devices, tokens, key or existence; `account_events` for opened and cleared reports.
+     * A write to an account, counted for the credential that makes it (the account key, or each
+     * device key apart) by a WindowLimit in its scope's window: `account_changes` for its devices,
+     * tokens, key or existence; `account_events` for opened and cleared reports.
      */
     accountWrite?: AccountWriteScope;
     /** What the route says of itself: the OpenAPI document is made from it (kernel/route-doc.ts). */

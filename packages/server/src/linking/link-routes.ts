@@ -136,6 +136,7 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
     '/v1/link-requests',
     {
       config: {
+        credentials: 'none',
         doc: {
           summary: 'A device asks to be linked: a code for its person to approve, a secret to poll with',
           body: { schema: 'NewLinkRequestBody', required: true },

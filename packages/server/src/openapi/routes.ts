@@ -16,7 +16,7 @@ export function collectDocumentedRoutes(app: FastifyInstance): readonly Document
         method: one,
         path: url.replace(/:(\w+)/g, '{$1}'),
         // A token in the path is no bearer credential.
-        credentials: config.tokenInPath ? [] : (config.credentials ?? []),
+        credentials: config.tokenInPath || !Array.isArray(config.credentials) ? [] : config.credentials,
         doc: config.doc,
       });
     }
@@ -35,6 +35,7 @@ export async function openApiRoutes(
     '/openapi.json',
     {
       config: {
+        credentials: 'none',
         doc: {
           summary: 'This document',
           answers: { 200: { description: 'The OpenAPI 3.1 document of this interface.' } },

@@ -1,7 +1,14 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, createAccount, startServer, type TestServer } from '../helpers.js';
+import {
+  ADMIN_KEY,
+  createAccount,
+  linkedDevice,
+  pushToken,
+  startServer,
+  type TestServer,
+} from '../helpers.js';
 
 const closing: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -9,7 +16,9 @@ afterEach(async () => {
 });
 
 /** A server logging at the default level (info) into `lines`. */
-async function serverWithLog(): Promise<{ server: TestServer; lines: string[] }> {
+async function serverWithLog(
+  limits: NonNullable<Parameters<typeof startServer>[0]>['limits'] = undefined,
+): Promise<{ server: TestServer; lines: string[] }> {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -17,7 +26,7 @@ async function serverWithLog(): Promise<{ server: TestServer; lines: string[] }>
       done();
     },
   });
-  const server = await startServer({ logger: { level: 'info', stream } });
+  const server = await startServer({ logger: { level: 'info', stream }, ...(limits ? { limits } : {}) });
   return { server, lines };
 }
 
@@ -143,6 +152,129 @@ describe('credentials in odd URLs never reach a log line or an answer', () => {
     // A credential in an id's place is no id: hidden, as anywhere else.
     await server.request('GET', `/v1/notifications/${account.token}/status`, { token: account.token });
     expect(lines.join('')).not.toContain(account.token.slice(9));
+  });
+});
+
+describe('a credential in a path is hidden from its prefix to the end of its segment, however it is spelled', () => {
+  /** Every credential kind of the service: a send token, an account key, a device key, a poll secret. */
+  async function everyCredential(server: TestServer) {
+    const account = await createAccount(server);
+    const device = await linkedDevice(server, account.key);
+    const pending = await server.request('POST', '/v1/link-requests', {
+      json: { device_id: 'log-spellings', name: 'Tablet', platform: 'ios', push_token: pushToken() },
+    });
+    expect(pending.status, pending.text).toBe(201);
+    return {
+      send: account.token,
+      account: account.key,
+      device: device.key,
+      poll: pending.body.secret as string,
+    };
+  }
+
+  /** How the part of a credential after its first 16 characters may be joined to them. */
+  const JOINS: [string, 'unreadable' | 'read'][] = [
+    ['%ZZ', 'unreadable'],
+    ['%C0%AE', 'unreadable'],
+    ['%ff', 'unreadable'],
+    ['%E2%82', 'unreadable'],
+    ['.', 'read'],
+    ['%2E', 'read'],
+    ['%2F', 'read'],
+    ['%00', 'read'],
+    ['%E2%82%AC', 'read'],
+    [';', 'read'],
+    ['~', 'read'],
+    ['!', 'read'],
+    ['%20', 'read'],
+    ['-', 'read'],
+  ];
+
+  /** How the prefix itself may be spelled: as issued, percent-encoded (once or twice), in other cases. */
+  const PREFIXES: [string, (prefix: string) => string][] = [
+    ['as issued', (prefix) => prefix],
+    ['first letter encoded', (prefix) => `%${prefix.charCodeAt(0).toString(16)}${prefix.slice(1)}`],
+    [
+      'every character encoded',
+      (prefix) => [...prefix].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join(''),
+    ],
+    ['underscores encoded twice', (prefix) => prefix.replaceAll('_', '%255F')],
+    ['upper case', (prefix) => prefix.toUpperCase()],
+    [
+      'mixed case',
+      (prefix) => prefix.replace('fox', 'Fox').replace(/_([a-z])/, (_, c: string) => `_${c.toUpperCase()}`),
+    ],
+  ];
+
+  /** The paths a credential may be put in: a token's place, an id's place, and no route at all. */
+  const PLACES: [string, (segment: string) => string, string][] = [
+    ['GET', (segment) => `/v1/send/${segment}`, '/v1/send/<redacted>'],
+    ['GET', (segment) => `/v1/notifications/${segment}/status`, '/v1/notifications/<redacted>/status'],
+    ['DELETE', (segment) => `/v1/devices/${segment}`, '/v1/devices/<redacted>'],
+    ['GET', (segment) => `/nowhere/${segment}/after`, '/nowhere/<redacted>/after'],
+  ];
+
+  it('hides every credential kind, its prefix spelled six ways and its rest joined 14 ways, in four places', async () => {
+    // Each of the 1,344 requests is one unknown credential of this address.
+    const { server, lines } = await serverWithLog({ failedCredentialsPerMinute: 10_000 });
+    const credentials = await everyCredential(server);
+    let requests = 0;
+    for (const [kind, secret] of Object.entries(credentials)) {
+      const prefix = secret.slice(0, secret.indexOf('_', 4) + 1);
+      const body = secret.slice(prefix.length);
+      const [first, rest] = [body.slice(0, 16), body.slice(16)];
+      expect(`${prefix}${first}${rest}`, kind).toBe(secret);
+      for (const [spelling, spell] of PREFIXES) {
+        for (const [join, readable] of JOINS) {
+          for (const [method, place, logged] of PLACES) {
+            const path = place(`${spell(prefix)}${first}${join}${rest}`);
+            const before = lines.length;
+            const answer = await exchange(
+              server.url,
+              `${method} ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+            );
+            requests += 1;
+            const what = `${kind}, prefix ${spelling}, joined by ${join}: ${method} ${path}`;
+            // A path that is not UTF-8 once decoded is 400; no route is 404; any route here needs
+            // a credential in the Authorization header, or its token was not one: 401.
+            const status = readable === 'unreadable' ? 400 : place === PLACES[3]?.[1] ? 404 : 401;
+            expectSpecError(
+              answer,
+              status,
+              { 400: 'invalid_request', 404: 'not_found', 401: 'unauthorized' }[status],
+            );
+            expect(answer.body, what).not.toContain(first);
+            const line = lines.slice(before).join('');
+            expect(line, what).not.toContain(first);
+            expect(line, what).not.toContain(rest);
+            // Every segment but the credential's is kept.
+            expect(line, what).toContain(`"path":"${logged}"`);
+          }
+        }
+      }
+    }
+    expect(requests).toBe(4 * PREFIXES.length * JOINS.length * PLACES.length);
+    const log = lines.join('');
+    for (const secret of Object.values(credentials)) expect(log).not.toContain(secret.slice(-16));
+  });
+
+  it('hides the admin key, and a path segment holding 12 of its characters in a row, however it is split', async () => {
+    const { server, lines } = await serverWithLog();
+    const [head, tail] = [ADMIN_KEY.slice(0, 17), ADMIN_KEY.slice(17)];
+    for (const join of ['', '%ZZ', '%C0%AE', '.', '%2F', '%252F']) {
+      for (const path of [`/v1/send/x${head}${join}${tail}`, `/nowhere/${head}${join}${tail}/after`]) {
+        const before = lines.length;
+        const answer = await exchange(
+          server.url,
+          `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+        );
+        expect(answer.headers.get('x-request-id'), path).toMatch(/^req_\w+$/);
+        const line = lines.slice(before).join('');
+        expect(line, path).toMatch(/"msg":"request"/);
+        for (const piece of [head, tail, head.slice(-12), tail.slice(0, 12)])
+          expect(line, path).not.toContain(piece);
+      }
+    }
   });
 });
 

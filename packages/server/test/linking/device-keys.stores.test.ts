@@ -6,6 +6,7 @@ import {
   bareAccount,
   createToken,
   expectError,
+  linkedDevice,
   pushToken,
   startServer,
   type TestServer,
@@ -16,25 +17,6 @@ import {
  * another account by its push address, or merged away, it is revoked. And no path makes a device
  * active past the devices limit.
  */
-
-let installs = 0;
-/** A device that linked itself to `accountKey` with this push address: its id and key. */
-async function linkedDevice(server: TestServer, accountKey: string, push: Record<string, unknown>) {
-  installs += 1;
-  const link = await server.request('POST', '/v1/link-requests', {
-    json: { device_id: `install-${installs}`, name: `Phone ${installs}`, platform: 'ios', ...push },
-  });
-  expect(link.status, link.text).toBe(201);
-  const approved = await server.request('POST', '/v1/link-approvals', {
-    token: accountKey,
-    json: { code: link.body.code },
-  });
-  expect(approved.status, approved.text).toBe(201);
-  const polled = await server.request('GET', `/v1/link-requests/${link.body.id}`, {
-    token: link.body.secret,
-  });
-  return { id: polled.body.device.id as string, key: polled.body.device_key as string };
-}
 
 /** What a device key can do, each answered `401 token_revoked` once its device moved. */
 async function expectKeyRevoked(server: TestServer, key: string, otherCode: string) {

@@ -37,6 +37,7 @@ export function webPushProvider(options: {
         '/v1/web-push/key',
         {
           config: {
+            credentials: 'none',
             doc: {
               summary: 'The VAPID application server key a browser subscribes to Web Push with',
               answers: {

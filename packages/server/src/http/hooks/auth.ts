@@ -117,10 +117,22 @@ const ROUTE_CREDENTIALS: Record<CredentialKind, string> = {
  * when it is valid but not one this route takes (spec, Authentication 5).
  */
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
+  // Deny by default: a route that forgot to say which credentials it takes would be served to
+  // anyone, so the app refuses to start with one.
+  app.addHook('onRoute', ({ method, url, config }) => {
+    if (config?.credentials === undefined) {
+      throw new Error(
+        `${[method].flat().join(',')} ${url} says nothing of its credentials: give config.credentials, or 'none' for a route anyone may call`,
+      );
+    }
+  });
   app.decorateRequest('caller', undefined);
   app.addHook('onRequest', async (request) => {
     const { credentials, tokenInPath, accountWrite } = request.routeOptions.config;
-    if (!credentials) return;
+    // A request no route matched (the 404 handler's) has nothing to be let into.
+    if (credentials === 'none' || request.is404) return;
+    if (credentials === undefined)
+      throw new Error(`${request.routeOptions.url} says nothing of its credentials`);
     const secret = tokenInPath
       ? (request.params as { token?: string }).token
       : bearerOf(request.headers.authorization);
@@ -145,7 +157,22 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     }
     request.caller = caller;
     if (accountWrite && (caller.kind === 'account' || caller.kind === 'device')) {
-      ctx.accountWrites[accountWrite].take(caller.account.id);
+      request.giveBackWrite = ctx.accountWrites[accountWrite].take(writerOf(caller));
     }
   });
+  // A write refused (4xx) or failed (5xx) changed nothing: its place in the window is given back,
+  // so a client that keeps sending bodies the route refuses never spends what its changes need.
+  app.decorateRequest('giveBackWrite', undefined);
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode >= 400) request.giveBackWrite?.();
+  });
+}
+
+/**
+ * Whose budget a write spends: each credential has its own. A device key (a phone that may be
+ * stolen) never spends its account key's, so what the account key needs to take that device away
+ * (remove it, revoke a token, rotate the key, delete the account) is never throttled by it.
+ */
+function writerOf(caller: Caller & { kind: 'account' | 'device' }): string {
+  return caller.kind === 'device' ? `device:${caller.device.id}` : `account:${caller.account.id}`;
 }

@@ -28,6 +28,7 @@ export async function healthRoutes(
     '/healthz',
     {
       config: {
+        credentials: 'none',
         doc: {
           summary: 'Liveness: the process serves requests',
           answers: { 200: { description: 'Alive.', schema: 'Health' } },
@@ -41,6 +42,7 @@ export async function healthRoutes(
     '/readyz',
     {
       config: {
+        credentials: 'none',
         doc: {
           summary: 'Readiness: the database answers with its migrations applied, and no stop has begun',
           answers: {

@@ -48,9 +48,11 @@ export async function webAppRoutes(app: FastifyInstance): Promise<void> {
     }
     return cache.get(file);
   };
-  app.get('/app', async (_request, reply) => reply.redirect('/app/', 301));
+  // The app's files hold no secret: anyone may load them (the app asks for its key itself).
+  const anyone = { config: { credentials: 'none' } } as const;
+  app.get('/app', anyone, async (_request, reply) => reply.redirect('/app/', 301));
   for (const [path, { file, type }] of Object.entries(FILES)) {
-    app.get(path, async (_request, reply) => {
+    app.get(path, anyone, async (_request, reply) => {
       const body = read(file);
       if (body === undefined)
         throw new Refusal('not_found', 'this part of the web app is not built: pnpm build');

@@ -2,9 +2,15 @@ import pg from 'pg';
 
 /**
  * The channel a send's commit is signalled on: one per schema, so that deployments sharing a
- * database in schemas of their own do not wake each other's workers.
+ * database in schemas of their own do not wake each other's workers. A channel is a PostgreSQL
+ * name, at most 63 bytes (pg_notify refuses a longer one, and every send with it): a schema name
+ * of up to 49 bytes is used as it is, a longer one (a schema name may have 63) by the first 40
+ * hex digits of its SHA-256, so the channel is at most 63 bytes whatever the schema.
  */
-export const QUEUE_CHANNEL_SQL = `'foxbell_queue_' || current_schema()`;
+export const QUEUE_CHANNEL_SQL = `'foxbell_queue_' || CASE
+  WHEN octet_length(current_schema()) <= 49 THEN current_schema()
+  ELSE left(encode(sha256(convert_to(current_schema(), 'UTF8')), 'hex'), 40)
+END`;
 
 /** How long to wait before making the listening connection again after it broke. */
 const RECONNECT_MS = 1000;
