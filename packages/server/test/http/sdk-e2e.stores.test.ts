@@ -1,4 +1,4 @@
-import { ApiError, Foxbell, ValidationError } from '@foxbell/sdk';
+import { ApiError, Foxbell, UndeliverableError, ValidationError } from '@foxbell/sdk';
 import { describe, expect, it } from 'vitest';
 import { startDeliveryServer } from '../delivery-helpers.js';
 import { createAccount, routeQueued, startServer } from '../helpers.js';
@@ -132,7 +132,7 @@ describe('the SDK against the server', () => {
     expect(payloads[0]).toMatchObject({ id: sent.id, scene: 'fireworks', scene_params: { bursts: 5 } });
   });
 
-  it('resolves waitFor on dropped when no device matches the target', async () => {
+  it('rejects waitFor at once with UndeliverableError, carrying the record, when no device matches the target', async () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);
     const client = new Foxbell({ token: account.token, baseUrl: server.url });
@@ -143,10 +143,14 @@ describe('the SDK against the server', () => {
       timeoutMs: 5_000,
     });
     await server.worker.tick();
-    expect(await waiting).toMatchObject({
-      status: 'dropped',
-      reason: 'no_matching_device',
-      destinations: [],
+    const error = await waiting.then(
+      () => expect.unreachable('waitFor resolved for a dropped notification'),
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(UndeliverableError);
+    expect(error).toMatchObject({
+      code: 'undeliverable',
+      record: { status: 'dropped', reason: 'no_matching_device', destinations: [] },
     });
   });
 });

@@ -67,5 +67,7 @@ export async function webAppRoutes(app: FastifyInstance): Promise<void> {
  * is served there.
  */
 export async function webAppRootRoute(app: FastifyInstance): Promise<void> {
-  app.get('/', async (_request, reply) => reply.redirect('/app/', 302));
+  app.get('/', { config: { credentials: 'none' } as const }, async (_request, reply) =>
+    reply.redirect('/app/', 302),
+  );
 }
