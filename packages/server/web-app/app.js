@@ -4,7 +4,7 @@
 // ever goes in through textContent, and no message of the API reaches the person: every failure
 // is said in the app's own words (`explain`), next to the control it is about (`tell`).
 
-import { FoxbellDevice, inactiveInWords } from '/app/device.js';
+import { FoxbellDevice, inactiveInWords, linkApprovalInWords, minutesInWords } from '/app/device.js';
 import { bellColor, drawScene } from '/app/scenes.js';
 
 const SAVED = 'foxbell.device';
@@ -116,11 +116,6 @@ function show(...screens) {
   }
 }
 
-function minutes(seconds) {
-  const count = Math.max(1, Math.ceil((seconds ?? 60) / 60));
-  return count === 1 ? 'a minute' : `${count} minutes`;
-}
-
 /**
  * No answer from Foxbell's server: no network, no connection, no answer in time, or a proxy in
  * front answering for it (502, 503, 504) while it is stopped or restarting.
@@ -129,7 +124,10 @@ function unreachable(error) {
   return error?.code === 'connection_error' || error?.code === 'timeout' || AWAY_STATUSES.has(error?.status);
 }
 
-/** Why something failed, as the person can act on it: never the API's own message. */
+/**
+ * Why something failed, as the person can act on it: never the API's own message. A link code
+ * that does not work is said in the words `foxbell-server admin link approve` says it in.
+ */
 function explain(error) {
   const code = error?.code;
   const retryAfter = error?.retryAfter;
@@ -137,6 +135,8 @@ function explain(error) {
   if (AWAY_STATUSES.has(error?.status) && error?.requestId === undefined) {
     return "Foxbell's server cannot be reached right now. Try again in a moment.";
   }
+  const aboutTheCode = typeof code === 'string' ? linkApprovalInWords({ ...error, code }) : undefined;
+  if (aboutTheCode !== undefined) return aboutTheCode;
   switch (code) {
     case 'connection_error':
       return navigator.onLine === false
@@ -148,21 +148,7 @@ function explain(error) {
     case 'internal_error':
       return "Foxbell's server is having trouble. Try again in a moment.";
     case 'rate_limited':
-      return `Too many tries from here. Wait ${minutes(retryAfter)}, then try again.`;
-    case 'not_found':
-      return 'No device is showing that code. Check it: codes have no 0, O, 1, I or L.';
-    case 'link_expired':
-      return 'That code has expired. Make a new one on the other device.';
-    case 'link_not_pending':
-      return 'That code was already used or cancelled. Make a new one on the other device.';
-    case 'link_superseded':
-      return 'That device made a newer code. Approve the newest one.';
-    case 'link_locked':
-      return `Too many wrong codes. You can approve again in ${minutes(retryAfter)}.`;
-    case 'limit_reached':
-      return error?.details?.limit === 'link_approvals'
-        ? `Your account linked 5 devices in the last 10 minutes. Try again in ${minutes(retryAfter)}.`
-        : 'Your account has 20 devices already. Remove one you no longer use, then try again.';
+      return `Too many tries from here. Wait ${minutesInWords(retryAfter)}, then try again.`;
     case 'device_exists':
       return 'This device is already linked, or waiting for a code to be approved. Open Foxbell where it was linked, or remove it there first.';
     case 'source_rejected':
@@ -178,9 +164,7 @@ function explain(error) {
     case 'missing_field':
       return error?.field === 'name'
         ? 'A device name is 1 to 64 characters, without line breaks.'
-        : error?.field === 'code'
-          ? 'A code is 8 letters and digits, as XXXX-XXXX.'
-          : 'Foxbell could not take that. Check it and try again.';
+        : 'Foxbell could not take that. Check it and try again.';
     default:
       return error?.status === 401
         ? "This device's link to its account no longer works. Link it again."
