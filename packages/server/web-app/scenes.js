@@ -5,12 +5,43 @@
 // it for a person who asked for reduced motion: every scene then shows its last frame, and its
 // parameters (the rocket's colour and countdown, the bursts, the door) still read the same.
 
-const BELL_COLORS = { gold: '#e8b931', red: '#e5484d', blue: '#3e8ef7', green: '#30a46c' };
-const ROCKET_COLORS = { red: '#e5484d', blue: '#3e8ef7', green: '#30a46c', white: '#f4f4f5' };
+// Maps, not objects: any value looked up finds only these, never an object's own members
+// (`constructor`, `toString`), which would have gone into the markup.
+const GOLD = '#e8b931';
+/** @type {Map<unknown, string>} */
+const BELL_COLORS = new Map([
+  ['gold', GOLD],
+  ['red', '#e5484d'],
+  ['blue', '#3e8ef7'],
+  ['green', '#30a46c'],
+]);
+const WHITE = '#f4f4f5';
+/** @type {Map<unknown, string>} */
+const ROCKET_COLORS = new Map([
+  ['red', '#e5484d'],
+  ['blue', '#3e8ef7'],
+  ['green', '#30a46c'],
+  ['white', WHITE],
+]);
+const DOOR_STATES = ['open', 'closed', 'opening', 'closing'];
 
-export function bellColor(value) {
-  if (BELL_COLORS[value]) return BELL_COLORS[value];
-  return /^#[0-9a-f]{6}$/i.test(value ?? '') ? value : BELL_COLORS.gold;
+/** A notification's `bell_color` as a colour: a named one, `#rrggbb`, else gold. */
+export function bellColor(/** @type {unknown} */ value) {
+  const named = BELL_COLORS.get(value);
+  if (named !== undefined) return named;
+  return typeof value === 'string' && /^#[0-9a-f]{6}$/i.test(value) ? value : GOLD;
+}
+
+/** An integer parameter within `min` to `max`, else `fallback`. */
+function integerIn(
+  /** @type {unknown} */ value,
+  /** @type {number} */ min,
+  /** @type {number} */ max,
+  /** @type {number} */ fallback,
+) {
+  return typeof value === 'number' && Number.isInteger(value)
+    ? Math.max(min, Math.min(max, value))
+    : fallback;
 }
 
 const reducedMotion = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches === true;
@@ -40,12 +71,19 @@ const STARS = [
 /**
  * Draws `scene` into `holder`. `stage: true` is the full-screen layout: the scene in the middle
  * of a taller sky, the fox on the ground watching it.
+ * @param {HTMLElement} holder
+ * @param {string | undefined} scene
+ * @param {unknown} params the notification's `scene_params`: each one is checked where it is read
+ * @param {string} bell a colour, as `bellColor` gives it
+ * @param {{ stage?: boolean }} [layout]
  */
 export function drawScene(holder, scene, params, bell, { stage = false } = {}) {
+  /** @type {Map<string, unknown>} */
+  const given = new Map(typeof params === 'object' && params !== null ? Object.entries(params) : []);
   holder.dataset.scene = scene ?? 'notice';
   holder.classList.toggle('stage', stage);
   holder.classList.remove('launched');
-  const svg = (inner) =>
+  const svg = (/** @type {string} */ inner) =>
     stage
       ? `<svg viewBox="0 0 200 170" preserveAspectRatio="xMidYMax meet" role="img" focusable="false">
           <rect width="200" height="170" class="sky"/>${STARS}
@@ -53,14 +91,16 @@ export function drawScene(holder, scene, params, bell, { stage = false } = {}) {
       : `<svg viewBox="0 0 200 90" role="img" focusable="false"><rect width="200" height="90" rx="10" class="sky"/>${inner}<g transform="translate(6 42) scale(0.9)">${FOX}</g></svg>`;
   switch (scene) {
     case 'rocket': {
-      const color = ROCKET_COLORS[params.color] ?? ROCKET_COLORS.white;
-      const countdown = Number.isInteger(params.countdown) ? Math.max(0, Math.min(10, params.countdown)) : 3;
+      const color = ROCKET_COLORS.get(given.get('color')) ?? WHITE;
+      const countdown = integerIn(given.get('countdown'), 0, 10, 3);
       holder.innerHTML =
         svg(`<g class="rocket"><path d="M100 12 q12 14 12 40 h-24 q0 -26 12 -40z" fill="${color}" stroke="#333"/>
         <circle cx="100" cy="34" r="5" fill="#7ec8ff" stroke="#333"/><path d="M88 52 l-8 10 h8z M112 52 l8 10 h-8z" fill="#e5484d"/>
         <path class="flame" d="M93 52 q7 22 14 0z" fill="#ffb224"/></g>
         <text class="countdown" x="160" y="52" text-anchor="middle"></text>`);
       const text = holder.querySelector('.countdown');
+      // Written just above; the markup is this module's own.
+      if (text === null) throw new Error('the rocket scene has no countdown');
       const launch = () => {
         text.textContent = 'Liftoff';
         holder.classList.add('launched');
@@ -83,7 +123,7 @@ export function drawScene(holder, scene, params, bell, { stage = false } = {}) {
       break;
     }
     case 'fireworks': {
-      const bursts = Number.isInteger(params.bursts) ? Math.max(1, Math.min(10, params.bursts)) : 3;
+      const bursts = integerIn(given.get('bursts'), 1, 10, 3);
       let inner = '';
       for (let i = 0; i < bursts; i += 1) {
         const x = 40 + ((i * 47) % 140);
@@ -97,15 +137,17 @@ export function drawScene(holder, scene, params, bell, { stage = false } = {}) {
       }
       holder.innerHTML = svg(inner);
       for (const burst of holder.querySelectorAll('.burst')) {
-        burst.style.setProperty('animation-delay', `${Number(burst.dataset.delay) * 0.35}s`);
+        // Each is an SVG <g> of the markup above, which has a style; the check says so to the types.
+        if (burst instanceof SVGElement) {
+          burst.style.setProperty('animation-delay', `${Number(burst.dataset.delay) * 0.35}s`);
+        }
       }
       holder.dataset.bursts = String(bursts);
       break;
     }
     case 'garage': {
-      const state = ['open', 'closed', 'opening', 'closing'].includes(params.doorState)
-        ? params.doorState
-        : 'open';
+      const asked = given.get('doorState');
+      const state = DOOR_STATES.find((known) => known === asked) ?? 'open';
       holder.innerHTML =
         svg(`<g class="garage"><path d="M60 40 L100 16 L140 40 V84 H60Z" fill="#c9b79c" stroke="#6b5b45"/>
         <rect x="72" y="46" width="56" height="38" fill="#3a3a3a"/>
