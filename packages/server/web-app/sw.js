@@ -5,6 +5,20 @@
 // Where Safari understands Declarative Web Push (iOS 18.4 and later) the payload is shown even
 // without this worker; with it (`mutable`), this draws its own.
 
+// A classic script (app.js registers it without `type: 'module'`), so no import or export: its
+// checks come from tsconfig.sw.json, with the WebWorker library.
+
+/**
+ * This worker's global scope. The WebWorker library types `self` as any worker's; app.js
+ * registers this file as a service worker, and only as one.
+ * @returns {ServiceWorkerGlobalScope}
+ */
+function serviceWorkerScope() {
+  if (self instanceof ServiceWorkerGlobalScope) return self;
+  throw new Error('sw.js runs as a service worker only');
+}
+const worker = serviceWorkerScope();
+
 const SHELL = 'foxbell-app-v4';
 /** Longer than this for one of the app's files, and the kept copy is served meanwhile. */
 const NETWORK_WAIT_MS = 3000;
@@ -21,22 +35,22 @@ const FILES = [
   '/app/icon-192.png',
 ];
 
-self.addEventListener('install', (event) => {
+worker.addEventListener('install', (event) => {
   event.waitUntil(
     caches
       .open(SHELL)
       .then((cache) => cache.addAll(FILES))
       .catch(() => {})
-      .then(() => self.skipWaiting()),
+      .then(() => worker.skipWaiting()),
   );
 });
 
-self.addEventListener('activate', (event) => {
+worker.addEventListener('activate', (event) => {
   event.waitUntil(
     caches
       .keys()
       .then((names) => Promise.all(names.filter((name) => name !== SHELL).map((name) => caches.delete(name))))
-      .then(() => self.clients.claim()),
+      .then(() => worker.clients.claim()),
   );
 });
 
@@ -45,9 +59,9 @@ self.addEventListener('activate', (event) => {
  * updated app), else as kept. The API is never kept here: the app keeps its last inbox itself,
  * and says the server cannot be reached.
  */
-self.addEventListener('fetch', (event) => {
+worker.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url);
-  if (event.request.method !== 'GET' || url.origin !== self.location.origin) return;
+  if (event.request.method !== 'GET' || url.origin !== worker.location.origin) return;
   if (!url.pathname.startsWith('/app/')) return;
   const path = url.pathname;
   const network = fetch(event.request).then(async (response) => {
@@ -71,7 +85,7 @@ self.addEventListener('fetch', (event) => {
  * (its 5xx, a page of its own), and while a proxy holds the request looking for a server
  * (deploy/Caddyfile tries for 10 s). With nothing kept (the first open), the network's answer.
  */
-async function fromNetworkOrKept(network, path) {
+async function fromNetworkOrKept(/** @type {Promise<Response>} */ network, /** @type {string} */ path) {
   const served = network.then(
     (response) => (response.status >= 500 ? undefined : response),
     () => undefined,
@@ -84,59 +98,77 @@ async function fromNetworkOrKept(network, path) {
   return network.catch(() => Response.error());
 }
 
-/** What a push says, whatever came: a payload that cannot be read is still shown. */
-function shownOf(event) {
+/**
+ * An object's own fields, read as unknown (a map: no member of Object.prototype is one of them);
+ * none for anything else.
+ * @returns {Map<string, unknown>}
+ */
+function fieldsOf(/** @type {unknown} */ value) {
+  return new Map(typeof value === 'object' && value !== null ? Object.entries(value) : []);
+}
+const textOf = (/** @type {unknown} */ value) => (typeof value === 'string' ? value : undefined);
+
+/**
+ * What a push says, whatever came: a payload that cannot be read is still shown, and a part of
+ * it that is not what the server sends (a title that is not text) is left out.
+ */
+function shownOf(/** @type {PushEvent} */ event) {
+  /** @type {unknown} */
   let data = {};
   try {
     data = event.data ? event.data.json() : {};
   } catch {
     data = {};
   }
-  const shown = data.notification ?? {};
-  const foxbell = data.foxbell ?? {};
+  const shown = fieldsOf(fieldsOf(data).get('notification'));
+  const foxbell = fieldsOf(fieldsOf(data).get('foxbell'));
+  const tag = textOf(shown.get('tag'));
+  const badge = shown.get('app_badge');
+  const id = textOf(foxbell.get('id')) ?? null;
   return {
-    title: shown.title ?? foxbell.sender ?? 'Foxbell',
+    title: textOf(shown.get('title')) ?? textOf(foxbell.get('sender')) ?? 'Foxbell',
     options: {
-      body: shown.body ?? (event.data ? '' : 'Something was sent to you. Open Foxbell to see it.'),
-      ...(shown.tag ? { tag: shown.tag, renotify: true } : {}),
-      silent: shown.silent === true,
+      body:
+        textOf(shown.get('body')) ?? (event.data ? '' : 'Something was sent to you. Open Foxbell to see it.'),
+      ...(tag ? { tag, renotify: true } : {}),
+      silent: shown.get('silent') === true,
       icon: '/app/icon-192.png',
       badge: '/app/icon-192.png',
-      data: { id: foxbell.id ?? null },
+      data: { id },
     },
-    badge: typeof shown.app_badge === 'number' ? shown.app_badge : undefined,
-    id: foxbell.id ?? null,
+    badge: typeof badge === 'number' ? badge : undefined,
+    id,
   };
 }
 
-self.addEventListener('push', (event) => {
+worker.addEventListener('push', (event) => {
   const { title, options, badge, id } = shownOf(event);
   event.waitUntil(
     (async () => {
       // First and always: the notification. Nothing below may keep it from showing.
-      await self.registration.showNotification(title, options);
-      if (badge !== undefined) await self.navigator.setAppBadge?.(badge).catch(() => {});
-      const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+      await worker.registration.showNotification(title, options);
+      if (badge !== undefined) await worker.navigator.setAppBadge?.(badge).catch(() => {});
+      const windows = await worker.clients.matchAll({ type: 'window', includeUncontrolled: true });
       for (const window of windows) window.postMessage({ type: 'push', id });
     })(),
   );
 });
 
 /** A tapped notification: the app's page for it, in the app's window if one is open. */
-async function openNotification(id) {
-  const url = new URL(id ? `/app/?notification=${encodeURIComponent(id)}` : '/app/', self.location.origin)
+async function openNotification(/** @type {string | null} */ id) {
+  const url = new URL(id ? `/app/?notification=${encodeURIComponent(id)}` : '/app/', worker.location.origin)
     .href;
-  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  const windows = await worker.clients.matchAll({ type: 'window', includeUncontrolled: true });
   const open = windows.find((client) => new URL(client.url).pathname.startsWith('/app/'));
   if (open) {
     await open.navigate(url);
     // Refused without a tap behind it (a browser allows focus only from a notification click).
     return open.focus().catch(() => open);
   }
-  return self.clients.openWindow(url);
+  return worker.clients.openWindow(url);
 }
 
-self.addEventListener('notificationclick', (event) => {
+worker.addEventListener('notificationclick', (event) => {
   event.notification.close();
-  event.waitUntil(openNotification(event.notification.data?.id));
+  event.waitUntil(openNotification(textOf(fieldsOf(event.notification.data).get('id')) ?? null));
 });
