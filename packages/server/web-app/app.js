@@ -7,6 +7,8 @@
 import { FoxbellDevice, inactiveInWords, linkApprovalInWords, minutesInWords } from '/app/device.js';
 import { bellColor, drawScene } from '/app/scenes.js';
 
+/** @import { InboxItem, LinkRequest, LinkRequestInput, PushAddress, RetryInfo } from '/app/device.js' */
+
 const SAVED = 'foxbell.device';
 /**
  * The last inbox page read, with the device it was read for: shown at once on the next open, and
@@ -19,22 +21,107 @@ const SLOW_MS = 8000;
 const CATCH_UP_MS = 10_000;
 /** What a proxy in front answers while the server is stopped or restarting: the server is away. */
 const AWAY_STATUSES = new Set([502, 503, 504]);
-const $ = (id) => document.getElementById(id);
+
+// ---- The page's elements ---------------------------------------------------------------------
+
+/**
+ * The element `id` of index.html, as the kind of element this file uses it as (HTMLElement
+ * unless said). The two files go together: an element missing, or of another kind, is a bug in
+ * one of them, said here at once rather than as a read of null further on.
+ * @overload
+ * @param {string} id
+ * @returns {HTMLElement}
+ */
+/**
+ * @template {HTMLElement} E
+ * @overload
+ * @param {string} id
+ * @param {new () => E} kind
+ * @returns {E}
+ */
+/**
+ * @param {string} id
+ * @param {new () => HTMLElement} [kind]
+ */
+function $(id, kind = HTMLElement) {
+  return ofKind(document.getElementById(id), kind, `#${id}`);
+}
+
+/**
+ * The element `selector` finds in `root` (a copy of one of index.html's templates), as `$` does.
+ * @overload
+ * @param {ParentNode} root
+ * @param {string} selector
+ * @returns {HTMLElement}
+ */
+/**
+ * @template {HTMLElement} E
+ * @overload
+ * @param {ParentNode} root
+ * @param {string} selector
+ * @param {new () => E} kind
+ * @returns {E}
+ */
+/**
+ * @param {ParentNode} root
+ * @param {string} selector
+ * @param {new () => HTMLElement} [kind]
+ */
+function part(root, selector, kind = HTMLElement) {
+  return ofKind(root.querySelector(selector), kind, selector);
+}
+
+/**
+ * @template {HTMLElement} E
+ * @param {unknown} found
+ * @param {new () => E} kind
+ * @param {string} selector
+ * @returns {E}
+ */
+function ofKind(found, kind, selector) {
+  if (found instanceof kind) return found;
+  throw new Error(`index.html has no ${kind.name} ${selector}`);
+}
+
+/** A copy of the element in index.html's template `id`. */
+function fromTemplate(/** @type {string} */ id) {
+  const copy = $(id, HTMLTemplateElement).content.firstElementChild?.cloneNode(true);
+  return ofKind(copy, HTMLElement, `#${id} > *`);
+}
 
 // ---- What this installation keeps ----------------------------------------------------------
 
-/** Its own id, the link being made (and what for), then its key, device id, name and link time. */
+/**
+ * What this installation keeps: its own id, the link being made (and what for), then its key,
+ * device id, name and link time, and the push endpoint the server has for it. A part set to
+ * undefined is forgotten (JSON leaves it out).
+ * @typedef {object} Saved
+ * @property {string | undefined} [clientId]
+ * @property {LinkRequest | undefined} [link]
+ * @property {'join' | 'move' | undefined} [linkFor]
+ * @property {string | undefined} [subscribedTo] the endpoint of the subscription a link asked with
+ * @property {string | undefined} [key]
+ * @property {string | undefined} [deviceId]
+ * @property {string | undefined} [name]
+ * @property {string | undefined} [linkedAt]
+ * @property {string | undefined} [endpoint]
+ */
+
+/**
+ * What this installation keeps. Only this file writes it; anything else there (another app's
+ * value, or not an object) is read as nothing kept.
+ * @returns {Saved}
+ */
 function saved() {
   try {
-    return JSON.parse(localStorage.getItem(SAVED) ?? '{}');
+    const kept = JSON.parse(localStorage.getItem(SAVED) ?? '{}');
+    return typeof kept === 'object' && kept !== null ? kept : {};
   } catch {
     return {};
   }
 }
-function save(change) {
-  const next = { ...saved(), ...change };
-  localStorage.setItem(SAVED, JSON.stringify(next));
-  return next;
+function save(/** @type {Saved} */ change) {
+  localStorage.setItem(SAVED, JSON.stringify({ ...saved(), ...change }));
 }
 
 function clientId() {
@@ -46,12 +133,21 @@ function clientId() {
   return made;
 }
 
+/** @param {{ onRetry?: (info: RetryInfo) => void }} [options] */
 function device(options = {}) {
   const { key, deviceId } = saved();
   return new FoxbellDevice({ baseUrl: location.origin, deviceKey: key, deviceId, ...options });
 }
 
 // ---- Saying things -------------------------------------------------------------------------
+
+/**
+ * @typedef {object} Note
+ * @property {'success' | 'info' | 'warning' | 'error'} [tone]
+ * @property {(() => unknown) | undefined} [retry]
+ * @property {'connection' | 'linked' | undefined} [cause]
+ * @property {boolean} [scroll]
+ */
 
 /**
  * Says `text` at `place`: the note region next to the control it is about (`rename`, `approve`,
@@ -62,18 +158,22 @@ function device(options = {}) {
  * `cause` marks a note that goes by itself (`connection`: once the network is back; `linked`:
  * once a notification arrives). `scroll: false` for news the person did not ask for, which must
  * not move the page under them. An empty text clears the place.
+ * @param {string} place
+ * @param {string} text
+ * @param {Note} [note]
  */
 function tell(place, text, { tone = 'info', retry, cause, scroll = true } = {}) {
   const region = $(`${place}-note`);
   if (text === '') return region.replaceChildren();
   // The same words again (a poll that fails each time) are neither redrawn nor announced again.
   const shown = region.querySelector('.note');
-  if (shown?.dataset.tone === tone && shown.querySelector('.note-text').textContent === text) return;
-  const note = $('note').content.firstElementChild.cloneNode(true);
+  const same = shown instanceof HTMLElement && shown.dataset.tone === tone;
+  if (same && part(shown, '.note-text').textContent === text) return;
+  const note = fromTemplate('note');
   note.dataset.tone = tone;
   if (cause) note.dataset.cause = cause;
-  note.querySelector('.note-text').textContent = text;
-  const again = note.querySelector('.note-retry');
+  part(note, '.note-text').textContent = text;
+  const again = part(note, '.note-retry');
   again.hidden = retry === undefined;
   again.addEventListener('click', () => {
     region.replaceChildren();
@@ -84,11 +184,16 @@ function tell(place, text, { tone = 'info', retry, cause, scroll = true } = {}) 
 }
 
 /** Clears every note that `cause` made stale. */
-function clearNotes(cause) {
+function clearNotes(/** @type {NonNullable<Note['cause']>} */ cause) {
   for (const note of document.querySelectorAll(`.note[data-cause="${cause}"]`)) note.remove();
 }
 
-/** A failure said at `place`; one that ends the device's key ends it here instead. */
+/**
+ * A failure said at `place`; one that ends the device's key ends it here instead.
+ * @param {string} place
+ * @param {unknown} error
+ * @param {() => unknown} [retry]
+ */
 function fail(place, error, retry) {
   if (keyEnded(error)) return endKey(error);
   tell(place, explain(error), {
@@ -98,8 +203,26 @@ function fail(place, error, retry) {
   });
 }
 
-const SCREENS = ['install', 'insecure', 'unsupported', 'setup', 'denied', 'linking', 'inbox', 'settings'];
-function show(...screens) {
+const SCREENS = /** @type {const} */ ([
+  'install',
+  'insecure',
+  'unsupported',
+  'setup',
+  'denied',
+  'linking',
+  'inbox',
+  'settings',
+]);
+/** @typedef {typeof SCREENS[number]} Screen */
+
+/**
+ * Shows `first` (whose title takes the focus when the control used went) and `others`, and
+ * hides every other screen.
+ * @param {Screen} first
+ * @param {...Screen} others
+ */
+function show(first, ...others) {
+  const screens = [first, ...others];
   const focused = document.activeElement;
   for (const id of SCREENS) {
     const hidden = !screens.includes(id);
@@ -110,32 +233,71 @@ function show(...screens) {
   // The control just used went with its screen: the new screen's title takes the focus, so a
   // screen reader reads where the person is now.
   if (focused && focused !== document.body && !focused.checkVisibility?.()) {
-    const title = $(screens[0])?.querySelector('h2');
+    const title = $(first).querySelector('h2');
     title?.setAttribute('tabindex', '-1');
     title?.focus();
   }
 }
 
 /**
+ * What the app reads of a failure. The device client's errors carry the API's code, status,
+ * field, details, request id and Retry-After, or, without an answer, a code of their own
+ * (`connection_error`, `timeout`); anything else thrown (a browser's DOMException, whose `code`
+ * is a number) is read as a failure with none of them.
+ * @typedef {object} Failure
+ * @property {string | undefined} code
+ * @property {number | undefined} status
+ * @property {string | undefined} field
+ * @property {Record<string, unknown> | undefined} details
+ * @property {string | undefined} requestId
+ * @property {number | undefined} retryAfter
+ */
+
+/** @returns {Failure} */
+function failureOf(/** @type {unknown} */ error) {
+  // Any object's fields, each read as unknown and checked below.
+  const fields = /** @type {Partial<Record<string, unknown>>} */ (
+    typeof error === 'object' && error !== null ? error : {}
+  );
+  const text = (/** @type {unknown} */ value) => (typeof value === 'string' ? value : undefined);
+  const number = (/** @type {unknown} */ value) => (typeof value === 'number' ? value : undefined);
+  const details = fields.details;
+  return {
+    code: text(fields.code),
+    status: number(fields.status),
+    field: text(fields.field),
+    details:
+      typeof details === 'object' && details !== null
+        ? /** @type {Record<string, unknown>} */ (details)
+        : undefined,
+    requestId: text(fields.requestId),
+    retryAfter: number(fields.retryAfter),
+  };
+}
+
+/**
  * No answer from Foxbell's server: no network, no connection, no answer in time, or a proxy in
  * front answering for it (502, 503, 504) while it is stopped or restarting.
  */
-function unreachable(error) {
-  return error?.code === 'connection_error' || error?.code === 'timeout' || AWAY_STATUSES.has(error?.status);
+function unreachable(/** @type {unknown} */ error) {
+  const { code, status } = failureOf(error);
+  return (
+    code === 'connection_error' || code === 'timeout' || (status !== undefined && AWAY_STATUSES.has(status))
+  );
 }
 
 /**
  * Why something failed, as the person can act on it: never the API's own message. A link code
  * that does not work is said in the words `foxbell-server admin link approve` says it in.
  */
-function explain(error) {
-  const code = error?.code;
-  const retryAfter = error?.retryAfter;
+function explain(/** @type {unknown} */ error) {
+  const failure = failureOf(error);
+  const { code, status, retryAfter } = failure;
   // A proxy's own answer carries no request id of Foxbell's: the server itself is not answering.
-  if (AWAY_STATUSES.has(error?.status) && error?.requestId === undefined) {
+  if (status !== undefined && AWAY_STATUSES.has(status) && failure.requestId === undefined) {
     return "Foxbell's server cannot be reached right now. Try again in a moment.";
   }
-  const aboutTheCode = typeof code === 'string' ? linkApprovalInWords({ ...error, code }) : undefined;
+  const aboutTheCode = code === undefined ? undefined : linkApprovalInWords({ ...failure, code });
   if (aboutTheCode !== undefined) return aboutTheCode;
   switch (code) {
     case 'connection_error':
@@ -162,11 +324,11 @@ function explain(error) {
       return "This device's account was joined into another. Link it again.";
     case 'invalid_field':
     case 'missing_field':
-      return error?.field === 'name'
+      return failure.field === 'name'
         ? 'A device name is 1 to 64 characters, without line breaks.'
         : 'Foxbell could not take that. Check it and try again.';
     default:
-      return error?.status === 401
+      return status === 401
         ? "This device's link to its account no longer works. Link it again."
         : 'Something went wrong. Try again in a moment.';
   }
@@ -186,11 +348,16 @@ function guessName() {
 const isAppleMobile = () =>
   /iPhone|iPad|iPod/.test(navigator.userAgent) ||
   (navigator.platform === 'MacIntel' && navigator.maxTouchPoints > 1);
+// `navigator.standalone` is Safari's own (true in a web app opened from the Home Screen).
 const fromHomeScreen = () =>
-  navigator.standalone === true || matchMedia('(display-mode: standalone)').matches;
+  ('standalone' in navigator && navigator.standalone === true) ||
+  matchMedia('(display-mode: standalone)').matches;
 const canPush = () => 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window;
 
-/** What stops this page from receiving, in the order a person must fix it; undefined when nothing. */
+/**
+ * What stops this page from receiving, in the order a person must fix it; undefined when nothing.
+ * @returns {'insecure' | 'install' | 'unsupported' | 'denied' | undefined}
+ */
 function obstacle() {
   if (!window.isSecureContext) return 'insecure';
   if (isAppleMobile() && !fromHomeScreen()) return 'install';
@@ -199,7 +366,7 @@ function obstacle() {
   return undefined;
 }
 
-function showObstacle(which) {
+function showObstacle(/** @type {NonNullable<ReturnType<typeof obstacle>>} */ which) {
   if (which === 'insecure') $('insecure-address').textContent = location.origin;
   if (which === 'unsupported' && isAppleMobile()) {
     $('unsupported-text').textContent =
@@ -215,7 +382,7 @@ async function start() {
   if (state.key) return showLinked();
   const problem = obstacle();
   if (problem) return showObstacle(problem);
-  $('name').value = state.name ?? guessName();
+  $('name', HTMLInputElement).value = state.name ?? guessName();
   show('setup');
 }
 
@@ -224,6 +391,11 @@ async function start() {
 /** Counts attempts: a cancelled one that finishes later changes nothing. */
 let attempt = 0;
 
+/**
+ * The browser's push subscription, made with the server's key when there is none yet.
+ * @param {ServiceWorkerRegistration} registration
+ * @param {FoxbellDevice} client
+ */
 async function subscription(registration, client) {
   const current = await registration.pushManager.getSubscription();
   if (current) return current;
@@ -233,7 +405,29 @@ async function subscription(registration, client) {
   });
 }
 
-function progress(on) {
+/**
+ * A subscription as the device client sends it. The browser types each of its parts as optional
+ * (`PushSubscriptionJSON`); a subscription from `pushManager` has them all, and one without them
+ * could receive nothing: it fails here, said as any failure is, rather than at the server.
+ * @returns {PushAddress}
+ */
+function pushAddressOf(/** @type {PushSubscription} */ subscription) {
+  const { endpoint, expirationTime, keys } = subscription.toJSON();
+  const p256dh = keys?.p256dh;
+  const auth = keys?.auth;
+  if (endpoint === undefined || p256dh === undefined || auth === undefined) {
+    throw new Error('the browser gave a push subscription without its endpoint or keys');
+  }
+  return {
+    webPush: {
+      endpoint,
+      ...(expirationTime === undefined ? {} : { expirationTime }),
+      keys: { p256dh, auth },
+    },
+  };
+}
+
+function progress(/** @type {boolean} */ on) {
   $('setup-progress').hidden = !on;
   $('setup-form').hidden = on;
   $('setup-cancel').hidden = true;
@@ -241,7 +435,7 @@ function progress(on) {
 }
 
 async function turnOn() {
-  const name = $('name').value.trim();
+  const name = $('name', HTMLInputElement).value.trim();
   if (!name) return;
   save({ name });
   tell('setup', '');
@@ -272,7 +466,7 @@ async function turnOn() {
       deviceId: clientId(),
       name,
       platform: 'ios',
-      push: { webPush: subscribed.toJSON() },
+      push: pushAddressOf(subscribed),
     });
     if (mine !== attempt) return;
     save({ link, linkFor: 'join', subscribedTo: subscribed.endpoint });
@@ -304,8 +498,9 @@ $('denied-retry').addEventListener('click', () => {
   void start();
 });
 
+/** @type {number | undefined} */
 let polling;
-function showLinking(link) {
+function showLinking(/** @type {LinkRequest} */ link) {
   show('linking');
   const moving = saved().linkFor === 'move';
   $('linking-title').textContent = moving ? 'Approve the move with this code' : 'Approve this code';
@@ -321,7 +516,7 @@ function showLinking(link) {
   void poll(link);
 }
 
-async function poll(link) {
+async function poll(/** @type {LinkRequest} */ link) {
   try {
     const status = await device().pollLink(link);
     tell('linking', '');
@@ -383,13 +578,15 @@ $('cancel-link').addEventListener('click', async () => {
 
 // ---- Linked: the inbox, kept current ----------------------------------------------------------
 
+/** @type {string | null} */
 let cursor = null;
+/** @type {Map<string, InboxItem>} */
 const loaded = new Map();
 
 async function showLinked() {
   show('inbox', 'settings');
   $('device-name').textContent = saved().name ?? '';
-  $('rename').value = saved().name ?? '';
+  $('rename', HTMLInputElement).value = saved().name ?? '';
   // What was read last time, at once: the fresh page replaces it when it comes.
   renderInbox(keptInbox(), null);
   await refresh();
@@ -398,19 +595,32 @@ async function showLinked() {
   if (wanted) await openById(wanted);
 }
 
+/**
+ * The inbox page kept for this device, or none. Only keepInbox writes it; anything else there
+ * (not an object, another device's) is read as none.
+ * @returns {InboxItem[]}
+ */
 function keptInbox() {
   try {
+    /** @type {unknown} */
     const kept = JSON.parse(localStorage.getItem(KEPT_INBOX) ?? 'null');
     const mine = saved().deviceId;
-    return mine !== undefined && kept?.deviceId === mine && Array.isArray(kept.items) ? kept.items : [];
+    if (mine === undefined || typeof kept !== 'object' || kept === null) return [];
+    return 'deviceId' in kept && kept.deviceId === mine && 'items' in kept && Array.isArray(kept.items)
+      ? kept.items
+      : [];
   } catch {
     return [];
   }
 }
-function keepInbox(items) {
+function keepInbox(/** @type {InboxItem[]} */ items) {
   localStorage.setItem(KEPT_INBOX, JSON.stringify({ deviceId: saved().deviceId, items }));
 }
 
+/**
+ * @param {InboxItem[]} items
+ * @param {string | null} next the cursor of the page after these
+ */
 function renderInbox(items, next) {
   loaded.clear();
   $('items').replaceChildren(
@@ -434,24 +644,29 @@ function markJoined() {
   $('items').querySelector('.joined')?.remove();
   const linkedAt = Date.parse(saved().linkedAt ?? '');
   if (Number.isNaN(linkedAt)) return;
-  const rows = [...$('items').querySelectorAll('.item')];
-  if (rows.some((row) => Date.parse(row.dataset.created) >= linkedAt)) clearNotes('linked');
-  const first = rows.find((row) => Date.parse(row.dataset.created) < linkedAt);
+  const rows = [...$('items').querySelectorAll('.item')].filter((row) => row instanceof HTMLElement);
+  const created = (/** @type {HTMLElement} */ row) => Date.parse(row.dataset.created ?? '');
+  if (rows.some((row) => created(row) >= linkedAt)) clearNotes('linked');
+  const first = rows.find((row) => created(row) < linkedAt);
   if (!first) return;
-  const line = $('joined').content.firstElementChild.cloneNode(true);
+  const line = fromTemplate('joined');
   const when = new Date(linkedAt).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
-  line.querySelector('.joined-hint').textContent =
+  part(line, '.joined-hint').textContent =
     `It was linked on ${when}. Your account's inbox keeps 30 days; these did not show on this device as notifications.`;
   first.before(line);
 }
 
 /**
+ * The next read of the inbox while the server does not answer.
+ * @type {number | undefined}
+ */
+let catchUp;
+/**
  * Whether the server answers: `offline` (this device has no network), `away` (no connection to
  * it, or a proxy answering for it while it is stopped), or '' once it answered. While it does
  * not, the last inbox stays, and is read again every CATCH_UP_MS and when the network is back.
  */
-let catchUp;
-function connection(state) {
+function connection(/** @type {'offline' | 'away' | ''} */ state) {
   clearTimeout(catchUp);
   if (state === '') {
     tell('connection', '');
@@ -471,11 +686,13 @@ function connection(state) {
     { tone: 'warning', retry: refresh, scroll: false },
   );
 }
+/** @returns {'offline' | 'away'} */
 const awayState = () => (navigator.onLine === false ? 'offline' : 'away');
 
 /** A read retried because the server did not answer: said at once, while the read goes on. */
-function sayAwayWhileRetrying(info) {
-  if (info.reason === 'network' || info.reason === 'timeout' || AWAY_STATUSES.has(info.status)) {
+function sayAwayWhileRetrying(/** @type {RetryInfo} */ info) {
+  const { reason, status } = info;
+  if (reason === 'network' || reason === 'timeout' || (status !== undefined && AWAY_STATUSES.has(status))) {
     connection(awayState());
   }
 }
@@ -505,7 +722,7 @@ async function refresh() {
 async function loadOlder() {
   tell('more', '');
   try {
-    const page = await device().inbox({ cursor: cursor ?? undefined, limit: 30 });
+    const page = await device().inbox(cursor === null ? { limit: 30 } : { cursor, limit: 30 });
     for (const item of page.items) {
       loaded.set(item.id, item);
       $('items').append(itemRow(item));
@@ -556,16 +773,21 @@ async function checkDevice() {
  * account's: the server keeps a device so only when its push service dropped its subscription
  * (`subscription_gone`), which a server that does not say why means too.
  */
-function stoppedBecause(reason) {
+function stoppedBecause(/** @type {string} */ reason) {
   const { what, advice } = inactiveInWords(reason);
   const gone = reason === 'subscription_gone';
   // For a subscription gone, the advice is the button below the words.
   stopped(
-    `Notifications stopped reaching this device: ${what}.${gone ? '' : ` ${advice[0].toUpperCase()}${advice.slice(1)}.`}`,
+    `Notifications stopped reaching this device: ${what}.${gone ? '' : ` ${advice.charAt(0).toUpperCase()}${advice.slice(1)}.`}`,
     gone,
   );
 }
 
+/**
+ * Says whether pushes stopped reaching this device ('' when they reach it).
+ * @param {string} text
+ * @param {boolean} offerRenewal
+ */
 function stopped(text, offerRenewal) {
   $('stopped').hidden = text === '';
   $('stopped-text').textContent = text;
@@ -573,7 +795,11 @@ function stopped(text, offerRenewal) {
   if (text !== '') tell('resubscribe', '');
 }
 
-/** A subscription registered anew: the current one if the browser has one, else a fresh one. */
+/**
+ * A subscription registered anew: the current one if the browser has one, else a fresh one.
+ * @param {ServiceWorkerRegistration | undefined} registration
+ * @param {PushSubscription | null | undefined} current
+ */
 async function renew(registration, current) {
   const ready = registration ?? (await navigator.serviceWorker.register('/app/sw.js', { scope: '/app/' }));
   const client = device();
@@ -583,7 +809,7 @@ async function renew(registration, current) {
       userVisibleOnly: true,
       applicationServerKey: await client.webPushKey(),
     }));
-  await client.update({ push: { webPush: fresh.toJSON() } });
+  await client.update({ push: pushAddressOf(fresh) });
   save({ endpoint: fresh.endpoint });
 }
 
@@ -607,23 +833,30 @@ $('resubscribe').addEventListener('click', async () => {
   }
 });
 
-function itemRow(item) {
-  const row = $('item').content.firstElementChild.cloneNode(true);
+/**
+ * An inbox item's field beyond the four the device client types (`title`, `url`, `url_title`,
+ * `scene`): its text, or undefined when it has none (null, or absent).
+ */
+const textOf = (/** @type {unknown} */ value) => (typeof value === 'string' ? value : undefined);
+
+function itemRow(/** @type {InboxItem} */ item) {
+  const row = fromTemplate('item');
   row.dataset.id = item.id;
   row.dataset.created = item.created_at;
-  row.querySelector('.sender').textContent = item.sender;
-  row.querySelector('.title').textContent = item.title ?? '';
-  row.querySelector('.message').textContent = item.message;
-  const when = row.querySelector('.when');
+  part(row, '.sender').textContent = item.sender;
+  part(row, '.title').textContent = textOf(item.title) ?? '';
+  part(row, '.message').textContent = item.message;
+  const when = part(row, '.when', HTMLTimeElement);
   when.dateTime = item.created_at;
   when.textContent = new Date(item.created_at).toLocaleString([], {
     dateStyle: 'medium',
     timeStyle: 'short',
   });
   // Named for what they act on: a screen reader lists many of them.
-  row.querySelector('.clear').setAttribute('aria-label', `Clear the notification from ${item.sender}`);
-  row.querySelector('.open').addEventListener('click', () => openItem(item));
-  row.querySelector('.clear').addEventListener('click', async () => {
+  const clear = part(row, '.clear');
+  clear.setAttribute('aria-label', `Clear the notification from ${item.sender}`);
+  part(row, '.open').addEventListener('click', () => openItem(item));
+  clear.addEventListener('click', async () => {
     // Gone from this inbox whatever the answer: the report is the server's record of it.
     await device().report(item.id, 'cleared').catch(endIfKeyEnded);
     if (!saved().key) return;
@@ -637,7 +870,7 @@ function itemRow(item) {
 }
 
 /** The notification a tap opened: looked up in the inbox, a few pages back at most. */
-async function openById(id) {
+async function openById(/** @type {string} */ id) {
   for (let pages = 0; !loaded.has(id) && cursor && pages < 5; pages += 1) await loadOlder();
   const item = loaded.get(id);
   history.replaceState(null, '', '/app/');
@@ -645,12 +878,15 @@ async function openById(id) {
 }
 
 /** Plays the notification's scene full screen, with its whole text and its link as a button. */
-async function openItem(item) {
-  drawScene($('scene-art'), item.scene, item.scene_params ?? {}, bellColor(item.bell_color), { stage: true });
+async function openItem(/** @type {InboxItem} */ item) {
+  drawScene($('scene-art'), textOf(item.scene), item.scene_params, bellColor(item.bell_color), {
+    stage: true,
+  });
   $('scene-sender').textContent = item.sender;
-  $('scene-title').textContent = item.title ?? '';
+  $('scene-title').textContent = textOf(item.title) ?? '';
   $('scene-message').textContent = item.message;
-  const link = item.url ? URL.parse(item.url) : null;
+  const url = textOf(item.url);
+  const link = url ? URL.parse(url) : null;
   $('scene-link').hidden = !link;
   $('scene-link').replaceChildren();
   if (link) {
@@ -661,10 +897,11 @@ async function openItem(item) {
     button.href = link.href;
     button.rel = 'noopener noreferrer';
     button.target = '_blank';
-    button.textContent = item.url_title ? `${link.hostname} — ${item.url_title}` : `Open ${link.hostname}`;
+    const title = textOf(item.url_title);
+    button.textContent = title ? `${link.hostname} — ${title}` : `Open ${link.hostname}`;
     $('scene-link').append(button);
   }
-  $('scene').showModal();
+  $('scene', HTMLDialogElement).showModal();
   $('scene-close').focus();
   await device().report(item.id, 'opened').catch(endIfKeyEnded);
 }
@@ -675,7 +912,7 @@ $('rename-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   tell('rename', '');
   try {
-    const updated = await device().update({ name: $('rename').value.trim() });
+    const updated = await device().update({ name: $('rename', HTMLInputElement).value.trim() });
     save({ name: updated.name });
     $('device-name').textContent = updated.name;
     tell('rename', `Renamed. This device is “${updated.name}” now.`, { tone: 'success' });
@@ -688,8 +925,9 @@ $('approve-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   tell('approve', '');
   try {
-    const linked = await device().approve($('approve').value);
-    $('approve').value = '';
+    const code = $('approve', HTMLInputElement);
+    const linked = await device().approve(code.value);
+    code.value = '';
     tell('approve', `${linked.name} is linked to your account.`, { tone: 'success' });
   } catch (error) {
     fail('approve', error);
@@ -710,20 +948,26 @@ $('switch').addEventListener('click', async () => {
       tone: 'warning',
     });
   }
-  const asked = {
-    deviceId: clientId(),
-    name: saved().name ?? guessName(),
-    platform: 'ios',
-    push: { webPush: current.toJSON() },
-    source: { deviceKey: saved().key },
-  };
+  const { key, name } = saved();
+  // Settings show only while linked: a key gone meanwhile (forgotten in another window of the
+  // app) leaves nothing to move, so the app starts again as that window did.
+  if (key === undefined) return start();
   try {
+    /** @type {LinkRequestInput} */
+    const asked = {
+      deviceId: clientId(),
+      name: name ?? guessName(),
+      platform: 'ios',
+      push: pushAddressOf(current),
+      source: { deviceKey: key },
+    };
     let link;
     try {
       link = await device().requestLink(asked);
     } catch (error) {
-      if (error?.code !== 'source_in_use') throw error;
-      const { token_count: tokens, other_devices: devices } = error.details ?? {};
+      const { code, details } = failureOf(error);
+      if (code !== 'source_in_use') throw error;
+      const { token_count: tokens, other_devices: devices } = details ?? {};
       const question = `Your current account still has ${tokens} send ${tokens === 1 ? 'token' : 'tokens'} and ${devices} other ${devices === 1 ? 'device' : 'devices'}. Leave it anyway?`;
       if (!confirm(question)) return;
       link = await device().requestLink({ ...asked, sourceInUse: 'leave' });
@@ -742,7 +986,7 @@ $('leave').addEventListener('click', async () => {
   try {
     await device().leave();
   } catch (error) {
-    if (error?.code !== 'token_revoked') return fail('actions', error);
+    if (failureOf(error).code !== 'token_revoked') return fail('actions', error);
   }
   // The browser's subscription goes too; the device has left whether or not that works.
   const registration = await navigator.serviceWorker.getRegistration('/app/');
@@ -757,19 +1001,19 @@ $('leave').addEventListener('click', async () => {
  * An answer that says this device's key works no more: any 401 to a request made with it (its
  * device removed or moved, its account deleted or merged away).
  */
-function keyEnded(error) {
-  return error?.status === 401 && saved().key !== undefined;
+function keyEnded(/** @type {unknown} */ error) {
+  return failureOf(error).status === 401 && saved().key !== undefined;
 }
 
 /** The key ended: everything of its account is forgotten here, and the person told why. */
-function endKey(error) {
+function endKey(/** @type {unknown} */ error) {
   if (saved().key === undefined) return;
   forget();
   tell('page', explain(error), { tone: 'warning' });
 }
 
 /** For a request whose failure is otherwise of no matter (a report): only an ended key counts. */
-function endIfKeyEnded(error) {
+function endIfKeyEnded(/** @type {unknown} */ error) {
   if (keyEnded(error)) endKey(error);
 }
 
