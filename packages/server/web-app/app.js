@@ -1,8 +1,9 @@
 // The Foxbell web app: a person's device, linked to their account with a code, receiving what is
 // sent to them by Web Push. No framework and no build of its own: the server serves these files
-// as they are, and the SDK's device client as one bundled module. Text from a notification only
-// ever goes in through textContent, and no message of the API reaches the person: every failure
-// is said in the app's own words (`explain`), next to the control it is about (`tell`).
+// as they are, and the SDK's device client as one bundled module; their types are JSDoc, checked
+// by `pnpm typecheck` (web-app/tsconfig.json). Text from a notification only ever goes in through
+// textContent, and no message of the API reaches the person: every failure is said in the app's
+// own words (`explain`), next to the control it is about (`tell`).
 
 import { FoxbellDevice, inactiveInWords, linkApprovalInWords, minutesInWords } from '/app/device.js';
 import { bellColor, drawScene } from '/app/scenes.js';
