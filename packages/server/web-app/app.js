@@ -256,7 +256,8 @@ function show(first, ...others) {
 
 /** @returns {Failure} */
 function failureOf(/** @type {unknown} */ error) {
-  // Any object's fields, each read as unknown and checked below.
+  // A cast, since TypeScript reads no field of an `object`; it claims only that the fields are
+  // unknown, and each is checked below.
   const fields = /** @type {Partial<Record<string, unknown>>} */ (
     typeof error === 'object' && error !== null ? error : {}
   );
@@ -267,6 +268,7 @@ function failureOf(/** @type {unknown} */ error) {
     code: text(fields.code),
     status: number(fields.status),
     field: text(fields.field),
+    // An object's fields as unknown, as above: each is checked where it is read.
     details:
       typeof details === 'object' && details !== null
         ? /** @type {Record<string, unknown>} */ (details)
