@@ -35,13 +35,10 @@ const makeDeviceSchema = (transports: readonly string[]) =>
         .string()
         .optional()
         .meta({ description: "A device that linked itself: the app's own id for itself." }),
-      transport: z
-        .enum(transports)
-        .optional()
-        .meta({
-          description:
-            'The push provider that reaches the device, where that provider names itself; absent otherwise.',
-        }),
+      transport: z.enum(transports).optional().meta({
+        description:
+          'The push provider that reaches the device, where that provider names itself; absent otherwise.',
+      }),
       in_auto: z.boolean(),
       active: z.boolean(),
       inactive_reason: z.enum(INACTIVE_REASONS).optional().meta({

@@ -146,13 +146,10 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
       state: z.enum(['pending', 'approved', 'cancelled', 'expired', 'superseded']),
       expires_at: timestamp,
       device: device.optional(),
-      device_key: z
-        .string()
-        .optional()
-        .meta({
-          pattern: '^fox_dev_[A-Za-z0-9]{32}$',
-          description: 'On the first read after approval only.',
-        }),
+      device_key: z.string().optional().meta({
+        pattern: '^fox_dev_[A-Za-z0-9]{32}$',
+        description: 'On the first read after approval only.',
+      }),
       account_id: idOf('acct').optional(),
     })
     .meta({ id: 'LinkRequest' });

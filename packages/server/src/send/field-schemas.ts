@@ -70,7 +70,11 @@ const SEND_FIELD_RULES: { [Name in SendFieldName]: JsonSchema } = {
   },
   bell_color: {
     type: 'string',
-    anyOf: [{ enum: [...BELL_COLOR_NAMES] }, { pattern: BELL_HEX_PATTERN.source }],
+    // Each choice says its type, or generators read the pattern's as any value (`unknown`).
+    anyOf: [
+      { type: 'string', enum: [...BELL_COLOR_NAMES] },
+      { type: 'string', pattern: BELL_HEX_PATTERN.source },
+    ],
     default: FIELD_DEFAULTS.bell_color,
     description: "Colour of the fox's bell: a name, or #RRGGBB.",
   },
