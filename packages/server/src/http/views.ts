@@ -17,7 +17,7 @@ import type { SendToken } from '../model/tokens.js';
 import { SEND_FIELDS } from '../send/field-schemas.js';
 import { idOf, timestamp } from './schema-parts.js';
 
-// The objects more than one route answers with: each one's schema (what it is serialized with and
+// The objects more than one route responds with: each one's schema (what it is serialized with and
 // what the document lists: http/route-doc.ts), and the view that makes it from the model.
 
 /** What a device's view reads beside the device: now, and what each push provider says of its own. */

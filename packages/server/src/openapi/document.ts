@@ -90,16 +90,16 @@ function schemasOf(routes: readonly DocumentedRoute[]) {
     for (const { schema } of Object.values(doc.responses)) if (schema) responses.add(schema);
   }
   const requests = convert([...bodies], 'input');
-  const answers = convert([...responses], 'output');
+  const sent = convert([...responses], 'output');
   for (const [name, schema] of Object.entries(requests.named)) {
-    if (name in answers.named && JSON.stringify(answers.named[name]) !== JSON.stringify(schema)) {
+    if (name in sent.named && JSON.stringify(sent.named[name]) !== JSON.stringify(schema)) {
       throw new Error(`${name} names a request's schema and a different response's`);
     }
   }
   return {
     of: (schema: z.ZodType) =>
-      asComponentRefs((requests.each.get(schema) ?? answers.each.get(schema)) as JsonSchema),
-    components: asComponentRefs({ ...requests.named, ...answers.named }),
+      asComponentRefs((requests.each.get(schema) ?? sent.each.get(schema)) as JsonSchema),
+    components: asComponentRefs({ ...requests.named, ...sent.named }),
   };
 }
 

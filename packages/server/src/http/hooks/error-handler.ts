@@ -55,7 +55,7 @@ export const errorSchema = z
             .meta({ description: 'The names message was given under with different values.' }),
         })
         .optional()
-        .meta({ description: 'More, for some codes (docs/errors.md says which); other members may come.' }),
+        .meta({ description: 'More, for some codes; other members may come.' }),
     }),
     request_id: idOf('req'),
   })

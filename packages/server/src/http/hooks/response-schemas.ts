@@ -12,9 +12,9 @@ const serializing = new WeakMap<z.ZodType, JsonSchema>();
  * `type: [..., "null"]` rather than an `anyOf` that would be checked with Ajv on each response, and
  * descriptions and patterns (for the document) stay out.
  *
- * `required` is left to the document as well: fast-json-stringify would answer a 500 for a member
- * missing (a row an older release wrote without it), and it writes required members first, out of
- * the schema's order. The OpenAPI test holds the served responses to the document, required
+ * `required` is left to the document as well: fast-json-stringify throws on a required member that
+ * is missing (a 500 for a row an older release wrote without it), and writes required members
+ * first, out of the schema's order. The OpenAPI test holds the served responses to the document, required
  * members included.
  */
 export function serializationSchema(schema: z.ZodType): JsonSchema {
