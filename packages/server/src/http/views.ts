@@ -7,7 +7,7 @@ import {
   PLATFORMS,
   PUSH_FAILURE_REASONS,
 } from '@foxbell/sdk/contract';
-import { HANDLED_ACTIONS, SEND_FIELD_NAMES } from '@foxbell/sdk/server-contract';
+import { HANDLED_ACTIONS, OPTIONAL_FIELDS, SEND_FIELD_NAMES } from '@foxbell/sdk/server-contract';
 import * as z from 'zod';
 import type { PushProvider } from '../delivery/provider.js';
 import { isoTime } from '../kernel/clock.js';
@@ -198,17 +198,12 @@ export function statusRecordView(
   };
 }
 
-/** The fields a stored notification carries only when its send gave them: the rest have defaults. */
-const GIVEN_ONLY = new Set([
-  'title',
-  'subtitle',
-  'url',
-  'url_title',
-  'image',
-  'group',
-  'tag',
-  'scene_version',
-]);
+/**
+ * The fields a stored notification carries only when its send gave them: the contract's optional
+ * fields but `target` (the server stores the token's default, else auto), and `scene_version`
+ * (absent only for a scene this copy of the catalog does not know).
+ */
+const GIVEN_ONLY = new Set<string>([...OPTIONAL_FIELDS.filter((name) => name !== 'target'), 'scene_version']);
 
 /**
  * A message of the inbox: the notification as stored, every default applied, and how far it got.
