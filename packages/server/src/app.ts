@@ -18,6 +18,7 @@ import {
 } from './http/hooks/error-handler.js';
 import { loggedPath } from './http/hooks/log-safe-path.js';
 import { registerRequestSize } from './http/hooks/request-size.js';
+import { registerResponseSchemas } from './http/hooks/response-schemas.js';
 import { accountRoutes } from './http/routes/accounts.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { deviceRoutes } from './http/routes/devices.js';
@@ -213,6 +214,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerBodyParsers(app);
   registerErrorHandling(app);
   if (logRequest) app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
+  registerResponseSchemas(app);
   const documented = collectDocumentedRoutes(app);
 
   // Each room's routes are a Fastify plugin, so a hook one adds (the send routes' rate-limit
@@ -235,7 +237,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   }
   for (const provider of deps.providers) if (provider.routes) app.register(provider.routes);
   app.register(healthRoutes, { store: deps.store, health: deps.health ?? { stopping: () => false } });
-  app.register(openApiRoutes, { routes: documented, providers: deps.providers });
+  app.register(openApiRoutes, { routes: documented });
   if (deps.devPage) devPageRoutes(app, deps.store, deps.devPage, () => freshness(ctx));
   else app.register(webAppRootRoute);
   return app;

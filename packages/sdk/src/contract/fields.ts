@@ -247,7 +247,16 @@ export type SendFields = { [Name in SendFieldName]?: FieldInput[Name] | undefine
 };
 
 /** The fields a notification carries only when the send set them. */
-const OPTIONAL_FIELDS = ['title', 'subtitle', 'url', 'url_title', 'image', 'group', 'tag', 'target'] as const;
+export const OPTIONAL_FIELDS = [
+  'title',
+  'subtitle',
+  'url',
+  'url_title',
+  'image',
+  'group',
+  'tag',
+  'target',
+] as const;
 type OptionalField = (typeof OPTIONAL_FIELDS)[number];
 /** `scene_version` is absent only for a scene this copy of the catalog does not know. */
 type CarriedWhenKnown = OptionalField | 'scene_version';

@@ -18,6 +18,7 @@ export {
   LEVEL_PUSH_PRIORITY,
   MESSAGE_ALIASES,
   nestingDepth,
+  OPTIONAL_FIELDS,
   PATH_TOKEN_PATTERN,
   SEND_FIELD_NAMES,
   sameValue,

@@ -2,12 +2,12 @@ import type { PushProvider } from '../delivery/provider.js';
 import type { Clock } from '../kernel/clock.js';
 import type { IdSource } from '../kernel/ids.js';
 import type { ServiceLimits } from '../kernel/limits.js';
-import type { RouteDoc } from '../kernel/route-doc.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Account, Credential } from '../model/accounts.js';
 import type { Device } from '../model/devices.js';
 import type { SendToken } from '../model/tokens.js';
 import type { Store } from '../store/store.js';
+import type { RouteDoc } from './route-doc.js';
 import type { DeviceViewing } from './views.js';
 import type { AccountWriteScope, WindowLimit } from './window-limit.js';
 
@@ -80,7 +80,7 @@ declare module 'fastify' {
      * tokens, key or existence; `account_events` for opened and cleared reports.
      */
     accountWrite?: AccountWriteScope;
-    /** What the route says of itself: the OpenAPI document is made from it (kernel/route-doc.ts). */
+    /** What the route says of itself: the OpenAPI document is made from it (http/route-doc.ts). */
     doc?: RouteDoc;
   }
 }

@@ -10,10 +10,11 @@ import { readBody, textField } from '../http/management-body.js';
 import { noSuch, pathIdOf } from '../http/path-ids.js';
 import { addressFromBody, registrationMembers } from '../http/push-address.js';
 import { devicesLimitReached } from '../http/refusals.js';
-import { deviceView } from '../http/views.js';
+import { BODY_ERRORS, MANAGEMENT_WRITE, pathId } from '../http/route-doc.js';
+import { idOf, timestamp } from '../http/schema-parts.js';
+import { deviceSchema, deviceView } from '../http/views.js';
 import { isoTime, retryAfterSeconds } from '../kernel/clock.js';
 import { Refusal } from '../kernel/refusal.js';
-import { BODY_ERRORS, MANAGEMENT_WRITE, pathId } from '../kernel/route-doc.js';
 import { hashSecret } from '../kernel/secrets.js';
 import type { LinkApproval, LinkRequest } from '../model/links.js';
 import { linkStateAt } from '../model/links.js';
@@ -38,6 +39,15 @@ export const newLinkRequest = (providers: readonly PushProvider[]) =>
   });
 
 export const linkApproval = z.strictObject({ code: textField(1, 64) });
+
+const newLinkRequestResponse = z
+  .object({
+    id: idOf('lnk'),
+    code: z.string().meta({ pattern: '^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$' }),
+    secret: z.string().meta({ pattern: '^fox_poll_[A-Za-z0-9]{32}$' }),
+    expires_at: timestamp,
+  })
+  .meta({ id: 'NewLinkRequest' });
 
 /**
  * Where the web app that made a request lives, for its notifications to open: its page at the
@@ -130,6 +140,20 @@ async function switchingFrom(
 
 export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
   const requestBody = newLinkRequest(ctx.providers);
+  const device = deviceSchema(ctx.providers);
+  const linkRequestResponse = z
+    .object({
+      state: z.enum(['pending', 'approved', 'cancelled', 'expired', 'superseded']),
+      expires_at: timestamp,
+      device: device.optional(),
+      device_key: z.string().optional().meta({
+        pattern: '^fox_dev_[A-Za-z0-9]{32}$',
+        description: 'On the first read after approval only.',
+      }),
+      account_id: idOf('acct').optional(),
+    })
+    .meta({ id: 'LinkRequest' });
+  const linkApprovalResponse = z.object({ device }).meta({ id: 'LinkApproval' });
 
   // No credential: a device that has none yet. Braked per client address instead.
   app.post(
@@ -138,10 +162,11 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
       config: {
         credentials: 'none',
         doc: {
+          operationId: 'requestLink',
           summary: 'A device asks to be linked: a code for its person to approve, a secret to poll with',
-          body: { schema: 'NewLinkRequestBody', required: true },
-          answers: {
-            201: { description: 'The request, its code and poll secret.', schema: 'NewLinkRequest' },
+          body: { schema: requestBody, required: true },
+          responses: {
+            201: { description: 'The request, its code and poll secret.', schema: newLinkRequestResponse },
           },
           errors: [...BODY_ERRORS, 'device_exists', 'rate_limited', 'unsupported_media_type'],
         },
@@ -197,9 +222,10 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
       config: {
         credentials: ['link'],
         doc: {
+          operationId: 'getLinkRequest',
           summary: "A link request's state; on the first read after approval, the device key",
           parameters: [pathId('id', 'A link request id.')],
-          answers: { 200: { description: 'Its state.', schema: 'LinkRequest' } },
+          responses: { 200: { description: 'Its state.', schema: linkRequestResponse } },
           errors: ['forbidden', 'not_found'],
         },
       },
@@ -232,9 +258,10 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
       config: {
         credentials: ['link'],
         doc: {
+          operationId: 'cancelLinkRequest',
           summary: 'Cancel a link request',
           parameters: [pathId('id', 'A link request id.')],
-          answers: { 204: { description: 'Cancelled.' } },
+          responses: { 204: { description: 'Cancelled.' } },
           errors: ['forbidden', 'not_found', 'link_not_pending', 'link_superseded'],
         },
       },
@@ -256,9 +283,10 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
         credentials: ['account', 'device'],
         accountWrite: 'account_changes',
         doc: {
+          operationId: 'approveLink',
           summary: "Approve a device's link code: it is registered to the approver's account",
-          body: { schema: 'LinkApprovalBody', required: true },
-          answers: { 201: { description: 'The device registered.', schema: 'LinkApproval' } },
+          body: { schema: linkApproval, required: true },
+          responses: { 201: { description: 'The device registered.', schema: linkApprovalResponse } },
           errors: [
             ...MANAGEMENT_WRITE,
             'not_found',

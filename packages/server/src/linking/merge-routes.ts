@@ -3,8 +3,9 @@ import * as z from 'zod';
 import { callerAccount, type RoutesOptions } from '../http/context.js';
 import { ACCOUNT_KEY_PATTERN } from '../http/hooks/auth.js';
 import { readBody } from '../http/management-body.js';
+import { MANAGEMENT_WRITE } from '../http/route-doc.js';
+import { idOf } from '../http/schema-parts.js';
 import { Refusal } from '../kernel/refusal.js';
-import { MANAGEMENT_WRITE } from '../kernel/route-doc.js';
 import { hashSecret } from '../kernel/secrets.js';
 import { accountEnded } from '../model/accounts.js';
 
@@ -12,6 +13,13 @@ export const accountMerge = z.strictObject({ account_key: z.string().max(64) });
 
 /** A group of merged accounts holds at most this many, the canonical one included. */
 const MERGE_GROUP_MAX = 5;
+
+const accountMergeResponse = z
+  .object({
+    canonical_account_id: idOf('acct'),
+    accounts: z.array(idOf('acct')).min(2).max(MERGE_GROUP_MAX),
+  })
+  .meta({ id: 'AccountMerge' });
 
 /** `POST /v1/account/merge`: one person's accounts made one (model/merge.ts decides what moves). */
 export async function mergeRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
@@ -26,9 +34,10 @@ export async function mergeRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
         credentials: ['account'],
         accountWrite: 'account_changes',
         doc: {
+          operationId: 'mergeAccount',
           summary: "Merge another account (by its key) into the caller's, which survives",
-          body: { schema: 'AccountMergeBody', required: true },
-          answers: { 200: { description: 'The group the merge made.', schema: 'AccountMerge' } },
+          body: { schema: accountMerge, required: true },
+          responses: { 200: { description: 'The group the merge made.', schema: accountMergeResponse } },
           errors: [...MANAGEMENT_WRITE, 'merge_group_full', 'limit_reached'],
         },
       },

@@ -5,9 +5,9 @@ import { type Caller, freshness, type RoutesOptions } from '../http/context.js';
 import { readBody, textField } from '../http/management-body.js';
 import { addressFromBody, namesAddress, registrationMembers } from '../http/push-address.js';
 import { deviceKeyRevoked, devicesLimitReached } from '../http/refusals.js';
-import { deviceView } from '../http/views.js';
+import { MANAGEMENT_WRITE } from '../http/route-doc.js';
+import { deviceSchema, deviceView } from '../http/views.js';
 import { Refusal } from '../kernel/refusal.js';
-import { MANAGEMENT_WRITE } from '../kernel/route-doc.js';
 
 /** What a linked app may change of its own device: its name, `auto`, and where its pushes go. */
 export const ownDeviceChange = (providers: readonly PushProvider[]) =>
@@ -25,6 +25,7 @@ function callerDevice(caller: Caller | undefined) {
 /** The routes of a linked app's device key, about the device itself: `/v1/device`. */
 export async function ownDeviceRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
   const change = ownDeviceChange(ctx.providers);
+  const device = deviceSchema(ctx.providers);
 
   // The app's own device as its account sees it: whether it is active (a push service may have
   // said its subscription is gone), its name, its transport.
@@ -34,8 +35,9 @@ export async function ownDeviceRoutes(app: FastifyInstance, { ctx }: RoutesOptio
       config: {
         credentials: ['device'],
         doc: {
+          operationId: 'getOwnDevice',
           summary: 'A linked device reads itself: whether it is active, its name, its transport',
-          answers: { 200: { description: 'The device.', schema: 'Device' } },
+          responses: { 200: { description: 'The device.', schema: device } },
           errors: ['forbidden'],
         },
       },
@@ -50,10 +52,11 @@ export async function ownDeviceRoutes(app: FastifyInstance, { ctx }: RoutesOptio
         credentials: ['device'],
         accountWrite: 'account_changes',
         doc: {
+          operationId: 'updateOwnDevice',
           summary:
             'A linked device renames itself, or registers a new push address, which makes it active again within the devices limit',
-          body: { schema: 'OwnDeviceChangeBody' },
-          answers: { 200: { description: 'The device.', schema: 'Device' } },
+          body: { schema: change },
+          responses: { 200: { description: 'The device.', schema: device } },
           errors: [...MANAGEMENT_WRITE, 'device_exists', 'limit_reached'],
         },
       },
@@ -94,8 +97,9 @@ export async function ownDeviceRoutes(app: FastifyInstance, { ctx }: RoutesOptio
         credentials: ['device'],
         accountWrite: 'account_changes',
         doc: {
+          operationId: 'removeOwnDevice',
           summary: 'A linked device leaves its account: removed, its key revoked',
-          answers: { 204: { description: 'Removed.' } },
+          responses: { 204: { description: 'Removed.' } },
           errors: ['forbidden', 'rate_limited'],
         },
       },

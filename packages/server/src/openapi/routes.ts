@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { PushProvider } from '../delivery/provider.js';
 import { type DocumentedRoute, openApiDocument } from './document.js';
 
 /**
@@ -27,7 +26,7 @@ export function collectDocumentedRoutes(app: FastifyInstance): readonly Document
 /** `GET /openapi.json`: the interface as OpenAPI 3.1, for anyone (it holds no secret). */
 export async function openApiRoutes(
   app: FastifyInstance,
-  { routes, providers }: { routes: readonly DocumentedRoute[]; providers: readonly PushProvider[] },
+  { routes }: { routes: readonly DocumentedRoute[] },
 ): Promise<void> {
   // Made on the first request, when every route is registered, and kept.
   let document: string | undefined;
@@ -37,13 +36,14 @@ export async function openApiRoutes(
       config: {
         credentials: 'none',
         doc: {
+          operationId: 'getOpenApiDocument',
           summary: 'This document',
-          answers: { 200: { description: 'The OpenAPI 3.1 document of this interface.' } },
+          responses: { 200: { description: 'The OpenAPI 3.1 document of this interface.' } },
         },
       },
     },
     async (_request, reply) => {
-      document ??= JSON.stringify(openApiDocument(routes, providers));
+      document ??= JSON.stringify(openApiDocument(routes));
       reply.header('content-type', 'application/json; charset=utf-8');
       reply.header('cache-control', 'public, max-age=3600');
       return document;

@@ -89,9 +89,11 @@ describe('a push provider defined only in the tests', () => {
       json: { name: 'Desk 3', platform: 'ios', push_token: pushToken(), recorder: { inbox: 'bob' } },
     });
     expectError(both, 400, 'invalid_field', 'recorder');
-    // The interface document names the member too.
-    const openapi = await server.request('GET', '/openapi.json');
-    expect(Object.keys(openapi.body.components.schemas.NewDeviceBody.properties)).toContain('recorder');
+    // The interface document names the member too, and the transport.
+    const { body: document } = await server.request('GET', '/openapi.json');
+    const registration = document.paths['/v1/devices'].post.requestBody.content['application/json'].schema;
+    expect(Object.keys(registration.properties)).toContain('recorder');
+    expect(document.components.schemas.Device.properties.transport.enum).toEqual(['web_push', 'recorder']);
   });
 
   it('delivers a send end to end: the destination carries its address and the unread count', async () => {

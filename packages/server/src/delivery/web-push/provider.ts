@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { Clock } from '../../kernel/clock.js';
 import type { PushProvider } from '../provider.js';
 import type { Resolver } from './address-guard.js';
@@ -7,6 +8,10 @@ import { webPushRegistration } from './registration.js';
 import { DEFAULT_WEB_PUSH_SUBJECT } from './settings.js';
 import { WebPushTransport } from './transport.js';
 import { type KeyKeeper, VapidKeySource } from './vapid.js';
+
+const keyResponse = z
+  .object({ public_key: z.string().meta({ pattern: '^[A-Za-z0-9_-]{87}$' }) })
+  .meta({ id: 'WebPushKey' });
 
 /**
  * Web Push as a provider: devices register a browser's subscription (`web_push`); pushes are
@@ -39,11 +44,12 @@ export function webPushProvider(options: {
           config: {
             credentials: 'none',
             doc: {
+              operationId: 'getWebPushKey',
               summary: 'The VAPID application server key a browser subscribes to Web Push with',
-              answers: {
+              responses: {
                 200: {
                   description: 'The key, base64url (65 bytes, uncompressed P-256).',
-                  schema: 'WebPushKey',
+                  schema: keyResponse,
                 },
               },
             },

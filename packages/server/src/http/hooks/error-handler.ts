@@ -1,13 +1,65 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { ERROR_CODES, type ErrorCode } from '@foxbell/sdk/contract';
 import { MESSAGES } from '@foxbell/sdk/server-contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import * as z from 'zod';
 import type { IdSource } from '../../kernel/ids.js';
 import { errorBody, Refusal } from '../../kernel/refusal.js';
 import { AccountEndedError } from '../../model/accounts.js';
 import { isStorageUnavailable } from '../../store/storage-errors.js';
+import { idOf } from '../schema-parts.js';
 import { endedAccountRefusal } from './auth.js';
 import { tooLarge } from './request-size.js';
+
+const count = z.int().min(0);
+
+/**
+ * The spec's error body, for the document. Error responses are written as they are (with
+ * JSON.stringify, not by this schema), so that every member of `details` arrives, those named here
+ * and any other.
+ */
+export const errorSchema = z
+  .object({
+    error: z.object({
+      code: z.enum(Object.keys(ERROR_CODES) as ErrorCode[]).meta({ description: 'Stable: match on it.' }),
+      message: z.string().meta({ description: 'For a person; may change.' }),
+      field: z
+        .string()
+        .optional()
+        .meta({ description: 'The field, header or parameter at fault, where one is.' }),
+      details: z
+        .looseObject({
+          limit: z.union([z.int(), z.string()]).optional().meta({
+            description:
+              'What was exceeded: a number (the request size, a rate, the monthly quota), or what is limited (devices, tokens, link_approvals).',
+          }),
+          max: count.optional().meta({ description: 'How many the limit allows.' }),
+          scope: z.string().optional().meta({ description: 'What a rate limit counts (token, account, …).' }),
+          size: count.optional().meta({ description: "The request's size in bytes, when known." }),
+          generation: z.int().optional().meta({ description: "The account key's current generation." }),
+          canonical_account_id: idOf('acct')
+            .optional()
+            .meta({ description: 'The account this one was merged into.' }),
+          reason: z.string().optional().meta({ description: 'Why source.device_key was refused.' }),
+          token_count: count.optional(),
+          other_devices: count.optional(),
+          allowed: z.array(z.string()).optional().meta({ description: "The token's scenes." }),
+          sources: z
+            .array(z.string())
+            .optional()
+            .meta({ description: 'The two places a field came from with different values.' }),
+          fields: z
+            .array(z.string())
+            .optional()
+            .meta({ description: 'The names message was given under with different values.' }),
+        })
+        .optional()
+        .meta({ description: 'More, for some codes; other members may come.' }),
+    }),
+    request_id: idOf('req'),
+  })
+  .meta({ id: 'Error' });
 
 /** Fastify's own refusals, in the interface's words. */
 function fromFastify(error: FastifyError): Refusal | undefined {

@@ -1,13 +1,24 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { Refusal } from '../../kernel/refusal.js';
-import { BODY_ERRORS, MANAGEMENT_WRITE } from '../../kernel/route-doc.js';
 import { hashSecret } from '../../kernel/secrets.js';
 import { callerAccount, type RoutesOptions } from '../context.js';
 import { readBody, textField } from '../management-body.js';
+import { BODY_ERRORS, MANAGEMENT_WRITE } from '../route-doc.js';
+import { idOf } from '../schema-parts.js';
 
 export const newAccount = z.strictObject({ name: textField(1, 250).optional() });
 export const keyRotation = z.strictObject({ generation: z.int().min(1).optional() });
+
+const keyGeneration = z
+  .int()
+  .meta({ description: 'Counts rotations: a rotation names the one it replaces.' });
+const newAccountResponse = z
+  .object({ id: idOf('acct'), key: z.string(), generation: keyGeneration })
+  .meta({ id: 'NewAccount' });
+const rotatedKeyResponse = z
+  .object({ key: z.string(), generation: keyGeneration })
+  .meta({ id: 'RotatedKey' });
 
 export async function accountRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
   app.post(
@@ -16,10 +27,11 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: RoutesOptions
       config: {
         credentials: ['admin'],
         doc: {
+          operationId: 'createAccount',
           summary: 'Make an account',
-          body: { schema: 'NewAccountBody' },
-          answers: {
-            201: { description: 'The account and its key, shown this once.', schema: 'NewAccount' },
+          body: { schema: newAccount },
+          responses: {
+            201: { description: 'The account and its key, shown this once.', schema: newAccountResponse },
           },
           errors: [...BODY_ERRORS, 'forbidden', 'unsupported_media_type'],
         },
@@ -49,12 +61,13 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: RoutesOptions
         credentials: ['account'],
         accountWrite: 'account_changes',
         doc: {
+          operationId: 'rotateAccountKey',
           summary: "Rotate the account's key",
-          body: { schema: 'KeyRotationBody' },
-          answers: {
+          body: { schema: keyRotation },
+          responses: {
             201: {
               description: 'The new key; the old one then gives 401 key_rotated.',
-              schema: 'RotatedKey',
+              schema: rotatedKeyResponse,
             },
           },
           errors: [...MANAGEMENT_WRITE, 'rotation_conflict'],
@@ -87,8 +100,9 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: RoutesOptions
         credentials: ['account'],
         accountWrite: 'account_changes',
         doc: {
+          operationId: 'deleteAccount',
           summary: 'Delete the account',
-          answers: { 204: { description: 'Deleted; its key and tokens then give 401 account_deleted.' } },
+          responses: { 204: { description: 'Deleted; its key and tokens then give 401 account_deleted.' } },
           errors: ['forbidden', 'rate_limited'],
         },
       },

@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { BODY_ERRORS } from '../../kernel/route-doc.js';
 import type { RoutesOptions } from '../context.js';
 import { readBody } from '../management-body.js';
+import { BODY_ERRORS } from '../route-doc.js';
 
 export const pauseBody = z.strictObject({
   paused: z.boolean(),
   retry_after: z.int().min(1).max(3600).default(30),
 });
+
+const pauseResponse = z.object({ paused: z.boolean(), retry_after: z.int() }).meta({ id: 'Pause' });
 
 export async function adminRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
   app.post(
@@ -16,9 +18,10 @@ export async function adminRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
       config: {
         credentials: ['admin'],
         doc: {
+          operationId: 'setPause',
           summary: 'Pause or resume every send',
-          body: { schema: 'PauseBody', required: true },
-          answers: { 200: { description: 'The pause in force.', schema: 'Pause' } },
+          body: { schema: pauseBody, required: true },
+          responses: { 200: { description: 'The pause in force.', schema: pauseResponse } },
           errors: [...BODY_ERRORS, 'forbidden', 'unsupported_media_type'],
         },
       },

@@ -3,13 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import type { PushProvider } from '../../delivery/provider.js';
 import { Refusal } from '../../kernel/refusal.js';
-import { MANAGEMENT_WRITE, pathId } from '../../kernel/route-doc.js';
 import { callerAccount, freshness, type RoutesOptions } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
 import { addressFromBody, registrationMembers } from '../push-address.js';
 import { devicesLimitReached } from '../refusals.js';
-import { deviceView } from '../views.js';
+import { MANAGEMENT_WRITE, pathId } from '../route-doc.js';
+import { deviceSchema, deviceView } from '../views.js';
 
 /** A device name is what a send's `target` names, so it follows the same rule: 1-64 bytes of text. */
 const deviceName = textField(1, 64);
@@ -25,19 +25,27 @@ export const newDevice = (providers: readonly PushProvider[]) =>
 
 export const deviceChange = z.strictObject({ name: deviceName.optional(), in_auto: z.boolean().optional() });
 
+/** What a send token may read of its account's devices: their names and platforms. */
+const deviceNamesResponse = z
+  .object({ devices: z.array(z.object({ name: z.string(), platform: z.enum(PLATFORMS) })) })
+  .meta({ id: 'DeviceNames' });
+
 export async function deviceRoutes(app: FastifyInstance, { ctx }: RoutesOptions): Promise<void> {
   const registration = newDevice(ctx.providers);
+  const device = deviceSchema(ctx.providers);
+  const devices = z.object({ devices: z.array(device) }).meta({ id: 'Devices' });
   app.get(
     '/v1/devices',
     {
       config: {
         credentials: ['send', 'account'],
         doc: {
+          operationId: 'listDevices',
           summary: "The account's devices (a send token sees active devices' names and platforms)",
-          answers: {
+          responses: {
             200: {
               description: 'With a send token: DeviceNames. With an account key: Devices.',
-              schema: 'DevicesAnswer',
+              schema: z.union([deviceNamesResponse, devices]).meta({ id: 'DevicesAnswer' }),
             },
           },
           errors: ['forbidden'],
@@ -68,9 +76,10 @@ export async function deviceRoutes(app: FastifyInstance, { ctx }: RoutesOptions)
         credentials: ['account'],
         accountWrite: 'account_changes',
         doc: {
+          operationId: 'registerDevice',
           summary: 'Register a device',
-          body: { schema: 'NewDeviceBody', required: true },
-          answers: { 201: { description: 'The device.', schema: 'Device' } },
+          body: { schema: registration, required: true },
+          responses: { 201: { description: 'The device.', schema: device } },
           errors: [...MANAGEMENT_WRITE, 'limit_reached', 'device_exists'],
         },
       },
@@ -106,10 +115,11 @@ export async function deviceRoutes(app: FastifyInstance, { ctx }: RoutesOptions)
         credentials: ['account'],
         accountWrite: 'account_changes',
         doc: {
+          operationId: 'updateDevice',
           summary: 'Rename a device, or take it into or out of auto',
           parameters: [pathId('id', 'A device id.')],
-          body: { schema: 'DeviceChangeBody' },
-          answers: { 200: { description: 'The device.', schema: 'Device' } },
+          body: { schema: deviceChange },
+          responses: { 200: { description: 'The device.', schema: device } },
           errors: [...MANAGEMENT_WRITE, 'not_found'],
         },
       },
@@ -134,9 +144,10 @@ export async function deviceRoutes(app: FastifyInstance, { ctx }: RoutesOptions)
         credentials: ['account'],
         accountWrite: 'account_changes',
         doc: {
+          operationId: 'removeDevice',
           summary: 'Remove a device',
           parameters: [pathId('id', 'A device id.')],
-          answers: { 204: { description: 'Removed; its pending destinations are skipped.' } },
+          responses: { 204: { description: 'Removed; its pending destinations are skipped.' } },
           errors: ['forbidden', 'not_found', 'rate_limited'],
         },
       },

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import * as z from 'zod';
 import type { Store } from '../../store/store.js';
 
 /** What the process knows of itself that readiness reports. */
@@ -10,8 +11,27 @@ export interface HealthDeps {
    * `refused` (its push service refuses the credential now; its pushes wait) or `simulator` (a
    * stand-in: no real device gets its pushes).
    */
-  push?: () => Record<string, 'ok' | 'refused' | 'simulator'>;
+  push?: () => Record<string, (typeof PUSH_STATES)[number]>;
 }
+
+const PUSH_STATES = ['ok', 'refused', 'simulator'] as const;
+
+const healthResponse = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+const readinessResponse = z
+  .object({
+    status: z.enum(['ok', 'unavailable']),
+    checks: z.object({
+      database: z.enum(['ok', 'migrations_pending', 'unreachable']),
+      writes: z.enum(['ok', 'read_only', 'unknown']),
+      shutdown: z.enum(['ok', 'stopping']),
+    }),
+    sends: z.enum(['open', 'paused', 'unknown']),
+    push: z.record(z.string(), z.enum(PUSH_STATES)).optional().meta({
+      description:
+        'A process that delivers: each push provider by its id: ok; refused (its push service refuses the credential now, its pushes wait); simulator (a stand-in takes its pushes: no real device gets them).',
+    }),
+  })
+  .meta({ id: 'Readiness' });
 
 /**
  * `GET /healthz`: the process serves requests. `GET /readyz`: it can do its work: the database
@@ -30,8 +50,9 @@ export async function healthRoutes(
       config: {
         credentials: 'none',
         doc: {
+          operationId: 'getHealth',
           summary: 'Liveness: the process serves requests',
-          answers: { 200: { description: 'Alive.', schema: 'Health' } },
+          responses: { 200: { description: 'Alive.', schema: healthResponse } },
         },
       },
     },
@@ -44,10 +65,11 @@ export async function healthRoutes(
       config: {
         credentials: 'none',
         doc: {
+          operationId: 'getReadiness',
           summary: 'Readiness: the database answers with its migrations applied, and no stop has begun',
-          answers: {
-            200: { description: 'Ready.', schema: 'Readiness' },
-            503: { description: 'Not ready.', schema: 'Readiness' },
+          responses: {
+            200: { description: 'Ready.', schema: readinessResponse },
+            503: { description: 'Not ready.', schema: readinessResponse },
           },
         },
       },

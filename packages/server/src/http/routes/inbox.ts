@@ -1,9 +1,14 @@
 import type { FastifyInstance } from 'fastify';
+import * as z from 'zod';
 import { isIdShaped } from '../../kernel/ids.js';
 import { Refusal } from '../../kernel/refusal.js';
 import { NOTIFICATION_RETENTION_MS } from '../../kernel/retention.js';
 import { accountOrDevice, type RoutesOptions } from '../context.js';
-import { inboxItemView } from '../views.js';
+import { inboxItemSchema, inboxItemView } from '../views.js';
+
+const inboxResponse = z
+  .object({ items: z.array(inboxItemSchema), next_cursor: z.string().nullable() })
+  .meta({ id: 'Inbox' });
 
 interface Cursor {
   /** The account the feed belongs to. */
@@ -41,6 +46,7 @@ export async function inboxRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
       config: {
         credentials: ['account', 'device'],
         doc: {
+          operationId: 'readInbox',
           summary: "What the account's devices were sent, newest first",
           parameters: [
             { name: 'cursor', in: 'query', schema: { type: 'string' } },
@@ -50,7 +56,7 @@ export async function inboxRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
               schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
             },
           ],
-          answers: { 200: { description: 'A page of the inbox.', schema: 'Inbox' } },
+          responses: { 200: { description: 'A page of the inbox.', schema: inboxResponse } },
           errors: ['invalid_field', 'forbidden', 'cursor_expired'],
         },
       },

@@ -3,11 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { isIdShaped } from '../../kernel/ids.js';
 import { Refusal } from '../../kernel/refusal.js';
-import { BODY_ERRORS, pathId } from '../../kernel/route-doc.js';
 import { accountOrDevice, type RoutesOptions } from '../context.js';
 import { readBody } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
-import { statusRecordView } from '../views.js';
+import { BODY_ERRORS, pathId } from '../route-doc.js';
+import { statusRecordSchema, statusRecordView } from '../views.js';
 
 export const eventBody = z.strictObject({
   device_id: z.string().refine((id) => isIdShaped('dev', id), 'is not a device id'),
@@ -26,9 +26,10 @@ export async function notificationRoutes(app: FastifyInstance, { ctx }: RoutesOp
       config: {
         credentials: ['send', 'account'],
         doc: {
+          operationId: 'getNotificationStatus',
           summary: "A notification's status record",
           parameters: [pathId('id', 'A notification id.')],
-          answers: { 200: { description: 'The status record.', schema: 'StatusRecord' } },
+          responses: { 200: { description: 'The status record.', schema: statusRecordSchema } },
           errors: ['forbidden', 'not_found'],
         },
       },
@@ -55,10 +56,11 @@ export async function notificationRoutes(app: FastifyInstance, { ctx }: RoutesOp
         credentials: ['account', 'device'],
         accountWrite: 'account_events',
         doc: {
+          operationId: 'reportNotificationEvent',
           summary: 'Report that a person opened or cleared a notification on a device',
           parameters: [pathId('id', 'A notification id.')],
-          body: { schema: 'EventBody', required: true },
-          answers: { 204: { description: 'Recorded.' } },
+          body: { schema: eventBody, required: true },
+          responses: { 204: { description: 'Recorded.' } },
           errors: [...BODY_ERRORS, 'forbidden', 'not_found', 'unsupported_media_type'],
         },
       },

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { type ErrorCode, IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
 import { type Checked, MESSAGES } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import * as z from 'zod';
 import { Refusal } from '../../kernel/refusal.js';
-import { IDEMPOTENCY_KEY, pathId, type RouteDoc } from '../../kernel/route-doc.js';
 import type { SendToken } from '../../model/tokens.js';
+import { sendBody } from '../../send/field-schemas.js';
 import { parseJsonObject } from '../../send/json-body.js';
 import { notificationFromRequest, type PreparedNotification } from '../../send/prepare.js';
 import type { SendSources } from '../../send/sources.js';
@@ -13,6 +14,8 @@ import { decodeUtf8 } from '../../send/utf8.js';
 import type { AppContext, Caller, RawBody, RoutesOptions } from '../context.js';
 import { registerRateLimitHeaders } from '../hooks/rate-limit-headers.js';
 import { registerSendMetrics } from '../hooks/send-metrics.js';
+import { IDEMPOTENCY_KEY, pathId, type RouteDoc } from '../route-doc.js';
+import { idOf } from '../schema-parts.js';
 
 function bodyText(bytes: Uint8Array): Checked<string> {
   const text = decodeUtf8(bytes);
@@ -139,17 +142,22 @@ const SEND_ERRORS: ErrorCode[] = [
   'service_unavailable',
 ];
 
-const SEND_ANSWERS: RouteDoc['answers'] = {
+const sendResponse = z
+  .object({ id: idOf('ntf'), status: z.literal('accepted'), request_id: idOf('req') })
+  .meta({ id: 'SendResponse' });
+
+const SEND_RESPONSES: RouteDoc['responses'] = {
   202: {
     description: 'Stored durably and queued for delivery.',
-    schema: 'SendResponse',
+    schema: sendResponse,
     headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Idempotent-Replayed'],
   },
 };
 
 /** `/v1/send/{token}` by GET or POST: the same but for POST's bodies. */
-function urlTokenDoc(body?: RouteDoc['body']): RouteDoc {
+function urlTokenDoc(operationId: string, body?: RouteDoc['body']): RouteDoc {
   return {
+    operationId,
     summary: 'Send with the token in the URL, from the query, a form, plain text, JSON and X-Title/X-Level',
     parameters: [
       pathId('token', 'A send token.'),
@@ -166,7 +174,7 @@ function urlTokenDoc(body?: RouteDoc['body']): RouteDoc {
       },
     ],
     ...(body ? { body } : {}),
-    answers: SEND_ANSWERS,
+    responses: SEND_RESPONSES,
     errors: SEND_ERRORS,
   };
 }
@@ -180,10 +188,11 @@ export async function sendRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
       config: {
         credentials: ['send'],
         doc: {
+          operationId: 'sendNotification',
           summary: 'Send a notification',
-          body: { schema: 'SendFields', required: true },
+          body: { schema: sendBody, required: true },
           parameters: [{ name: 'Idempotency-Key', in: 'header', schema: IDEMPOTENCY_KEY }],
-          answers: SEND_ANSWERS,
+          responses: SEND_RESPONSES,
           errors: SEND_ERRORS,
         },
       },
@@ -219,7 +228,7 @@ export async function sendRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
   // No HEAD beside this GET, which sends: link previewers probe URLs with HEAD.
   app.get(
     '/v1/send/:token',
-    { exposeHeadRoute: false, config: { ...config, doc: urlTokenDoc() } },
+    { exposeHeadRoute: false, config: { ...config, doc: urlTokenDoc('sendWithUrlToken') } },
     withTokenInPath,
   );
   app.post(
@@ -227,8 +236,8 @@ export async function sendRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
     {
       config: {
         ...config,
-        doc: urlTokenDoc({
-          schema: 'SendFields',
+        doc: urlTokenDoc('sendWithUrlTokenAndBody', {
+          schema: sendBody,
           contentTypes: {
             'application/x-www-form-urlencoded': { type: 'object' },
             'text/plain': { type: 'string', description: 'The message, exactly.' },

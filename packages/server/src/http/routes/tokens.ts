@@ -3,12 +3,14 @@ import { parseTimestamp } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { Refusal } from '../../kernel/refusal.js';
-import { MANAGEMENT_WRITE, pathId } from '../../kernel/route-doc.js';
 import { hashSecret } from '../../kernel/secrets.js';
 import { callerAccount, type RoutesOptions } from '../context.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
-import { tokenView } from '../views.js';
+import { MANAGEMENT_WRITE, pathId } from '../route-doc.js';
+import { newTokenSchema, tokenSchema, tokenView } from '../views.js';
+
+const tokensResponse = z.object({ tokens: z.array(tokenSchema) }).meta({ id: 'Tokens' });
 
 export const newToken = z.strictObject({
   name: textField(1, 64).default('Sender'),
@@ -40,10 +42,11 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
         credentials: ['account'],
         accountWrite: 'account_changes',
         doc: {
+          operationId: 'createToken',
           summary: 'Make a send token',
-          body: { schema: 'NewTokenBody' },
-          answers: {
-            201: { description: 'The token, with its secret shown this once.', schema: 'NewToken' },
+          body: { schema: newToken },
+          responses: {
+            201: { description: 'The token, with its secret shown this once.', schema: newTokenSchema },
           },
           errors: [...MANAGEMENT_WRITE, 'limit_reached'],
         },
@@ -94,9 +97,10 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
       config: {
         credentials: ['account'],
         doc: {
+          operationId: 'listTokens',
           summary: "The account's send tokens, without secrets",
-          answers: {
-            200: { description: 'Live tokens and the newest 50 revoked or expired.', schema: 'Tokens' },
+          responses: {
+            200: { description: 'Live tokens and the newest 50 revoked or expired.', schema: tokensResponse },
           },
           errors: ['forbidden'],
         },
@@ -115,9 +119,10 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
         credentials: ['account'],
         accountWrite: 'account_changes',
         doc: {
+          operationId: 'revokeToken',
           summary: 'Revoke a send token',
           parameters: [pathId('id', 'A token id.')],
-          answers: { 204: { description: 'Revoked.' } },
+          responses: { 204: { description: 'Revoked.' } },
           errors: ['forbidden', 'not_found', 'rate_limited'],
         },
       },
