@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { inactiveInWords, seenInWords } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { APNS } from '../delivery/apns/entry.js';
 import { buildPayload } from '../delivery/apns/push-request.js';
-import { APNS } from '../delivery/apns/registration.js';
 import { pathIdOf } from '../http/path-ids.js';
 import { type DeviceViewing, deviceView } from '../http/views.js';
 import { isoTime } from '../kernel/clock.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DEV_DEVICES } from '@foxbell/sdk/server-contract';
-import { APNS } from '../delivery/apns/registration.js';
+import { APNS } from '../delivery/apns/entry.js';
 import type { Clock } from '../kernel/clock.js';
 import type { IdSource } from '../kernel/ids.js';
 import { hashSecret } from '../kernel/secrets.js';

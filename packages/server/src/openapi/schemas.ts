@@ -35,6 +35,7 @@ import type { JsonSchema } from '../kernel/route-doc.js';
 import { linkApproval, newLinkRequest } from '../linking/link-routes.js';
 import { accountMerge } from '../linking/merge-routes.js';
 import { ownDeviceChange } from '../linking/own-device-routes.js';
+import { transportDescription, transportsShown } from './transports.js';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 takes it). */
 
@@ -140,37 +141,35 @@ const object = (properties: Record<string, JsonSchema>, optional: string[] = [])
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const orNull = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
-const device = object(
-  {
-    id: id('dev'),
-    name: { type: 'string' },
-    platform: { enum: [...PLATFORMS] },
-    device_id: { type: 'string', description: "A device that linked itself: the app's own id for itself." },
-    transport: {
-      enum: ['web_push'],
-      description: 'A device reached by Web Push (a web app); absent for APNs.',
+const device = (providers: readonly PushProvider[]) =>
+  object(
+    {
+      id: id('dev'),
+      name: { type: 'string' },
+      platform: { enum: [...PLATFORMS] },
+      device_id: { type: 'string', description: "A device that linked itself: the app's own id for itself." },
+      transport: { enum: transportsShown(providers), description: transportDescription(providers) },
+      in_auto: { type: 'boolean' },
+      active: { type: 'boolean' },
+      inactive_reason: {
+        enum: [...INACTIVE_REASONS],
+        description:
+          'Only while active is false: its push service said its address is gone (subscription_gone, unregistered), a person removed it (removed), or another account registered it (moved). Absent where the server cannot tell (a device made inactive before it kept this).',
+      },
+      created_at: timestamp,
+      last_seen_at: {
+        ...orNull(timestamp),
+        description:
+          'When its device key was last used (to the minute); null for a device with no key, or unused.',
+      },
+      stale: {
+        type: 'boolean',
+        description:
+          "A Web Push device not seen for the server's --device-stale-days (30 by default): its subscription may be gone without a word.",
+      },
     },
-    in_auto: { type: 'boolean' },
-    active: { type: 'boolean' },
-    inactive_reason: {
-      enum: [...INACTIVE_REASONS],
-      description:
-        'Only while active is false: its push service said its address is gone (subscription_gone, unregistered), a person removed it (removed), or another account registered it (moved). Absent where the server cannot tell (a device made inactive before it kept this).',
-    },
-    created_at: timestamp,
-    last_seen_at: {
-      ...orNull(timestamp),
-      description:
-        'When its device key was last used (to the minute); null for a device with no key, or unused.',
-    },
-    stale: {
-      type: 'boolean',
-      description:
-        "A Web Push device not seen for the server's --device-stale-days (30 by default): its subscription may be gone without a word.",
-    },
-  },
-  ['device_id', 'transport', 'inactive_reason'],
-);
+    ['device_id', 'transport', 'inactive_reason'],
+  );
 
 const tokenOptions = {
   id: id('tok'),
@@ -269,7 +268,7 @@ export function schemasFor(providers: readonly PushProvider[]): Record<string, J
         items: object({ name: { type: 'string' }, platform: { enum: [...PLATFORMS] } }),
       },
     }),
-    Device: device,
+    Device: device(providers),
     WebPushKey: object({ public_key: { type: 'string', pattern: '^[A-Za-z0-9_-]{87}$' } }),
     Devices: object({ devices: { type: 'array', items: ref('Device') } }),
     Token: object(tokenOptions),

@@ -1,12 +1,12 @@
 import type { Clock } from '../../kernel/clock.js';
-import type { PushProvider } from '../provider.js';
+import type { KeyKeeper, ProviderMaker, PushProvider } from '../provider.js';
 import type { Resolver } from './address-guard.js';
+import { webPush } from './entry.js';
 import type { PushHosts } from './hosts.js';
-import { WEB_PUSH } from './keys.js';
 import { webPushRegistration } from './registration.js';
-import { DEFAULT_WEB_PUSH_SUBJECT } from './settings.js';
+import { DEFAULT_WEB_PUSH_SUBJECT, type WebPushConfig } from './settings.js';
 import { WebPushTransport } from './transport.js';
-import { type KeyKeeper, VapidKeySource } from './vapid.js';
+import { VapidKeySource } from './vapid.js';
 
 /**
  * Web Push as a provider: devices register a browser's subscription (`web_push`); pushes are
@@ -27,7 +27,8 @@ export function webPushProvider(options: {
 }): PushProvider {
   const vapid = new VapidKeySource(options.keeper);
   return {
-    id: WEB_PUSH,
+    id: webPush.id,
+    title: webPush.title,
     registration: webPushRegistration(options.hosts),
     countsUnread: true,
     goesQuiet: true,
@@ -72,3 +73,9 @@ export function webPushProvider(options: {
     },
   };
 }
+
+/** Web Push made from its settings, with its key pair kept where the process keeps keys. */
+export const webPushMaker: ProviderMaker<WebPushConfig> = {
+  make: (config, { clock, keeper }) =>
+    webPushProvider({ subject: config.subject, hosts: config.hosts, ca: config.ca, keeper, clock }),
+};

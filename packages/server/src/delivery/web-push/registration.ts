@@ -2,8 +2,8 @@ import { createECDH } from 'node:crypto';
 import * as z from 'zod';
 import type { PushAddress } from '../../model/devices.js';
 import type { Registration } from '../provider.js';
+import { WEB_PUSH } from './entry.js';
 import type { PushHosts } from './hosts.js';
-import { WEB_PUSH } from './keys.js';
 
 /** C0 controls, DEL and C1 controls. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
