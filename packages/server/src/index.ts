@@ -21,6 +21,8 @@ export type {
 export {
   defaultProviderConfigs,
   describedProviders,
+  loadProviders,
+  type MakingContext,
   makeProviders,
   PROVIDERS,
   type ProviderConfigs,
