@@ -56,7 +56,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   openapi: ['kernel', 'model', 'http', 'linking', 'delivery/provider.ts'],
   // The APNs simulator, and APNs's stand-in inside a process.
   simulator: ['kernel', 'model', 'config', 'delivery/provider.ts', 'delivery/apns'],
-  dev: ['kernel', 'model', 'config', 'store', 'http', 'simulator', 'delivery/apns'],
+  dev: ['kernel', 'model', 'config', 'store', 'http', 'simulator'],
   'app.ts': [
     'kernel',
     'model',

@@ -257,7 +257,7 @@ const OWN_SETTINGS = {
     min: 1,
     max: 3650,
     default: DEFAULT_LIMITS.deviceStaleMs / 86_400_000,
-    help: 'days a Web Push device may go unseen (its app not opened) before it is listed as stale',
+    help: 'days a device may go unseen (its app not opened) before it is listed as stale, where its push service may drop it without a word',
   },
   logLevel: {
     flag: 'log-level',
@@ -345,7 +345,7 @@ const OWN_SETTINGS = {
     argument: 'URL',
     type: 'text',
     check: publicUrlProblem,
-    help: "this server's address as people reach it (https://push.example.com): the web app's notifications open its pages there (Declarative Web Push); unset, they open none",
+    help: "this server's address as people reach it (https://push.example.com): the web app's notifications open its pages there; unset, they open none",
   },
   metrics: {
     flag: 'metrics',

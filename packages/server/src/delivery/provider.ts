@@ -45,8 +45,8 @@ export interface Registration {
    * from, when it was; `previous` the device's address before a change of its own.
    */
   address(value: never, context: { appUrl: string | null; previous?: PushAddress | undefined }): PushAddress;
-  /** How a device's view names the provider (`transport: "web_push"`), when it does. */
-  readonly shownAs?: string;
+  /** How a device's view names the provider (`transport: "web_push"`), when it does: its entry's. */
+  readonly shownAs?: string | undefined;
 }
 
 /** An open transport, and what the process should say of it. */
@@ -103,6 +103,15 @@ export interface ProviderEntry<
   /** Stored with each device it reaches, a label of the metrics, and its folder's name under delivery/. */
   readonly id: string;
   readonly title: string;
+  /** The registration body's member a device names it by (`push_token`): its registration's `field`. */
+  readonly member: string;
+  /** How a device's view names it (`web_push`), when it does: its registration's `shownAs`. */
+  readonly shownAs?: string;
+  /**
+   * When the member is one text (APNs' device token): its placeholder and help, for the operator's
+   * `foxbell-server admin device add --<member>`.
+   */
+  readonly memberText?: { argument: string; help: string };
   readonly settings: Settings;
   /**
    * The group's values as the provider's config; what is wrong is added to `problems` (undefined

@@ -35,7 +35,12 @@ import type { JsonSchema } from '../kernel/route-doc.js';
 import { linkApproval, newLinkRequest } from '../linking/link-routes.js';
 import { accountMerge } from '../linking/merge-routes.js';
 import { ownDeviceChange } from '../linking/own-device-routes.js';
-import { transportDescription, transportsShown } from './transports.js';
+import {
+  pushStatesDescription,
+  staleDescription,
+  transportDescription,
+  transportsShown,
+} from './providers.js';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 takes it). */
 
@@ -164,8 +169,7 @@ const device = (providers: readonly PushProvider[]) =>
       },
       stale: {
         type: 'boolean',
-        description:
-          "A Web Push device not seen for the server's --device-stale-days (30 by default): its subscription may be gone without a word.",
+        description: staleDescription(providers),
       },
     },
     ['device_id', 'transport', 'inactive_reason'],
@@ -314,8 +318,7 @@ export function schemasFor(providers: readonly PushProvider[]): Record<string, J
         sends: { enum: ['open', 'paused', 'unknown'] },
         push: {
           type: 'object',
-          description:
-            'A process that delivers: each push provider by its id (apns, web-push): ok; refused (its push service refuses the credential now, its pushes wait); simulator (the built-in APNs simulator stands in: no real device gets them).',
+          description: pushStatesDescription(providers),
           additionalProperties: { enum: ['ok', 'refused', 'simulator'] },
         },
       },

@@ -5,17 +5,17 @@ import { type PushService, pushService } from '../../src/main/push-service.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { startDeliveryServer } from '../delivery-helpers.js';
 import { ADMIN_KEY, createToken, expectError, pushToken } from '../helpers.js';
-import { recorder } from './recorder/entry.js';
-import type { RecorderTransport } from './recorder/provider.js';
+import { testRecorder } from './test-recorder/entry.js';
+import type { TestRecorderTransport } from './test-recorder/provider.js';
 
 /**
  * What docs/architecture.md says adding a push provider takes, held by one that exists only in the
- * tests (./recorder/): its folder, and this one line in a registry. Its settings are read with the
+ * tests (./test-recorder/): its folder, and this one line in a registry. Its settings are read with the
  * server's, a process makes it and opens its transport, the metrics and the interface's document
  * name it, and nothing of routing, the worker, the routes or the stores knows it: a device
  * registers with it, a send reaches it, and its own refusal pauses only its own pushes.
  */
-const REGISTRY = { ...PROVIDERS, recorder };
+const REGISTRY = { ...PROVIDERS, testRecorder };
 
 /**
  * The real app and worker with REGISTRY's providers, each made from the settings `argv` and `env`
@@ -49,7 +49,7 @@ async function recorderServer(settings: { argv?: string[]; env?: NodeJS.ProcessE
   const account = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: { name: 'Rec' } });
   const key: string = account.body.key;
   const token = await createToken(server, key, { name: 'CI' });
-  const handed = (transports.recorder as RecorderTransport).handed;
+  const handed = (transports['test-recorder'] as TestRecorderTransport).handed;
   return { server, worker, key, token, handed, simulator: made.simulator };
 }
 
@@ -57,60 +57,60 @@ describe('a push provider defined only in the tests', () => {
   it("has its settings read with the server's: its flag, its variable, its default and its check", () => {
     const usage = usageFor(REGISTRY);
     expect(usage.replace(/\s+/g, ' ')).toContain(
-      '--recorder-answer WHAT what the recorder answers every push (FOXBELL_RECORDER_ANSWER, default accepted)',
+      '--test-recorder-answer WHAT what the test recorder answers every push (FOXBELL_TEST_RECORDER_ANSWER, default accepted)',
     );
     expect(readConfig([], {}, REGISTRY)).toMatchObject({
       ok: true,
-      config: { recorder: { answer: 'accepted' } },
+      config: { testRecorder: { answer: 'accepted' } },
     });
     expect(
       readConfig(
-        ['--recorder-answer', 'credential-refused'],
-        { FOXBELL_RECORDER_ANSWER: 'accepted' },
+        ['--test-recorder-answer', 'credential-refused'],
+        { FOXBELL_TEST_RECORDER_ANSWER: 'accepted' },
         REGISTRY,
       ),
-    ).toMatchObject({ ok: true, config: { recorder: { answer: 'credential-refused' } } });
-    expect(readConfig([], { FOXBELL_RECORDER_ANSWER: 'maybe' }, REGISTRY)).toEqual({
+    ).toMatchObject({ ok: true, config: { testRecorder: { answer: 'credential-refused' } } });
+    expect(readConfig([], { FOXBELL_TEST_RECORDER_ANSWER: 'maybe' }, REGISTRY)).toEqual({
       ok: false,
       problems: [
-        '--recorder-answer (FOXBELL_RECORDER_ANSWER) must be one of accepted, credential-refused, not "maybe"',
+        '--test-recorder-answer (FOXBELL_TEST_RECORDER_ANSWER) must be one of accepted, credential-refused, not "maybe"',
       ],
     });
     // The product's server knows nothing of it.
-    expect(readConfig(['--recorder-answer', 'accepted'], {})).toMatchObject({ ok: false });
+    expect(readConfig(['--test-recorder-answer', 'accepted'], {})).toMatchObject({ ok: false });
   });
 
   it('registers a device by its own member, and is shown by its own name, in the document too', async () => {
     const { server, key } = await recorderServer();
     const made = await server.request('POST', '/v1/devices', {
       token: key,
-      json: { name: 'Desk', platform: 'ios', recorder: { inbox: 'alice' } },
+      json: { name: 'Desk', platform: 'ios', test_recorder: { inbox: 'alice' } },
     });
     expect(made.status, made.text).toBe(201);
-    expect(made.body).toMatchObject({ name: 'Desk', transport: 'recorder', active: true, stale: false });
+    expect(made.body).toMatchObject({ name: 'Desk', transport: 'test_recorder', active: true, stale: false });
     // Its rule is its own, and the member is named in the refusal.
     const bad = await server.request('POST', '/v1/devices', {
       token: key,
-      json: { name: 'Desk 2', platform: 'ios', recorder: { inbox: 'Alice!' } },
+      json: { name: 'Desk 2', platform: 'ios', test_recorder: { inbox: 'Alice!' } },
     });
-    expectError(bad, 400, 'invalid_field', 'recorder.inbox');
+    expectError(bad, 400, 'invalid_field', 'test_recorder.inbox');
     // A device is reached one way.
     const both = await server.request('POST', '/v1/devices', {
       token: key,
-      json: { name: 'Desk 3', platform: 'ios', push_token: pushToken(), recorder: { inbox: 'bob' } },
+      json: { name: 'Desk 3', platform: 'ios', push_token: pushToken(), test_recorder: { inbox: 'bob' } },
     });
-    expectError(both, 400, 'invalid_field', 'recorder');
+    expectError(both, 400, 'invalid_field', 'test_recorder');
     // The interface document names the member, and the transport a device shows.
     const { schemas } = (await server.request('GET', '/openapi.json')).body.components;
-    expect(Object.keys(schemas.NewDeviceBody.properties)).toContain('recorder');
-    expect(schemas.Device.properties.transport.enum).toEqual(['web_push', 'recorder']);
+    expect(Object.keys(schemas.NewDeviceBody.properties)).toContain('test_recorder');
+    expect(schemas.Device.properties.transport.enum).toEqual(['web_push', 'test_recorder']);
   });
 
   it('delivers a send end to end: the destination carries its address and the unread count, and is counted', async () => {
     const { server, worker, key, token, handed } = await recorderServer();
     await server.request('POST', '/v1/devices', {
       token: key,
-      json: { name: 'Desk', platform: 'ios', recorder: { inbox: 'alice' } },
+      json: { name: 'Desk', platform: 'ios', test_recorder: { inbox: 'alice' } },
     });
     const sent = await server.request('POST', '/v1/notifications', {
       token,
@@ -122,7 +122,7 @@ describe('a push provider defined only in the tests', () => {
     expect(handed[0]).toMatchObject({
       notificationId: sent.body.id,
       platform: 'ios',
-      address: { provider: 'recorder', key: 'alice', data: { kept: true } },
+      address: { provider: 'test-recorder', key: 'alice', data: { kept: true } },
       senderName: 'CI',
       notification: { message: 'Build #812 passed', title: 'CI' },
       unread: 1,
@@ -133,17 +133,17 @@ describe('a push provider defined only in the tests', () => {
       destinations: [{ state: 'accepted', push_status: 200 }],
     });
     const pushes = await server.metrics?.registry.getSingleMetricAsString('foxbell_pushes_total');
-    expect(pushes).toContain('by provider (apns, web-push, recorder)');
-    expect(pushes).toContain('foxbell_pushes_total{provider="recorder",status="200"} 1');
+    expect(pushes).toContain('by provider (apns, web-push, test-recorder)');
+    expect(pushes).toContain('foxbell_pushes_total{provider="test-recorder",status="200"} 1');
   });
 
   it("pauses only its own pushes when its push service refuses the credential: APNs' go on", async () => {
     const { server, worker, key, token, handed, simulator } = await recorderServer({
-      env: { FOXBELL_RECORDER_ANSWER: 'credential-refused' },
+      env: { FOXBELL_TEST_RECORDER_ANSWER: 'credential-refused' },
     });
     await server.request('POST', '/v1/devices', {
       token: key,
-      json: { name: 'Desk', platform: 'ios', recorder: { inbox: 'alice' } },
+      json: { name: 'Desk', platform: 'ios', test_recorder: { inbox: 'alice' } },
     });
     const first = await server.request('POST', '/v1/notifications', { token, json: { message: 'one' } });
     await worker.tick();

@@ -12,6 +12,8 @@ export const APNS = 'apns';
 export const apns: ProviderEntry<typeof APNS_SETTINGS, ApnsConfig, ApnsEndpoint> = {
   id: APNS,
   title: 'APNs',
+  member: 'push_token',
+  memberText: { argument: 'HEX', help: 'its APNs device token' },
   settings: APNS_SETTINGS,
   configOf: apnsConfigOf,
   load: async () => (await import('./provider.js')).apnsMaker,

@@ -8,6 +8,8 @@ export const WEB_PUSH = 'web-push';
 export const webPush: ProviderEntry<typeof WEB_PUSH_SETTINGS, WebPushConfig> = {
   id: WEB_PUSH,
   title: 'Web Push',
+  member: 'web_push',
+  shownAs: 'web_push',
   settings: WEB_PUSH_SETTINGS,
   configOf: webPushConfigOf,
   load: async () => (await import('./provider.js')).webPushMaker,

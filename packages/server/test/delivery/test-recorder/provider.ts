@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import type { ProviderMaker } from '../../../src/delivery/provider.js';
 import type { PushDestination, PushOutcome, PushTransport } from '../../../src/delivery/transport.js';
-import { type RecorderConfig, recorder } from './entry.js';
+import { type TestRecorderConfig, testRecorder } from './entry.js';
 
-const ANSWERS: Record<RecorderConfig['answer'], PushOutcome> = {
+const ANSWERS: Record<TestRecorderConfig['answer'], PushOutcome> = {
   accepted: { verdict: 'accepted', status: 200, deactivateDevice: null, pauseCredential: false },
   'credential-refused': {
     verdict: 'retry',
@@ -14,8 +14,8 @@ const ANSWERS: Record<RecorderConfig['answer'], PushOutcome> = {
   },
 };
 
-/** The recorder's transport: every push it is handed, kept in order. */
-export class RecorderTransport implements PushTransport {
+/** The test recorder's transport: every push it is handed, kept in order. */
+export class TestRecorderTransport implements PushTransport {
   readonly handed: PushDestination[] = [];
 
   constructor(private readonly answer: PushOutcome) {}
@@ -28,22 +28,22 @@ export class RecorderTransport implements PushTransport {
   async close(): Promise<void> {}
 }
 
-/** A device registers with `recorder: { inbox }`; its pushes carry the unread count. */
-export const recorderMaker: ProviderMaker<RecorderConfig> = {
+/** A device registers with `test_recorder: { inbox }`; its pushes carry the unread count. */
+export const testRecorderMaker: ProviderMaker<TestRecorderConfig> = {
   make: (config) => ({
-    id: recorder.id,
-    title: recorder.title,
+    id: testRecorder.id,
+    title: testRecorder.title,
     registration: {
-      field: 'recorder',
+      field: testRecorder.member,
       schema: z.strictObject({ inbox: z.string().regex(/^[a-z]{1,16}$/, 'must be 1-16 letters a-z') }),
       address: (value: { inbox: string }) => ({
-        provider: recorder.id,
+        provider: testRecorder.id,
         key: value.inbox,
         data: { kept: true },
       }),
-      shownAs: 'recorder',
+      shownAs: testRecorder.shownAs,
     },
     countsUnread: true,
-    openTransport: async () => ({ transport: new RecorderTransport(ANSWERS[config.answer]) }),
+    openTransport: async () => ({ transport: new TestRecorderTransport(ANSWERS[config.answer]) }),
   }),
 };
