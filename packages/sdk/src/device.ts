@@ -52,7 +52,11 @@ export interface DeviceRecord {
   name: string;
   platform: Platform;
   device_id?: string;
-  transport?: 'web_push';
+  /**
+   * The push provider that reaches it, where the provider names itself (`web_push`); absent for a
+   * device registered with a push token. Open: a server with another provider shows its name.
+   */
+  transport?: 'web_push' | (string & {});
   in_auto: boolean;
   /** False once its push service said its subscription is gone: register a new one (`update`). */
   active: boolean;

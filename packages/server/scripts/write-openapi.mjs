@@ -8,7 +8,7 @@ import { buildApp, describedProviders, openSqliteStore } from '../dist/index.js'
 const [file] = process.argv.slice(2);
 if (!file) throw new Error('usage: write-openapi.mjs FILE');
 const store = openSqliteStore({ dataDir: ':memory:' });
-const app = buildApp({ store, providers: describedProviders() });
+const app = buildApp({ store, providers: await describedProviders() });
 try {
   const answer = await app.inject({ method: 'GET', url: '/openapi.json' });
   if (answer.statusCode !== 200) throw new Error(`GET /openapi.json answered ${answer.statusCode}`);

@@ -9,8 +9,25 @@ export { ApnsClient, type ApnsClientOptions, type PushResult } from './delivery/
 export { newProviderKeyPem, type ProviderKey } from './delivery/apns/provider-token.js';
 export { type ApnsTopics, type PushRequest, pushRequestFor } from './delivery/apns/push-request.js';
 export { ApnsTransport } from './delivery/apns/transport.js';
-export type { PushProvider, Registration } from './delivery/provider.js';
-export { describedProviders, type ProviderSettings, pushProviders } from './delivery/providers.js';
+export type {
+  KeyKeeper,
+  ProviderContext,
+  ProviderEntry,
+  ProviderMaker,
+  PushProvider,
+  Registration,
+  StandIn,
+} from './delivery/provider.js';
+export {
+  defaultProviderConfigs,
+  describedProviders,
+  loadProviders,
+  type MakingContext,
+  makeProviders,
+  PROVIDERS,
+  type ProviderConfigs,
+  type ProviderRegistry,
+} from './delivery/providers.js';
 export type { PushDestination, PushOutcome, PushTransport } from './delivery/transport.js';
 export { type PushHosts, parsePushHosts } from './delivery/web-push/hosts.js';
 export type { WebPushKeys } from './delivery/web-push/keys.js';

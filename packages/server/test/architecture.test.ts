@@ -2,12 +2,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { PROVIDERS } from '../src/delivery/providers.js';
+
+/**
+ * Each push provider's folder, from the registry: delivery/<its id>. A provider's folder is a room of
+ * its own, with the same rules for every provider.
+ */
+const PROVIDER_ROOMS = Object.values(PROVIDERS).map((entry) => `delivery/${entry.id}`);
 
 /**
  * The server's rooms and the doors between them (docs/architecture.md draws them). A room is a
- * folder of src/ (delivery/apns and the two stores count as rooms of their own, since they have
- * rules of their own); each may import only the rooms listed here. Read from the source itself, so
- * an import that crosses an edge fails here the day it is written.
+ * folder of src/ (each provider's folder and the two stores count as rooms of their own, since they
+ * have rules of their own); each may import only the rooms listed here. Read from the source itself,
+ * so an import that crosses an edge fails here the day it is written.
  */
 const ALLOWED: Record<string, readonly string[]> = {
   // The shared kernel: clock, ids, secrets, limits, batching, errors as data. Imports nothing of the server.
@@ -15,8 +22,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The domain: entities and pure rules (admission, routing's decision, merges, links, token
   // liveness). Imports the kernel alone: no store, no framework, no I/O.
   model: ['kernel'],
-  // The settings table and its reader: the defaults it names come from the rooms that own them.
-  config: ['kernel', 'model', 'store', 'store/postgres', 'delivery', 'delivery/apns', 'delivery/web-push'],
+  // The settings table and its reader: the defaults it names come from the rooms that own them, and
+  // each provider's group from the registry.
+  config: ['kernel', 'model', 'store', 'store/postgres', 'delivery', 'delivery/providers.ts'],
   store: ['kernel', 'model', 'store/sqlite', 'store/postgres'],
   'store/sqlite': ['kernel', 'model', 'store'],
   'store/postgres': ['kernel', 'model', 'store'],
@@ -25,15 +33,19 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The interface every transport implements, and the destination it is handed: the one door
   // of delivery/ its transports go through.
   'delivery/transport.ts': ['kernel', 'model'],
-  // What a push provider is (its registration, settings, routes and transport): the one door the
-  // API and the processes know providers by.
+  // What a push provider is (its entry in the registry, its registration, settings, routes and
+  // transport): the one module the API and the processes know providers by.
   'delivery/provider.ts': ['kernel', 'model', 'delivery/transport.ts'],
   // A provider is a room of its own: its protocol, keys, payload and registration, and the
   // kernel; nothing of the store, the worker, the API or another provider.
-  'delivery/apns': ['kernel', 'model', 'delivery/transport.ts', 'delivery/provider.ts'],
-  'delivery/web-push': ['kernel', 'model', 'delivery/transport.ts', 'delivery/provider.ts'],
+  ...Object.fromEntries(
+    PROVIDER_ROOMS.map((room) => [
+      room,
+      ['kernel', 'model', 'delivery/transport.ts', 'delivery/provider.ts'],
+    ]),
+  ),
   // The registry: the one file that names every provider.
-  'delivery/providers.ts': ['kernel', 'delivery/provider.ts', 'delivery/apns', 'delivery/web-push'],
+  'delivery/providers.ts': ['kernel', 'delivery/provider.ts', ...PROVIDER_ROOMS],
   delivery: ['kernel', 'model', 'store', 'metrics', 'delivery/transport.ts'],
   // The API never reaches into one database's code, nor into one provider's.
   http: ['kernel', 'model', 'send', 'store', 'metrics', 'delivery/provider.ts'],
@@ -42,8 +54,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   linking: ['kernel', 'model', 'store', 'http', 'delivery/provider.ts'],
   // The interface's document, from the routes' schemas and the providers' members.
   openapi: ['kernel', 'model', 'http', 'linking', 'delivery/provider.ts'],
-  simulator: ['kernel', 'model', 'config', 'delivery/apns'],
-  dev: ['kernel', 'model', 'config', 'store', 'http', 'simulator', 'delivery/apns'],
+  // The APNs simulator, and APNs's stand-in inside a process.
+  simulator: ['kernel', 'model', 'config', 'delivery/provider.ts', 'delivery/apns'],
+  dev: ['kernel', 'model', 'config', 'store', 'http', 'simulator'],
   'app.ts': [
     'kernel',
     'model',
@@ -67,8 +80,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'delivery/transport.ts',
     'delivery/provider.ts',
     'delivery/providers.ts',
-    'delivery/apns',
-    'delivery/web-push',
+    ...PROVIDER_ROOMS,
     'app.ts',
   ],
   // The processes: they put everything together, and nothing imports them.
@@ -84,8 +96,6 @@ const ALLOWED: Record<string, readonly string[]> = {
     'delivery/transport.ts',
     'delivery/provider.ts',
     'delivery/providers.ts',
-    'delivery/apns',
-    'delivery/web-push',
     'http',
     'simulator',
     'dev',

@@ -1,8 +1,8 @@
 import { afterEach } from 'vitest';
 import { ApnsClient } from '../src/delivery/apns/client.js';
+import { APNS } from '../src/delivery/apns/entry.js';
 import { newProviderKeyPem, type ProviderKey } from '../src/delivery/apns/provider-token.js';
 import type { ApnsTopics } from '../src/delivery/apns/push-request.js';
-import { APNS } from '../src/delivery/apns/registration.js';
 import { ApnsTransport } from '../src/delivery/apns/transport.js';
 import type { PushTransport } from '../src/delivery/transport.js';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../src/delivery/worker.js';

@@ -117,7 +117,10 @@ export async function startServer(
     /** The push services Web Push subscriptions may name (a local one in tests). */
     pushHosts?: PushHosts;
     /** The providers devices register with; default: the product's (see providers.ts). */
-    providers?: (store: Store, clock: ManualClock) => readonly PushProvider[];
+    providers?: (
+      store: Store,
+      clock: ManualClock,
+    ) => readonly PushProvider[] | Promise<readonly PushProvider[]>;
     /** Metrics of the app, made on its store and clock. */
     metrics?: (store: Store, clock: ManualClock) => Metrics;
   } = {},
@@ -135,8 +138,8 @@ export async function startServer(
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     providers:
-      options.providers?.(store, clock) ??
-      apiProviders(store, clock, options.pushHosts ? { hosts: options.pushHosts } : {}),
+      (await options.providers?.(store, clock)) ??
+      apiProviders(store, clock, options.pushHosts ? { webPush: { hosts: options.pushHosts } } : {}),
     ...(metrics ? { metrics } : {}),
     logger: options.logger ?? { level: 'debug', stream: logSink },
   });

@@ -1,13 +1,27 @@
 import { isIP } from 'node:net';
-import { APNS_SETTINGS, type ApnsConfig, apnsConfigOf } from '../delivery/apns/settings.js';
 import { DEFAULT_LEASE_MS } from '../delivery/attempts.js';
-import { WEB_PUSH_SETTINGS, type WebPushConfig, webPushConfigOf } from '../delivery/web-push/settings.js';
+import {
+  PROVIDERS,
+  type ProviderConfigs,
+  type ProviderRegistry,
+  type ProviderSettings,
+  providerConfigs,
+  providerSettings,
+} from '../delivery/providers.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from '../kernel/limits.js';
-import { readSettings, type Setting, settingName, usageOf } from '../kernel/settings.js';
+import { readSettings, type Setting, type SettingValues, settingName, usageOf } from '../kernel/settings.js';
 import type { DatabaseConfig } from '../store/open.js';
 import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from '../store/postgres/options.js';
 
-export interface ServerConfig {
+/**
+ * What `foxbell-server` runs with: its own settings, and each push provider's config under its key
+ * in the registry (`apns`, `webPush`), made by the provider from its settings group.
+ */
+export type ServerConfig<Registry extends ProviderRegistry = typeof PROVIDERS> = OwnConfig &
+  ProviderConfigs<Registry>;
+
+/** The server's own part of its config: every setting but the providers'. */
+export interface OwnConfig {
   /** `serve`: the API (and, unless `workers` is 0, delivery); `worker`: delivery only. */
   command: 'serve' | 'worker';
   port: number;
@@ -27,8 +41,6 @@ export interface ServerConfig {
   leaseMs: number;
   /** How a worker learns of new sends from other processes: the database's signal, or its poll alone. */
   queueWake: 'notify' | 'poll';
-  apns: ApnsConfig;
-  webPush: WebPushConfig;
   /** Where to serve Prometheus metrics; undefined serves none. */
   metrics: ListenAddress | undefined;
   /** HTTPS on the API's port: PEM files, read at start and again on SIGHUP. */
@@ -105,8 +117,11 @@ export function keyCharacterProblem(key: string): string | undefined {
   return `holds ${named}, which no key has`;
 }
 
-/** Every setting of `foxbell-server`, once: its flag, variable, default, check and help. */
-export const SERVER_SETTINGS = {
+/**
+ * The server's own settings, once each: its flag, variable, default, check and help. Each push
+ * provider's group follows them in the table (serverSettings).
+ */
+const OWN_SETTINGS = {
   port: {
     flag: 'port',
     variable: 'FOXBELL_PORT',
@@ -242,7 +257,7 @@ export const SERVER_SETTINGS = {
     min: 1,
     max: 3650,
     default: DEFAULT_LIMITS.deviceStaleMs / 86_400_000,
-    help: 'days a Web Push device may go unseen (its app not opened) before it is listed as stale',
+    help: 'days a device may go unseen (its app not opened) before it is listed as stale, where its push service may drop it without a word',
   },
   logLevel: {
     flag: 'log-level',
@@ -330,7 +345,7 @@ export const SERVER_SETTINGS = {
     argument: 'URL',
     type: 'text',
     check: publicUrlProblem,
-    help: "this server's address as people reach it (https://push.example.com): the web app's notifications open its pages there (Declarative Web Push); unset, they open none",
+    help: "this server's address as people reach it (https://push.example.com): the web app's notifications open its pages there; unset, they open none",
   },
   metrics: {
     flag: 'metrics',
@@ -343,55 +358,70 @@ export const SERVER_SETTINGS = {
     },
     help: 'serve Prometheus metrics at http://HOST:PORT/metrics, apart from the API (off when unset)',
   },
-  ...APNS_SETTINGS,
-  ...WEB_PUSH_SETTINGS,
 } as const satisfies Record<string, Setting>;
 
-export const USAGE = usageOf(
-  `Usage: foxbell-server [worker] [options]
+/** The settings table of a server with these providers: its own settings, then each provider's group. */
+function serverSettings(registry: ProviderRegistry): Record<string, Setting> {
+  return { ...OWN_SETTINGS, ...providerSettings(registry) };
+}
+
+/** Every setting of `foxbell-server`, once: its flag, variable, default, check and help. */
+export const SERVER_SETTINGS = serverSettings(PROVIDERS) as typeof OWN_SETTINGS &
+  ProviderSettings<typeof PROVIDERS>;
+
+/** `foxbell-server --help` of a server with these providers. */
+export function usageFor(registry: ProviderRegistry): string {
+  return usageOf(
+    `Usage: foxbell-server [worker] [options]
 
   worker                deliver only (no API), sharing the database with a server; any number may run
   admin …               manage accounts, tokens, devices and the pause of a running server: admin --help
   backup, restore …     copy the SQLite database of a running server, and bring a copy back: backup --help
   --version             print the version and exit`,
-  SERVER_SETTINGS,
-);
+    serverSettings(registry),
+  );
+}
 
-export type ConfigResult =
-  | { ok: true; config: ServerConfig; warnings: string[] }
+export const USAGE = usageFor(PROVIDERS);
+
+export type ConfigResult<Registry extends ProviderRegistry = typeof PROVIDERS> =
+  | { ok: true; config: ServerConfig<Registry>; warnings: string[] }
   | { ok: false; problems: string[] }
   | { ok: 'help' };
 
 /**
  * Reads the settings once, at start: each flag, else its FOXBELL_* variable, else the default.
- * Every bad setting is listed, not only the first, so one restart fixes them all.
+ * Every bad setting is listed, not only the first, so one restart fixes them all. Each provider
+ * of `registry` reads its own group and makes its config.
  */
-export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult {
-  const read = readSettings(SERVER_SETTINGS, argv, env, { positionals: true });
+export function readConfig<Registry extends ProviderRegistry = typeof PROVIDERS>(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  registry: Registry = PROVIDERS as ProviderRegistry as Registry,
+): ConfigResult<Registry> {
+  const read = readSettings(serverSettings(registry), argv, env, { positionals: true });
   if (read.ok !== true) return read;
-  const { values, problems } = read;
+  const { problems } = read;
+  const values = read.values as SettingValues<typeof OWN_SETTINGS>;
   const [command = 'serve', ...extra] = read.positionals;
   if (command !== 'serve' && command !== 'worker')
     problems.push(`unknown command "${command}"; the commands are "worker", "admin", "backup" and "restore"`);
   if (extra.length > 0) problems.push(`unexpected arguments: ${extra.join(' ')}`);
   if (values.database === undefined && values.databaseSchema !== undefined) {
-    problems.push(`${settingName(SERVER_SETTINGS.databaseSchema)} needs --database`);
+    problems.push(`${settingName(OWN_SETTINGS.databaseSchema)} needs --database`);
   }
   const workers = values.noWorkers ? 0 : values.workers;
   if (command === 'worker' && workers === 0) problems.push('a worker needs --workers of at least 1');
-  const apns = apnsConfigOf(values, problems);
-  const webPush = webPushConfigOf(values, problems);
+  const providers = providerConfigs(registry, read.values, problems, { dev: values.dev });
   if ((values.tlsCert === undefined) !== (values.tlsKey === undefined)) {
-    problems.push(
-      `${settingName(SERVER_SETTINGS.tlsCert)} and ${settingName(SERVER_SETTINGS.tlsKey)} go together`,
-    );
+    problems.push(`${settingName(OWN_SETTINGS.tlsCert)} and ${settingName(OWN_SETTINGS.tlsKey)} go together`);
   }
-  if (problems.length > 0 || webPush === undefined) return { ok: false, problems };
+  if (problems.length > 0 || providers === undefined) return { ok: false, problems };
   return {
     ok: true,
     warnings: read.warnings,
     config: {
-      command: command as ServerConfig['command'],
+      command: command as OwnConfig['command'],
       port: values.port,
       host: values.host,
       dataDir: values.data,
@@ -420,8 +450,6 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
       leaseMs: values.leaseSeconds * 1000,
       queueWake: values.queueWake,
       drainMs: values.drainSeconds * 1000,
-      apns,
-      webPush,
       metrics: values.metrics === undefined ? undefined : (listenAddressOf(values.metrics) as ListenAddress),
       trustProxy:
         values.trustProxy === undefined ? [] : values.trustProxy.split(',').map((part) => part.trim()),
@@ -430,6 +458,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigResult
         values.tlsCert === undefined || values.tlsKey === undefined
           ? undefined
           : { certFile: values.tlsCert, keyFile: values.tlsKey },
+      ...providers,
     },
   };
 }

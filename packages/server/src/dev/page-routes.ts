@@ -1,15 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { inactiveInWords, seenInWords } from '@foxbell/sdk/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { buildPayload } from '../delivery/apns/push-request.js';
-import { APNS } from '../delivery/apns/registration.js';
 import { pathIdOf } from '../http/path-ids.js';
 import { type DeviceViewing, deviceView } from '../http/views.js';
 import { isoTime } from '../kernel/clock.js';
 import { isLocalRequest } from '../kernel/local-only.js';
 import { Refusal } from '../kernel/refusal.js';
 import type { Device } from '../model/devices.js';
-import type { ApnsSimulator, ReceivedPush } from '../simulator/simulator.js';
+import { type PushFeed, simulatorView } from '../simulator/device-page.js';
+import type { ReceivedPush } from '../simulator/simulator.js';
 import type { Store } from '../store/store.js';
 
 /** An inactive device's reason, and the sentence the page shows for it. */
@@ -25,8 +24,8 @@ function inactiveOf(device: Device) {
 export interface DevPageDeps {
   /** The dev account and its key, once seeded; undefined before. */
   session(): Promise<{ accountId: string; accountKey: string } | undefined>;
-  /** The built-in APNs simulator; undefined when pushes go elsewhere. */
-  simulator(): ApnsSimulator | undefined;
+  /** The simulator inside the process; undefined when pushes go elsewhere. */
+  simulator(): PushFeed | undefined;
 }
 
 // `dev-page/` at the package's root: one level up from the bundle in dist/, two from this file.
@@ -85,21 +84,8 @@ async function historyOf(store: Store, devices: Device[]) {
   const [first] = devices;
   if (!first) return [];
   const page = await store.inbox(first.accountId, { after: undefined, limit: HISTORY_LENGTH, since: 0 });
-  const tokens = new Map(apnsTokens(devices).map(([token, device]) => [device.id, token]));
-  return page.items.reverse().flatMap((stored) => {
-    const payload = JSON.parse(buildPayload(stored.notification, stored.id, stored.senderName));
-    const { tag } = stored.notification;
-    return stored.destinations
-      .filter((destination) => destination.state === 'accepted' && tokens.has(destination.deviceId))
-      .map((destination) => ({
-        device_id: destination.deviceId,
-        push_token: tokens.get(destination.deviceId),
-        headers: tag === undefined ? {} : { 'apns-collapse-id': tag },
-        payload,
-        status: 200,
-        at: isoTime(destination.updatedAt),
-      }));
-  });
+  const view = simulatorView(devices);
+  return page.items.reverse().flatMap((stored) => view.rebuilt(stored));
 }
 
 function devPage(
@@ -147,6 +133,7 @@ function devPage(
   app.get('/dev/session', local, async (_request, reply) => {
     const { session, devices } = await devicesOf();
     const seen = freshnessNow();
+    const view = simulatorView(devices);
     reply.header('cache-control', 'no-store');
     return {
       account_key: session.accountKey,
@@ -159,12 +146,12 @@ function devPage(
         // Why it is not, in the words its card shows, with what to do.
         ...(device.active ? {} : inactiveOf(device)),
         // Another provider's pushes go to its push service, not the simulator: the page says which.
-        ...(device.address.provider === APNS
-          ? { push_token: device.address.key }
-          : { transport: deviceView(device, seen).transport ?? device.address.provider }),
+        ...(view.shown(device) ?? {
+          transport: deviceView(device, seen).transport ?? device.address.provider,
+        }),
         // A real device (one that linked itself, or another provider's) says when it was last
         // seen; the simulated ones have no app to be seen by.
-        ...(device.clientId !== null || device.address.provider !== APNS
+        ...(device.clientId !== null || view.shown(device) === undefined
           ? { seen: seenInWords(deviceView(device, seen), seen.now), stale: deviceView(device, seen).stale }
           : {}),
       })),
@@ -201,7 +188,7 @@ function devPage(
   app.get('/dev/pushes', local, async (request, reply) => {
     const { devices } = await devicesOf();
     const simulator = deps.simulator();
-    const byToken = new Map<string, Device>(apnsTokens(devices));
+    const view = simulatorView(devices);
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, {
@@ -210,9 +197,9 @@ function devPage(
       connection: 'keep-alive',
       'x-request-id': request.id,
     });
-    const write = (push: ReceivedPush) => {
-      const device = byToken.get(push.push_token);
-      if (device) raw.write(`event: push\ndata: ${JSON.stringify({ device_id: device.id, ...push })}\n\n`);
+    const write = (received: ReceivedPush) => {
+      const push = view.pushOf(received);
+      if (push) raw.write(`event: push\ndata: ${JSON.stringify(push)}\n\n`);
     };
     raw.write(`event: ready\ndata: ${JSON.stringify({ simulator: simulator !== undefined })}\n\n`);
     if (!simulator) {
@@ -245,11 +232,4 @@ function devPage(
     streams.add(end);
     raw.on('close', end);
   });
-}
-
-/** The devices the simulator can reach, by their push token (lowercase, as it reports them). */
-function apnsTokens(devices: Device[]): [string, Device][] {
-  return devices.flatMap((device) =>
-    device.address.provider === APNS ? [[device.address.key.toLowerCase(), device] as [string, Device]] : [],
-  );
 }

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { DEV_DEVICES } from '@foxbell/sdk/server-contract';
-import { APNS } from '../delivery/apns/registration.js';
 import type { Clock } from '../kernel/clock.js';
 import type { IdSource } from '../kernel/ids.js';
 import { hashSecret } from '../kernel/secrets.js';
+import { simulatedAddress } from '../simulator/device-page.js';
 import type { Store } from '../store/store.js';
 
 export interface DevSeed {
@@ -37,7 +36,7 @@ export async function seedDevAccount(
         id: ids.id('dev'),
         accountId: account.id,
         ...device,
-        address: { provider: APNS, key: randomBytes(32).toString('hex'), data: null },
+        address: simulatedAddress(),
         inAuto: true,
         now,
       },

@@ -38,7 +38,7 @@ export function addressFromBody(
   if (first === undefined) {
     throw Refusal.fromField({
       code: 'missing_field',
-      field: fields[0] ?? 'push_token',
+      ...(fields[0] === undefined ? {} : { field: fields[0] }),
       message: `${fields.join(' or ')} is required: where the device's pushes go`,
     });
   }

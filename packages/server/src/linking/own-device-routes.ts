@@ -82,8 +82,9 @@ export async function ownDeviceRoutes(app: FastifyInstance, { ctx }: RoutesOptio
       if (updated === 'key_revoked') throw deviceKeyRevoked();
       if (updated === 'limit_reached') throw devicesLimitReached(ctx.limits.devicesPerAccount);
       if (updated === 'device_exists') {
+        // Only a new address can be another device's.
         throw new Refusal('device_exists', 'another active device has this push address', {
-          field: moved?.field ?? 'push_token',
+          ...(moved ? { field: moved.field } : {}),
         });
       }
       return deviceView(updated, freshness(ctx));

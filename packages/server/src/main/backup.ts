@@ -35,8 +35,8 @@ backup   copies the SQLite database of DIR to FILE, while a server may be runnin
 restore  brings such a copy into DIR, which must be new or empty; then start foxbell-server on it`,
   BACKUP_SETTINGS,
 )}
-A backup holds the Web Push key pair, every notification and device, and the hashes of every key
-and token: keep it as private as the data directory. For PostgreSQL use pg_dump and pg_restore.
+A backup holds the keys push services know this server by, every notification and device, and the
+hashes of every key and token: keep it as private as the data directory. For PostgreSQL use pg_dump and pg_restore.
 
 Exit codes: 0 done · 1 could not (said why) · 2 usage mistake
 `;
@@ -68,7 +68,7 @@ export async function runBackup(
       const facts = await backupSqlite(dataDir, values.to);
       io.stdout.write(
         `backed up ${dataDir} to ${values.to}: ${facts.notifications} notifications, schema version ${facts.schemaVersion}\n` +
-          'it holds the Web Push key pair and the hashes of every key and token: keep it private\n',
+          'it holds the keys push services know this server by and the hashes of every key and token: keep it private\n',
       );
     } else {
       if (values.from === undefined) return usage('--from FILE is required');

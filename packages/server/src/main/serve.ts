@@ -21,9 +21,15 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
   const store = await openStore(config.database, 'api');
   let delivery: Delivery | undefined;
   let signals: { stopping(): boolean } | undefined;
-  const metrics = config.metrics && new Metrics(store, clock);
+  const push = await pushService(config, store, clock);
+  const metrics =
+    config.metrics &&
+    new Metrics(
+      store,
+      clock,
+      push.providers.map((provider) => provider.id),
+    );
   const tls = config.tls && (await readTls(config.tls));
-  const push = pushService(config, store, clock);
   const app = buildApp({
     providers: push.providers,
     ...(tls ? { tls } : {}),
@@ -49,7 +55,7 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
               const saved = await readDevSession(config.dataDir);
               return accountId && saved ? { accountId, accountKey: saved.accountKey } : undefined;
             },
-            simulator: () => push.simulator,
+            simulator: () => push.simulator?.running,
           },
         }
       : {}),
@@ -108,8 +114,7 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
   const address = await app.listen({ port: config.port, host: config.host });
   const baseUrl = address.replace('[::1]', 'localhost');
   if (config.dev) process.stdout.write(await devModeBanner(store, clock, config.dataDir, baseUrl, adminKey));
-  if (push.controlUrl) {
-    process.stdout.write(`foxbell-server APNs simulator control API on ${push.controlUrl}\n`);
-  }
+  const simulatorAnnouncement = push.simulator?.announcement;
+  if (simulatorAnnouncement) process.stdout.write(simulatorAnnouncement);
   process.stdout.write(`foxbell-server listening on ${baseUrl}\n`);
 }

@@ -22,8 +22,14 @@ export async function runWorker(config: ServerConfig, clock: Clock): Promise<voi
     warn: (message, details) => line('warn', message, details),
     info: (message, details) => line('info', message, details),
   };
-  const metrics = config.metrics && new Metrics(store, clock);
-  const push = pushService(config, store, clock);
+  const push = await pushService(config, store, clock);
+  const metrics =
+    config.metrics &&
+    new Metrics(
+      store,
+      clock,
+      push.providers.map((provider) => provider.id),
+    );
   const delivery = (await startDelivery(config, store, clock, push, metrics, log)) as Delivery;
   const metricsServer = await announceMetrics(metrics, config);
   handleSignals({

@@ -22,7 +22,9 @@ export class Metrics {
   /** The queue read by the scrape in progress: both queue gauges share its one query. */
   #queue: ReturnType<Store['queueStats']> | undefined;
 
-  constructor(store: Store, clock: Clock) {
+  /** `providers`: the ids of the push providers whose pushes it counts (the registry's), its label's values. */
+  constructor(store: Store, clock: Clock, providers: readonly string[]) {
+    const byProvider = `by provider (${providers.join(', ')})`;
     const registers = [this.registry];
     // prom-client collects every metric of a scrape at once, so the second gauge finds it pending.
     const queue = () => {
@@ -45,13 +47,13 @@ export class Metrics {
     });
     this.#pushes = new Counter({
       name: 'foxbell_pushes_total',
-      help: "Answers of the push services, by provider (apns, web-push) and HTTP status ('none' when no answer came)",
+      help: `Answers of the push services, ${byProvider} and HTTP status ('none' when no answer came)`,
       labelNames: ['provider', 'status'],
       registers,
     });
     this.#pushFailures = new Counter({
       name: 'foxbell_push_failures_total',
-      help: 'Destinations that will not arrive (failed for good, or expired), by provider and reason (gone, refused, address_refused, not_allowed, tls, attempts_exhausted, expired)',
+      help: `Destinations that will not arrive (failed for good, or expired), ${byProvider} and reason (gone, refused, address_refused, not_allowed, tls, attempts_exhausted, expired)`,
       labelNames: ['provider', 'reason'],
       registers,
     });

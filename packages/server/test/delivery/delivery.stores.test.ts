@@ -5,6 +5,7 @@ import type { PushDestination, PushOutcome } from '../../src/delivery/transport.
 import { Metrics } from '../../src/metrics/metrics.js';
 import { type DeliveryServer, PROVIDER_KEY, startDeliveryServer, TOPICS } from '../delivery-helpers.js';
 import { type Account, createAccount, createToken, warningsOf, willNotArrive } from '../helpers.js';
+import { PROVIDER_IDS } from '../providers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -808,7 +809,7 @@ describe('workers sharing a store', () => {
     server.clock.advance(16_000);
     void dead.tick();
     await vi.waitFor(() => expect(held).toBe(true));
-    const metrics = new Metrics(server.store, server.clock);
+    const metrics = new Metrics(server.store, server.clock, PROVIDER_IDS);
     const finder = server.addWorker(server.transport, { metrics });
     server.clock.advance(60_000);
     await finder.tick();

@@ -1,106 +1,117 @@
-import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
-import type { PushProvider } from '../../src/delivery/provider.js';
-import type { PushDestination, PushOutcome, PushTransport } from '../../src/delivery/transport.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { readConfig, usageFor } from '../../src/config/server-settings.js';
+import { PROVIDERS } from '../../src/delivery/providers.js';
+import { type PushService, pushService } from '../../src/main/push-service.js';
+import { Metrics } from '../../src/metrics/metrics.js';
 import { startDeliveryServer } from '../delivery-helpers.js';
 import { ADMIN_KEY, createToken, expectError, pushToken } from '../helpers.js';
-import { apiProviders } from '../providers.js';
+import { testRecorder } from './test-recorder/entry.js';
+import type { TestRecorderTransport } from './test-recorder/provider.js';
 
 /**
- * What docs/architecture.md says adding a push provider takes, held by a provider that exists only
- * here: it records what it is handed. It is registered in one line (the `providers` below), and
- * nothing of routing, the worker, the routes or the stores knows it: a device registers with it,
- * a send reaches it, and its own refusal pauses only its own pushes.
+ * What docs/architecture.md says adding a push provider takes, held by one that exists only in the
+ * tests (./test-recorder/): its folder, and this one line in a registry. Its settings are read with the
+ * server's, a process makes it and opens its transport, the metrics and the interface's document
+ * name it, and nothing of routing, the worker, the routes or the stores knows it: a device
+ * registers with it, a send reaches it, and its own refusal pauses only its own pushes.
  */
-function recorderProvider(answer: () => PushOutcome) {
-  const handed: PushDestination[] = [];
-  const transport: PushTransport = {
-    async push(destination) {
-      handed.push(destination);
-      return answer();
-    },
-    async close() {},
-  };
-  const provider: PushProvider = {
-    id: 'recorder',
-    registration: {
-      field: 'recorder',
-      schema: z.strictObject({ inbox: z.string().regex(/^[a-z]{1,16}$/, 'must be 1-16 letters a-z') }),
-      address: (value: { inbox: string }) => ({
-        provider: 'recorder',
-        key: value.inbox,
-        data: { kept: true },
-      }),
-      shownAs: 'recorder',
-    },
-    countsUnread: true,
-    openTransport: async () => ({ transport }),
-  };
-  return { provider, handed, transport };
-}
+const REGISTRY = { ...PROVIDERS, testRecorder };
+const IDS = Object.values(REGISTRY).map((entry) => entry.id);
 
-const ACCEPTED: PushOutcome = {
-  verdict: 'accepted',
-  status: 200,
-  deactivateDevice: null,
-  pauseCredential: false,
-};
-const KEY_REFUSED: PushOutcome = {
-  verdict: 'retry',
-  status: 403,
-  reason: 'CredentialRefused',
-  deactivateDevice: null,
-  pauseCredential: true,
-};
-
-async function recorderServer(answer: () => PushOutcome = () => ACCEPTED) {
-  const recorder = recorderProvider(answer);
+/**
+ * The real app and worker with REGISTRY's providers, each made from the settings `argv` and `env`
+ * give, as a foxbell-server process makes them (main/push-service.ts): APNs with the simulator the
+ * process runs, Web Push, and the recorder.
+ */
+async function recorderServer(settings: { argv?: string[]; env?: NodeJS.ProcessEnv } = {}) {
+  const read = readConfig(settings.argv ?? [], settings.env ?? {}, REGISTRY);
+  if (read.ok !== true) throw new Error(`settings refused: ${JSON.stringify(read)}`);
+  let push: PushService | undefined;
   const server = await startDeliveryServer({
-    providers: (store, clock) => [...apiProviders(store, clock), recorder.provider],
+    providers: async (store, clock) => {
+      push = await pushService(read.config, store, clock, REGISTRY);
+      return push.providers;
+    },
+    metrics: (store, clock) => new Metrics(store, clock, IDS),
   });
+  const made = push as PushService;
+  onTestFinished(() => made.close());
+  const { transports } = await made.openTransports(() => {});
   const worker = server.addWorker(server.transport, {
-    transports: { apns: server.transport, recorder: recorder.transport },
-    unreadFor: ['recorder'],
+    transports,
+    unreadFor: made.providers.filter((provider) => provider.countsUnread).map((provider) => provider.id),
+    ...(server.metrics ? { metrics: server.metrics } : {}),
   });
   const account = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: { name: 'Rec' } });
   const key: string = account.body.key;
   const token = await createToken(server, key, { name: 'CI' });
-  return { server, worker, key, token, ...recorder };
+  const handed = (transports['test-recorder'] as TestRecorderTransport).handed;
+  return { server, worker, key, token, handed, simulator: made.simulator };
 }
 
 describe('a push provider defined only in the tests', () => {
-  it('registers a device by its own member, and is shown by its own name', async () => {
+  it("has its settings read with the server's: its flag, its variable, its default and its check", () => {
+    const usage = usageFor(REGISTRY);
+    expect(usage.replace(/\s+/g, ' ')).toContain(
+      '--test-recorder-answer WHAT what the test recorder answers every push (FOXBELL_TEST_RECORDER_ANSWER, default accepted)',
+    );
+    expect(readConfig([], {}, REGISTRY)).toMatchObject({
+      ok: true,
+      config: { testRecorder: { answer: 'accepted' } },
+    });
+    expect(
+      readConfig(
+        ['--test-recorder-answer', 'credential-refused'],
+        { FOXBELL_TEST_RECORDER_ANSWER: 'accepted' },
+        REGISTRY,
+      ),
+    ).toMatchObject({ ok: true, config: { testRecorder: { answer: 'credential-refused' } } });
+    expect(readConfig([], { FOXBELL_TEST_RECORDER_ANSWER: 'maybe' }, REGISTRY)).toEqual({
+      ok: false,
+      problems: [
+        '--test-recorder-answer (FOXBELL_TEST_RECORDER_ANSWER) must be one of accepted, credential-refused, not "maybe"',
+      ],
+    });
+    // The product's server knows nothing of it.
+    expect(readConfig(['--test-recorder-answer', 'accepted'], {})).toMatchObject({ ok: false });
+  });
+
+  it('registers a device by its own member, and is shown by its own name, in the document too', async () => {
     const { server, key } = await recorderServer();
     const made = await server.request('POST', '/v1/devices', {
       token: key,
-      json: { name: 'Desk', platform: 'ios', recorder: { inbox: 'alice' } },
+      json: { name: 'Desk', platform: 'ios', test_recorder: { inbox: 'alice' } },
     });
     expect(made.status, made.text).toBe(201);
-    expect(made.body).toMatchObject({ name: 'Desk', transport: 'recorder', active: true, stale: false });
+    expect(made.body).toMatchObject({ name: 'Desk', transport: 'test_recorder', active: true, stale: false });
     // Its rule is its own, and the member is named in the refusal.
     const bad = await server.request('POST', '/v1/devices', {
       token: key,
-      json: { name: 'Desk 2', platform: 'ios', recorder: { inbox: 'Alice!' } },
+      json: { name: 'Desk 2', platform: 'ios', test_recorder: { inbox: 'Alice!' } },
     });
-    expectError(bad, 400, 'invalid_field', 'recorder.inbox');
+    expectError(bad, 400, 'invalid_field', 'test_recorder.inbox');
     // A device is reached one way.
     const both = await server.request('POST', '/v1/devices', {
       token: key,
-      json: { name: 'Desk 3', platform: 'ios', push_token: pushToken(), recorder: { inbox: 'bob' } },
+      json: { name: 'Desk 3', platform: 'ios', push_token: pushToken(), test_recorder: { inbox: 'bob' } },
     });
-    expectError(both, 400, 'invalid_field', 'recorder');
-    // The interface document names the member too, and the transport.
+    expectError(both, 400, 'invalid_field', 'test_recorder');
+    // The interface document names the member, and the transport a device shows.
     const { body: document } = await server.request('GET', '/openapi.json');
     const registration = document.paths['/v1/devices'].post.requestBody.content['application/json'].schema;
-    expect(Object.keys(registration.properties)).toContain('recorder');
-    expect(document.components.schemas.Device.properties.transport.enum).toEqual(['web_push', 'recorder']);
+    expect(Object.keys(registration.properties)).toContain('test_recorder');
+    const { schemas } = document.components;
+    expect(schemas.Device.properties.transport.enum).toEqual(
+      Object.values(REGISTRY).flatMap((entry) => entry.shownAs ?? []),
+    );
+    expect(schemas.Device.properties.transport.enum).toContain('test_recorder');
   });
 
-  it('delivers a send end to end: the destination carries its address and the unread count', async () => {
+  it('delivers a send end to end: the destination carries its address and the unread count, and is counted', async () => {
     const { server, worker, key, token, handed } = await recorderServer();
     await server.request('POST', '/v1/devices', {
       token: key,
-      json: { name: 'Desk', platform: 'ios', recorder: { inbox: 'alice' } },
+      json: { name: 'Desk', platform: 'ios', test_recorder: { inbox: 'alice' } },
     });
     const sent = await server.request('POST', '/v1/notifications', {
       token,
@@ -112,7 +123,7 @@ describe('a push provider defined only in the tests', () => {
     expect(handed[0]).toMatchObject({
       notificationId: sent.body.id,
       platform: 'ios',
-      address: { provider: 'recorder', key: 'alice', data: { kept: true } },
+      address: { provider: 'test-recorder', key: 'alice', data: { kept: true } },
       senderName: 'CI',
       notification: { message: 'Build #812 passed', title: 'CI' },
       unread: 1,
@@ -122,13 +133,19 @@ describe('a push provider defined only in the tests', () => {
       status: 'sent_to_push',
       destinations: [{ state: 'accepted', push_status: 200 }],
     });
+    const pushes = await server.metrics?.registry.getSingleMetricAsString('foxbell_pushes_total');
+    expect(pushes).toContain(`by provider (${IDS.join(', ')})`);
+    expect(IDS.at(-1)).toBe('test-recorder');
+    expect(pushes).toContain('foxbell_pushes_total{provider="test-recorder",status="200"} 1');
   });
 
   it("pauses only its own pushes when its push service refuses the credential: APNs' go on", async () => {
-    const { server, worker, key, token, handed } = await recorderServer(() => KEY_REFUSED);
+    const { server, worker, key, token, handed, simulator } = await recorderServer({
+      env: { FOXBELL_TEST_RECORDER_ANSWER: 'credential-refused' },
+    });
     await server.request('POST', '/v1/devices', {
       token: key,
-      json: { name: 'Desk', platform: 'ios', recorder: { inbox: 'alice' } },
+      json: { name: 'Desk', platform: 'ios', test_recorder: { inbox: 'alice' } },
     });
     const first = await server.request('POST', '/v1/notifications', { token, json: { message: 'one' } });
     await worker.tick();
@@ -148,7 +165,8 @@ describe('a push provider defined only in the tests', () => {
     });
     server.clock.advance(5_000);
     await worker.tick();
-    expect(server.sim.received().map((push) => push.status)).toEqual([200]);
+    // APNs' push went to the simulator the process runs in its place.
+    expect(simulator?.running?.received().map((push) => push.status)).toEqual([200]);
     expect(handed).toHaveLength(1);
     const states = async (id: string) =>
       (await server.request('GET', `/v1/notifications/${id}/status`, { token })).body.destinations.map(

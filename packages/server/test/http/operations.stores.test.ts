@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Metrics } from '../../src/metrics/metrics.js';
 import type { Store } from '../../src/store/store.js';
 import { ADMIN_KEY, createAccount, startServer } from '../helpers.js';
+import { PROVIDER_IDS } from '../providers.js';
 
 /** A metric's samples as `name{labels} value` lines, without the HELP and TYPE lines. */
 async function samples(metrics: Metrics | undefined, name: string): Promise<string[]> {
@@ -111,7 +112,7 @@ describe('metrics', () => {
   it('counts sends by endpoint and outcome, and reads the queue and destinations from the store', async () => {
     let queueReads = 0;
     const server = await startServer({
-      metrics: (store, clock) => new Metrics(store, clock),
+      metrics: (store, clock) => new Metrics(store, clock, PROVIDER_IDS),
       limits: { sendsInFlight: 1000 },
       wrapStore: (store: Store): Store =>
         Object.assign(Object.create(store), {

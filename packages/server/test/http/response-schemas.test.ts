@@ -25,7 +25,7 @@ import type { SendToken } from '../../src/model/tokens.js';
  */
 
 const AT = Date.UTC(2027, 0, 2, 3, 4, 5, 6);
-const providers = describedProviders();
+const providers = await describedProviders();
 
 const device: Device = {
   id: 'dev_0001',

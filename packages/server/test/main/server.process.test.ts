@@ -7,6 +7,8 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import serverPackage from '../../package.json' with { type: 'json' };
+import { APNS } from '../../src/delivery/apns/entry.js';
+import { PROVIDERS } from '../../src/delivery/providers.js';
 import { send } from '../helpers.js';
 import {
   ADMIN,
@@ -335,9 +337,13 @@ describe('foxbell-server, delivering', () => {
         (push: { payload: { aps: { alert: { body: string } } } }) => push.payload.aps.alert.body,
       ),
     ).toEqual(['hi']);
-    // Readiness says who gets APNs pushes: the simulator, not Apple.
+    // Readiness says who gets APNs pushes: the simulator, not Apple; every other provider is ok.
     const ready = await send(server.url, 'GET', '/readyz', {});
-    expect([ready.status, ready.body.push]).toEqual([200, { apns: 'simulator', 'web-push': 'ok' }]);
+    expect([ready.status, ready.body.push]).toEqual([
+      200,
+      Object.fromEntries(Object.values(PROVIDERS).map(({ id }) => [id, id === APNS ? 'simulator' : 'ok'])),
+    ]);
+    expect(ready.body.push).toMatchObject({ apns: 'simulator', 'web-push': 'ok' });
   });
 
   it('serves Prometheus metrics on their own listener with --metrics, pushes counted, and not on the API port', async () => {

@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { Clock } from '../../kernel/clock.js';
-import type { PushProvider } from '../provider.js';
+import type { ProviderMaker, PushProvider } from '../provider.js';
 import { ApnsClient } from './client.js';
+import { apns } from './entry.js';
 import type { ProviderKey } from './provider-token.js';
 import type { ApnsTopics } from './push-request.js';
-import { APNS, apnsRegistration } from './registration.js';
+import { apnsRegistration } from './registration.js';
+import type { ApnsConfig } from './settings.js';
 import { ApnsTransport } from './transport.js';
 
 /**
@@ -28,7 +30,8 @@ export function apnsProvider(options: {
   standIn?: boolean;
 }): PushProvider {
   return {
-    id: APNS,
+    id: apns.id,
+    title: apns.title,
     registration: apnsRegistration,
     async openTransport() {
       const endpoint = await options.endpoint();
@@ -53,3 +56,31 @@ export function apnsProvider(options: {
     },
   };
 }
+
+/**
+ * APNs made from its settings: Apple's endpoint (or `--apns-url`) with the `.p8` key's file, or,
+ * with `--apns sim`, the stand-in the process runs (the built-in simulator). A process that runs
+ * none (an API-only one, the OpenAPI document's) never opens the transport.
+ */
+export const apnsMaker: ProviderMaker<ApnsConfig, ApnsEndpoint> = {
+  make(config, { clock, standIn }) {
+    if (config.kind === 'sim') {
+      return apnsProvider({
+        endpoint: () =>
+          standIn?.start() ?? Promise.reject(new Error('this process runs no APNs simulator (--apns sim)')),
+        topics: config.topics,
+        clock,
+        standIn: true,
+        warning:
+          'delivering APNs devices to the built-in simulator: no app of theirs gets a notification. ' +
+          'Give --apns production (or sandbox) with --apns-key-file, --apns-key-id and --apns-team-id; --dev for a trial',
+      });
+    }
+    const { url, ca, keyFile, keyId, teamId } = config;
+    return apnsProvider({
+      endpoint: async () => ({ kind: 'files', url, ca, keyFile, keyId, teamId }),
+      topics: config.topics,
+      clock,
+    });
+  },
+};

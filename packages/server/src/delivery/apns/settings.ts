@@ -4,8 +4,8 @@ import { settingName } from '../../kernel/settings.js';
 import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL } from './endpoints.js';
 import type { ApnsTopics } from './push-request.js';
 
-// APNs's settings group: its rows of foxbell-server's settings table (config/ lists them), and the
-// APNs config they make.
+// APNs's settings group: its rows of foxbell-server's settings table (config/ reads them through
+// the registry), and the APNs config they make.
 
 /** Where pushes go: the simulator inside the process, or an APNs endpoint with a `.p8` key. */
 export type ApnsConfig =
@@ -119,8 +119,9 @@ export const APNS_SETTINGS = {
 } as const satisfies Record<string, Setting>;
 
 export function apnsConfigOf(
-  values: SettingValues<typeof APNS_SETTINGS> & { dev: boolean },
+  values: SettingValues<typeof APNS_SETTINGS>,
   problems: string[],
+  server: { dev: boolean },
 ): ApnsConfig {
   const topics: ApnsTopics = {
     ios: values.apnsTopic,
@@ -132,7 +133,7 @@ export function apnsConfigOf(
   if (values.apns !== undefined && url !== undefined) problems.push('give --apns or --apns-url, not both');
   if (mode === 'sim') {
     // The control API reads every account's pushes: on in dev mode, else only when asked for.
-    const controlOn = values.apnsSimControl || values.dev;
+    const controlOn = values.apnsSimControl || server.dev;
     if (!controlOn && values.apnsSimControlPort !== undefined) {
       problems.push(`${settingName(APNS_SETTINGS.apnsSimControlPort)} needs --apns-sim-control (or --dev)`);
     }

@@ -1,7 +1,5 @@
 import type { PushAddress } from '../../model/devices.js';
-
-/** The provider's name, stored with each device it reaches. */
-export const WEB_PUSH = 'web-push';
+import { WEB_PUSH } from './entry.js';
 
 /** What a Web Push subscription adds to its endpoint (RFC 8291), and where its app lives. */
 export interface WebPushKeys {

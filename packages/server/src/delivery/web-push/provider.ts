@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import type { Clock } from '../../kernel/clock.js';
-import type { PushProvider } from '../provider.js';
+import type { KeyKeeper, ProviderMaker, PushProvider } from '../provider.js';
 import type { Resolver } from './address-guard.js';
+import { webPush } from './entry.js';
 import type { PushHosts } from './hosts.js';
-import { WEB_PUSH } from './keys.js';
 import { webPushRegistration } from './registration.js';
-import { DEFAULT_WEB_PUSH_SUBJECT } from './settings.js';
+import { DEFAULT_WEB_PUSH_SUBJECT, type WebPushConfig } from './settings.js';
 import { WebPushTransport } from './transport.js';
-import { type KeyKeeper, VapidKeySource } from './vapid.js';
+import { VapidKeySource } from './vapid.js';
 
 const keyResponse = z
   .object({ public_key: z.string().meta({ pattern: '^[A-Za-z0-9_-]{87}$' }) })
@@ -32,7 +32,8 @@ export function webPushProvider(options: {
 }): PushProvider {
   const vapid = new VapidKeySource(options.keeper);
   return {
-    id: WEB_PUSH,
+    id: webPush.id,
+    title: webPush.title,
     registration: webPushRegistration(options.hosts),
     countsUnread: true,
     goesQuiet: true,
@@ -78,3 +79,9 @@ export function webPushProvider(options: {
     },
   };
 }
+
+/** Web Push made from its settings, with its key pair kept where the process keeps keys. */
+export const webPushMaker: ProviderMaker<WebPushConfig> = {
+  make: (config, { clock, keeper }) =>
+    webPushProvider({ subject: config.subject, hosts: config.hosts, ca: config.ca, keeper, clock }),
+};

@@ -2,8 +2,8 @@ import { createECDH } from 'node:crypto';
 import * as z from 'zod';
 import type { PushAddress } from '../../model/devices.js';
 import type { Registration } from '../provider.js';
+import { WEB_PUSH, webPush } from './entry.js';
 import type { PushHosts } from './hosts.js';
-import { WEB_PUSH } from './keys.js';
 
 /** C0 controls, DEL and C1 controls. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
@@ -82,9 +82,9 @@ export const webPushSubscription = (hosts: PushHosts) =>
  */
 export function webPushRegistration(hosts: PushHosts): Registration {
   return {
-    field: 'web_push',
+    field: webPush.member,
     schema: webPushSubscription(hosts),
-    shownAs: 'web_push',
+    shownAs: webPush.shownAs,
     address: (
       value: z.output<ReturnType<typeof webPushSubscription>>,
       { appUrl, previous },

@@ -4,8 +4,8 @@ import { settingName } from '../../kernel/settings.js';
 import { DEFAULT_PUSH_HOSTS, type PushHosts, parsePushHosts } from './hosts.js';
 import { vapidSubjectProblem } from './subject.js';
 
-// Web Push's settings group: its rows of foxbell-server's settings table (config/ lists them), and
-// the Web Push config they make.
+// Web Push's settings group: its rows of foxbell-server's settings table (config/ reads them
+// through the registry), and the Web Push config they make.
 
 export interface WebPushConfig {
   /** The VAPID `sub`; undefined: the project's page, which the process warns of outside dev mode. */

@@ -1,4 +1,5 @@
 import { createECDH } from 'node:crypto';
+import type { KeyKeeper } from '../provider.js';
 
 /** The server's VAPID key pair (RFC 8292), base64url: a P-256 public point and its private scalar. */
 export interface VapidKeys {
@@ -10,12 +11,6 @@ export interface VapidKeys {
 
 /** Where the key pair is kept: the settings table, so every process of a deployment signs alike. */
 const SETTING = 'web_push_vapid_keys';
-
-/** The part of the store the key pair needs. */
-export interface KeyKeeper {
-  getSetting(name: string): Promise<string | undefined>;
-  settingOnce(name: string, value: string): Promise<string>;
-}
 
 /**
  * The deployment's key pair, made the first time any process asks and kept in the database; a

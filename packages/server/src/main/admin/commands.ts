@@ -1,5 +1,6 @@
 import { inactiveInWords, seenInWords } from '@foxbell/sdk/contract';
 import { type LinkApprovalError, linkApprovalInWords } from '@foxbell/sdk/server-contract';
+import { PROVIDERS } from '../../delivery/providers.js';
 import type { Setting } from '../../kernel/settings.js';
 import { tokenEnded } from '../../model/tokens.js';
 
@@ -72,6 +73,19 @@ function inactiveInWordsOf(devices: Answer[]): string[] {
       return `${device.name} (${device.id}): ${what}; ${advice}`;
     });
   return lines.length === 0 ? [] : ['', ...lines];
+}
+
+const PROVIDER_ENTRIES = Object.values(PROVIDERS);
+
+/** The providers a device can be added by here: those whose member is one text, by its flag. */
+const TEXT_MEMBERS = PROVIDER_ENTRIES.flatMap(({ member, memberText }) =>
+  memberText ? [{ member, flag: member.replaceAll('_', '-'), ...memberText }] : [],
+);
+
+/** The provider a listed device is reached through, by the `transport` it shows (none for some). */
+function reachedThrough(transport: string | undefined): string {
+  const titles = PROVIDER_ENTRIES.filter((entry) => entry.shownAs === transport).map((entry) => entry.title);
+  return titles.length > 0 ? titles.join(' or ') : String(transport);
 }
 
 export const ADMIN_COMMANDS: readonly AdminCommand[] = [
@@ -236,19 +250,29 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: 'device add',
-    summary: 'register a device by its APNs push token',
+    summary: `register a device by ${TEXT_MEMBERS.map((one) => one.help).join(' or ')}`,
     credential: 'account',
     method: 'POST',
     path: () => '/v1/devices',
     options: {
       name: { flag: 'name', type: 'text', argument: 'N', help: 'its name, as sends target it' },
       platform: { flag: 'platform', type: 'text', argument: 'P', help: 'ios, watchos or visionos' },
-      'push-token': { flag: 'push-token', type: 'text', argument: 'HEX', help: 'its APNs device token' },
+      ...Object.fromEntries(
+        TEXT_MEMBERS.map(({ flag, argument, help }) => [flag, { flag, type: 'text', argument, help }]),
+      ),
     },
     body: (values) => {
-      const missing = ['name', 'platform', 'push-token'].filter((name) => values[name] === undefined);
-      if (missing.length > 0) return `device add needs ${missing.map((name) => `--${name}`).join(', ')}`;
-      return { name: values.name, platform: values.platform, push_token: values['push-token'] };
+      const given = TEXT_MEMBERS.filter((one) => values[one.flag] !== undefined);
+      const missing = [
+        ...['name', 'platform'].filter((name) => values[name] === undefined).map((name) => `--${name}`),
+        ...(given.length > 0 ? [] : [TEXT_MEMBERS.map((one) => `--${one.flag}`).join(' or ')]),
+      ];
+      if (missing.length > 0) return `device add needs ${missing.join(', ')}`;
+      return {
+        name: values.name,
+        platform: values.platform,
+        ...Object.fromEntries(given.map((one) => [one.member, values[one.flag]])),
+      };
     },
     show: (answer) => [
       `device ${answer.id} added`,
@@ -270,7 +294,9 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       `device ${answer.device.id} linked`,
       `  name:     ${answer.device.name}`,
       `  platform: ${answer.device.platform}`,
-      ...(answer.device.transport === 'web_push' ? ['  through:  Web Push'] : []),
+      ...(answer.device.transport === undefined
+        ? []
+        : [`  through:  ${reachedThrough(answer.device.transport)}`]),
     ],
   },
   {
@@ -289,7 +315,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
                 device.id,
                 device.name,
                 device.platform,
-                device.transport === 'web_push' ? 'Web Push' : 'APNs',
+                reachedThrough(device.transport),
                 device.in_auto ? 'yes' : 'no',
                 deviceState(device),
                 seenInWords(device, Date.now()),

@@ -98,7 +98,7 @@ async function startWebPushServer(
   const { transport } = await provider.openTransport();
   closing.push(() => transport.close());
   // The worker logs into the app's log, as a foxbell-server process's does, and counts.
-  const pushMetrics = new Metrics(server.store, server.clock);
+  const pushMetrics = new Metrics(server.store, server.clock, [provider.id]);
   const worker = new DeliveryWorker({
     store: server.store,
     transports: { [provider.id]: transport },
