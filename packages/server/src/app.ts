@@ -35,7 +35,7 @@ import { WindowLimit } from './http/window-limit.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { type IdSource, randomIds } from './kernel/ids.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from './kernel/limits.js';
-import { Refusal } from './kernel/refusal.js';
+import { HttpError } from './kernel/http-error.js';
 import { linkRoutes } from './linking/link-routes.js';
 import { mergeRoutes } from './linking/merge-routes.js';
 import { ownDeviceRoutes } from './linking/own-device-routes.js';
@@ -177,7 +177,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // The parser's message may quote the URL, and so a token in it: none of it is echoed.
     // (Fastify runs no hooks for these, so the request's log line is written here.)
     frameworkErrors: (_error, request, reply) => {
-      sendApiError(reply, request, new Refusal('invalid_request', 'the request could not be read'));
+      sendApiError(reply, request, new HttpError('invalid_request', 'the request could not be read'));
       logRequest?.(request, reply);
     },
   }) as unknown as FastifyInstance;
@@ -195,7 +195,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.addHook('onRequest', (request, reply, done) => {
     setBaseHeaders(reply, request);
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-      return done(new Refusal('invalid_request', 'an HTTP/1.1 request must carry a Host header'));
+      return done(new HttpError('invalid_request', 'an HTTP/1.1 request must carry a Host header'));
     }
     done();
   });

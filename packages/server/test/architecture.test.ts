@@ -106,7 +106,7 @@ const ALLOWED: Record<string, readonly string[]> = {
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 /** The room of a file of src/, by its path from src/. */
-function roomOf(file: string): string {
+function moduleOf(file: string): string {
   const parts = file.split('/');
   if (parts.length === 1) return file;
   if (['delivery/transport.ts', 'delivery/provider.ts', 'delivery/providers.ts'].includes(file)) return file;
@@ -139,14 +139,14 @@ describe("the server's rooms", () => {
   });
 
   it('puts every file in a room whose doors are written down', () => {
-    expect(files.map(roomOf).filter((room) => !(room in ALLOWED))).toEqual([]);
+    expect(files.map(moduleOf).filter((room) => !(room in ALLOWED))).toEqual([]);
   });
 
   it('crosses no edge: each room imports only the rooms it may', () => {
     const crossings = files.flatMap((file) => {
-      const from = roomOf(file);
+      const from = moduleOf(file);
       return importsOf(file)
-        .map(roomOf)
+        .map(moduleOf)
         .filter((to) => to !== from && !ALLOWED[from]?.includes(to))
         .map((to) => `${file} -> ${to}`);
     });
@@ -167,7 +167,7 @@ describe("the server's rooms", () => {
         'dataloader',
       ].includes(spec);
     const foreign = files
-      .filter((file) => ['kernel', 'model'].includes(roomOf(file)))
+      .filter((file) => ['kernel', 'model'].includes(moduleOf(file)))
       .flatMap((file) =>
         bare(file)
           .filter((spec) => !allowed(spec))
@@ -179,12 +179,12 @@ describe("the server's rooms", () => {
   it('lets nothing import main/, and only main/ and dev/ import the simulator', () => {
     const into = (room: string) =>
       files.filter(
-        (file) => roomOf(file) !== room && importsOf(file).some((target) => roomOf(target) === room),
+        (file) => moduleOf(file) !== room && importsOf(file).some((target) => moduleOf(target) === room),
       );
     expect(into('main')).toEqual([]);
     expect(
       into('simulator')
-        .map(roomOf)
+        .map(moduleOf)
         .filter((room) => room !== 'main' && room !== 'dev'),
     ).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import net from 'node:net';
 
 /** An answer as its bytes came: the status line, the headers by lowercase name, and what followed. */
-export interface RawAnswer {
+export interface RawResponse {
   statusLine: string;
   headers: Map<string, string>;
   /** Every byte after the head, as received (a HEAD answer has none). */
@@ -12,7 +12,7 @@ export interface RawAnswer {
  * Sends `request` as written on a connection of its own and reads the answer until the server
  * closes it: the request should ask for `Connection: close`.
  */
-export function rawExchange(url: string, request: string): Promise<RawAnswer> {
+export function rawExchange(url: string, request: string): Promise<RawResponse> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), '127.0.0.1');

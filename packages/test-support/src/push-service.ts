@@ -57,7 +57,7 @@ export function subscriptionAt(endpoint: string): Subscription {
   };
 }
 
-export type ScriptedPushAnswer =
+export type ScriptedPushResponse =
   | { status: number; retryAfter?: number }
   | { hang: true }
   /** The status at once, then a body a byte every `everyMs`, until the client closes. */
@@ -95,7 +95,7 @@ export class LocalPushService {
   readonly #server: Server;
   readonly #options: PushServiceOptions;
   readonly #subscriptions = new Map<string, { ecdh: ECDH; auth: string }>();
-  readonly #scripts = new Map<string, ScriptedPushAnswer[]>();
+  readonly #scripts = new Map<string, ScriptedPushResponse[]>();
   readonly #sockets = new Set<Socket>();
   readonly #gone = new Set<string>();
   #waiters: (() => void)[] = [];
@@ -180,7 +180,7 @@ export class LocalPushService {
   }
 
   /** Answers the next pushes to `subscription` (its endpoint) with these, in order, then `201`. */
-  script(subscription: Subscription, ...answers: ScriptedPushAnswer[]): void {
+  script(subscription: Subscription, ...answers: ScriptedPushResponse[]): void {
     this.#scripts.set(idOf(subscription.endpoint), answers);
   }
 
@@ -198,7 +198,7 @@ export class LocalPushService {
   }
 
   /** Resolves once `count` handshakes in all have been refused by clients. */
-  async waitForRefusedHandshakes(count: number): Promise<void> {
+  async waitForFailedHandshakes(count: number): Promise<void> {
     while (this.refusedHandshakes.length < count) {
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
@@ -245,7 +245,7 @@ export class LocalPushService {
       if (typeof claims === 'string') return refuse(403, claims, 'BadJwtToken');
       push.claims = claims;
       if (apple) {
-        const refusedSubject = appleRefusesSubject(claims.sub);
+        const refusedSubject = appleRejectsSubject(claims.sub);
         if (refusedSubject) return refuse(403, refusedSubject, 'BadJwtToken');
         if (push.urgency !== undefined && !URGENCIES.includes(push.urgency)) {
           return refuse(400, `urgency ${push.urgency}`, 'BadUrgency');
@@ -318,13 +318,13 @@ export class LocalPushService {
 }
 
 /** What the service answers: a scripted answer, or a refusal with Apple's reason. */
-type Answer = ScriptedPushAnswer | { status: number; reason: string };
+type Answer = ScriptedPushResponse | { status: number; reason: string };
 
 /**
  * Why Apple's push service refuses a VAPID subject, or undefined: it wants a `mailto:` or
  * `https:` address of a public host, and answers anything on this machine `403 BadJwtToken`.
  */
-function appleRefusesSubject(sub: string): string | undefined {
+function appleRejectsSubject(sub: string): string | undefined {
   const host = (/^mailto:[^@]+@(.+)$/.exec(sub)?.[1] ?? URL.parse(sub)?.hostname ?? '').replace(
     /^\[|\]$/g,
     '',

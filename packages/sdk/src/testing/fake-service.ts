@@ -26,9 +26,9 @@ export interface FakeDevice {
   platform: Platform;
 }
 
-/** What the fake service answers next instead of serving the request (see `answers`). */
-export type ScriptedAnswer =
-  | { kind: 'answer'; status: number; body?: string; headers?: Record<string, string> }
+/** What the fake service answers next instead of serving the request (see `responses`). */
+export type ScriptedResponse =
+  | { kind: 'response'; status: number; body?: string; headers?: Record<string, string> }
   | { kind: 'drop'; code: string };
 
 /** A send the fake service accepted: the fields as it read them, and the request as it came. */
@@ -50,7 +50,7 @@ export interface RecordedRequest {
   /** The body's text; empty for a GET. */
   body: string;
   /** What the fake answered: a status, or `dropped` for a connection it dropped. */
-  answer: number | 'dropped';
+  status: number | 'dropped';
 }
 
 export interface FakeFoxbellOptions {
@@ -68,52 +68,52 @@ const MONTHLY_SENDS = SERVICE_LIMITS.sendsPerAccountPerMonth;
  * Ready-made answers for `failNext`, each as a real service (or the gateway in front of it)
  * would give it.
  */
-export const answers = {
+export const responses = {
   /** `429 rate_limited` with `Retry-After` (seconds). */
-  rateLimited: (retryAfter = 1): ScriptedAnswer =>
-    errorAnswer('rate_limited', MESSAGES.rateLimited('token'), { 'retry-after': String(retryAfter) }),
+  rateLimited: (retryAfter = 1): ScriptedResponse =>
+    errorResponse('rate_limited', MESSAGES.rateLimited('token'), { 'retry-after': String(retryAfter) }),
   /** `429 quota_exceeded`: never retried. */
-  quotaExceeded: (): ScriptedAnswer => errorAnswer('quota_exceeded', MESSAGES.quotaExceeded),
+  quotaExceeded: (): ScriptedResponse => errorResponse('quota_exceeded', MESSAGES.quotaExceeded),
   /** `503 service_unavailable`, with `Retry-After` when given. */
-  unavailable: (retryAfter?: number): ScriptedAnswer =>
-    errorAnswer(
+  unavailable: (retryAfter?: number): ScriptedResponse =>
+    errorResponse(
       'service_unavailable',
       MESSAGES.paused,
       retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
     ),
   /** `401 token_revoked`. */
-  tokenRevoked: (): ScriptedAnswer => errorAnswer('token_revoked', 'this token was revoked'),
+  tokenRevoked: (): ScriptedResponse => errorResponse('token_revoked', 'this token was revoked'),
   /**
    * A gateway's `429`, with no error code and no `Retry-After`: `{ "message": … }` as the interface
    * describes it, or `{ body: 'none' }` for a gateway that sends no body at all.
    */
-  gatewayRateLimit: ({ body = 'message' }: { body?: 'message' | 'none' } = {}): ScriptedAnswer =>
+  gatewayRateLimit: ({ body = 'message' }: { body?: 'message' | 'none' } = {}): ScriptedResponse =>
     body === 'none'
-      ? { kind: 'answer', status: 429, body: '', headers: {} }
+      ? { kind: 'response', status: 429, body: '', headers: {} }
       : {
-          kind: 'answer',
+          kind: 'response',
           status: 429,
           body: JSON.stringify({ message: 'Too Many Requests' }),
           headers: { 'content-type': 'application/json' },
         },
   /** A proxy's `502` with a page of its own. */
-  badGateway: (): ScriptedAnswer => ({
-    kind: 'answer',
+  badGateway: (): ScriptedResponse => ({
+    kind: 'response',
     status: 502,
     body: '<html><body>502 Bad Gateway</body></html>',
     headers: { 'content-type': 'text/html' },
   }),
   /** Any error the service has, with its code's status. */
-  error: (code: ErrorCode, message = code, headers: Record<string, string> = {}): ScriptedAnswer =>
-    errorAnswer(code, message, headers),
+  error: (code: ErrorCode, message = code, headers: Record<string, string> = {}): ScriptedResponse =>
+    errorResponse(code, message, headers),
   /** The connection drops before an answer (fetch rejects, as for a reset). */
-  dropConnection: (): ScriptedAnswer => ({ kind: 'drop', code: 'ECONNRESET' }),
+  dropConnection: (): ScriptedResponse => ({ kind: 'drop', code: 'ECONNRESET' }),
 };
 
 /** An error answer: its status is the code's, from the interface's table. */
-function errorAnswer(code: ErrorCode, message: string, headers: Record<string, string> = {}): ScriptedAnswer {
+function errorResponse(code: ErrorCode, message: string, headers: Record<string, string> = {}): ScriptedResponse {
   return {
-    kind: 'answer',
+    kind: 'response',
     status: statusOf(code),
     body: JSON.stringify({ error: { code, message } }),
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
@@ -154,7 +154,7 @@ export class FakeFoxbell {
   readonly requests: RecordedRequest[] = [];
   readonly devices: readonly FakeDevice[];
   readonly #now: () => number;
-  readonly #scripted: ScriptedAnswer[] = [];
+  readonly #scripted: ScriptedResponse[] = [];
   readonly #notifications = new Map<string, Stored>();
   readonly #keys = new Map<string, { fingerprint: string; id: string }>();
   #nextId = 1;
@@ -180,12 +180,12 @@ export class FakeFoxbell {
       url: request.url,
       headers,
       body,
-      answer: 0,
+      status: 0,
     };
     this.requests.push(recorded);
     const next = this.#scripted.shift();
     if (next?.kind === 'drop') {
-      recorded.answer = 'dropped';
+      recorded.status = 'dropped';
       throw new TypeError('fetch failed', {
         cause: Object.assign(new Error('socket hang up'), { code: next.code }),
       });
@@ -193,12 +193,12 @@ export class FakeFoxbell {
     const response = next
       ? this.#respond(next.status, next.body ?? '', next.headers ?? {})
       : this.#serve(recorded);
-    recorded.answer = response.status;
+    recorded.status = response.status;
     return response;
   };
 
   /** Answers the next requests with these, in order, whatever they ask; then serves again. */
-  failNext(...scripted: ScriptedAnswer[]): this {
+  failNext(...scripted: ScriptedResponse[]): this {
     this.#scripted.push(...scripted);
     return this;
   }

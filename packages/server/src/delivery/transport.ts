@@ -63,7 +63,7 @@ export interface PushTransport {
 }
 
 /** A push that got no answer (connection refused, reset, timed out): another attempt later. */
-export const NO_ANSWER: PushOutcome = {
+export const NO_RESPONSE: PushOutcome = {
   verdict: 'retry',
   status: null,
   deactivateDevice: null,

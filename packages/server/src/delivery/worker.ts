@@ -14,7 +14,7 @@ import { routeNotification } from '../model/routing.js';
 import { isStorageUnavailable } from '../store/storage-errors.js';
 import type { Store } from '../store/store.js';
 import { DEFAULT_LEASE_MS, endOfAttempt, MAX_ATTEMPTS } from './attempts.js';
-import { NO_ANSWER, type PushOutcome, type PushTransport } from './transport.js';
+import { NO_RESPONSE, type PushOutcome, type PushTransport } from './transport.js';
 
 export interface DeliveryLog {
   error(message: string, details?: Record<string, unknown>): void;
@@ -142,7 +142,7 @@ export class DeliveryWorker {
   }
 
   /** A delivery step went through: if the database was out of reach, say it is back, once. */
-  #storeAnswered(): void {
+  #storeReachableAgain(): void {
     if (this.#storeReachable) return;
     this.#storeReachable = true;
     this.#options.log?.info?.('the database answers again: delivery goes on');
@@ -222,7 +222,7 @@ export class DeliveryWorker {
       let progress = 0;
       try {
         progress = await this.#step();
-        this.#storeAnswered();
+        this.#storeReachableAgain();
       } catch (error) {
         this.#storeFailed('a delivery step', error);
       }
@@ -339,7 +339,7 @@ export class DeliveryWorker {
       (error: unknown) => {
         // A transport's push does not reject; one that did is a push without an answer.
         this.#options.log?.error('a push failed', { error: String(error) });
-        this.#answered(destination, NO_ANSWER, sent);
+        this.#answered(destination, NO_RESPONSE, sent);
       },
     );
   }

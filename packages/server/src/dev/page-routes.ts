@@ -5,7 +5,7 @@ import { pathIdOf } from '../http/path-ids.js';
 import { type DeviceViewing, deviceView } from '../http/views.js';
 import { isoTime } from '../kernel/clock.js';
 import { isLocalRequest } from '../kernel/local-only.js';
-import { Refusal } from '../kernel/refusal.js';
+import { HttpError } from '../kernel/http-error.js';
 import type { Device } from '../model/devices.js';
 import { type PushFeed, simulatorView } from '../simulator/device-page.js';
 import type { ReceivedPush } from '../simulator/simulator.js';
@@ -65,7 +65,7 @@ export function devPageRoutes(
       done(
         isLocalRequest(request)
           ? undefined
-          : new Refusal('forbidden', 'the device page answers this machine only'),
+          : new HttpError('forbidden', 'the device page answers this machine only'),
       );
     });
     devPage(scope, store, deps, freshnessNow);
@@ -122,7 +122,7 @@ function devPage(
 
   const sessionOf = async () => {
     const session = await deps.session();
-    if (!session) throw new Refusal('not_found', 'the dev account is not seeded yet');
+    if (!session) throw new HttpError('not_found', 'the dev account is not seeded yet');
     return session;
   };
   const devicesOf = async () => {
@@ -167,7 +167,7 @@ function devPage(
       const session = await sessionOf();
       const stored = await store.getNotification(request.params.id);
       if (!stored || stored.accountId !== session.accountId) {
-        throw new Refusal('not_found', 'no such notification in the dev account');
+        throw new HttpError('not_found', 'no such notification in the dev account');
       }
       return {
         id: stored.id,

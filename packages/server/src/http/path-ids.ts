@@ -1,7 +1,7 @@
 import { MESSAGES } from '@foxbell/sdk/server-contract';
 import type { onRequestHookHandler } from 'fastify';
 import { type IdPrefix, isIdShaped } from '../kernel/ids.js';
-import { Refusal } from '../kernel/refusal.js';
+import { HttpError } from '../kernel/http-error.js';
 
 /** The ids routes take in their path, and what each names. */
 export type PathIdPrefix = Extract<IdPrefix, 'ntf' | 'dev' | 'tok' | 'lnk'>;
@@ -13,8 +13,8 @@ const NAMES: Record<PathIdPrefix, string> = {
 };
 
 /** The one answer for an id that names nothing the caller may see: `404 not_found`, field `id`. */
-export function noSuch(prefix: PathIdPrefix): Refusal {
-  return new Refusal('not_found', MESSAGES.noSuch(NAMES[prefix]), { field: 'id' });
+export function noSuch(prefix: PathIdPrefix): HttpError {
+  return new HttpError('not_found', MESSAGES.noSuch(NAMES[prefix]), { field: 'id' });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { type Clock, retryAfterSeconds } from '../kernel/clock.js';
-import { Refusal } from '../kernel/refusal.js';
+import { HttpError } from '../kernel/http-error.js';
 
 /**
  * Keys (client addresses, credentials) a limit keeps at most. Past it the key used least recently
@@ -61,7 +61,7 @@ export class WindowLimit {
     const window = this.#windows.get(key);
     if (!window || now - window.start >= this.#windowMs || window.count < this.perWindow) return;
     const retryAfter = retryAfterSeconds(window.start + this.#windowMs - now);
-    throw new Refusal('rate_limited', `${REFUSAL[this.scope]}; retry after Retry-After`, {
+    throw new HttpError('rate_limited', `${REFUSAL[this.scope]}; retry after Retry-After`, {
       headers: { 'retry-after': String(retryAfter) },
       details: { scope: this.scope, limit: this.perWindow },
     });

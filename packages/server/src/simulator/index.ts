@@ -10,5 +10,5 @@ export {
   ApnsSimulator,
   type ApnsSimulatorOptions,
   type ReceivedPush,
-  type ScriptedApnsAnswer,
+  type ScriptedApnsResponse,
 } from './simulator.js';

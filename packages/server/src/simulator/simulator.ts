@@ -26,7 +26,7 @@ export interface ReceivedPush {
 }
 
 /** An answer scripted for a push token's next push, used once, in order. */
-export interface ScriptedApnsAnswer {
+export interface ScriptedApnsResponse {
   status?: number | undefined;
   reason?: string | undefined;
   /** Hold the answer this long (real time). */
@@ -111,7 +111,7 @@ export class ApnsSimulator {
   readonly #roundTripMs: number;
   readonly #keys = new Map<string, { teamId: string; publicKey: KeyObject }>();
   readonly #tokens = new Map<string, TokenState>();
-  readonly #scripts = new Map<string, ScriptedApnsAnswer[]>();
+  readonly #scripts = new Map<string, ScriptedApnsResponse[]>();
   readonly #received: PushHistory<ReceivedPush>;
   readonly #listeners = new Set<(push: ReceivedPush) => void>();
   readonly #sessions = new Set<ServerHttp2Session>();
@@ -183,7 +183,7 @@ export class ApnsSimulator {
   }
 
   /** Appends answers for a push token's next pushes. */
-  script(pushToken: string, answers: ScriptedApnsAnswer[]): void {
+  script(pushToken: string, answers: ScriptedApnsResponse[]): void {
     const key = pushToken.toLowerCase();
     this.#scripts.set(key, [...(this.#scripts.get(key) ?? []), ...answers]);
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ADMIN_KEY, createAccount, startServer, type TestServer } from '../helpers.js';
 import { apiProviders } from '../providers.js';
-import { type RawAnswer, rawExchange } from '../raw-http.js';
+import { type RawResponse, rawExchange } from '../raw-http.js';
 import { servedRoutes } from '../route-tree.js';
 import { openTestStore } from '../test-database.js';
 
@@ -15,7 +15,7 @@ import { openTestStore } from '../test-database.js';
 const WITHOUT_HEAD = ['/v1/link-requests/{id}', '/v1/send/{token}'];
 
 /** One request on a connection of its own, with a credential when one is given. */
-function exchange(url: string, method: string, path: string, credential?: string): Promise<RawAnswer> {
+function exchange(url: string, method: string, path: string, credential?: string): Promise<RawResponse> {
   const lines = [
     `${method} ${path} HTTP/1.1`,
     'Host: 127.0.0.1',
@@ -26,8 +26,8 @@ function exchange(url: string, method: string, path: string, credential?: string
 }
 
 /** Asserts that a HEAD answer is the GET answer without its body: same status, same headers. */
-function expectHeadOf(get: RawAnswer, head: RawAnswer, what: string) {
-  const comparable = (answer: RawAnswer) => {
+function expectHeadOf(get: RawResponse, head: RawResponse, what: string) {
+  const comparable = (answer: RawResponse) => {
     const headers = new Map(answer.headers);
     // Each answer has its own request id and date.
     expect(headers.get('x-request-id'), what).toMatch(/^req_\w+$/);

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { KEYS_KEPT, WindowLimit } from '../../src/http/window-limit.js';
-import { Refusal } from '../../src/kernel/refusal.js';
+import { HttpError } from '../../src/kernel/http-error.js';
 import { ManualClock } from '../helpers.js';
 
 /** The refusal `check` throws, or undefined when the key may go on. */
-function refusalOf(limit: WindowLimit, key: string): Refusal | undefined {
+function refusalOf(limit: WindowLimit, key: string): HttpError | undefined {
   try {
     limit.check(key);
     return undefined;
   } catch (error) {
-    if (error instanceof Refusal) return error;
+    if (error instanceof HttpError) return error;
     throw error;
   }
 }

@@ -30,7 +30,7 @@ async function serverWithLog(
   return { server, lines };
 }
 
-interface RawAnswer {
+interface RawResponse {
   status: number;
   head: string;
   headers: Map<string, string>;
@@ -38,7 +38,7 @@ interface RawAnswer {
 }
 
 /** Sends `bytes` as they are and reads the one answer (the request asks to close after it). */
-function exchange(url: string, bytes: string | Buffer): Promise<RawAnswer> {
+function exchange(url: string, bytes: string | Buffer): Promise<RawResponse> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), '127.0.0.1');
@@ -68,7 +68,7 @@ function exchange(url: string, bytes: string | Buffer): Promise<RawAnswer> {
 }
 
 /** Asserts the spec's error body with `X-Request-Id` equal to its `request_id`. */
-function expectSpecError(answer: RawAnswer, status: number, code: string) {
+function expectSpecError(answer: RawResponse, status: number, code: string) {
   const requestId = answer.headers.get('x-request-id');
   expect(requestId, answer.head).toMatch(/^req_\w+$/);
   const body = JSON.parse(answer.body);

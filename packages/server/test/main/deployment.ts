@@ -291,7 +291,7 @@ export async function expectEveryAcceptedSendDelivered(deployment: Deployment, l
  * The clients saw only answers the SDK retries: `503 service_unavailable` (with its
  * `Retry-After`), a proxy's `502`/`503`, or no answer at all. Never a `500` or another refusal.
  */
-export function expectOnlyRetriedAnswers(load: Load): void {
+export function expectOnlyRetriedResponses(load: Load): void {
   for (const event of load.events) {
     expect(
       event.status === undefined ||

@@ -120,7 +120,7 @@ describe('the OpenAPI document', () => {
     check('NewToken', token, 201);
     check('Tokens', await server.request('GET', '/v1/tokens', { token: key }), 200);
     check('Devices', await server.request('GET', '/v1/devices', { token: key }), 200);
-    check('DevicesAnswer', await server.request('GET', '/v1/devices', { token: token.body.token }), 200);
+    check('DevicesResponse', await server.request('GET', '/v1/devices', { token: token.body.token }), 200);
     check('DeviceNames', await server.request('GET', '/v1/devices', { token: token.body.token }), 200);
     check('Catalog', await server.request('GET', '/v1/scenes', { token: token.body.token }), 200);
     const sent = await server.request('POST', '/v1/notifications', {

@@ -11,7 +11,7 @@ export interface ApnsVerdict extends PushOutcome {
   readonly renewToken: boolean;
 }
 
-export interface ApnsAnswer {
+export interface ApnsResponse {
   status: number;
   reason?: string | undefined;
   /** A 410's `timestamp`: when APNs learnt the token was no longer valid (epoch ms). */
@@ -19,7 +19,7 @@ export interface ApnsAnswer {
 }
 
 const verdict = (
-  answer: ApnsAnswer,
+  answer: ApnsResponse,
   kind: ApnsVerdict['verdict'],
   extra: Partial<ApnsVerdict> = {},
 ): ApnsVerdict => ({
@@ -35,7 +35,7 @@ const verdict = (
 });
 
 /** 403 reasons that say the key, team or certificate is wrong, not this notification. */
-const CREDENTIAL_REFUSALS = new Set([
+const CREDENTIAL_REJECTIONS = new Set([
   'BadCertificate',
   'BadCertificateEnvironment',
   'Forbidden',
@@ -49,7 +49,7 @@ const CREDENTIAL_REFUSALS = new Set([
 const ACCEPTED = verdict({ status: 200 }, 'accepted');
 
 /** The verdict on an answer, for a device whose push token was registered at `addressSince`. */
-export function judgeApnsAnswer(answer: ApnsAnswer, addressSince: number): ApnsVerdict {
+export function judgeApnsResponse(answer: ApnsResponse, addressSince: number): ApnsVerdict {
   const { status, reason } = answer;
   if (status === 200) return ACCEPTED;
   if (status === 410) {
@@ -64,7 +64,7 @@ export function judgeApnsAnswer(answer: ApnsAnswer, addressSince: number): ApnsV
     return verdict(answer, 'retry', { renewToken: true });
   }
   if (status === 403) {
-    return verdict(answer, 'failed_permanent', { pauseCredential: CREDENTIAL_REFUSALS.has(reason ?? '') });
+    return verdict(answer, 'failed_permanent', { pauseCredential: CREDENTIAL_REJECTIONS.has(reason ?? '') });
   }
   // 429 TooManyRequests / TooManyProviderTokenUpdates, 500 InternalServerError,
   // 503 ServiceUnavailable / Shutdown, and any other 5xx Apple may add.

@@ -6,7 +6,7 @@ import type { PushOutcome } from '../transport.js';
  * leaves lists and `auto`. `429` and `5xx` are worth another attempt; any other answer (`400`, a
  * `403` for the VAPID key, `413`) would be the same again.
  */
-export function judgeWebPushAnswer(status: number): PushOutcome {
+export function judgeWebPushResponse(status: number): PushOutcome {
   const outcome = (verdict: PushOutcome['verdict'], more: Partial<PushOutcome> = {}): PushOutcome => ({
     verdict,
     status,

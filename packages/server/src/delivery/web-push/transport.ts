@@ -3,7 +3,7 @@ import webPush from 'web-push';
 import { trustingAlso } from '../../kernel/ca-certificates.js';
 import type { Clock } from '../../kernel/clock.js';
 import {
-  NO_ANSWER,
+  NO_RESPONSE,
   type PushDestination,
   type PushOutcome,
   type PushTransport,
@@ -14,7 +14,7 @@ import type { PushHosts } from './hosts.js';
 import { webPushKeysOf } from './keys.js';
 import { webPushPayload } from './payload.js';
 import { topicOf, ttlSeconds, URGENCY } from './request.js';
-import { judgeWebPushAnswer } from './responses.js';
+import { judgeWebPushResponse } from './responses.js';
 import type { VapidKeys } from './vapid.js';
 
 // web-push is CommonJS whose exports Node cannot name statically: taken from its default export.
@@ -65,7 +65,7 @@ function causes(error: unknown): NodeJS.ErrnoException[] {
 }
 
 /** Of an answer's body, what is read to keep its connection (undici's default); a longer one is cut. */
-const MAX_ANSWER_READ = 128 * 1024;
+const MAX_RESPONSE_READ = 128 * 1024;
 
 /** A VAPID token lives 12 hours (at most 24, RFC 8292); a new one is signed with an hour left. */
 const TOKEN_LIFE_S = 12 * 3600;
@@ -134,9 +134,9 @@ export class WebPushTransport implements PushTransport {
       // The status is the answer; the body says nothing more. It is read so that the connection is
       // reused, within the same deadline: one still trickling then is cut (its connection closed),
       // and the status stands, so a push the service took is not pushed again.
-      await answer.body.dump({ limit: MAX_ANSWER_READ, signal: deadline }).catch(() => {});
+      await answer.body.dump({ limit: MAX_RESPONSE_READ, signal: deadline }).catch(() => {});
       // Its host for the log: the endpoint's path is a capability, as good as a password.
-      return { ...judgeWebPushAnswer(answer.statusCode), host: endpoint.host };
+      return { ...judgeWebPushResponse(answer.statusCode), host: endpoint.host };
     } catch (error) {
       const chain = causes(error);
       // An allowed name that resolves to this machine or its network: refused for good, unsent.
@@ -146,7 +146,7 @@ export class WebPushTransport implements PushTransport {
       if (tlsCode !== undefined) return unsent('tls', endpoint.host, { tlsCode });
       // Why no answer came, by its code (ECONNREFUSED, UND_ERR_SOCKET) or name (TimeoutError).
       const code = chain.find((cause) => typeof cause.code === 'string')?.code ?? chain[0]?.name;
-      return { ...NO_ANSWER, host: endpoint.host, error: code };
+      return { ...NO_RESPONSE, host: endpoint.host, error: code };
     }
   }
 

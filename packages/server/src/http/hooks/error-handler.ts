@@ -5,11 +5,11 @@ import { MESSAGES } from '@foxbell/sdk/server-contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as z from 'zod';
 import type { IdSource } from '../../kernel/ids.js';
-import { errorBody, Refusal } from '../../kernel/refusal.js';
+import { errorBody, HttpError } from '../../kernel/http-error.js';
 import { AccountEndedError } from '../../model/accounts.js';
 import { isStorageUnavailable } from '../../store/storage-errors.js';
 import { idOf } from '../schema-parts.js';
-import { endedAccountRefusal } from './auth.js';
+import { endedAccountError } from './auth.js';
 import { tooLarge } from './request-size.js';
 
 const count = z.int().min(0);
@@ -62,10 +62,10 @@ export const errorSchema = z
   .meta({ id: 'Error' });
 
 /** Fastify's own refusals, in the interface's words. */
-function fromFastify(error: FastifyError): Refusal | undefined {
+function fromFastify(error: FastifyError): HttpError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new Refusal(
+      return new HttpError(
         'unsupported_media_type',
         'the content type is not accepted here (JSON; the URL-token endpoint also takes form and plain text)',
       );
@@ -73,7 +73,7 @@ function fromFastify(error: FastifyError): Refusal | undefined {
       return tooLarge(undefined);
     default:
       return error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500
-        ? new Refusal('invalid_request', 'the request could not be read')
+        ? new HttpError('invalid_request', 'the request could not be read')
         : undefined;
   }
 }
@@ -90,7 +90,7 @@ export function setBaseHeaders(reply: FastifyReply, request: FastifyRequest): vo
   });
 }
 
-export function sendApiError(reply: FastifyReply, request: FastifyRequest, error: Refusal): FastifyReply {
+export function sendApiError(reply: FastifyReply, request: FastifyRequest, error: HttpError): FastifyReply {
   // Also for refusals made before the onRequest hooks ran (a path that does not parse).
   setBaseHeaders(reply, request);
   request.errorCode = error.code;
@@ -112,7 +112,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.decorateRequest('errorCode', undefined);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known =
-      error instanceof Refusal
+      error instanceof HttpError
         ? error
         : error instanceof AccountEndedError
           ? accountEndedMeanwhile(error, request)
@@ -123,7 +123,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendApiError(
         reply,
         request,
-        new Refusal('service_unavailable', 'the database cannot take writes right now; retry later', {
+        new HttpError('service_unavailable', 'the database cannot take writes right now; retry later', {
           headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) },
         }),
       );
@@ -131,12 +131,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendApiError(
       reply,
       request,
-      new Refusal('internal_error', 'the server failed; retry with backoff'),
+      new HttpError('internal_error', 'the server failed; retry with backoff'),
     );
   });
   // The path is not echoed: it may hold a token in a spelling no route knows.
   app.setNotFoundHandler((request, reply) =>
-    sendApiError(reply, request, new Refusal('not_found', MESSAGES.noRoute(request.method))),
+    sendApiError(reply, request, new HttpError('not_found', MESSAGES.noRoute(request.method))),
   );
 }
 
@@ -148,24 +148,24 @@ const STORAGE_RETRY_AFTER_SECONDS = 5;
  * a device key or send token, which follow a merge, is told to retry at once: the retry is
  * authenticated against the account as it is now.
  */
-function accountEndedMeanwhile(error: AccountEndedError, request: FastifyRequest): Refusal {
-  const refusal = request.caller?.kind === 'account' ? endedAccountRefusal(error.account) : undefined;
+function accountEndedMeanwhile(error: AccountEndedError, request: FastifyRequest): HttpError {
+  const refusal = request.caller?.kind === 'account' ? endedAccountError(error.account) : undefined;
   return (
     refusal ??
-    new Refusal('service_unavailable', 'the account changed while this request waited; retry', {
+    new HttpError('service_unavailable', 'the account changed while this request waited; retry', {
       headers: { 'retry-after': '1' },
     })
   );
 }
 
 /** How long a refused client has to read its answer and close before its socket is destroyed. */
-const REFUSAL_LINGER_MS = 2_000;
+const ERROR_LINGER_MS = 2_000;
 
 /**
  * Node's HTTP parser's refusals (llhttp's `HPE_*`) and its request timeout: the only client errors
  * that come with an HTTP connection to answer on.
  */
-function isHttpRefusal(error: NodeJS.ErrnoException): boolean {
+function isHttpParserError(error: NodeJS.ErrnoException): boolean {
   return error.code?.startsWith('HPE_') === true || error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
 }
 
@@ -181,15 +181,15 @@ function isHttpRefusal(error: NodeJS.ErrnoException): boolean {
  */
 export function clientErrorResponder(ids: IdSource) {
   return (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (!isHttpRefusal(error) || !socket.writable) return socket.destroy();
+    if (!isHttpParserError(error) || !socket.writable) return socket.destroy();
     const requestId = ids.id('req');
     // The spec has no timeout code: a request too slow to arrive is one the server could not read.
     const refusal =
       error.code === 'HPE_HEADER_OVERFLOW'
         ? tooLarge(undefined)
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? new Refusal('invalid_request', 'the request did not arrive in time; the connection is closed')
-          : new Refusal('invalid_request', 'the request is not valid HTTP');
+          ? new HttpError('invalid_request', 'the request did not arrive in time; the connection is closed')
+          : new HttpError('invalid_request', 'the request is not valid HTTP');
     const { status } = refusal;
     const body = JSON.stringify(
       errorBody(refusal.code, refusal.message, requestId, refusal.field, refusal.details),
@@ -201,7 +201,7 @@ export function clientErrorResponder(ids: IdSource) {
     // The answer is sent and our side closed; a client that neither reads it nor closes its own
     // side would hold the descriptor. (Not destroyed at once: unread bytes of the refused request
     // would make that a reset, which can discard the answer before the client reads it.)
-    const linger = setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS);
+    const linger = setTimeout(() => socket.destroy(), ERROR_LINGER_MS);
     linger.unref();
     socket.once('close', () => clearTimeout(linger));
   };

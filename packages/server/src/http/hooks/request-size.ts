@@ -4,10 +4,10 @@ import { Transform } from 'node:stream';
 import { LIMITS } from '@foxbell/sdk/contract';
 import { MESSAGES } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Refusal } from '../../kernel/refusal.js';
+import { HttpError } from '../../kernel/http-error.js';
 
-export function tooLarge(bytes: number | undefined): Refusal {
-  return new Refusal('payload_too_large', MESSAGES.tooLarge(LIMITS.requestBytes), {
+export function tooLarge(bytes: number | undefined): HttpError {
+  return new HttpError('payload_too_large', MESSAGES.tooLarge(LIMITS.requestBytes), {
     details: { limit: LIMITS.requestBytes, ...(bytes === undefined ? {} : { size: bytes }) },
   });
 }

@@ -12,7 +12,7 @@ import { ManualClock } from '../../helpers.js';
 const TOKEN = 'ab'.repeat(32);
 const TOPIC = 'app.foxbell.test';
 
-interface RawAnswer {
+interface RawResponse {
   status: number;
   headers: http2.IncomingHttpHeaders;
   body: Record<string, unknown> | undefined;
@@ -22,10 +22,10 @@ interface RawAnswer {
 async function raw(
   sim: ApnsSimulator,
   request: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
-): Promise<RawAnswer> {
+): Promise<RawResponse> {
   const session = http2.connect(sim.url, { ca: sim.ca as string });
   try {
-    return await new Promise<RawAnswer>((resolve, reject) => {
+    return await new Promise<RawResponse>((resolve, reject) => {
       const stream = session.request(
         {
           ':method': request.method ?? 'POST',

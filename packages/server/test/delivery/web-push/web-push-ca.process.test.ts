@@ -70,7 +70,7 @@ describe('--web-push-ca', () => {
   it('without it, a push service behind a private CA is not trusted: the server hangs up in the handshake, and nothing reaches it', async () => {
     const service = await pushService();
     const { states } = await serverPushingTo([service], []);
-    await service.push.waitForRefusedHandshakes(1);
+    await service.push.waitForFailedHandshakes(1);
     expect(service.push.received).toEqual([]);
     expect(await states()).not.toContain('accepted');
   });
