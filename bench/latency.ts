@@ -1,12 +1,12 @@
 // pnpm bench latency: how long a send takes to reach a phone. At steady rates, the time from a
-// send's 202 (as its client reads it) to the push service's answer for its destination, against
-// the APNs simulator holding each answer for a realistic round trip. On SQLite in one process,
+// send's 202 (as its client reads it) to the push service's response for its destination, against
+// the APNs simulator holding each response for a realistic round trip. On SQLite in one process,
 // and on PostgreSQL with an API process and a worker process apart, that worker woken by
 // LISTEN/NOTIFY (ours) and by its poll alone (the baseline).
 //
 // Each figure is split in three: waiting to be routed (202 → routed_at), waiting for a push slot
 // and the request's way out (routed_at → the simulator has the push), and the push itself (the
-// simulator has it → its answer, which is the round trip it was given).
+// simulator has it → its response, which is the round trip it was given).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -38,11 +38,11 @@ const sim = await ApnsSimulator.start({
   roundTripMs: ROUND_TRIP_MS,
   history: { perDevice: 10, total: 10 },
 });
-/** When the simulator had each notification's push, and when it answered, by notification id. */
+/** When the simulator had each notification's push, and when it responded, by notification id. */
 const pushed = new Map<string, { received: number; answered: number }>();
 sim.onPush((push) => {
   const id = (push.payload as { foxbell?: { id?: string } }).foxbell?.id;
-  // Called as the simulator answers, the round trip after the push came in.
+  // Called as the simulator responds, the round trip after the push came in.
   if (id !== undefined) pushed.set(id, { received: Date.now() - ROUND_TRIP_MS, answered: Date.now() });
 });
 const apnsArgs = [
@@ -163,7 +163,7 @@ const percentile = (sorted: number[], p: number) =>
 
 /**
  * `rate` sends a second for SECONDS, each started on its own schedule whatever the others are
- * doing (an open loop: a slow answer does not slow the sends behind it), then every push awaited.
+ * doing (an open loop: a slow response does not slow the sends behind it), then every push awaited.
  */
 async function run(setup: Setup, rate: number): Promise<Figures> {
   const token = await sender(setup.url);

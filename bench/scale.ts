@@ -55,7 +55,7 @@ const serverArgs = [
 
 /**
  * Load on each URL at once, `CONNECTIONS` in all, each request with the next account's token.
- * Returns how many sends were accepted: every answer must be a 202.
+ * Returns how many sends were accepted: every response must be a 202.
  */
 async function load(urls: string[], tokens: string[]): Promise<number> {
   const requests = rotatingTokens(tokens);

@@ -1,5 +1,5 @@
 // Accepted durable sends per second of the real server (foxbell-server on SQLite, every 202
-// fsync'd), against bare Fastify answering 202 to the same request, with one load client
+// fsync'd), against bare Fastify responding with 202 to the same request, with one load client
 // (autocannon) in the same run. Each target runs in its own process; the load comes from this one.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';

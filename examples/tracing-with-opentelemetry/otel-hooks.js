@@ -39,7 +39,7 @@ export function openTelemetryHooks(tracer = trace.getTracer('@foxbell/sdk')) {
       span.end();
     },
     onRetry(event) {
-      // An attempt without an answer (a refused connection, a timeout) ends here.
+      // An attempt without a response (a refused connection, a timeout) ends here.
       const span = open.get(key(event));
       if (!span) return;
       open.delete(key(event));

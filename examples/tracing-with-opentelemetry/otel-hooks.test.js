@@ -98,7 +98,7 @@ it('makes a client span per attempt, named by the route template, with status an
   expect(JSON.stringify(tracer.spans)).not.toContain(service.token);
 });
 
-it('ends the span of an attempt that got no answer with its error', async () => {
+it('ends the span of an attempt that got no response with its error', async () => {
   service.failNext(...Array.from({ length: 4 }, () => responses.dropConnection()));
   const sending = client.send({ message: 'Deploy done' }).catch((error) => error);
   await vi.advanceTimersByTimeAsync(10_000);

@@ -94,7 +94,7 @@ function tracing(args: GlobalArgs, env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * The SDK's log as trace lines on stderr: each attempt, answer and retry. The SDK's lines carry
+ * The SDK's log as trace lines on stderr: each attempt, response and retry. The SDK's lines carry
  * no token, header or body; the request id is added from its fields.
  */
 function traceLogger(stderr: NodeJS.WriteStream): Logger {

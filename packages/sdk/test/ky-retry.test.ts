@@ -1,6 +1,6 @@
 // Why the SDK runs its own retry loop instead of ky's (docs/sdk.md, "Retries"): ky 2's retry,
 // configured as close to the service's policy as its options go, against the SDK on the same
-// answers. Each case is a rule of the policy that ky's loop breaks. If a ky release makes one of
+// responses. Each case is a rule of the policy that ky's loop breaks. If a ky release makes one of
 // these pass the other way, this file says so, and the choice is worth making again.
 import ky, { type Options } from 'ky';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -76,7 +76,7 @@ describe("ky 2's retry against the policy", () => {
   });
 
   it("reads the service's monthly X-RateLimit-Reset as a wait when Retry-After is absent", async () => {
-    // Every answer to a send carries X-RateLimit-Reset: when the month's quota resets.
+    // Every response to a send carries X-RateLimit-Reset: when the month's quota resets.
     const monthEnd = String(Math.floor(Date.now() / 1000) + 20 * 86_400);
     const answer = errorReply(500, 'internal_error', { 'x-ratelimit-reset': monthEnd });
     const ours = serve('post', '/v1/notifications', answer, answer);
@@ -105,7 +105,7 @@ describe("ky 2's retry against the policy", () => {
     let start = Date.now();
     const ours = await settle(fakeClockClient().send({ message: 'hi' }, { deadlineMs: 2_500 }));
     // One retry after 1 s; the next wait of 2 s would end past the deadline, so the call ends
-    // at once with the service's answer.
+    // at once with the service's response.
     expect(ours.error).toMatchObject({ status: 503, code: 'service_unavailable' });
     expect(ours.at - start).toBe(1_000);
 

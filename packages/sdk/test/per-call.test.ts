@@ -41,7 +41,7 @@ describe('per-call options', () => {
     expect(seen[1]?.headers['idempotency-key']).toBe(seen[0]?.headers['idempotency-key']);
   });
 
-  it('refuses a header the SDK sets, and one HTTP cannot carry, before sending anything', async () => {
+  it('rejects a header the SDK sets, and one HTTP cannot carry, before sending anything', async () => {
     const seen = serve('post', '/v1/notifications', accepted);
     for (const headers of [
       { Authorization: 'Bearer other' },
@@ -84,7 +84,7 @@ describe('per-call options', () => {
 });
 
 describe('withResponse()', () => {
-  it('gives every method’s value with the answer’s request id, status and headers', async () => {
+  it('gives every method’s value with the response’s request id, status and headers', async () => {
     serve('post', '/v1/notifications', accepted);
     serve('get', '/v1/notifications/ntf_abc123/status', answered(record, 'req_status'));
     serve('get', '/v1/scenes', answered({ scenes: [] }, 'req_scenes'));
@@ -157,7 +157,7 @@ describe('scenes() reads any catalog', () => {
     expect(await client().scenes()).toEqual({ scenes: { rocket: {} } });
   });
 
-  it('still refuses an answer that is not a JSON object', async () => {
+  it('still rejects a response that is not a JSON object', async () => {
     serve('get', '/v1/scenes', answered(['rocket'], 'req_c'));
     await expect(client().scenes()).rejects.toMatchObject({ code: 'invalid_response' });
   });
@@ -253,7 +253,7 @@ describe('logging', () => {
   });
 });
 
-it('refuses a base URL with a user name or password, without echoing it', () => {
+it('rejects a base URL with a user name or password, without echoing it', () => {
   const error = (() => {
     try {
       client({ baseUrl: 'https://user:hunter2@foxbell.test' });

@@ -97,7 +97,7 @@ describe('FakeFoxbell', () => {
     expect(service.sends).toEqual([]);
   });
 
-  it('replays an idempotent retry and refuses a key reused for another request', async () => {
+  it('replays an idempotent retry and rejects a key reused for another request', async () => {
     const { service } = setup();
     const first = await raw(service, '{"message":"once"}', { 'idempotency-key': 'k-1' });
     const again = await raw(service, '{"message":"once"}', { 'idempotency-key': 'k-1' });

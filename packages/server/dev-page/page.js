@@ -355,7 +355,7 @@ async function report(card, action) {
   await refreshRecord(card.dataset.id);
 }
 
-/** Reads a notification's record and redraws its cards; false when the server did not answer. */
+/** Reads a notification's record and redraws its cards; false when the server did not respond. */
 async function refreshRecord(id) {
   try {
     const response = await fetch(`/dev/notifications/${encodeURIComponent(id)}`);

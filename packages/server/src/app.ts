@@ -137,8 +137,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
           )
       : undefined;
   const serverOptions = {
-    // A request without Host is refused by our own hook, in the spec's error body with its
-    // request id; Node's own refusal is a bare 400.
+    // A request without Host is rejected by our own hook, in the spec's error body with its
+    // request id; Node's own error is a bare 400.
     requireHostHeader: false,
     headersTimeout: timeouts.headersMs,
     requestTimeout: timeouts.requestMs,
@@ -166,7 +166,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     requestIdHeader: false,
     // One line per request is written in onResponse, with the URL token redacted.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
-    // Every GET route answers HEAD too, as GET without its body (uptime monitors probe with it);
+    // Every GET route responds to HEAD too, as GET without its body (uptime monitors probe with it);
     // the URL-token send, whose GET sends, opts out.
     exposeHeadRoutes: true,
     // The spec's paths are exact; `/v1/scenes/` is not `/v1/scenes`.
@@ -189,7 +189,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // the 16 KB rule with them). The 16 KB head limit already bounds how many there can be.
   app.server.maxHeadersCount = 0;
   // An expectation other than 100-continue is one a server may ignore (RFC 9110, 10.1.1): the
-  // request is answered as if it had none, rather than with Node's bare 417.
+  // request gets the response it would have without one, rather than with Node's bare 417.
   app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -199,7 +199,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     }
     done();
   });
-  // While the server stops, answers to requests still in flight close their connection, so that
+  // While the server stops, responses to requests still in flight close their connection, so that
   // a keep-alive client does not hold the stop open until its idle timeout.
   let closing = false;
   app.addHook('preClose', async () => {

@@ -11,8 +11,8 @@ import { generate } from 'selfsigned';
  * of its own, subscriptions as a browser makes them, and for each push the checks a real service
  * makes. The VAPID token (RFC 8292) is verified against the key the server publishes, the body is
  * decrypted with the subscription's private key (RFC 8291, by `http_ece`), and `TTL`, `Urgency`
- * and `Topic` are recorded. Its answers can be scripted: `201`, `410`, `429` with `Retry-After`,
- * `500`, a status whose body trickles without end, or no answer at all.
+ * and `Topic` are recorded. Its responses can be scripted: `201`, `410`, `429` with `Retry-After`,
+ * `500`, a status whose body trickles without end, or no response at all.
  */
 
 /** A subscription as `PushSubscription.toJSON()` gives it. */
@@ -27,9 +27,9 @@ export interface ReceivedPush {
   subscription: string;
   /** When it arrived, by the service's clock (`now`). */
   at: number;
-  /** What it was answered with (`undefined`: no answer, the test's hang). */
+  /** What it was responded with (`undefined`: no response, the test's hang). */
   status: number | undefined;
-  /** Why it was refused, when the service refused it itself (a bad token, a body too long). */
+  /** Why it was rejected, when the service rejected it itself (a bad token, a body too long). */
   refusal?: string;
   ttl: string | undefined;
   urgency: string | undefined;
@@ -72,7 +72,7 @@ export interface PushServiceOptions {
    * `apple`: Apple's push service's rules as well (web.push.apple.com, what an iPhone's web app
    * subscribes with): a subject on this machine or without a domain is `403 BadJwtToken`, an
    * `Urgency` or `Topic` it does not take `400`, a body past the 4,096-byte record `413`, and a
-   * subscription the browser dropped (`unsubscribe`) `410 Unregistered`. Each refusal has Apple's
+   * subscription the browser dropped (`unsubscribe`) `410 Unregistered`. Each error has Apple's
    * JSON body, `{"reason": …}`.
    */
   mode?: 'rfc8030' | 'apple';
@@ -179,7 +179,7 @@ export class LocalPushService {
     this.#gone.add(idOf(subscription.endpoint));
   }
 
-  /** Answers the next pushes to `subscription` (its endpoint) with these, in order, then `201`. */
+  /** Responds to the next pushes to `subscription` (its endpoint) with these, in order, then `201`. */
   script(subscription: Subscription, ...answers: ScriptedPushResponse[]): void {
     this.#scripts.set(idOf(subscription.endpoint), answers);
   }
@@ -197,7 +197,7 @@ export class LocalPushService {
     }
   }
 
-  /** Resolves once `count` handshakes in all have been refused by clients. */
+  /** Resolves once `count` handshakes in all have been rejected by clients. */
   async waitForFailedHandshakes(count: number): Promise<void> {
     while (this.refusedHandshakes.length < count) {
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
@@ -232,7 +232,7 @@ export class LocalPushService {
       payload: undefined,
     };
     const apple = this.#options.mode === 'apple';
-    // Apple's refusals carry a reason in a JSON body; the plain service's carry none.
+    // Apple's errors carry a reason in a JSON body; the plain service's carry none.
     const refuse = (status: number, refusal: string, reason?: string): Answer => {
       push.status = status;
       push.refusal = refusal;
@@ -317,12 +317,12 @@ export class LocalPushService {
   }
 }
 
-/** What the service answers: a scripted answer, or a refusal with Apple's reason. */
+/** What the service responds: a scripted response, or an error with Apple's reason. */
 type Answer = ScriptedPushResponse | { status: number; reason: string };
 
 /**
- * Why Apple's push service refuses a VAPID subject, or undefined: it wants a `mailto:` or
- * `https:` address of a public host, and answers anything on this machine `403 BadJwtToken`.
+ * Why Apple's push service rejects a VAPID subject, or undefined: it wants a `mailto:` or
+ * `https:` address of a public host, and responds to anything on this machine with `403 BadJwtToken`.
  */
 function appleRejectsSubject(sub: string): string | undefined {
   const host = (/^mailto:[^@]+@(.+)$/.exec(sub)?.[1] ?? URL.parse(sub)?.hostname ?? '').replace(

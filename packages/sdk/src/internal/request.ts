@@ -66,7 +66,7 @@ export interface HttpResponse {
   text: string;
 }
 
-/** How an attempt that got no answer ended. */
+/** How an attempt that got no response ended. */
 type Failure = {
   failure: 'network' | 'timeout' | 'aborted';
   message: string;
@@ -208,7 +208,7 @@ async function attemptAll(
       attempt: retriesDone + 1,
       waitMs: decision.waitMs,
       reason: decision.reason,
-      // An answered attempt's record is its status, code and request id; a failure has none of them.
+      // An attempt with a response's record is its status, code and request id; a failure has none of them.
       ...(failed.record.failure ? {} : failed.record),
     };
     transport.onRetry?.(retry);

@@ -26,7 +26,7 @@ export interface FakeDevice {
   platform: Platform;
 }
 
-/** What the fake service answers next instead of serving the request (see `responses`). */
+/** What the fake service responds next instead of serving the request (see `responses`). */
 export type ScriptedResponse =
   | { kind: 'response'; status: number; body?: string; headers?: Record<string, string> }
   | { kind: 'drop'; code: string };
@@ -41,7 +41,7 @@ export interface RecordedSend {
   idempotencyKey: string | undefined;
 }
 
-/** Every request that reached the fake service, retries and refusals included. */
+/** Every request that reached the fake service, retries and errors included. */
 export interface RecordedRequest {
   method: string;
   url: string;
@@ -49,7 +49,7 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The body's text; empty for a GET. */
   body: string;
-  /** What the fake answered: a status, or `dropped` for a connection it dropped. */
+  /** What the fake responded with: a status, or `dropped` for a connection it dropped. */
   status: number | 'dropped';
 }
 
@@ -65,7 +65,7 @@ export interface FakeFoxbellOptions {
 const MONTHLY_SENDS = SERVICE_LIMITS.sendsPerAccountPerMonth;
 
 /**
- * Ready-made answers for `failNext`, each as a real service (or the gateway in front of it)
+ * Ready-made responses for `failNext`, each as a real service (or the gateway in front of it)
  * would give it.
  */
 export const responses = {
@@ -106,11 +106,11 @@ export const responses = {
   /** Any error the service has, with its code's status. */
   error: (code: ErrorCode, message = code, headers: Record<string, string> = {}): ScriptedResponse =>
     errorResponse(code, message, headers),
-  /** The connection drops before an answer (fetch rejects, as for a reset). */
+  /** The connection drops before a response (fetch rejects, as for a reset). */
   dropConnection: (): ScriptedResponse => ({ kind: 'drop', code: 'ECONNRESET' }),
 };
 
-/** An error answer: its status is the code's, from the interface's table. */
+/** An error response: its status is the code's, from the interface's table. */
 function errorResponse(code: ErrorCode, message: string, headers: Record<string, string> = {}): ScriptedResponse {
   return {
     kind: 'response',
@@ -135,13 +135,13 @@ interface Stored {
   handled: { action: 'opened' | 'cleared'; platform: Platform; at: string }[];
 }
 
-/** The push status a failure of each reason comes with, where a push service answered one. */
+/** The push status a failure of each reason comes with, where a push service returned one. */
 const FAILURE_STATUS: Partial<Record<PushFailureReason, number>> = { gone: 410, refused: 400 };
 
 /**
  * A Foxbell service in memory, for the tests of an app that sends notifications: give its
  * `fetch` to a real `Foxbell` client. It applies the service's contract (the same field checks,
- * the 16 KB rule, idempotency replay and conflicts), records what was sent, answers as it is
+ * the 16 KB rule, idempotency replay and conflicts), records what was sent, responds as it is
  * told (`failNext`), and moves notifications through their states on request. It starts no timer
  * and opens no socket, so fake timers (vitest's, jest's) drive the client's retries.
  */
@@ -197,7 +197,7 @@ export class FakeFoxbell {
     return response;
   };
 
-  /** Answers the next requests with these, in order, whatever they ask; then serves again. */
+  /** Responds to the next requests with these, in order, whatever they ask; then serves again. */
   failNext(...scripted: ScriptedResponse[]): this {
     this.#scripted.push(...scripted);
     return this;

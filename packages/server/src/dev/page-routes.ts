@@ -102,7 +102,7 @@ function devPage(
 
   const page = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(files.html);
-  // No credential: the plugin's guard above answers this machine only.
+  // No credential: the plugin's guard above serves this machine only.
   const local = { config: { credentials: 'none' } } as const;
   app.get('/', local, page);
   app.get('/devices', local, page);

@@ -1,6 +1,6 @@
 import { HttpError } from '../kernel/http-error.js';
 
-// Refusals more than one route gives, in one wording each.
+// Errors more than one route gives, in one wording each.
 
 /** The 21st active device, by whichever path would make it active. */
 export function devicesLimitReached(max: number): HttpError {

@@ -9,7 +9,7 @@ import { HttpError } from '../kernel/http-error.js';
  */
 export const KEYS_KEPT = 100_000;
 
-/** What a limit counts, named in its refusal's `details.scope`. */
+/** What a limit counts, named in its error's `details.scope`. */
 export type LimitScope = 'account_changes' | 'account_events' | 'failed_credentials' | 'link_requests';
 /** The scopes counted per credential, by the route that writes (`config.accountWrite`). */
 export type AccountWriteScope = Exclude<LimitScope, 'failed_credentials' | 'link_requests'>;

@@ -1,7 +1,7 @@
 import { type ErrorCode, type FieldError, statusOf } from '@foxbell/sdk/contract';
 
 /**
- * A refusal the interface defines: thrown anywhere in a request and turned into the spec's error
+ * An error the interface defines: thrown anywhere in a request and turned into the spec's error
  * body by the error handler. The status always comes from the contract's code table.
  */
 export class HttpError extends Error {
@@ -33,7 +33,7 @@ export class HttpError extends Error {
   }
 }
 
-/** The value of a check that passed, or the refusal of one that did not. */
+/** The value of a check that passed, or the error of one that did not. */
 export function valueOrThrow<T>(result: { ok: true; value: T } | { ok: false; error: FieldError }): T {
   if (!result.ok) throw HttpError.fromField(result.error);
   return result.value;

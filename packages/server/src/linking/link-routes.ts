@@ -104,7 +104,7 @@ function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppC
 
 /**
  * The device a switching request proves it is, by its key for the account it leaves: its
- * registration there, which the request may take over. Refused when the key is unknown, revoked or
+ * registration there, which the request may take over. Rejected when the key is unknown, revoked or
  * another device's, and, unless `leave` says otherwise, while the old account has send tokens or
  * other devices (the person would be left with an account still in use, unseen).
  */

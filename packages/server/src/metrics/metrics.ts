@@ -109,7 +109,7 @@ export class Metrics {
     this.#shed.inc();
   }
 
-  /** A push's answer (its HTTP status, or none) after `seconds`. */
+  /** A push's response (its HTTP status, or none) after `seconds`. */
   pushed(provider: string, status: number | undefined, seconds: number): void {
     this.#pushes.inc({ provider, status: status === undefined ? 'none' : String(status) });
     this.#pushDuration.observe(seconds);

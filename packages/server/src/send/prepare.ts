@@ -14,10 +14,10 @@ function isUnknownFormName(field: string | undefined, sources: SendSources): boo
 }
 
 /**
- * Turns what a request carried into the notification to store, or into its refusal: the sources
+ * Turns what a request carried into the notification to store, or into its error: the sources
  * merged, every field rule of the contract, then what this token may send (its scene allowlist,
- * applied to the scene actually played, and its URL permission). Refusals are data; the HTTP
- * layer answers them.
+ * applied to the scene actually played, and its URL permission). Errors are data; the HTTP
+ * layer responds to them.
  */
 export function notificationFromRequest(
   sources: SendSources,

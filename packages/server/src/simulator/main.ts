@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   });
   if (values.caOut !== undefined && simulator.ca !== undefined) await writeFile(values.caOut, simulator.ca);
   const control = buildSimulatorControl(simulator);
-  // The control API reads every push and scripts answers: this machine only, whatever --host says.
+  // The control API reads every push and scripts responses: this machine only, whatever --host says.
   const controlUrl = await control.listen({ port: values.controlPort, host: '127.0.0.1' });
   const stop = async () => {
     await control.close();

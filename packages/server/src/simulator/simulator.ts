@@ -12,7 +12,7 @@ import { type Clock, isoTime, systemClock } from '../kernel/clock.js';
 import { localCertificate } from './local-certificate.js';
 import { DEFAULT_HISTORY, type HistoryBounds, PushHistory } from './push-history.js';
 
-/** A push as the simulator received it, with the answer it gave. */
+/** A push as the simulator received it, with the response it gave. */
 export interface ReceivedPush {
   push_token: string;
   apns_id: string;
@@ -25,18 +25,18 @@ export interface ReceivedPush {
   at: string;
 }
 
-/** An answer scripted for a push token's next push, used once, in order. */
+/** A response scripted for a push token's next push, used once, in order. */
 export interface ScriptedApnsResponse {
   status?: number | undefined;
   reason?: string | undefined;
-  /** Hold the answer this long (real time). */
+  /** Hold the response this long (real time). */
   delay_ms?: number | undefined;
   /** A 410's `timestamp` (epoch ms); default: now. */
   timestamp?: number | undefined;
-  /** Reset the stream instead of answering: a push that gets no answer. */
+  /** Reset the stream instead of responding: a push that gets no response. */
   reset?: boolean | undefined;
   /**
-   * Send GOAWAY naming the stream before this one as the last processed, and refuse this one
+   * Send GOAWAY naming the stream before this one as the last processed, and reject this one
    * unprocessed: what a client sees when APNs closes a connection under it.
    */
   goaway?: boolean | undefined;
@@ -64,7 +64,7 @@ export interface ApnsSimulatorOptions {
   /** How many pushes it remembers (DEFAULT_HISTORY). */
   history?: HistoryBounds;
   /**
-   * Holds every answer this long (real time), as Apple's servers across a network would: for
+   * Holds every response this long (real time), as Apple's servers across a network would: for
    * measuring what a send takes to reach a phone. Default 0.
    */
   roundTripMs?: number;
@@ -99,7 +99,7 @@ interface TokenState {
  * Apple's provider API, in process: HTTP/2 over TLS with a certificate made at start (or h2c),
  * Apple's paths, headers, checks in Apple's order with Apple's statuses and reasons, and Apple's
  * connection behaviour (one stream until a valid provider token, then many; GOAWAY on demand).
- * It records what each push token received and plays scripted answers, for tests and the device page.
+ * It records what each push token received and plays scripted responses, for tests and the device page.
  */
 export class ApnsSimulator {
   readonly url: string;
@@ -182,7 +182,7 @@ export class ApnsSimulator {
     });
   }
 
-  /** Appends answers for a push token's next pushes. */
+  /** Appends responses for a push token's next pushes. */
   script(pushToken: string, answers: ScriptedApnsResponse[]): void {
     const key = pushToken.toLowerCase();
     this.#scripts.set(key, [...(this.#scripts.get(key) ?? []), ...answers]);
@@ -216,7 +216,7 @@ export class ApnsSimulator {
     return this.#sessions.size;
   }
 
-  /** Sends GOAWAY on every open connection: streams after the last one it processed are refused. */
+  /** Sends GOAWAY on every open connection: streams after the last one it processed are rejected. */
   goaway(): void {
     for (const session of this.#sessions) session.goaway(http2.constants.NGHTTP2_NO_ERROR);
   }
@@ -316,7 +316,7 @@ export class ApnsSimulator {
 
   /**
    * Apple's checks, in Apple's order. `pushToken` is set once the request names a well-formed
-   * one, so a push that got that far is recorded whatever the answer.
+   * one, so a push that got that far is recorded whatever the response.
    */
   #check(
     session: ServerHttp2Session,

@@ -3,7 +3,7 @@ import { KEYS_KEPT, WindowLimit } from '../../src/http/window-limit.js';
 import { HttpError } from '../../src/kernel/http-error.js';
 import { ManualClock } from '../helpers.js';
 
-/** The refusal `check` throws, or undefined when the key may go on. */
+/** The error `check` throws, or undefined when the key may go on. */
 function refusalOf(limit: WindowLimit, key: string): HttpError | undefined {
   try {
     limit.check(key);
@@ -15,7 +15,7 @@ function refusalOf(limit: WindowLimit, key: string): HttpError | undefined {
 }
 
 describe('WindowLimit: a brake per key in fixed windows, on the injected clock', () => {
-  it('refuses the key past its limit until its window ends, with the seconds left', () => {
+  it('rejects the key past its limit until its window ends, with the seconds left', () => {
     const clock = new ManualClock();
     const limit = new WindowLimit(3, clock, 'failed_credentials');
     for (let i = 0; i < 3; i += 1) limit.take('a');
@@ -59,7 +59,7 @@ describe('WindowLimit: a brake per key in fixed windows, on the injected clock',
     expect(small.size).toBe(1000);
   });
 
-  it('forgets the key used least recently: one that keeps asking stays refused through a flood of others', () => {
+  it('forgets the key used least recently: one that keeps asking stays rejected through a flood of others', () => {
     const clock = new ManualClock();
     const limit = new WindowLimit(3, clock, 'failed_credentials', { keysKept: 1000 });
     for (let i = 0; i < 3; i += 1) limit.count('attacker');

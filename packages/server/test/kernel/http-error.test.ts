@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { errorBody, HttpError, valueOrThrow } from '../../src/kernel/http-error.js';
 
-describe('HttpError: a refusal as data', () => {
+describe('HttpError: an error as data', () => {
   it("takes its status from the contract's code table, never from the thrower", () => {
     const error = new HttpError('rate_limited', 'slow down', { headers: { 'retry-after': '3' } });
     expect([error.status, error.code, error.headers, error.field, error.details]).toEqual([
@@ -15,7 +15,7 @@ describe('HttpError: a refusal as data', () => {
     expect(new HttpError('service_unavailable', 'later').headers).toEqual({});
   });
 
-  it("carries a field check's refusal whole, and passes a value that checked", () => {
+  it("carries a field check's error whole, and passes a value that checked", () => {
     const refusal = {
       code: 'invalid_field',
       message: 'must be 1 to 64 bytes',

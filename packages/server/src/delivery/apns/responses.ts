@@ -1,13 +1,13 @@
 import type { PushOutcome } from '../transport.js';
 
 /**
- * What each answer of Apple's provider API means for a destination, as one table. Statuses and
+ * What each response of Apple's provider API means for a destination, as one table. Statuses and
  * reasons are Apple's ("Handling notification responses from APNs").
  */
 
-/** What an answer means, and whether it asks for a new provider token (the client's business). */
+/** What a response means, and whether it asks for a new provider token (the client's business). */
 export interface ApnsVerdict extends PushOutcome {
-  /** Our provider token was refused as too old: make a new one before the next push. */
+  /** Our provider token was rejected as too old: make a new one before the next push. */
   readonly renewToken: boolean;
 }
 
@@ -26,7 +26,7 @@ const verdict = (
   verdict: kind,
   status: answer.status,
   reason: answer.reason,
-  // Apple refuses for good with a 4xx: a 410 says the token is gone, any other the push itself.
+  // Apple rejects for good with a 4xx: a 410 says the token is gone, any other the push itself.
   ...(kind === 'failed_permanent' ? { failure: answer.status === 410 ? 'gone' : 'refused' } : {}),
   deactivateDevice: null,
   renewToken: false,
@@ -45,10 +45,10 @@ const CREDENTIAL_REJECTIONS = new Set([
   'BadEnvironmentKeyInToken',
 ]);
 
-/** The verdict nearly every answer gets, made once: a busy worker judges thousands a second. */
+/** The verdict nearly every response gets, made once: a busy worker judges thousands a second. */
 const ACCEPTED = verdict({ status: 200 }, 'accepted');
 
-/** The verdict on an answer, for a device whose push token was registered at `addressSince`. */
+/** The verdict on a response, for a device whose push token was registered at `addressSince`. */
 export function judgeApnsResponse(answer: ApnsResponse, addressSince: number): ApnsVerdict {
   const { status, reason } = answer;
   if (status === 200) return ACCEPTED;

@@ -3,7 +3,7 @@ import type { ApnsClient } from './client.js';
 import { type ApnsTopics, pushRequestFor } from './push-request.js';
 import { judgeApnsResponse } from './responses.js';
 
-/** APNs as a transport: the push built for Apple, sent by the HTTP/2 client, its answer judged. */
+/** APNs as a transport: the push built for Apple, sent by the HTTP/2 client, its response judged. */
 export class ApnsTransport implements PushTransport {
   readonly #client: ApnsClient;
   readonly #topics: ApnsTopics;
@@ -23,7 +23,7 @@ export class ApnsTransport implements PushTransport {
       return { ...NO_RESPONSE, error: result.error };
     }
     const outcome = judgeApnsResponse(result, destination.addressSince);
-    // Our provider token was refused as too old: the next push carries a new one.
+    // Our provider token was rejected as too old: the next push carries a new one.
     if (outcome.renewToken) this.#client.renewToken();
     return outcome;
   }

@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** What a name resolves to: `dns.lookup(name, { all: true })`'s answer. */
+/** What a name resolves to: `dns.lookup(name, { all: true })`'s result. */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
 export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
@@ -55,7 +55,7 @@ export function isPublicAddress(address: string): boolean {
 export const PRIVATE_ADDRESS = 'EFOXBELL_PRIVATE_ADDRESS';
 
 /**
- * A `lookup` for the push services' connections: a host name is resolved, and refused when any of
+ * A `lookup` for the push services' connections: a host name is resolved, and rejected when any of
  * its addresses is not public, so an allowed name that resolves (or is made to resolve) to this
  * machine or its network is never connected to. An IP literal is not looked up: it is on the
  * allowlist as written (tests name a local push service so).

@@ -160,8 +160,8 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
       request.giveBackWrite = ctx.accountWrites[accountWrite].take(writerOf(caller));
     }
   });
-  // A write refused (4xx) or failed (5xx) changed nothing: its place in the window is given back,
-  // so a client that keeps sending bodies the route refuses never spends what its changes need.
+  // A write rejected (4xx) or failed (5xx) changed nothing: its place in the window is given back,
+  // so a client that keeps sending bodies the route rejects never spends what its changes need.
   app.decorateRequest('giveBackWrite', undefined);
   app.addHook('onResponse', async (request, reply) => {
     if (reply.statusCode >= 400) request.giveBackWrite?.();

@@ -61,7 +61,7 @@ export const errorSchema = z
   })
   .meta({ id: 'Error' });
 
-/** Fastify's own refusals, in the interface's words. */
+/** Fastify's own errors, in the interface's words. */
 function fromFastify(error: FastifyError): HttpError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -79,7 +79,7 @@ function fromFastify(error: FastifyError): HttpError | undefined {
 }
 
 /**
- * Headers of every answer. Every answer is about one caller's data or credentials: nothing may
+ * Headers of every response. Every response is about one caller's data or credentials: nothing may
  * cache it, and no browser may guess it is something other than what it says.
  */
 export function setBaseHeaders(reply: FastifyReply, request: FastifyRequest): void {
@@ -91,7 +91,7 @@ export function setBaseHeaders(reply: FastifyReply, request: FastifyRequest): vo
 }
 
 export function sendApiError(reply: FastifyReply, request: FastifyRequest, error: HttpError): FastifyReply {
-  // Also for refusals made before the onRequest hooks ran (a path that does not parse).
+  // Also for errors made before the onRequest hooks ran (a path that does not parse).
   setBaseHeaders(reply, request);
   request.errorCode = error.code;
   reply.headers(error.headers);
@@ -104,8 +104,8 @@ export function sendApiError(reply: FastifyReply, request: FastifyRequest, error
 }
 
 /**
- * Every refusal leaves in the spec's error body with `request_id` equal to `X-Request-Id`. A fault
- * of ours is logged with its stack and answered `500 internal_error` with nothing of the fault in
+ * Every error leaves in the spec's error body with `request_id` equal to `X-Request-Id`. A fault
+ * of ours is logged with its stack and responded with `500 internal_error` with nothing of the fault in
  * the body.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -158,25 +158,25 @@ function accountEndedMeanwhile(error: AccountEndedError, request: FastifyRequest
   );
 }
 
-/** How long a refused client has to read its answer and close before its socket is destroyed. */
+/** How long a rejected client has to read its response and close before its socket is destroyed. */
 const ERROR_LINGER_MS = 2_000;
 
 /**
- * Node's HTTP parser's refusals (llhttp's `HPE_*`) and its request timeout: the only client errors
- * that come with an HTTP connection to answer on.
+ * Node's HTTP parser's errors (llhttp's `HPE_*`) and its request timeout: the only client errors
+ * that come with an HTTP connection to respond on.
  */
 function isHttpParserError(error: NodeJS.ErrnoException): boolean {
   return error.code?.startsWith('HPE_') === true || error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
 }
 
 /**
- * Requests Node's HTTP parser refuses never reach Fastify. Headers over Node's limit (16 KB, the
+ * Requests Node's HTTP parser rejects never reach Fastify. Headers over Node's limit (16 KB, the
  * same as the interface's) are the spec's `413`, never a bare `431`; anything else malformed is
  * `400 invalid_request`. Both in the spec's error body.
  *
  * Every other client error is the connection's, not a request's: a TLS handshake that failed,
  * timed out or was abandoned (the HTTPS server reports those here too), or a reset. There is no
- * HTTP to answer in, and an answer written into a socket whose handshake never completed keeps it
+ * HTTP to respond in, and a response written into a socket whose handshake never completed keeps it
  * open for good: the socket is destroyed.
  */
 export function clientErrorResponder(ids: IdSource) {
@@ -198,9 +198,9 @@ export function clientErrorResponder(ids: IdSource) {
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );
-    // The answer is sent and our side closed; a client that neither reads it nor closes its own
-    // side would hold the descriptor. (Not destroyed at once: unread bytes of the refused request
-    // would make that a reset, which can discard the answer before the client reads it.)
+    // The response is sent and our side closed; a client that neither reads it nor closes its own
+    // side would hold the descriptor. (Not destroyed at once: unread bytes of the rejected request
+    // would make that a reset, which can discard the response before the client reads it.)
     const linger = setTimeout(() => socket.destroy(), ERROR_LINGER_MS);
     linger.unref();
     socket.once('close', () => clearTimeout(linger));

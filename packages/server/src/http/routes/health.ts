@@ -8,7 +8,7 @@ export interface HealthDeps {
   stopping(): boolean;
   /**
    * Delivery in this process, when it has any: each push provider's state, by its id: `ok`,
-   * `refused` (its push service refuses the credential now; its pushes wait) or `simulator` (a
+   * `refused` (its push service rejects the credential now; its pushes wait) or `simulator` (a
    * stand-in: no real device gets its pushes).
    */
   push?: () => Record<string, (typeof PUSH_STATES)[number]>;
@@ -35,9 +35,9 @@ const readinessResponse = z
 
 /**
  * `GET /healthz`: the process serves requests. `GET /readyz`: it can do its work: the database
- * answers with this release's migrations applied and takes writes, and no stop has begun;
+ * responds with this release's migrations applied and takes writes, and no stop has begun;
  * otherwise 503. Readiness also says, without failing, whether sends are paused and how each push
- * provider fares (a refused credential, a simulator standing in: work goes on being accepted; a
+ * provider fares (a rejected credential, a simulator standing in: work goes on being accepted; a
  * person should look). Neither takes a credential, writes anything, or tells a secret or a count.
  */
 export async function healthRoutes(

@@ -273,7 +273,7 @@ async function accept(
   }
 }
 
-/** The send's Idempotency-Key and notification, or the first refusal among them. */
+/** The send's Idempotency-Key and notification, or the first error among them. */
 function preparedSend(
   request: FastifyRequest,
   readSources: () => Checked<SendSources>,
@@ -304,7 +304,7 @@ async function store(
     });
   }
   const prepared = preparedSend(request, readSources, caller.token);
-  // The one place a send's refusal becomes an answer.
+  // The one place a send's error becomes a response.
   if (!prepared.ok) throw HttpError.fromField(prepared.error);
   const { key, notification } = prepared.value;
   const outcome = await ctx.store.acceptSend({

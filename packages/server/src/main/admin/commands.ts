@@ -7,7 +7,7 @@ import { tokenEnded } from '../../model/tokens.js';
 /** The values read for a command's settings, by key: text, a number, or a switch. */
 export type OptionValues = Record<string, string | number | boolean | undefined>;
 
-/** One `foxbell-server admin` command: the management API call it makes, and how it shows the answer. */
+/** One `foxbell-server admin` command: the management API call it makes, and how it shows the response. */
 export interface AdminCommand {
   /** `account create`, `pause`… */
   name: string;
@@ -23,13 +23,13 @@ export interface AdminCommand {
   options?: Record<string, Setting>;
   /** The JSON body, from the options (and the ID argument); a string is a usage mistake. */
   body?: (values: OptionValues, id: string) => Record<string, unknown> | string;
-  /** The answer for a person: lines on stdout. */
+  /** The response for a person: lines on stdout. */
   show: (answer: Answer, id: string) => string[];
-  /** Its own words for an error the API answered, where a person reads them rather than the API's. */
+  /** Its own words for an error the API responded, where a person reads them rather than the API's. */
   inWords?: (error: LinkApprovalError) => string | undefined;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, as the API documents them.
+// biome-ignore lint/suspicious/noExplicitAny: responses are read field by field, as the API documents them.
 type Answer = any;
 
 const SHOWN_ONCE = '(shown once: keep it now)';
@@ -47,7 +47,7 @@ export function table(headers: string[], rows: string[][]): string[] {
   return [line(headers), ...rows.map(line)];
 }
 
-/** A listed token's state, decided as the service decides it (from the answer's ISO times). */
+/** A listed token's state, decided as the service decides it (from the response's ISO times). */
 const tokenState = (token: Answer) => {
   const time = (iso: string | null) => (iso ? Date.parse(iso) : null);
   const ended = tokenEnded(

@@ -190,7 +190,7 @@ describe("the APNs simulator's checks, in Apple's order", () => {
     ]);
   });
 
-  it('binds a push token to the topic of its first push and answers DeviceTokenNotForTopic for another', async () => {
+  it('binds a push token to the topic of its first push and responds DeviceTokenNotForTopic for another', async () => {
     const clock = new ManualClock();
     const { sim } = await startSimulator(clock);
     expect((await raw(sim, { headers: goodHeaders(clock) })).status).toBe(200);
@@ -206,7 +206,7 @@ describe("the APNs simulator's checks, in Apple's order", () => {
     expect((await raw(sim, { headers: goodHeaders(clock) })).status).toBe(200);
   });
 
-  it('answers 410 Unregistered with the time the token became invalid', async () => {
+  it('responds with 410 Unregistered with the time the token became invalid', async () => {
     const clock = new ManualClock();
     const { sim } = await startSimulator(clock);
     sim.unregisterToken(TOKEN, clock.now() - 5000);
@@ -267,7 +267,7 @@ describe('the HTTP/2 APNs client', () => {
     expect(sim.received()).toHaveLength(2);
   });
 
-  it('sends a stream refused by a GOAWAY again on a new connection, as one push', async () => {
+  it('sends a stream rejected by a GOAWAY again on a new connection, as one push', async () => {
     const clock = new ManualClock();
     const { sim, client } = await startSimulator(clock);
     expect((await client.push(request())).kind).toBe('answered');
@@ -287,13 +287,13 @@ describe('the HTTP/2 APNs client', () => {
     const { sim, client } = await startSimulator(clock);
     await client.push(request());
     sim.goaway();
-    // Whether the GOAWAY has arrived or not when these go out, each is answered: on the old
-    // connection, on a new one, or refused by the old and sent again on a new one.
+    // Whether the GOAWAY has arrived or not when these go out, each gets a response: on the old
+    // connection, on a new one, or rejected by the old and sent again on a new one.
     const results = await Promise.all([client.push(request()), client.push(request())]);
     expect(results.map((r) => r.kind === 'answered' && r.status)).toEqual([200, 200]);
   });
 
-  it('reports no answer when the stream is reset or the server cannot be reached', async () => {
+  it('reports no response when the stream is reset or the server cannot be reached', async () => {
     const clock = new ManualClock();
     const { sim, client } = await startSimulator(clock);
     sim.script(TOKEN, [{ reset: true }]);
@@ -302,7 +302,7 @@ describe('the HTTP/2 APNs client', () => {
     expect((await client.push(request())).kind).toBe('no_answer');
   });
 
-  it('gives up a push with no answer once its timeout has passed by its clock, and keeps the connection', async () => {
+  it('gives up a push with no response once its timeout has passed by its clock, and keeps the connection', async () => {
     const clock = new ManualClock();
     const { sim } = await startSimulator(clock);
     let sweeps: (() => void)[] = [];
@@ -341,9 +341,9 @@ describe('the HTTP/2 APNs client', () => {
     }
   });
 
-  it('reads an answer with a body to its end whatever its status, and keeps at most 4 KiB of it', async () => {
+  it('reads a response with a body to its end whatever its status, and keeps at most 4 KiB of it', async () => {
     // Apple's 200 has no body, but a proxy or a future APNs might send one: the push must still
-    // settle as answered at once, not hang until its timeout and be sent again.
+    // settle with a response at once, not hang until its timeout and be sent again.
     /** Apple's error body for `BadDeviceToken`, padded to exactly `bytes` long. */
     const errorBody = (bytes: number) => {
       const bare = JSON.stringify({ reason: 'BadDeviceToken', padding: '' });

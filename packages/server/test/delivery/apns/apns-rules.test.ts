@@ -22,7 +22,7 @@ const v = (verdict: ApnsVerdict['verdict'], extra: Partial<Meaning> = {}): Meani
   ...extra,
 });
 
-describe("what each of Apple's answers does", () => {
+describe("what each of Apple's responses does", () => {
   const table: [number, string | undefined, Meaning][] = [
     [200, undefined, v('accepted')],
     [400, 'BadCollapseId', v('failed_permanent', { failure: 'refused' })],

@@ -4,7 +4,7 @@ import type { Setting, SettingValues } from '../../../src/kernel/settings.js';
 /**
  * A push provider that exists only in the tests, as a maintainer would add one: this folder and one
  * line in a registry (provider-registry.stores.test.ts). Its push service is the test itself: its
- * transport records what it is handed, and answers every push as its setting says.
+ * transport records what it is handed, and responds every push as its setting says.
  */
 export const TEST_RECORDER_SETTINGS = {
   testRecorderResponse: {

@@ -10,7 +10,7 @@ import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
  * with two processes on one schema, one client address, and requests turn by turn.
  */
 
-/** Sends `request` to each API in turn until every one has refused with 429: what each took. */
+/** Sends `request` to each API in turn until every one has rejected with 429: what each took. */
 async function takenUntilAllRejected(
   apis: string[],
   request: (url: string, n: number) => Promise<Reply>,
@@ -87,7 +87,7 @@ describe('the brakes counted in each process: N API processes let N times as muc
     );
     expect(changes).toEqual([60, 60]);
 
-    // Last: past it, this address's every credential is refused for the rest of the minute.
+    // Last: past it, this address's every credential is rejected for the rest of the minute.
     const unknown = `fox_send_${'Unknown0'.repeat(4)}`;
     const guesses = await takenUntilAllRejected(
       apis,
