@@ -64,9 +64,9 @@ if (!hosts.ok) throw new Error(hosts.problem);
 
 /** Every push of a run must have reached the service and been accepted, or the figure means nothing. */
 async function expectAccepted(count: number, who: string): Promise<void> {
-  const { accepted, refused } = (await ask({ ask: 'accepted' })) as { accepted: number; refused: string[] };
+  const { accepted, rejected } = (await ask({ ask: 'accepted' })) as { accepted: number; rejected: string[] };
   if (accepted !== count)
-    throw new Error(`${who}: ${accepted} pushes accepted, not ${count}; refused: ${refused[0]}`);
+    throw new Error(`${who}: ${accepted} pushes accepted, not ${count}; rejected: ${rejected[0]}`);
 }
 
 /** Ours: a worker delivers everything queued; the clock stops when the last attempt is recorded. */

@@ -13,7 +13,7 @@ process.on('message', (message: Ask) => {
   } else if (message.ask === 'accepted') {
     process.send?.({
       accepted: service.received.filter((push) => push.status === 201).length,
-      refused: service.received.filter((push) => push.refusal !== undefined).map((push) => push.refusal),
+      rejected: service.received.filter((push) => push.rejection !== undefined).map((push) => push.rejection),
     });
   } else {
     service.received.length = 0;

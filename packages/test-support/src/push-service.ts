@@ -30,7 +30,7 @@ export interface ReceivedPush {
   /** What it was responded with (`undefined`: no response, the test's hang). */
   status: number | undefined;
   /** Why it was rejected, when the service rejected it itself (a bad token, a body too long). */
-  refusal?: string;
+  rejection?: string;
   ttl: string | undefined;
   urgency: string | undefined;
   topic: string | undefined;
@@ -119,21 +119,21 @@ export class LocalPushService {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        void this.#take(request.url ?? '', request.headers, Buffer.concat(chunks)).then((answer) => {
-          if ('hang' in answer) return;
-          if ('reason' in answer) {
-            response.writeHead(answer.status, { 'content-type': 'application/json' });
-            response.end(JSON.stringify({ reason: answer.reason }));
+        void this.#take(request.url ?? '', request.headers, Buffer.concat(chunks)).then((pushResponse) => {
+          if ('hang' in pushResponse) return;
+          if ('reason' in pushResponse) {
+            response.writeHead(pushResponse.status, { 'content-type': 'application/json' });
+            response.end(JSON.stringify({ reason: pushResponse.reason }));
             return;
           }
-          if ('trickleEveryMs' in answer) {
-            response.writeHead(answer.status);
-            const drip = setInterval(() => response.write('.'), answer.trickleEveryMs);
+          if ('trickleEveryMs' in pushResponse) {
+            response.writeHead(pushResponse.status);
+            const drip = setInterval(() => response.write('.'), pushResponse.trickleEveryMs);
             response.on('close', () => clearInterval(drip));
             return;
           }
-          if (answer.retryAfter !== undefined) response.setHeader('retry-after', String(answer.retryAfter));
-          response.writeHead(answer.status).end();
+          if (pushResponse.retryAfter !== undefined) response.setHeader('retry-after', String(pushResponse.retryAfter));
+          response.writeHead(pushResponse.status).end();
         });
       });
     });
@@ -180,8 +180,8 @@ export class LocalPushService {
   }
 
   /** Responds to the next pushes to `subscription` (its endpoint) with these, in order, then `201`. */
-  script(subscription: Subscription, ...answers: ScriptedPushResponse[]): void {
-    this.#scripts.set(idOf(subscription.endpoint), answers);
+  script(subscription: Subscription, ...responses: ScriptedPushResponse[]): void {
+    this.#scripts.set(idOf(subscription.endpoint), responses);
   }
 
   /** The pushes that reached `subscription`. */
@@ -214,7 +214,7 @@ export class LocalPushService {
     path: string,
     headers: Record<string, string | string[] | undefined>,
     body: Buffer,
-  ): Promise<Answer> {
+  ): Promise<PushResponse> {
     const id = /^\/push\/([0-9a-f]{32})$/.exec(path)?.[1] ?? '';
     const subscription = this.#subscriptions.get(id);
     const one = (name: string) => {
@@ -233,31 +233,31 @@ export class LocalPushService {
     };
     const apple = this.#options.mode === 'apple';
     // Apple's errors carry a reason in a JSON body; the plain service's carry none.
-    const refuse = (status: number, refusal: string, reason?: string): Answer => {
+    const reject = (status: number, rejection: string, reason?: string): PushResponse => {
       push.status = status;
-      push.refusal = refusal;
+      push.rejection = rejection;
       return apple && reason ? { status, reason } : { status };
     };
-    const answer = await (async (): Promise<Answer> => {
-      if (!subscription) return refuse(404, 'no such subscription', 'BadDeviceToken');
-      if (this.#gone.has(id)) return refuse(410, 'unsubscribed', 'Unregistered');
+    const pushResponse = await (async (): Promise<PushResponse> => {
+      if (!subscription) return reject(404, 'no such subscription', 'BadDeviceToken');
+      if (this.#gone.has(id)) return reject(410, 'unsubscribed', 'Unregistered');
       const claims = await this.#verifiedClaims(one('authorization'));
-      if (typeof claims === 'string') return refuse(403, claims, 'BadJwtToken');
+      if (typeof claims === 'string') return reject(403, claims, 'BadJwtToken');
       push.claims = claims;
       if (apple) {
         const refusedSubject = appleRejectsSubject(claims.sub);
-        if (refusedSubject) return refuse(403, refusedSubject, 'BadJwtToken');
+        if (refusedSubject) return reject(403, refusedSubject, 'BadJwtToken');
         if (push.urgency !== undefined && !URGENCIES.includes(push.urgency)) {
-          return refuse(400, `urgency ${push.urgency}`, 'BadUrgency');
+          return reject(400, `urgency ${push.urgency}`, 'BadUrgency');
         }
         if (push.topic !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(push.topic)) {
-          return refuse(400, `topic ${push.topic}`, 'BadTopic');
+          return reject(400, `topic ${push.topic}`, 'BadTopic');
         }
       }
       if (push.ttl === undefined || !/^\d+$/.test(push.ttl))
-        return refuse(400, 'no TTL', 'BadExpirationDate');
-      if (body.length > 4096) return refuse(413, 'payload too large', 'PayloadTooLarge');
-      if (one('content-encoding') !== 'aes128gcm') return refuse(415, 'not aes128gcm');
+        return reject(400, 'no TTL', 'BadExpirationDate');
+      if (body.length > 4096) return reject(413, 'payload too large', 'PayloadTooLarge');
+      if (one('content-encoding') !== 'aes128gcm') return reject(415, 'not aes128gcm');
       try {
         const plain = decrypt(body, {
           version: 'aes128gcm',
@@ -266,7 +266,7 @@ export class LocalPushService {
         });
         push.payload = JSON.parse(plain.toString('utf8'));
       } catch {
-        return refuse(400, 'could not be decrypted');
+        return reject(400, 'could not be decrypted');
       }
       const next = this.#scripts.get(id)?.shift() ?? { status: 201 };
       if ('status' in next) push.status = next.status;
@@ -274,7 +274,7 @@ export class LocalPushService {
     })();
     this.received.push(push);
     for (const wake of this.#waiters.splice(0)) wake();
-    return answer;
+    return pushResponse;
   }
 
   /** The VAPID token's claims if it verifies with the published key, or why it does not. */
@@ -318,7 +318,7 @@ export class LocalPushService {
 }
 
 /** What the service responds: a scripted response, or an error with Apple's reason. */
-type Answer = ScriptedPushResponse | { status: number; reason: string };
+type PushResponse = ScriptedPushResponse | { status: number; reason: string };
 
 /**
  * Why Apple's push service rejects a VAPID subject, or undefined: it wants a `mailto:` or

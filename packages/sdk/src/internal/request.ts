@@ -237,15 +237,15 @@ function failedAttempt(
   endWith: (attempts: readonly Attempt[]) => FoxbellError;
 } {
   if ('status' in result) {
-    const answer = apiErrorInit(result.status, Object.fromEntries(result.headers), result.text);
+    const init = apiErrorInit(result.status, Object.fromEntries(result.headers), result.text);
     return {
       record: {
-        status: answer.status,
-        code: answer.code,
-        ...(answer.requestId === undefined ? {} : { requestId: answer.requestId }),
+        status: init.status,
+        code: init.code,
+        ...(init.requestId === undefined ? {} : { requestId: init.requestId }),
       },
-      retryAfter: answer.retryAfter,
-      endWith: (attempts) => apiErrorFrom({ ...answer, attempts }),
+      retryAfter: init.retryAfter,
+      endWith: (attempts) => apiErrorFrom({ ...init, attempts }),
     };
   }
   const { failure, message, cause, reason } = result;

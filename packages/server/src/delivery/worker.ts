@@ -145,7 +145,7 @@ export class DeliveryWorker {
   #storeReachableAgain(): void {
     if (this.#storeReachable) return;
     this.#storeReachable = true;
-    this.#options.log?.info?.('the database answers again: delivery goes on');
+    this.#options.log?.info?.('the database responds again: delivery goes on');
   }
 
   /** Starts the background loop. */
@@ -335,11 +335,11 @@ export class DeliveryWorker {
     }
     const sent = performance.now();
     transport.push(destination).then(
-      (outcome) => this.#answered(destination, outcome, sent),
+      (outcome) => this.#recordOutcome(destination, outcome, sent),
       (error: unknown) => {
         // A transport's push does not reject; one that did is a push without a response.
         this.#options.log?.error('a push failed', { error: String(error) });
-        this.#answered(destination, NO_RESPONSE, sent);
+        this.#recordOutcome(destination, NO_RESPONSE, sent);
       },
     );
   }
@@ -372,7 +372,7 @@ export class DeliveryWorker {
     });
   }
 
-  #answered(destination: ClaimedDestination, outcome: PushOutcome, sent: number): void {
+  #recordOutcome(destination: ClaimedDestination, outcome: PushOutcome, sent: number): void {
     this.#options.metrics?.pushed(
       destination.address.provider,
       outcome.status ?? undefined,

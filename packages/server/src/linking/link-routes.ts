@@ -66,7 +66,7 @@ function linkView(link: LinkRequest, now: number) {
 }
 
 /** An approval that did not approve, as the interface's error. */
-function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppContext): HttpError {
+function approvalError(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppContext): HttpError {
   const { limits } = ctx;
   switch (outcome.kind) {
     case 'locked':
@@ -270,8 +270,8 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
     async (request, reply) => {
       await ownLink(request, ctx);
       const link = await ctx.store.cancelLinkRequest(request.params.id);
-      if (link?.state === 'superseded') throw refusal({ kind: 'superseded' }, ctx);
-      if (link?.state !== 'cancelled') throw refusal({ kind: 'not_pending' }, ctx);
+      if (link?.state === 'superseded') throw approvalError({ kind: 'superseded' }, ctx);
+      if (link?.state !== 'cancelled') throw approvalError({ kind: 'not_pending' }, ctx);
       return reply.code(204).send();
     },
   );
@@ -315,7 +315,7 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
           devices: ctx.limits.devicesPerAccount,
         },
       });
-      if (outcome.kind !== 'approved') throw refusal(outcome, ctx);
+      if (outcome.kind !== 'approved') throw approvalError(outcome, ctx);
       return reply.code(201).send({ device: deviceView(outcome.device, freshness(ctx)) });
     },
   );

@@ -129,7 +129,7 @@ export function admit(send: NewSend, view: SenderView): SendOutcome {
     }
   }
   const admission = admitSend({ ...view.windows(), monthlyCount }, send.limits, send.now);
-  if (!admission.ok) return refusalOf(admission, monthlyCount);
+  if (!admission.ok) return rejectedOutcome(admission, monthlyCount);
   return { kind: 'accepted', id: send.id, requestId: send.requestId, monthlyCount: monthlyCount + 1 };
 }
 
@@ -142,7 +142,7 @@ export function countInWindow(window: SecondCount[], now: number): void {
 }
 
 /** The outcome of a send `admitSend` rejected, with the month's count as it stands. */
-function refusalOf(admission: Exclude<Admission, { ok: true }>, monthlyCount: number): SendOutcome {
-  const { ok: _, ...refusal } = admission;
-  return { ...refusal, monthlyCount };
+function rejectedOutcome(admission: Exclude<Admission, { ok: true }>, monthlyCount: number): SendOutcome {
+  const { ok: _, ...rejected } = admission;
+  return { ...rejected, monthlyCount };
 }

@@ -183,9 +183,9 @@ export class ApnsSimulator {
   }
 
   /** Appends responses for a push token's next pushes. */
-  script(pushToken: string, answers: ScriptedApnsResponse[]): void {
+  script(pushToken: string, responses: ScriptedApnsResponse[]): void {
     const key = pushToken.toLowerCase();
-    this.#scripts.set(key, [...(this.#scripts.get(key) ?? []), ...answers]);
+    this.#scripts.set(key, [...(this.#scripts.get(key) ?? []), ...responses]);
   }
 
   /** What was pushed and is still remembered, oldest first; to one push token when given. */
@@ -236,17 +236,17 @@ export class ApnsSimulator {
       if (size <= MAX_PAYLOAD_BYTES + 1) chunks.push(chunk);
     });
     stream.on('end', () => {
-      void this.#answer(stream, headers, Buffer.concat(chunks), size);
+      void this.#respond(stream, headers, Buffer.concat(chunks), size);
     });
   }
 
-  async #answer(stream: ServerHttp2Stream, headers: http2.IncomingHttpHeaders, body: Buffer, size: number) {
+  async #respond(stream: ServerHttp2Stream, headers: http2.IncomingHttpHeaders, body: Buffer, size: number) {
     if (this.#roundTripMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#roundTripMs));
     const apnsId = typeof headers['apns-id'] === 'string' ? headers['apns-id'] : randomUUID();
     const check = this.#check(stream.session as ServerHttp2Session, headers, size);
-    let answer: { status: number; reason?: string; timestamp?: number } = check.answer;
+    let response: { status: number; reason?: string; timestamp?: number } = check.response;
     const pushToken = check.pushToken;
-    if (pushToken !== undefined && answer.status === 200) {
+    if (pushToken !== undefined && response.status === 200) {
       const scripted = this.#scripts.get(pushToken)?.shift();
       if (scripted) {
         if (scripted.delay_ms) await new Promise((resolve) => setTimeout(resolve, scripted.delay_ms));
@@ -261,24 +261,24 @@ export class ApnsSimulator {
           stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
           return;
         }
-        answer = {
+        response = {
           status: scripted.status ?? 200,
           ...(scripted.reason ? { reason: scripted.reason } : {}),
           ...(scripted.status === 410 ? { timestamp: scripted.timestamp ?? this.#clock.now() } : {}),
         };
       }
     }
-    if (pushToken !== undefined) this.#record(pushToken, apnsId, headers, body, answer);
+    if (pushToken !== undefined) this.#record(pushToken, apnsId, headers, body, response);
     if (stream.destroyed) return;
-    const responseHeaders = { ':status': answer.status, 'apns-id': apnsId };
-    if (answer.status === 200) {
+    const responseHeaders = { ':status': response.status, 'apns-id': apnsId };
+    if (response.status === 200) {
       stream.respond(responseHeaders, { endStream: true });
     } else {
       stream.respond({ ...responseHeaders, 'content-type': 'application/json' });
       stream.end(
         JSON.stringify({
-          reason: answer.reason,
-          ...(answer.timestamp !== undefined ? { timestamp: answer.timestamp } : {}),
+          reason: response.reason,
+          ...(response.timestamp !== undefined ? { timestamp: response.timestamp } : {}),
         }),
       );
     }
@@ -289,7 +289,7 @@ export class ApnsSimulator {
     apnsId: string,
     headers: http2.IncomingHttpHeaders,
     body: Buffer,
-    answer: { status: number; reason?: string },
+    response: { status: number; reason?: string },
   ): void {
     const text = body.toString();
     let payload: unknown = text;
@@ -306,11 +306,11 @@ export class ApnsSimulator {
       apns_id: apnsId,
       headers: kept,
       payload,
-      status: answer.status,
-      ...(answer.reason ? { reason: answer.reason } : {}),
+      status: response.status,
+      ...(response.reason ? { reason: response.reason } : {}),
       at: isoTime(this.#clock.now()),
     };
-    this.#received.add(pushToken, push, String(answer.status));
+    this.#received.add(pushToken, push, String(response.status));
     for (const listener of this.#listeners) listener(push);
   }
 
@@ -322,9 +322,9 @@ export class ApnsSimulator {
     session: ServerHttp2Session,
     headers: http2.IncomingHttpHeaders,
     size: number,
-  ): { answer: { status: number; reason?: string; timestamp?: number }; pushToken?: string } {
+  ): { response: { status: number; reason?: string; timestamp?: number }; pushToken?: string } {
     const refuse = (status: number, reason: string, pushToken?: string) => ({
-      answer: { status, reason },
+      response: { status, reason },
       ...(pushToken ? { pushToken } : {}),
     });
     if (headers[':method'] !== 'POST') return refuse(405, 'MethodNotAllowed');
@@ -395,8 +395,8 @@ export class ApnsSimulator {
     if (state.topic === undefined) state.topic = topic;
     if (state.topic !== topic) return refuse(400, 'DeviceTokenNotForTopic', pushToken);
     if (state.unregisteredAt !== undefined && state.unregisteredAt <= this.#clock.now()) {
-      return { answer: { status: 410, reason: 'Unregistered', timestamp: state.unregisteredAt }, pushToken };
+      return { response: { status: 410, reason: 'Unregistered', timestamp: state.unregisteredAt }, pushToken };
     }
-    return { answer: { status: 200 }, pushToken };
+    return { response: { status: 200 }, pushToken };
   }
 }

@@ -961,7 +961,7 @@ describe('while the database is out of reach', () => {
     await worker.stop();
     expect(lines).toEqual([
       'error: the database cannot be reached: delivery waits for it, looking every poll',
-      'info: the database answers again: delivery goes on',
+      'info: the database responds again: delivery goes on',
     ]);
     expect((await server.store.getNotification(reply.body.id))?.status).toBe('sent_to_push');
   });

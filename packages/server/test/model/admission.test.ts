@@ -86,10 +86,10 @@ describe('admission, the one decision both stores make', () => {
       [{ second: SECOND - 20, count: 5 }],
       { scope: 'account', limit: 5, retryAfterSeconds: 40 },
     ],
-  ])('rejects when %s has no room, with the seconds until it has', (_, token, account, refusal) => {
+  ])('rejects when %s has no room, with the seconds until it has', (_, token, account, rejection) => {
     expect(admit(sendWith(), view({ token, account, month: 7 }).senderView)).toEqual({
       kind: 'rate_limited',
-      ...refusal,
+      ...rejection,
       monthlyCount: 7,
     });
   });

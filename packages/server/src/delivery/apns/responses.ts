@@ -19,15 +19,15 @@ export interface ApnsResponse {
 }
 
 const verdict = (
-  answer: ApnsResponse,
+  response: ApnsResponse,
   kind: ApnsVerdict['verdict'],
   extra: Partial<ApnsVerdict> = {},
 ): ApnsVerdict => ({
   verdict: kind,
-  status: answer.status,
-  reason: answer.reason,
+  status: response.status,
+  reason: response.reason,
   // Apple rejects for good with a 4xx: a 410 says the token is gone, any other the push itself.
-  ...(kind === 'failed_permanent' ? { failure: answer.status === 410 ? 'gone' : 'refused' } : {}),
+  ...(kind === 'failed_permanent' ? { failure: response.status === 410 ? 'gone' : 'refused' } : {}),
   deactivateDevice: null,
   renewToken: false,
   pauseCredential: false,
@@ -49,29 +49,29 @@ const CREDENTIAL_REJECTIONS = new Set([
 const ACCEPTED = verdict({ status: 200 }, 'accepted');
 
 /** The verdict on a response, for a device whose push token was registered at `addressSince`. */
-export function judgeApnsResponse(answer: ApnsResponse, addressSince: number): ApnsVerdict {
-  const { status, reason } = answer;
+export function judgeApnsResponse(response: ApnsResponse, addressSince: number): ApnsVerdict {
+  const { status, reason } = response;
   if (status === 200) return ACCEPTED;
   if (status === 410) {
     // A token registered after APNs found the old one gone is a new registration: keep it.
-    const goneAt = answer.timestamp ?? Number.POSITIVE_INFINITY;
-    return verdict(answer, 'failed_permanent', {
+    const goneAt = response.timestamp ?? Number.POSITIVE_INFINITY;
+    return verdict(response, 'failed_permanent', {
       deactivateDevice: addressSince < goneAt ? 'unregistered' : null,
     });
   }
   if (status === 403 && reason === 'ExpiredProviderToken') {
     // Our fault, not the notification's: renew and try again (it still counts as an attempt).
-    return verdict(answer, 'retry', { renewToken: true });
+    return verdict(response, 'retry', { renewToken: true });
   }
   if (status === 403) {
-    return verdict(answer, 'failed_permanent', { pauseCredential: CREDENTIAL_REJECTIONS.has(reason ?? '') });
+    return verdict(response, 'failed_permanent', { pauseCredential: CREDENTIAL_REJECTIONS.has(reason ?? '') });
   }
   // 429 TooManyRequests / TooManyProviderTokenUpdates, 500 InternalServerError,
   // 503 ServiceUnavailable / Shutdown, and any other 5xx Apple may add.
-  if (status === 429 || status >= 500) return verdict(answer, 'retry');
+  if (status === 429 || status >= 500) return verdict(response, 'retry');
   // 400 (BadDeviceToken, DeviceTokenNotForTopic, BadCollapseId, …), 404 BadPath,
   // 405 MethodNotAllowed, 413 PayloadTooLarge, and any other 4xx: resending cannot help. The
   // device stays active: BadDeviceToken is what every token gets from the wrong environment
   // (a sandbox token sent to production), which is the server's setting, not the device.
-  return verdict(answer, 'failed_permanent');
+  return verdict(response, 'failed_permanent');
 }

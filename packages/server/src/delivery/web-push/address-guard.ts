@@ -62,7 +62,7 @@ export const PRIVATE_ADDRESS = 'EFOXBELL_PRIVATE_ADDRESS';
  */
 export function publicOnlyLookup(resolve: Resolver): LookupFunction {
   return (hostname, options, callback) => {
-    const answer = (
+    const done = (
       error: NodeJS.ErrnoException | null,
       addresses: { address: string; family: number }[],
     ) => {
@@ -73,7 +73,7 @@ export function publicOnlyLookup(resolve: Resolver): LookupFunction {
       return callback(null, first?.address ?? '', first?.family ?? 0);
     };
     const literal = isIP(hostname);
-    if (literal !== 0) return answer(null, [{ address: hostname, family: literal }]);
+    if (literal !== 0) return done(null, [{ address: hostname, family: literal }]);
     resolve(hostname).then(
       (addresses) => {
         const refused = addresses.find((entry) => !isPublicAddress(entry.address));
@@ -82,11 +82,11 @@ export function publicOnlyLookup(resolve: Resolver): LookupFunction {
             `${hostname} resolves to ${refused?.address ?? 'nothing'}, not a public address: not connected to`,
           );
           error.code = PRIVATE_ADDRESS;
-          return answer(error, []);
+          return done(error, []);
         }
-        return answer(null, addresses);
+        return done(null, addresses);
       },
-      (error: NodeJS.ErrnoException) => answer(error, []),
+      (error: NodeJS.ErrnoException) => done(error, []),
     );
   };
 }

@@ -149,9 +149,9 @@ const STORAGE_RETRY_AFTER_SECONDS = 5;
  * authenticated against the account as it is now.
  */
 function accountEndedMeanwhile(error: AccountEndedError, request: FastifyRequest): HttpError {
-  const refusal = request.caller?.kind === 'account' ? endedAccountError(error.account) : undefined;
+  const httpError = request.caller?.kind === 'account' ? endedAccountError(error.account) : undefined;
   return (
-    refusal ??
+    httpError ??
     new HttpError('service_unavailable', 'the account changed while this request waited; retry', {
       headers: { 'retry-after': '1' },
     })
@@ -184,15 +184,15 @@ export function clientErrorResponder(ids: IdSource) {
     if (!isHttpParserError(error) || !socket.writable) return socket.destroy();
     const requestId = ids.id('req');
     // The spec has no timeout code: a request too slow to arrive is one the server could not read.
-    const refusal =
+    const httpError =
       error.code === 'HPE_HEADER_OVERFLOW'
         ? tooLarge(undefined)
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? new HttpError('invalid_request', 'the request did not arrive in time; the connection is closed')
           : new HttpError('invalid_request', 'the request is not valid HTTP');
-    const { status } = refusal;
+    const { status } = httpError;
     const body = JSON.stringify(
-      errorBody(refusal.code, refusal.message, requestId, refusal.field, refusal.details),
+      errorBody(httpError.code, httpError.message, requestId, httpError.field, httpError.details),
     );
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

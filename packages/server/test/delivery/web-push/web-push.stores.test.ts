@@ -409,7 +409,7 @@ describe('Web Push delivery', () => {
       ttl: 600,
     });
     const [push] = server.push.pushesTo(subscription);
-    expect(push?.refusal).toBeUndefined();
+    expect(push?.rejection).toBeUndefined();
     expect(push?.status).toBe(201);
     expect([push?.ttl, push?.urgency]).toEqual(['600', 'high']);
     expect(push?.topic).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -973,7 +973,7 @@ describe("Apple's push service, as modelled (what an iPhone's web app subscribes
       url: `https://example.com/${'x'.repeat(1500)}`,
     });
     const pushes = server.push.pushesTo(subscription);
-    expect(pushes.map((push) => [push.status, push.refusal, push.urgency])).toEqual([
+    expect(pushes.map((push) => [push.status, push.rejection, push.urgency])).toEqual([
       [201, undefined, 'low'],
       [201, undefined, 'normal'],
       [201, undefined, 'high'],
@@ -1011,7 +1011,7 @@ describe("Apple's push service, as modelled (what an iPhone's web app subscribes
     const { subscription } = await server.subscribe(key);
     const id = await server.send(token, { message: 'never shown' });
     const [push] = server.push.pushesTo(subscription);
-    expect([push?.status, push?.refusal]).toEqual([403, 'subject mailto:root@localhost is on this machine']);
+    expect([push?.status, push?.rejection]).toEqual([403, 'subject mailto:root@localhost is on this machine']);
     expect((await server.statusOf(token, id)).destinations[0]).toMatchObject({
       state: 'failed_permanent',
       push_status: 403,
