@@ -39,11 +39,11 @@ const sim = await ApnsSimulator.start({
   history: { perDevice: 10, total: 10 },
 });
 /** When the simulator had each notification's push, and when it responded, by notification id. */
-const pushed = new Map<string, { received: number; answered: number }>();
+const pushed = new Map<string, { received: number; responded: number }>();
 sim.onPush((push) => {
   const id = (push.payload as { foxbell?: { id?: string } }).foxbell?.id;
   // Called as the simulator responds, the round trip after the push came in.
-  if (id !== undefined) pushed.set(id, { received: Date.now() - ROUND_TRIP_MS, answered: Date.now() });
+  if (id !== undefined) pushed.set(id, { received: Date.now() - ROUND_TRIP_MS, responded: Date.now() });
 });
 const apnsArgs = [
   `--apns-url=${sim.url}`,
@@ -194,12 +194,12 @@ async function run(setup: Setup, rate: number): Promise<Figures> {
   const total: number[] = [];
   const parts = { routed: [] as number[], slot: [] as number[], push: [] as number[] };
   for (const [id, at] of accepted) {
-    const push = pushed.get(id) as { received: number; answered: number };
+    const push = pushed.get(id) as { received: number; responded: number };
     const routed = routedAt.get(id) ?? Number.NaN;
-    total.push(push.answered - at);
+    total.push(push.responded - at);
     parts.routed.push(Math.max(0, routed - at));
     parts.slot.push(push.received - Math.max(routed, at));
-    parts.push.push(push.answered - push.received);
+    parts.push.push(push.responded - push.received);
   }
   const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
   const all = sorted(total);
@@ -261,7 +261,7 @@ try {
     JSON.stringify({
       bench: 'latency',
       value: Math.round(median(p99s.get('PostgreSQL, API and worker apart, LISTEN/NOTIFY@200') ?? [])),
-      unit: 'ms p99, 202 to the push answer, PostgreSQL apart, 200/s',
+      unit: 'ms p99, 202 to the push response, PostgreSQL apart, 200/s',
       baseline: Math.round(median(p99s.get('PostgreSQL, API and worker apart, polling@200') ?? [])),
       ratio,
       sqlite_p99_ms: Math.round(median(p99s.get('SQLite, one process@200') ?? [])),

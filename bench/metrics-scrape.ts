@@ -136,7 +136,7 @@ async function healthLatency(withScrapers: boolean): Promise<{ p50: number; scra
       const sent = performance.now();
       const response = await fetch(`${apiUrl}/healthz`);
       await response.text();
-      if (response.status !== 200) throw new Error(`/healthz answered ${response.status}`);
+      if (response.status !== 200) throw new Error(`/healthz responded ${response.status}`);
       samples.push(performance.now() - sent);
     }
   });

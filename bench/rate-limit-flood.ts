@@ -76,7 +76,7 @@ function flooding(): Promise<number> {
       (response) => {
         response.resume();
         response.on('end', () => {
-          if (response.statusCode !== 401) reject(new Error(`answered ${response.statusCode}, not 401`));
+          if (response.statusCode !== 401) reject(new Error(`responded ${response.statusCode}, not 401`));
           else resolve(performance.now() - began);
         });
       },

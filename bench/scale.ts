@@ -74,7 +74,7 @@ async function load(urls: string[], tokens: string[]): Promise<number> {
   );
   for (const result of results) {
     if (result.non2xx > 0 || result.errors > 0) {
-      throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors`);
+      throw new Error(`${result.non2xx} non-2xx responses and ${result.errors} errors`);
     }
   }
   return results.reduce((sum, result) => sum + result.requests.total, 0);
@@ -116,7 +116,7 @@ async function readStatuses(urls: string[], tokens: string[]): Promise<number> {
   );
   for (const result of results) {
     if (result.non2xx > 0 || result.errors > 0) {
-      throw new Error(`status reads: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+      throw new Error(`status reads: ${result.non2xx} non-2xx responses and ${result.errors} errors`);
     }
   }
   return results.reduce((sum, result) => sum + result.requests.total, 0) / READ_SECONDS;

@@ -23,7 +23,7 @@ async function load(url: string, token: string, seconds = SECONDS): Promise<numb
     body: JSON.stringify({ message: 'Build #812 passed on main', title: 'CI', scene: 'rocket' }),
   });
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors from ${url}`);
+    throw new Error(`${result.non2xx} non-2xx responses and ${result.errors} errors from ${url}`);
   }
   return result.requests.average;
 }

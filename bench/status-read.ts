@@ -26,7 +26,7 @@ async function load(url: string, token: string, seconds: number): Promise<number
     headers: { authorization: `Bearer ${token}` },
   });
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors from ${url}`);
+    throw new Error(`${result.non2xx} non-2xx responses and ${result.errors} errors from ${url}`);
   }
   return result.requests.average;
 }

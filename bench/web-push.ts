@@ -41,7 +41,7 @@ const keyStore = openSqliteStore({ dataDir: path.join(work, 'keys') });
 const vapid = await new VapidKeySource(keyStore).keys();
 await keyStore.close();
 
-type Answer = Record<string, unknown>;
+type Message = Record<string, unknown>;
 const service: ChildProcess = fork(
   fileURLToPath(new URL('./support/push-service-child.ts', import.meta.url)),
   [vapid.publicKey],
@@ -50,13 +50,13 @@ const service: ChildProcess = fork(
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   },
 );
-const answers: ((answer: Answer) => void)[] = [];
-service.on('message', (answer: Answer) => answers.shift()?.(answer));
-const next = () => new Promise<Answer>((resolve) => answers.push(resolve));
-const ask = (message: Answer) => {
-  const answered = next();
+const waiting: ((message: Message) => void)[] = [];
+service.on('message', (message: Message) => waiting.shift()?.(message));
+const next = () => new Promise<Message>((resolve) => waiting.push(resolve));
+const ask = (message: Message) => {
+  const reply = next();
   service.send(message);
-  return answered;
+  return reply;
 };
 const ready = (await next()) as { url: string; host: string; ca: string };
 const hosts = parsePushHosts(ready.host);

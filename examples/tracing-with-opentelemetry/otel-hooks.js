@@ -44,7 +44,7 @@ export function openTelemetryHooks(tracer = trace.getTracer('@foxbell/sdk')) {
       if (!span) return;
       open.delete(key(event));
       span.addEvent('retry', { 'foxbell.wait_ms': event.waitMs, 'foxbell.reason': event.reason });
-      end(span, new Error(`no answer: ${event.reason}`));
+      end(span, new Error(`no response: ${event.reason}`));
     },
     onError(event) {
       for (const [name, span] of open) {

@@ -108,7 +108,7 @@ function traceLogger(stderr: NodeJS.WriteStream): Logger {
 function describeRetry(info: RetryInfo, maxRetries: number): string {
   const cause =
     info.status === undefined
-      ? { network: 'no connection', timeout: 'no answer in time' }[info.reason as 'network' | 'timeout']
+      ? { network: 'no connection', timeout: 'no response in time' }[info.reason as 'network' | 'timeout']
       : `${info.status} ${info.code ?? ''}`.trim();
   const request = info.requestId ? `, ${info.requestId}` : '';
   return `attempt ${info.attempt} failed (${cause}${request}); retry ${info.attempt} of ${maxRetries} in ${(info.waitMs / 1000).toFixed(1)} s`;

@@ -306,13 +306,13 @@ describe('notify send', () => {
         '--lines takes a whole number from 0 to 1000',
       ],
     ];
-    for (const [args, refusal] of cases) {
+    for (const [args, error] of cases) {
       const run = await notify([args[0] as string, '--dry-run', ...args.slice(1)], { env });
-      if (refusal === undefined) expect(run.code, args.join(' ')).toBe(0);
+      if (error === undefined) expect(run.code, args.join(' ')).toBe(0);
       else
         expect(run, args.join(' ')).toMatchObject({
           code: 2,
-          stderr: expect.stringContaining(`error: ${refusal}`),
+          stderr: expect.stringContaining(`error: ${error}`),
         });
     }
   });

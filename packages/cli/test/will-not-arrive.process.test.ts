@@ -124,7 +124,7 @@ describe('--wait when no device can get it', () => {
       expect.arrayContaining([
         `  Ana's iPhone: ${GONE}`,
         `  Ana's Vision Pro: ${GONE}`,
-        "  Ana's Watch: its push service refused the notification; the server's operator can read the push service's answer in the server's log",
+        "  Ana's Watch: its push service refused the notification; the server's operator can read the push service's response in the server's log",
       ]),
     );
     expect(lines.slice(3)).toEqual(['  code: undeliverable', '']);

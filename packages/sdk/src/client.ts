@@ -185,7 +185,7 @@ function environment(name: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
-function refuse(error: FieldError): never {
+function throwValidationError(error: FieldError): never {
   throw new ValidationError(error);
 }
 
@@ -307,7 +307,7 @@ export class Foxbell {
     const input = checkedFields(fields);
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
-      refuse({
+      throwValidationError({
         code: 'invalid_field',
         field: 'Idempotency-Key',
         message:
@@ -425,7 +425,7 @@ export class Foxbell {
     const query: string[] = [];
     for (const [name, value] of Object.entries(input)) {
       if ((IGNORED_BODY_FIELDS as readonly string[]).includes(name)) {
-        refuse({ code: 'invalid_field', field: name, message: `${name} is not a send field in a URL` });
+        throwValidationError({ code: 'invalid_field', field: name, message: `${name} is not a send field in a URL` });
       }
       if (name !== 'scene_params') {
         query.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
@@ -433,7 +433,7 @@ export class Foxbell {
       }
       for (const [param, paramValue] of Object.entries(value as Record<string, unknown>)) {
         if (isPlainObject(paramValue) || Array.isArray(paramValue)) {
-          refuse({
+          throwValidationError({
             code: 'invalid_scene_param',
             field: `scene_params.${param}`,
             message: `scene_params.${param} cannot be written in a URL (it is not a single value)`,
@@ -498,7 +498,7 @@ export class Foxbell {
     if (!parsed.success) {
       throw new FoxbellError(
         'invalid_response',
-        `The answer to GET /${path.split('?')[0]} is not of the expected shape`,
+        `The response to GET /${path.split('?')[0]} is not of the expected shape`,
       );
     }
     return { data: parsed.data, response };
@@ -533,7 +533,7 @@ export class Foxbell {
       bodyBytes;
     for (const [name, value] of Object.entries(headers)) total += name.length + utf8Length(value) + 4;
     if (total > LIMITS.requestBytes) {
-      refuse({
+      throwValidationError({
         code: 'payload_too_large',
         message: `The request would be about ${total} bytes; the limit is ${LIMITS.requestBytes}`,
         details: { limit: LIMITS.requestBytes, size: total },
@@ -566,10 +566,10 @@ function whyNot(record: StatusRecord): string {
  * ValidationError when the server would reject them.
  */
 function checkedFields(fields: SendFields): Record<string, unknown> {
-  if (!isPlainObject(fields)) refuse({ code: 'invalid_request', message: 'The fields must be an object' });
+  if (!isPlainObject(fields)) throwValidationError({ code: 'invalid_request', message: 'The fields must be an object' });
   const input = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   const checked = checkSend(input, { unknownScenes: 'pass' });
-  if (!checked.ok) refuse(checked.error);
+  if (!checked.ok) throwValidationError(checked.error);
   return input;
 }
 

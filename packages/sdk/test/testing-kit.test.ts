@@ -125,9 +125,9 @@ describe('FakeFoxbell', () => {
     ],
     ['a proxy 502', responses.badGateway(), ServerError, 'service_unavailable'],
     ['a dropped connection', responses.dropConnection(), ConnectionError, 'connection_error'],
-  ])('answers as told: %s', async (name, answer, kind, code) => {
+  ])('answers as told: %s', async (name, response, kind, code) => {
     const { service, client } = setup();
-    service.failNext(answer);
+    service.failNext(response);
     const failed = await client.send({ message: 'hi' }, { maxRetries: 0 }).catch((thrown: unknown) => thrown);
     expect(failed).toBeInstanceOf(kind);
     expect((failed as { code: string }).code).toBe(code);

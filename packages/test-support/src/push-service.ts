@@ -91,7 +91,7 @@ export class LocalPushService {
    * Each TLS handshake a client ended before it was done, as Node's server reports it: a Node
    * client that does not trust this service's certificate hangs up mid-handshake.
    */
-  readonly refusedHandshakes: string[] = [];
+  readonly failedHandshakes: string[] = [];
   readonly #server: Server;
   readonly #options: PushServiceOptions;
   readonly #subscriptions = new Map<string, { ecdh: ECDH; auth: string }>();
@@ -112,7 +112,7 @@ export class LocalPushService {
       socket.on('close', () => this.#sockets.delete(socket));
     });
     server.on('tlsClientError', (error: Error) => {
-      this.refusedHandshakes.push(error.message);
+      this.failedHandshakes.push(error.message);
       for (const wake of this.#waiters.splice(0)) wake();
     });
     server.on('request', (request, response) => {
@@ -199,7 +199,7 @@ export class LocalPushService {
 
   /** Resolves once `count` handshakes in all have been rejected by clients. */
   async waitForFailedHandshakes(count: number): Promise<void> {
-    while (this.refusedHandshakes.length < count) {
+    while (this.failedHandshakes.length < count) {
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
   }
@@ -245,8 +245,8 @@ export class LocalPushService {
       if (typeof claims === 'string') return reject(403, claims, 'BadJwtToken');
       push.claims = claims;
       if (apple) {
-        const refusedSubject = appleRejectsSubject(claims.sub);
-        if (refusedSubject) return reject(403, refusedSubject, 'BadJwtToken');
+        const rejectedSubject = appleRejectsSubject(claims.sub);
+        if (rejectedSubject) return reject(403, rejectedSubject, 'BadJwtToken');
         if (push.urgency !== undefined && !URGENCIES.includes(push.urgency)) {
           return reject(400, `urgency ${push.urgency}`, 'BadUrgency');
         }

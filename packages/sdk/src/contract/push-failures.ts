@@ -50,7 +50,7 @@ const FAILURE_WORDS: Record<PushFailureReason, InWords> = {
   },
   refused: {
     what: 'its push service refused the notification',
-    advice: "the server's operator can read the push service's answer in the server's log",
+    advice: "the server's operator can read the push service's response in the server's log",
   },
   address_refused: {
     what: 'its push address is on a private or reserved network, which the server will not connect to',

@@ -162,7 +162,7 @@ async function attemptAll(
         ms,
       });
     } else {
-      log?.('info', `${what}: no answer (${result.failure}) after ${ms} ms`, {
+      log?.('info', `${what}: no response (${result.failure}) after ${ms} ms`, {
         failure: result.failure,
         attempt: retriesDone + 1,
         ms,
@@ -292,7 +292,7 @@ async function attempt(transport: Transport, request: HttpRequest): Promise<Http
     const cause = isNetworkError(thrown) ? thrown.cause : thrown;
     if (request.signal?.aborted) return { failure: 'aborted', message: '', cause };
     if (timeout.signal.aborted) {
-      return { failure: 'timeout', message: `No complete answer within ${transport.timeoutMs} ms`, cause };
+      return { failure: 'timeout', message: `No complete response within ${transport.timeoutMs} ms`, cause };
     }
     return { failure: 'network', ...connectionFailure(transport.baseUrl, cause), cause };
   } finally {

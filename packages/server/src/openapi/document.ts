@@ -181,7 +181,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[]): JsonSchema 
       version: 'v1',
       summary: "Send a notification to a person's iPhone, Apple Watch and Vision Pro.",
       description:
-        'Every answer carries X-Request-Id. Lengths are UTF-8 bytes (x-max-bytes). A request is at most 16,384 bytes in all.',
+        'Every response carries X-Request-Id. Lengths are UTF-8 bytes (x-max-bytes). A request is at most 16,384 bytes in all.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import {
   readSettings,
-  refusedSettings,
+  settingsErrors,
   type Setting,
   type SettingValues,
   usageOf,
@@ -68,7 +68,7 @@ const APNS_SIM_SETTINGS = {
     min: 0,
     max: 10_000,
     default: 0,
-    help: "hold every answer this long, as Apple's servers across a network would",
+    help: "hold every response this long, as Apple's servers across a network would",
   },
   strictTokens: {
     flag: 'strict-tokens',
@@ -100,10 +100,10 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  if (!read.ok) return refuse(read.problems);
+  if (!read.ok) return exitWithProblems(read.problems);
   const { values, problems } = read;
   const key = simulatorKeyOf(values, problems);
-  if (problems.length > 0) return refuse(problems);
+  if (problems.length > 0) return exitWithProblems(problems);
   const keys: SimulatorKey[] = key ? [{ ...key, keyPem: await readFile(key.keyFile, 'utf8') }] : [];
   const simulator = await ApnsSimulator.start({
     port: values.port,
@@ -132,8 +132,8 @@ async function main(): Promise<void> {
 }
 
 /** Settings it cannot take: each problem, and where the settings are described; exit 2. */
-function refuse(problems: string[]): never {
-  process.stderr.write(refusedSettings('foxbell-apns-sim', problems));
+function exitWithProblems(problems: string[]): never {
+  process.stderr.write(settingsErrors('foxbell-apns-sim', problems));
   process.exit(2);
 }
 

@@ -323,44 +323,44 @@ export class ApnsSimulator {
     headers: http2.IncomingHttpHeaders,
     size: number,
   ): { response: { status: number; reason?: string; timestamp?: number }; pushToken?: string } {
-    const refuse = (status: number, reason: string, pushToken?: string) => ({
+    const reject = (status: number, reason: string, pushToken?: string) => ({
       response: { status, reason },
       ...(pushToken ? { pushToken } : {}),
     });
-    if (headers[':method'] !== 'POST') return refuse(405, 'MethodNotAllowed');
+    if (headers[':method'] !== 'POST') return reject(405, 'MethodNotAllowed');
     const match = /^\/3\/device\/([^/?]*)$/.exec(headers[':path'] ?? '');
-    if (!match) return refuse(404, 'BadPath');
+    if (!match) return reject(404, 'BadPath');
     const rawToken = match[1] ?? '';
-    if (rawToken === '') return refuse(400, 'MissingDeviceToken');
-    if (!PUSH_TOKEN.test(rawToken)) return refuse(400, 'BadDeviceToken');
+    if (rawToken === '') return reject(400, 'MissingDeviceToken');
+    if (!PUSH_TOKEN.test(rawToken)) return reject(400, 'BadDeviceToken');
     const pushToken = rawToken.toLowerCase();
 
     const apnsId = headers['apns-id'];
     if (apnsId !== undefined && (typeof apnsId !== 'string' || !UUID.test(apnsId))) {
-      return refuse(400, 'BadMessageId', pushToken);
+      return reject(400, 'BadMessageId', pushToken);
     }
     const topic = headers['apns-topic'];
-    if (typeof topic !== 'string' || topic === '') return refuse(400, 'MissingTopic', pushToken);
+    if (typeof topic !== 'string' || topic === '') return reject(400, 'MissingTopic', pushToken);
     const collapseId = headers['apns-collapse-id'];
     if (typeof collapseId === 'string' && Buffer.byteLength(collapseId) > 64) {
-      return refuse(400, 'BadCollapseId', pushToken);
+      return reject(400, 'BadCollapseId', pushToken);
     }
     const priority = headers['apns-priority'];
     if (priority !== undefined && !['1', '5', '10'].includes(String(priority))) {
-      return refuse(400, 'BadPriority', pushToken);
+      return reject(400, 'BadPriority', pushToken);
     }
     const pushType = headers['apns-push-type'];
     if (pushType !== undefined && !PUSH_TYPES.has(String(pushType))) {
-      return refuse(400, 'InvalidPushType', pushToken);
+      return reject(400, 'InvalidPushType', pushToken);
     }
     const expiration = headers['apns-expiration'];
     if (expiration !== undefined && !/^\d+$/.test(String(expiration))) {
-      return refuse(400, 'BadExpirationDate', pushToken);
+      return reject(400, 'BadExpirationDate', pushToken);
     }
 
     const authorization = headers.authorization;
     if (typeof authorization !== 'string' || !authorization.startsWith('bearer ')) {
-      return refuse(403, 'MissingProviderToken', pushToken);
+      return reject(403, 'MissingProviderToken', pushToken);
     }
     const jwt = authorization.slice('bearer '.length);
     // Like APNs, a connection's token is verified once and then recognised while it lasts.
@@ -370,30 +370,30 @@ export class ApnsSimulator {
       const key = this.#keys.get(providerTokenKeyId(jwt) ?? '');
       const checked = key && verifyProviderToken(jwt, key.publicKey);
       if (!key || !checked || checked.teamId !== key.teamId) {
-        return refuse(403, 'InvalidProviderToken', pushToken);
+        return reject(403, 'InvalidProviderToken', pushToken);
       }
       claims = checked;
       this.#verifiedTokens.set(session, { jwt, claims });
     }
     if (this.#clock.now() - claims.issuedAt > TOKEN_LIFETIME_MS) {
-      return refuse(403, 'ExpiredProviderToken', pushToken);
+      return reject(403, 'ExpiredProviderToken', pushToken);
     }
     // A valid token: this connection may now have many streams in flight.
     if (session.localSettings.maxConcurrentStreams !== TRUSTED_MAX_STREAMS) {
       session.settings({ maxConcurrentStreams: TRUSTED_MAX_STREAMS });
     }
 
-    if (size === 0) return refuse(400, 'PayloadEmpty', pushToken);
-    if (size > MAX_PAYLOAD_BYTES) return refuse(413, 'PayloadTooLarge', pushToken);
+    if (size === 0) return reject(400, 'PayloadEmpty', pushToken);
+    if (size > MAX_PAYLOAD_BYTES) return reject(413, 'PayloadTooLarge', pushToken);
 
     let state = this.#tokens.get(pushToken);
     if (!state && !this.#strict) {
       state = { topic, unregisteredAt: undefined };
       this.#tokens.set(pushToken, state);
     }
-    if (!state) return refuse(400, 'BadDeviceToken', pushToken);
+    if (!state) return reject(400, 'BadDeviceToken', pushToken);
     if (state.topic === undefined) state.topic = topic;
-    if (state.topic !== topic) return refuse(400, 'DeviceTokenNotForTopic', pushToken);
+    if (state.topic !== topic) return reject(400, 'DeviceTokenNotForTopic', pushToken);
     if (state.unregisteredAt !== undefined && state.unregisteredAt <= this.#clock.now()) {
       return { response: { status: 410, reason: 'Unregistered', timestamp: state.unregisteredAt }, pushToken };
     }

@@ -24,9 +24,9 @@ export interface ApnsClientOptions {
 
 /** What became of one push: Apple's response, or none (the connection failed or timed out). */
 export type PushResult =
-  | { kind: 'answered'; status: number; reason?: string; timestamp?: number; apnsId?: string }
+  | { kind: 'response'; status: number; reason?: string; timestamp?: number; apnsId?: string }
   | {
-      kind: 'no_answer';
+      kind: 'no_response';
       error: string;
       /** The connection failed on APNs' certificate or the TLS handshake: its error's code. */
       tlsCode?: string;
@@ -106,7 +106,7 @@ function onClose(this: PushStream) {
   const { status, apnsId } = push;
   if (status !== undefined && this.rstCode === NGHTTP2_NO_ERROR) {
     push.client[SETTLE](push, {
-      kind: 'answered',
+      kind: 'response',
       status,
       ...(push.body && push.body.length > 0 ? errorBodyOf(Buffer.concat(push.body)) : {}),
       ...(apnsId ? { apnsId } : {}),
@@ -115,7 +115,7 @@ function onClose(this: PushStream) {
     push.client[SETTLE](push, 'requeue');
   } else {
     push.client[SETTLE](push, {
-      kind: 'no_answer',
+      kind: 'no_response',
       error: `stream closed (code ${this.rstCode})`,
       ...(push.tlsCode === undefined ? {} : { tlsCode: push.tlsCode }),
     });
@@ -160,7 +160,7 @@ export class ApnsClient {
   }
 
   push(request: PushRequest): Promise<PushResult> {
-    if (this.#closed) return Promise.resolve({ kind: 'no_answer', error: 'client closed' });
+    if (this.#closed) return Promise.resolve({ kind: 'no_response', error: 'client closed' });
     return new Promise((resolve) => {
       this.#queue.push({ request, resolve, requeues: 0 });
       this.#dispatch();
@@ -175,7 +175,7 @@ export class ApnsClient {
   /** Fails what still waits, lets streams in flight finish, and closes the connection. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const queued of this.#queue.splice(0)) queued.resolve({ kind: 'no_answer', error: 'client closed' });
+    for (const queued of this.#queue.splice(0)) queued.resolve({ kind: 'no_response', error: 'client closed' });
     const session = this.#connection?.session;
     if (session && !session.destroyed) await new Promise<void>((resolve) => session.close(resolve));
     clearInterval(this.#sweep);
@@ -280,7 +280,7 @@ export class ApnsClient {
         for (const push of this.#inFlight) {
           if (now < push.deadline) continue;
           push.stream.close(NGHTTP2_CANCEL);
-          this[SETTLE](push, { kind: 'no_answer', error: 'timed out' });
+          this[SETTLE](push, { kind: 'no_response', error: 'timed out' });
         }
         this.#options.onSweep?.();
       },
@@ -299,7 +299,7 @@ export class ApnsClient {
 
   #requeue(queued: QueuedPush): void {
     if (queued.requeues >= MAX_REQUEUES) {
-      queued.resolve({ kind: 'no_answer', error: 'refused by several connections in a row' });
+      queued.resolve({ kind: 'no_response', error: 'refused by several connections in a row' });
       return;
     }
     queued.requeues += 1;

@@ -15,7 +15,7 @@ export class ApnsTransport implements PushTransport {
 
   async push(destination: PushDestination): Promise<PushOutcome> {
     const result = await this.#client.push(pushRequestFor(destination, this.#topics));
-    if (result.kind === 'no_answer') {
+    if (result.kind === 'no_response') {
       // APNs' certificate is not trusted (--apns-ca), or its handshake failed: the same every time.
       if (result.tlsCode !== undefined) {
         return { ...NO_RESPONSE, verdict: 'failed_permanent', failure: 'tls', tlsCode: result.tlsCode };

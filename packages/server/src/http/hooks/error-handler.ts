@@ -41,7 +41,7 @@ export const errorSchema = z
           canonical_account_id: idOf('acct')
             .optional()
             .meta({ description: 'The account this one was merged into.' }),
-          reason: z.string().optional().meta({ description: 'Why source.device_key was refused.' }),
+          reason: z.string().optional().meta({ description: 'Why source.device_key was rejected.' }),
           token_count: count.optional(),
           other_devices: count.optional(),
           allowed: z.array(z.string()).optional().meta({ description: "The token's scenes." }),

@@ -28,7 +28,7 @@ const readinessResponse = z
     sends: z.enum(['open', 'paused', 'unknown']),
     push: z.record(z.string(), z.enum(PUSH_STATES)).optional().meta({
       description:
-        'A process that delivers: each push provider by its id: ok; refused (its push service refuses the credential now, its pushes wait); simulator (a stand-in takes its pushes: no real device gets them).',
+        'A process that delivers: each push provider by its id: ok; refused (its push service rejects the credential now, its pushes wait); simulator (a stand-in takes its pushes: no real device gets them).',
     }),
   })
   .meta({ id: 'Readiness' });
@@ -66,7 +66,7 @@ export async function healthRoutes(
         credentials: 'none',
         doc: {
           operationId: 'getReadiness',
-          summary: 'Readiness: the database answers with its migrations applied, and no stop has begun',
+          summary: 'Readiness: the database responds with its migrations applied, and no stop has begun',
           responses: {
             200: { description: 'Ready.', schema: readinessResponse },
             503: { description: 'Not ready.', schema: readinessResponse },

@@ -335,7 +335,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: 'pause',
-    summary: 'refuse sends with 503 and Retry-After, for every account',
+    summary: 'reject sends with 503 and Retry-After, for every account',
     credential: 'admin',
     method: 'POST',
     path: () => '/v1/admin/pause',
