@@ -217,7 +217,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerResponseSchemas(app);
   const documented = collectDocumentedRoutes(app);
 
-  // Each room's routes are a Fastify plugin, so a hook one adds (the send routes' rate-limit
+  // Each module's routes are a Fastify plugin, so a hook one adds (the send routes' rate-limit
   // headers and metrics) stays in it; each route carries its own description for the document.
   for (const routes of [
     sendRoutes,

@@ -87,7 +87,7 @@ declare module 'fastify' {
 
 export type { Credential };
 
-/** What a room's routes are registered with: each room's routes are a Fastify plugin. */
+/** What a module's routes are registered with: each module's routes are a Fastify plugin. */
 export interface RoutesOptions {
   ctx: AppContext;
 }
