@@ -425,7 +425,11 @@ export class Foxbell {
     const query: string[] = [];
     for (const [name, value] of Object.entries(input)) {
       if ((IGNORED_BODY_FIELDS as readonly string[]).includes(name)) {
-        throwValidationError({ code: 'invalid_field', field: name, message: `${name} is not a send field in a URL` });
+        throwValidationError({
+          code: 'invalid_field',
+          field: name,
+          message: `${name} is not a send field in a URL`,
+        });
       }
       if (name !== 'scene_params') {
         query.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
@@ -566,7 +570,8 @@ function whyNot(record: StatusRecord): string {
  * ValidationError when the server would reject them.
  */
 function checkedFields(fields: SendFields): Record<string, unknown> {
-  if (!isPlainObject(fields)) throwValidationError({ code: 'invalid_request', message: 'The fields must be an object' });
+  if (!isPlainObject(fields))
+    throwValidationError({ code: 'invalid_request', message: 'The fields must be an object' });
   const input = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   const checked = checkSend(input, { unknownScenes: 'pass' });
   if (!checked.ok) throwValidationError(checked.error);

@@ -132,7 +132,8 @@ export class LocalPushService {
             response.on('close', () => clearInterval(drip));
             return;
           }
-          if (pushResponse.retryAfter !== undefined) response.setHeader('retry-after', String(pushResponse.retryAfter));
+          if (pushResponse.retryAfter !== undefined)
+            response.setHeader('retry-after', String(pushResponse.retryAfter));
           response.writeHead(pushResponse.status).end();
         });
       });

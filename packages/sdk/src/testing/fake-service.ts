@@ -111,7 +111,11 @@ export const responses = {
 };
 
 /** An error response: its status is the code's, from the interface's table. */
-function errorResponse(code: ErrorCode, message: string, headers: Record<string, string> = {}): ScriptedResponse {
+function errorResponse(
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): ScriptedResponse {
   return {
     kind: 'response',
     status: statusOf(code),

@@ -1,7 +1,7 @@
 import { MESSAGES } from '@foxbell/sdk/server-contract';
 import type { onRequestHookHandler } from 'fastify';
-import { type IdPrefix, isIdShaped } from '../kernel/ids.js';
 import { HttpError } from '../kernel/http-error.js';
+import { type IdPrefix, isIdShaped } from '../kernel/ids.js';
 
 /** The ids routes take in their path, and what each names. */
 export type PathIdPrefix = Extract<IdPrefix, 'ntf' | 'dev' | 'tok' | 'lnk'>;

@@ -64,9 +64,13 @@ export async function mergeRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
       // Merged elsewhere or deleted while this request waited: as if it had been so before.
       if (merged.kind === 'other_ended') throw notAnotherAccount();
       if (merged.kind === 'group_full') {
-        throw new HttpError('merge_group_full', `a group of merged accounts holds at most ${MERGE_GROUP_MAX}`, {
-          details: { max: MERGE_GROUP_MAX },
-        });
+        throw new HttpError(
+          'merge_group_full',
+          `a group of merged accounts holds at most ${MERGE_GROUP_MAX}`,
+          {
+            details: { max: MERGE_GROUP_MAX },
+          },
+        );
       }
       if (merged.kind === 'devices_limit') {
         throw new HttpError(

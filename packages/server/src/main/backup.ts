@@ -1,5 +1,5 @@
 import { SERVER_SETTINGS } from '../config/server-settings.js';
-import { readSettings, settingsErrors, type Setting, usageOf } from '../kernel/settings.js';
+import { readSettings, type Setting, settingsErrors, usageOf } from '../kernel/settings.js';
 import { NewerDatabaseError } from '../store/schema-version.js';
 import { BackupError, backupSqlite, restoreSqlite } from '../store/sqlite/backup.js';
 

@@ -35,13 +35,19 @@ export function notificationFromRequest(
   }
   const notification = validated.value;
   if (token.scenes !== null && !token.scenes.includes(notification.scene)) {
-    return fieldError('scene_not_allowed', 'scene', `this token may not play the scene ${notification.scene}`, {
-      allowed: token.scenes,
-    });
+    return fieldError(
+      'scene_not_allowed',
+      'scene',
+      `this token may not play the scene ${notification.scene}`,
+      {
+        allowed: token.scenes,
+      },
+    );
   }
   if (!token.allowUrls) {
     const field = URL_FIELDS.find((name) => notification[name] !== undefined);
-    if (field) return fieldError('urls_not_allowed', field, 'this token may not send url, url_title or image');
+    if (field)
+      return fieldError('urls_not_allowed', field, 'this token may not send url, url_title or image');
   }
   // Set on the validated object itself (validateSend made it for this request): a copy by
   // spread cost more than the rest of this function.

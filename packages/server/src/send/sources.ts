@@ -78,7 +78,8 @@ export function mergeSources(sources: SendSources): Checked<Record<string, unkno
   const merged = merge(fieldEntries, '');
   if (!merged.ok || !paramsGiven) return merged;
   const fields = merged.value;
-  if (fields.scene_params !== undefined) return invalidField('scene_params', 'scene_params must be an object');
+  if (fields.scene_params !== undefined)
+    return invalidField('scene_params', 'scene_params must be an object');
   const types = playedParamTypes(fields.scene, fields.scene_version);
   const typed = paramEntries.map((entry) =>
     entry.source === 'json'

@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import {
   readSettings,
-  settingsErrors,
   type Setting,
   type SettingValues,
+  settingsErrors,
   usageOf,
 } from '../kernel/settings.js';
 import { buildSimulatorControl } from './control.js';

@@ -395,7 +395,10 @@ export class ApnsSimulator {
     if (state.topic === undefined) state.topic = topic;
     if (state.topic !== topic) return reject(400, 'DeviceTokenNotForTopic', pushToken);
     if (state.unregisteredAt !== undefined && state.unregisteredAt <= this.#clock.now()) {
-      return { response: { status: 410, reason: 'Unregistered', timestamp: state.unregisteredAt }, pushToken };
+      return {
+        response: { status: 410, reason: 'Unregistered', timestamp: state.unregisteredAt },
+        pushToken,
+      };
     }
     return { response: { status: 200 }, pushToken };
   }

@@ -175,7 +175,8 @@ export class ApnsClient {
   /** Fails what still waits, lets streams in flight finish, and closes the connection. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const queued of this.#queue.splice(0)) queued.resolve({ kind: 'no_response', error: 'client closed' });
+    for (const queued of this.#queue.splice(0))
+      queued.resolve({ kind: 'no_response', error: 'client closed' });
     const session = this.#connection?.session;
     if (session && !session.destroyed) await new Promise<void>((resolve) => session.close(resolve));
     clearInterval(this.#sweep);

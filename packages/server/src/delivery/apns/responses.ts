@@ -64,7 +64,9 @@ export function judgeApnsResponse(response: ApnsResponse, addressSince: number):
     return verdict(response, 'retry', { renewToken: true });
   }
   if (status === 403) {
-    return verdict(response, 'failed_permanent', { pauseCredential: CREDENTIAL_REJECTIONS.has(reason ?? '') });
+    return verdict(response, 'failed_permanent', {
+      pauseCredential: CREDENTIAL_REJECTIONS.has(reason ?? ''),
+    });
   }
   // 429 TooManyRequests / TooManyProviderTokenUpdates, 500 InternalServerError,
   // 503 ServiceUnavailable / Shutdown, and any other 5xx Apple may add.

@@ -62,10 +62,7 @@ export const PRIVATE_ADDRESS = 'EFOXBELL_PRIVATE_ADDRESS';
  */
 export function publicOnlyLookup(resolve: Resolver): LookupFunction {
   return (hostname, options, callback) => {
-    const done = (
-      error: NodeJS.ErrnoException | null,
-      addresses: { address: string; family: number }[],
-    ) => {
+    const done = (error: NodeJS.ErrnoException | null, addresses: { address: string; family: number }[]) => {
       if (error) return callback(error, '', 0);
       if (options.all)
         return (callback as unknown as (e: null, all: typeof addresses) => void)(null, addresses);

@@ -4,10 +4,10 @@ import * as z from 'zod';
 import type { PushProvider } from '../../delivery/provider.js';
 import { HttpError } from '../../kernel/http-error.js';
 import { callerAccount, freshness, type RoutesOptions } from '../context.js';
+import { devicesLimitReached } from '../errors.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
 import { addressFromBody, registrationMembers } from '../push-address.js';
-import { devicesLimitReached } from '../errors.js';
 import { MANAGEMENT_WRITE, pathId } from '../route-doc.js';
 import { deviceSchema, deviceView } from '../views.js';
 
@@ -102,7 +102,9 @@ export async function deviceRoutes(app: FastifyInstance, { ctx }: RoutesOptions)
       );
       if (created === 'limit_reached') throw devicesLimitReached(ctx.limits.devicesPerAccount);
       if (created === 'device_exists') {
-        throw new HttpError('device_exists', `this ${field} is registered to this account already`, { field });
+        throw new HttpError('device_exists', `this ${field} is registered to this account already`, {
+          field,
+        });
       }
       return reply.code(201).send(deviceView(created, freshness(ctx)));
     },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { isIdShaped } from '../../kernel/ids.js';
 import { HttpError } from '../../kernel/http-error.js';
+import { isIdShaped } from '../../kernel/ids.js';
 import { NOTIFICATION_RETENTION_MS } from '../../kernel/retention.js';
 import { accountOrDevice, type RoutesOptions } from '../context.js';
 import { inboxItemSchema, inboxItemView } from '../views.js';

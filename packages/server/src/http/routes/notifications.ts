@@ -1,8 +1,8 @@
 import { HANDLED_ACTIONS } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { isIdShaped } from '../../kernel/ids.js';
 import { HttpError } from '../../kernel/http-error.js';
+import { isIdShaped } from '../../kernel/ids.js';
 import { accountOrDevice, type RoutesOptions } from '../context.js';
 import { readBody } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';

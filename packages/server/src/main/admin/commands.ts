@@ -274,11 +274,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
         ...Object.fromEntries(given.map((one) => [one.member, values[one.flag]])),
       };
     },
-    show: (body) => [
-      `device ${body.id} added`,
-      `  name:     ${body.name}`,
-      `  platform: ${body.platform}`,
-    ],
+    show: (body) => [`device ${body.id} added`, `  name:     ${body.name}`, `  platform: ${body.platform}`],
   },
   {
     name: 'link approve',

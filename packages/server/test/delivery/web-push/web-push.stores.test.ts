@@ -1011,7 +1011,10 @@ describe("Apple's push service, as modelled (what an iPhone's web app subscribes
     const { subscription } = await server.subscribe(key);
     const id = await server.send(token, { message: 'never shown' });
     const [push] = server.push.pushesTo(subscription);
-    expect([push?.status, push?.rejection]).toEqual([403, 'subject mailto:root@localhost is on this machine']);
+    expect([push?.status, push?.rejection]).toEqual([
+      403,
+      'subject mailto:root@localhost is on this machine',
+    ]);
     expect((await server.statusOf(token, id)).destinations[0]).toMatchObject({
       state: 'failed_permanent',
       push_status: 403,
