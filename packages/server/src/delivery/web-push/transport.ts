@@ -123,7 +123,7 @@ export class WebPushTransport implements PushTransport {
       // One deadline for the whole exchange: undici's own timeouts count only the gaps between
       // chunks, so a response trickled a byte at a time would hold this push's slot for good.
       const deadline = AbortSignal.timeout(this.#timeoutMs);
-      const answer = await this.#agent.request({
+      const response = await this.#agent.request({
         origin: endpoint.origin,
         path: `${endpoint.pathname}${endpoint.search}`,
         method: 'POST',
@@ -134,9 +134,9 @@ export class WebPushTransport implements PushTransport {
       // The status is the response; the body says nothing more. It is read so that the connection is
       // reused, within the same deadline: one still trickling then is cut (its connection closed),
       // and the status stands, so a push the service took is not pushed again.
-      await answer.body.dump({ limit: MAX_RESPONSE_READ, signal: deadline }).catch(() => {});
+      await response.body.dump({ limit: MAX_RESPONSE_READ, signal: deadline }).catch(() => {});
       // Its host for the log: the endpoint's path is a capability, as good as a password.
-      return { ...judgeWebPushResponse(answer.statusCode), host: endpoint.host };
+      return { ...judgeWebPushResponse(response.statusCode), host: endpoint.host };
     } catch (error) {
       const chain = causes(error);
       // An allowed name that resolves to this machine or its network: rejected for good, unsent.
