@@ -1,6 +1,6 @@
 // Start-up of `notify --version` against a bare `node -e ''` (one process each, in rounds whose order
 // turns), and the rest of the start, timed by `notify send --dry-run` (the parser, the send command's
-// handler, the SDK and its field rules) beside them. `--version` is answered before the CLI loads.
+// handler, the SDK and its field rules) beside them. `--version` is handled before the CLI loads.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { alternatingRounds, printRatios, printResult } from './support/rounds.js';

@@ -89,7 +89,7 @@ function warmUpRequest(): PushRequest {
 async function warmedUpClient(): Promise<ApnsClient> {
   const client = new ApnsClient({ url: simUrls.push, ca, key, clock: systemClock });
   const warm = await client.push(warmUpRequest());
-  if (warm.kind !== 'answered' || warm.status !== 200) throw new Error(`warm-up: ${JSON.stringify(warm)}`);
+  if (warm.kind !== 'response' || warm.status !== 200) throw new Error(`warm-up: ${JSON.stringify(warm)}`);
   return client;
 }
 
@@ -171,7 +171,7 @@ async function runApnsClient(requests: PushRequest[]): Promise<number> {
   const started = performance.now();
   await eachInFlight(requests, CONCURRENCY, async (request) => {
     const result = await client.push(request);
-    if (result.kind !== 'answered' || result.status !== 200)
+    if (result.kind !== 'response' || result.status !== 200)
       throw new Error(`push: ${JSON.stringify(result)}`);
   });
   const seconds = (performance.now() - started) / 1000;

@@ -1,12 +1,12 @@
 // pnpm bench latency: how long a send takes to reach a phone. At steady rates, the time from a
-// send's 202 (as its client reads it) to the push service's answer for its destination, against
-// the APNs simulator holding each answer for a realistic round trip. On SQLite in one process,
+// send's 202 (as its client reads it) to the push service's response for its destination, against
+// the APNs simulator holding each response for a realistic round trip. On SQLite in one process,
 // and on PostgreSQL with an API process and a worker process apart, that worker woken by
 // LISTEN/NOTIFY (ours) and by its poll alone (the baseline).
 //
 // Each figure is split in three: waiting to be routed (202 → routed_at), waiting for a push slot
 // and the request's way out (routed_at → the simulator has the push), and the push itself (the
-// simulator has it → its answer, which is the round trip it was given).
+// simulator has it → its response, which is the round trip it was given).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -38,12 +38,12 @@ const sim = await ApnsSimulator.start({
   roundTripMs: ROUND_TRIP_MS,
   history: { perDevice: 10, total: 10 },
 });
-/** When the simulator had each notification's push, and when it answered, by notification id. */
-const pushed = new Map<string, { received: number; answered: number }>();
+/** When the simulator had each notification's push, and when it responded, by notification id. */
+const pushed = new Map<string, { received: number; responded: number }>();
 sim.onPush((push) => {
   const id = (push.payload as { foxbell?: { id?: string } }).foxbell?.id;
-  // Called as the simulator answers, the round trip after the push came in.
-  if (id !== undefined) pushed.set(id, { received: Date.now() - ROUND_TRIP_MS, answered: Date.now() });
+  // Called as the simulator responds, the round trip after the push came in.
+  if (id !== undefined) pushed.set(id, { received: Date.now() - ROUND_TRIP_MS, responded: Date.now() });
 });
 const apnsArgs = [
   `--apns-url=${sim.url}`,
@@ -163,7 +163,7 @@ const percentile = (sorted: number[], p: number) =>
 
 /**
  * `rate` sends a second for SECONDS, each started on its own schedule whatever the others are
- * doing (an open loop: a slow answer does not slow the sends behind it), then every push awaited.
+ * doing (an open loop: a slow response does not slow the sends behind it), then every push awaited.
  */
 async function run(setup: Setup, rate: number): Promise<Figures> {
   const token = await sender(setup.url);
@@ -194,12 +194,12 @@ async function run(setup: Setup, rate: number): Promise<Figures> {
   const total: number[] = [];
   const parts = { routed: [] as number[], slot: [] as number[], push: [] as number[] };
   for (const [id, at] of accepted) {
-    const push = pushed.get(id) as { received: number; answered: number };
+    const push = pushed.get(id) as { received: number; responded: number };
     const routed = routedAt.get(id) ?? Number.NaN;
-    total.push(push.answered - at);
+    total.push(push.responded - at);
     parts.routed.push(Math.max(0, routed - at));
     parts.slot.push(push.received - Math.max(routed, at));
-    parts.push.push(push.answered - push.received);
+    parts.push.push(push.responded - push.received);
   }
   const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
   const all = sorted(total);
@@ -261,7 +261,7 @@ try {
     JSON.stringify({
       bench: 'latency',
       value: Math.round(median(p99s.get('PostgreSQL, API and worker apart, LISTEN/NOTIFY@200') ?? [])),
-      unit: 'ms p99, 202 to the push answer, PostgreSQL apart, 200/s',
+      unit: 'ms p99, 202 to the push response, PostgreSQL apart, 200/s',
       baseline: Math.round(median(p99s.get('PostgreSQL, API and worker apart, polling@200') ?? [])),
       ratio,
       sqlite_p99_ms: Math.round(median(p99s.get('SQLite, one process@200') ?? [])),

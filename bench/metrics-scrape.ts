@@ -105,8 +105,8 @@ const counted = /^foxbell_destinations\{state="accepted"\} (\d+)$/m.exec(firstSc
 console.log(`a scrape reads foxbell_destinations{state="accepted"} ${counted}`);
 
 /**
- * `SCRAPERS` clients each scraping every SCRAPE_EVERY_MS (or as soon as the last answer came, when
- * it took longer) until `until`; returns how many scrapes were answered. A Prometheus scrapes every
+ * `SCRAPERS` clients each scraping every SCRAPE_EVERY_MS (or as soon as the last response came, when
+ * it took longer) until `until`; returns how many scrapes got a response. A Prometheus scrapes every
  * 15 s or so: this is many times that, and short of saturating two cores with scrapes alone.
  */
 async function scrape(until: number): Promise<number> {
@@ -136,7 +136,7 @@ async function healthLatency(withScrapers: boolean): Promise<{ p50: number; scra
       const sent = performance.now();
       const response = await fetch(`${apiUrl}/healthz`);
       await response.text();
-      if (response.status !== 200) throw new Error(`/healthz answered ${response.status}`);
+      if (response.status !== 200) throw new Error(`/healthz responded ${response.status}`);
       samples.push(performance.now() - sent);
     }
   });

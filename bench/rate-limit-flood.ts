@@ -1,8 +1,8 @@
-// pnpm bench rate-limit-flood: what a flood of clients costs every answer. Each request carries an
+// pnpm bench rate-limit-flood: what a flood of clients costs every response. Each request carries an
 // unknown credential from an IPv6 /64 of its own, through a trusted proxy (X-Forwarded-For), so
 // each is one more key of the per-address brake on unknown credentials. The figure is the median
 // answer once BENCH_FLOOD (250,000) addresses were counted; the baseline is the same median at
-// 9,000 (below any bound); the ratio is what the flood costs each answer. The server's heap (from
+// 9,000 (below any bound); the ratio is what the flood costs each response. The server's heap (from
 // its metrics) is printed at each step: bounded, it stops growing once the brake holds all it keeps.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,7 +17,7 @@ const FLOOD = Number(process.env.BENCH_FLOOD ?? 250_000);
 const STEPS = [9_000, 60_000, 150_000, FLOOD].filter(
   (step, index, all) => step <= FLOOD && all.indexOf(step) === index,
 );
-/** Answers timed at each step, one at a time, each from a new address. */
+/** Responses timed at each step, one at a time, each from a new address. */
 const TIMED = 2_000;
 /** Requests in flight while the flood fills the brake. */
 const CONCURRENCY = 32;
@@ -55,7 +55,7 @@ function lastMinute(): number {
   while (low < sentAt.length && (sentAt[low] as number) < since) low += 1;
   return sentAt.length - low;
 }
-/** One request with an unknown credential from a /64 no request came from before; its answer time. */
+/** One request with an unknown credential from a /64 no request came from before; its response time. */
 function flooding(): Promise<number> {
   const n = sent++;
   const address = `2001:db8:${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}::1`;
@@ -76,7 +76,7 @@ function flooding(): Promise<number> {
       (response) => {
         response.resume();
         response.on('end', () => {
-          if (response.statusCode !== 401) reject(new Error(`answered ${response.statusCode}, not 401`));
+          if (response.statusCode !== 401) reject(new Error(`responded ${response.statusCode}, not 401`));
           else resolve(performance.now() - began);
         });
       },

@@ -55,7 +55,7 @@ const serverArgs = [
 
 /**
  * Load on each URL at once, `CONNECTIONS` in all, each request with the next account's token.
- * Returns how many sends were accepted: every answer must be a 202.
+ * Returns how many sends were accepted: every response must be a 202.
  */
 async function load(urls: string[], tokens: string[]): Promise<number> {
   const requests = rotatingTokens(tokens);
@@ -74,7 +74,7 @@ async function load(urls: string[], tokens: string[]): Promise<number> {
   );
   for (const result of results) {
     if (result.non2xx > 0 || result.errors > 0) {
-      throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors`);
+      throw new Error(`${result.non2xx} non-2xx responses and ${result.errors} errors`);
     }
   }
   return results.reduce((sum, result) => sum + result.requests.total, 0);
@@ -116,7 +116,7 @@ async function readStatuses(urls: string[], tokens: string[]): Promise<number> {
   );
   for (const result of results) {
     if (result.non2xx > 0 || result.errors > 0) {
-      throw new Error(`status reads: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+      throw new Error(`status reads: ${result.non2xx} non-2xx responses and ${result.errors} errors`);
     }
   }
   return results.reduce((sum, result) => sum + result.requests.total, 0) / READ_SECONDS;

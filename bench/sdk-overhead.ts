@@ -11,7 +11,7 @@ import { median } from './support/stats.js';
 const ROUNDS = 15;
 const SENDS_PER_ROUND = 1_000;
 const token = `fox_send_${'a'.repeat(32)}`;
-const answer = JSON.stringify({ id: 'ntf_bench', status: 'accepted', request_id: 'req_bench' });
+const body = JSON.stringify({ id: 'ntf_bench', status: 'accepted', request_id: 'req_bench' });
 
 const server = createServer((request, response) => {
   request.resume();
@@ -23,7 +23,7 @@ const server = createServer((request, response) => {
       'x-ratelimit-remaining': '9999',
       'x-ratelimit-reset': '1798761600',
     });
-    response.end(answer);
+    response.end(body);
   });
 });
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -45,7 +45,7 @@ const dependencies = await bundledBytes(`
   });
   export const loose = z.looseObject({ list: z.array(z.string()), maybe: z.optional(z.string()) });
 `);
-// The same, with the rules the SDK checks before a request leaves and the shapes it reads answers by
+// The same, with the rules the SDK checks before a request leaves and the shapes it reads responses by
 // (not the error codes' table, which the errors need).
 const withRules = await bundledBytes(`
   import ky from 'ky';

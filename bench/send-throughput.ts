@@ -1,5 +1,5 @@
 // Accepted durable sends per second of the real server (foxbell-server on SQLite, every 202
-// fsync'd), against bare Fastify answering 202 to the same request, with one load client
+// fsync'd), against bare Fastify responding with 202 to the same request, with one load client
 // (autocannon) in the same run. Each target runs in its own process; the load comes from this one.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ async function load(url: string, token: string, seconds = SECONDS): Promise<numb
     body: JSON.stringify({ message: 'Build #812 passed on main', title: 'CI', scene: 'rocket' }),
   });
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors from ${url}`);
+    throw new Error(`${result.non2xx} non-2xx responses and ${result.errors} errors from ${url}`);
   }
   return result.requests.average;
 }

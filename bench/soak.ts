@@ -1,9 +1,9 @@
 // Soak: foxbell-server (SQLite, its own delivery workers, the built-in APNs simulator) under load
 // from this process (autocannon at fixed rates, over 64 accounts):
-//   1. capacity: as fast as it answers, then until delivery has caught up: the sends per second it
+//   1. capacity: as fast as it responds, then until delivery has caught up: the sends per second it
 //      accepts and delivers;
 //   2. sustained: 80% of that rate, for the p99 latency; bare Fastify at the same rate is the baseline;
-//   3. overload: twice the capacity, where it must shed (429/503 with Retry-After) and answer all;
+//   3. overload: twice the capacity, where it must shed (429/503 with Retry-After) and respond to all;
 //   4. recovery: half the capacity right after, where every send must be accepted again.
 // Then every accepted send must be stored and reach a final state: `lost` counts those that did not.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -33,7 +33,7 @@ interface Phase {
   sent: number;
   accepted: number;
   shed: number;
-  /** Answers that were neither: errors, timeouts, anything else. */
+  /** Responses that were neither: errors, timeouts, anything else. */
   other: number;
   p99: number;
 }
@@ -126,7 +126,7 @@ for (const [name, phase] of Object.entries({ capacity, sustained, overload, reco
 }
 
 // Every accepted send is stored and reaches a final state (delivered to the simulator, here).
-// The server may have accepted a few more than autocannon saw answered as a phase ended: those count too.
+// The server may have accepted a few more than autocannon saw responded as a phase ended: those count too.
 const phases = [capacity, sustained, overload, recovery];
 const accepted = phases.reduce((sum, phase) => sum + phase.accepted, 0);
 await settle();

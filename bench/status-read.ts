@@ -1,7 +1,7 @@
 // Status reads per second of the real server (foxbell-server on SQLite): GET
 // /v1/notifications/{id}/status with a send token, for a notification pushed to three devices (an
 // iPhone, a Watch and a Vision Pro, through the built-in APNs simulator), so the record carries
-// each destination's name, state and push status. Against bare Fastify answering a record of the
+// each destination's name, state and push status. Against bare Fastify returning a record of the
 // same shape from memory, with one load client (autocannon) in the same run. Each target runs in a
 // process of its own; the load comes from this one.
 import { randomBytes } from 'node:crypto';
@@ -26,7 +26,7 @@ async function load(url: string, token: string, seconds: number): Promise<number
     headers: { authorization: `Bearer ${token}` },
   });
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors from ${url}`);
+    throw new Error(`${result.non2xx} non-2xx responses and ${result.errors} errors from ${url}`);
   }
   return result.requests.average;
 }
@@ -55,7 +55,7 @@ const sent = await post(`${foxbell.url}/v1/notifications`, token as string, {
   scene: 'rocket',
 });
 const statusUrl = `${foxbell.url}/v1/notifications/${sent.id}/status`;
-// Read once every destination has its push service's answer.
+// Read once every destination has its push service's response.
 let record: { status?: string; destinations?: { push_status?: number }[] } = {};
 for (let tries = 0; tries < 100; tries++) {
   const response = await fetch(statusUrl, { headers: { authorization: `Bearer ${token}` } });

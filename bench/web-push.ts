@@ -41,7 +41,7 @@ const keyStore = openSqliteStore({ dataDir: path.join(work, 'keys') });
 const vapid = await new VapidKeySource(keyStore).keys();
 await keyStore.close();
 
-type Answer = Record<string, unknown>;
+type Message = Record<string, unknown>;
 const service: ChildProcess = fork(
   fileURLToPath(new URL('./support/push-service-child.ts', import.meta.url)),
   [vapid.publicKey],
@@ -50,13 +50,13 @@ const service: ChildProcess = fork(
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   },
 );
-const answers: ((answer: Answer) => void)[] = [];
-service.on('message', (answer: Answer) => answers.shift()?.(answer));
-const next = () => new Promise<Answer>((resolve) => answers.push(resolve));
-const ask = (message: Answer) => {
-  const answered = next();
+const waiting: ((message: Message) => void)[] = [];
+service.on('message', (message: Message) => waiting.shift()?.(message));
+const next = () => new Promise<Message>((resolve) => waiting.push(resolve));
+const ask = (message: Message) => {
+  const reply = next();
   service.send(message);
-  return answered;
+  return reply;
 };
 const ready = (await next()) as { url: string; host: string; ca: string };
 const hosts = parsePushHosts(ready.host);
@@ -64,9 +64,9 @@ if (!hosts.ok) throw new Error(hosts.problem);
 
 /** Every push of a run must have reached the service and been accepted, or the figure means nothing. */
 async function expectAccepted(count: number, who: string): Promise<void> {
-  const { accepted, refused } = (await ask({ ask: 'accepted' })) as { accepted: number; refused: string[] };
+  const { accepted, rejected } = (await ask({ ask: 'accepted' })) as { accepted: number; rejected: string[] };
   if (accepted !== count)
-    throw new Error(`${who}: ${accepted} pushes accepted, not ${count}; refused: ${refused[0]}`);
+    throw new Error(`${who}: ${accepted} pushes accepted, not ${count}; rejected: ${rejected[0]}`);
 }
 
 /** Ours: a worker delivers everything queued; the clock stops when the last attempt is recorded. */

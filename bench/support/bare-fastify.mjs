@@ -1,4 +1,4 @@
-// The baseline of send-throughput and status-read: bare Fastify answering the same requests with
+// The baseline of send-throughput and status-read: bare Fastify serving the same requests with
 // Fastify's own JSON parsing and serialization and nothing else (a 202 to a send, a status record
 // of three pushed destinations from memory to a status read). Prints the same `listening on` line
 // as the server.

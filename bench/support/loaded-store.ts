@@ -86,7 +86,7 @@ export async function loadedStore(
     ),
   );
   const refused = outcomes.filter((outcome) => outcome.kind !== 'accepted');
-  if (refused.length > 0) throw new Error(`${refused.length} sends refused: ${JSON.stringify(refused[0])}`);
+  if (refused.length > 0) throw new Error(`${refused.length} sends rejected: ${JSON.stringify(refused[0])}`);
   return countingRecorded(store, count * devices.length);
 }
 

@@ -1,6 +1,6 @@
 // The local push service in a process of its own, for `pnpm bench web-push`: decrypting each
 // push and checking its VAPID token costs the service CPU, which should not be taken from the
-// side being measured. Driven over IPC: it prints nothing; the parent asks and it answers.
+// side being measured. Driven over IPC: it prints nothing; the parent asks and it responds.
 import { LocalPushService } from '@foxbell/test-support/push-service';
 
 const vapidKey = process.argv[2] as string;
@@ -13,7 +13,7 @@ process.on('message', (message: Ask) => {
   } else if (message.ask === 'accepted') {
     process.send?.({
       accepted: service.received.filter((push) => push.status === 201).length,
-      refused: service.received.filter((push) => push.refusal !== undefined).map((push) => push.refusal),
+      rejected: service.received.filter((push) => push.rejection !== undefined).map((push) => push.rejection),
     });
   } else {
     service.received.length = 0;

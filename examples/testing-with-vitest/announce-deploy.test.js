@@ -1,5 +1,5 @@
 import { Foxbell } from '@foxbell/sdk';
-import { answers, FakeFoxbell } from '@foxbell/sdk/testing';
+import { FakeFoxbell, responses } from '@foxbell/sdk/testing';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { announceDeploy } from './announce-deploy.js';
 
@@ -39,18 +39,18 @@ it('sends a rocket with a tag per service, and reports the devices it reached', 
 
 it('rides out a rate limit: the same bytes and key again after Retry-After', async () => {
   client = new Foxbell({ token: service.token, baseUrl: service.baseUrl, fetch: deliverEachSend() });
-  service.failNext(answers.rateLimited(5));
+  service.failNext(responses.rateLimited(5));
   const announcing = announceDeploy(client, { service: 'api', version: 'v2.15', ok: false });
   await vi.advanceTimersByTimeAsync(5_000);
   expect(await announcing).toBe('announced on 3 devices');
   const [refused, accepted] = service.requests;
-  expect([refused.answer, accepted.answer]).toEqual([429, 202]);
+  expect([refused.status, accepted.status]).toEqual([429, 202]);
   expect(accepted.body).toBe(refused.body);
   expect(accepted.headers['idempotency-key']).toBe(refused.headers['idempotency-key']);
 });
 
 it('says so when the quota is used up, without retrying', async () => {
-  service.failNext(answers.quotaExceeded());
+  service.failNext(responses.quotaExceeded());
   expect(await announceDeploy(client, { service: 'api', version: 'v2.16', ok: true })).toBe(
     'not announced: the monthly quota is used up',
   );
@@ -58,11 +58,11 @@ it('says so when the quota is used up, without retrying', async () => {
 });
 
 it('gives up after the retries a dropped connection gets, in no real time', async () => {
-  service.failNext(...Array.from({ length: 4 }, () => answers.dropConnection()));
+  service.failNext(...Array.from({ length: 4 }, () => responses.dropConnection()));
   const announcing = announceDeploy(client, { service: 'web', version: 'v9', ok: true });
   await vi.runAllTimersAsync();
   expect(await announcing).toBe('not announced: connection_error');
-  expect(service.requests.map((request) => request.answer)).toEqual([
+  expect(service.requests.map((request) => request.status)).toEqual([
     'dropped',
     'dropped',
     'dropped',

@@ -39,12 +39,12 @@ export function openTelemetryHooks(tracer = trace.getTracer('@foxbell/sdk')) {
       span.end();
     },
     onRetry(event) {
-      // An attempt without an answer (a refused connection, a timeout) ends here.
+      // An attempt without a response (a refused connection, a timeout) ends here.
       const span = open.get(key(event));
       if (!span) return;
       open.delete(key(event));
       span.addEvent('retry', { 'foxbell.wait_ms': event.waitMs, 'foxbell.reason': event.reason });
-      end(span, new Error(`no answer: ${event.reason}`));
+      end(span, new Error(`no response: ${event.reason}`));
     },
     onError(event) {
       for (const [name, span] of open) {

@@ -1,5 +1,5 @@
 import { Foxbell } from '@foxbell/sdk';
-import { answers, FakeFoxbell } from '@foxbell/sdk/testing';
+import { FakeFoxbell, responses } from '@foxbell/sdk/testing';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { openTelemetryHooks } from './otel-hooks.js';
@@ -63,7 +63,7 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers());
 
 it('makes a client span per attempt, named by the route template, with status and request id', async () => {
-  service.failNext(answers.rateLimited(2));
+  service.failNext(responses.rateLimited(2));
   const sending = client.send({ message: 'Deploy done' });
   await vi.advanceTimersByTimeAsync(2_000);
   const sent = await sending;
@@ -98,8 +98,8 @@ it('makes a client span per attempt, named by the route template, with status an
   expect(JSON.stringify(tracer.spans)).not.toContain(service.token);
 });
 
-it('ends the span of an attempt that got no answer with its error', async () => {
-  service.failNext(...Array.from({ length: 4 }, () => answers.dropConnection()));
+it('ends the span of an attempt that got no response with its error', async () => {
+  service.failNext(...Array.from({ length: 4 }, () => responses.dropConnection()));
   const sending = client.send({ message: 'Deploy done' }).catch((error) => error);
   await vi.advanceTimersByTimeAsync(10_000);
   const error = await sending;

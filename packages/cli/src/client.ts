@@ -94,7 +94,7 @@ function tracing(args: GlobalArgs, env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * The SDK's log as trace lines on stderr: each attempt, answer and retry. The SDK's lines carry
+ * The SDK's log as trace lines on stderr: each attempt, response and retry. The SDK's lines carry
  * no token, header or body; the request id is added from its fields.
  */
 function traceLogger(stderr: NodeJS.WriteStream): Logger {
@@ -108,7 +108,7 @@ function traceLogger(stderr: NodeJS.WriteStream): Logger {
 function describeRetry(info: RetryInfo, maxRetries: number): string {
   const cause =
     info.status === undefined
-      ? { network: 'no connection', timeout: 'no answer in time' }[info.reason as 'network' | 'timeout']
+      ? { network: 'no connection', timeout: 'no response in time' }[info.reason as 'network' | 'timeout']
       : `${info.status} ${info.code ?? ''}`.trim();
   const request = info.requestId ? `, ${info.requestId}` : '';
   return `attempt ${info.attempt} failed (${cause}${request}); retry ${info.attempt} of ${maxRetries} in ${(info.waitMs / 1000).toFixed(1)} s`;

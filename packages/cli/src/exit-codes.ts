@@ -84,7 +84,7 @@ const EXIT_BY_KIND: Readonly<Record<string, ExitCode>> = {
 export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof CliError) return error.exitCode;
   const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
-  // The SDK refuses a malformed base URL or token before sending anything.
+  // The SDK rejects a malformed base URL or token before sending anything.
   if (code === 'invalid_config') return EXIT.usage;
   if (code === 'invalid_response') return EXIT.unavailable;
   return (typeof name === 'string' ? EXIT_BY_KIND[name] : undefined) ?? EXIT.failure;

@@ -71,7 +71,7 @@ export function reportError(error: unknown, out: Output, options: { failOpen?: b
   return exitCode;
 }
 
-/** The service this machine runs with `pnpm start`: when nothing answers there, that is what to do. */
+/** The service this machine runs with `pnpm start`: when nothing responds there, that is what to do. */
 const LOCAL_DEFAULT = /^http:\/\/(127\.0\.0\.1|localhost):8787$/;
 
 /** What to do when a connection failed, by why it did (the SDK's `reason`) and where it went. */

@@ -3,7 +3,7 @@ import { DEFAULT_SCENE, findSceneVersion, LEVELS, sceneCatalog } from '@foxbell/
 import { type ParamSchema, paramValues } from './scene-params.js';
 
 /**
- * A refused scene, scene parameter or level, with what there is to choose from: the service's
+ * A rejected scene, scene parameter or level, with what there is to choose from: the service's
  * scenes for an unknown scene (and the one a typo most likely meant), the played scene's
  * parameters for an unknown or out-of-range one, the level a typo meant. Any other error is
  * returned as it is.

@@ -169,7 +169,7 @@ export async function follow(
       if (error instanceof UndeliverableError) return error.record;
       throw error;
     });
-    // `sent_to_push` comes with the first device's answer. The others may be in flight, or
+    // `sent_to_push` comes with the first device's response. The others may be in flight, or
     // waiting for a retry (up to 16 s apart): followed until each has ended, within --wait.
     let interval = FIRST_FOLLOW_POLL_MS;
     while (record.status !== 'dropped' && devicesPending(record) > 0 && Date.now() + interval < deadline) {

@@ -99,7 +99,7 @@ describe('notify scenes and devices', () => {
     expect(listed.stdout).toBe(
       "Ana's iPhone      ios       not seen yet\nAna's Watch       watchos   not seen yet\nAna's Vision Pro  visionos  not seen yet\nLinked phone      ios       seen just now\n",
     );
-    // Never shown: the key. A key of the wrong shape is refused before anything is sent.
+    // Never shown: the key. A key of the wrong shape is rejected before anything is sent.
     expect(listed.stdout + listed.stderr).not.toContain(account.key);
     const wrong = await notify(['devices'], { env: { ...env, NOTIFY_ACCOUNT_KEY: 'fox_acct_short' } });
     expect(wrong.code).toBe(2);

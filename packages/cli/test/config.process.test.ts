@@ -59,7 +59,7 @@ describe('notify login and config', () => {
     expect((await notify(['send', 'hi'], { env: { ...env, NOTIFY_PROFILE: 'ci' } })).code).toBe(0);
   });
 
-  it('refuses a token the service does not accept, and saves nothing', async () => {
+  it('rejects a token the service does not accept, and saves nothing', async () => {
     const env = await configEnv();
     const login = await notify(['login', '--base-url', service.url], {
       env,

@@ -141,7 +141,7 @@ describe('exit codes', () => {
     expect(run.stderr).toMatch(/^warning: notification not sent: .+\n {2}code: connection_error\n/);
   });
 
-  it('0 with --fail-open for a usage mistake too, and for a field the SDK refuses, each with its warning', async () => {
+  it('0 with --fail-open for a usage mistake too, and for a field the SDK rejects, each with its warning', async () => {
     const env = { NOTIFY_BASE_URL: `http://127.0.0.1:${await freePort()}`, NOTIFY_TOKEN: FOREIGN_TOKEN };
     const usage = await notify(['ci', '--status', 'Success', '--fail-open'], { env });
     expect(usage).toMatchObject({ code: 0, stdout: '' });

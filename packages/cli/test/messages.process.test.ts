@@ -119,7 +119,7 @@ describe('--json', () => {
     });
   });
 
-  it('makes a usage mistake and a refusal one JSON document too', async () => {
+  it('makes a usage mistake and an error one JSON document too', async () => {
     const usage = await notify(['sned', '--json']);
     expect([usage.code, usage.stderr, JSON.parse(usage.stdout)]).toEqual([
       2,

@@ -97,7 +97,7 @@ describe('notify behind a forward proxy', () => {
       expect([trusted.code, JSON.parse(trusted.stdout).status]).toEqual([0, 'accepted']);
       expect(await proxy.log()).toContain(`CONNECT ${service.host} HTTP/1.1`);
 
-      // Without the CA, the tunnel opens and TLS refuses the certificate: said as such.
+      // Without the CA, the tunnel opens and TLS rejects the certificate: said as such.
       const untrusted = await runScript(
         NOTIFY_BIN,
         ['send', 'refused', '--retries', '0'],

@@ -161,9 +161,9 @@ describe('notify send', () => {
     ).toBe('');
   });
 
-  it('with --wait, waits for the answers of pushes still in flight once one device has it', async () => {
+  it('with --wait, waits for the responses of pushes still in flight once one device has it', async () => {
     const account = await createAccount(service);
-    // The watch's push is answered 1.5 s late: the iPhone's answer makes it sent_to_push first.
+    // The watch's push gets its response 1.5 s late: the iPhone's response makes it sent_to_push first.
     const script = await fetch(`${service.simUrl}/v1/tokens/${account.pushTokens[1]}/script`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -191,7 +191,7 @@ describe('notify send', () => {
         body: JSON.stringify({ answers }),
       });
     const [iphone, watch, vision] = account.pushTokens as [string, string, string];
-    // The watch is gone (410); the headset answers after the wait has run out.
+    // The watch is gone (410); the headset responds after the wait has run out.
     await script(watch, [{ status: 410, reason: 'Unregistered' }]);
     await script(vision, [{ delay_ms: 8000 }]);
     const env = using(service, account.token);
@@ -249,7 +249,7 @@ describe('notify send', () => {
     expect(human.stderr).toContain('next: No active device matches the target; see `notify devices`');
   });
 
-  it('refuses a bad field before sending, with exit 2, the code, the field and what to do next', async () => {
+  it('rejects a bad field before sending, with exit 2, the code, the field and what to do next', async () => {
     const account = await createAccount(service);
     const run = await notify(['send', 'hi', '--scene', 'rocket', '--param', 'countdown=11'], {
       env: using(service, account.token),
@@ -291,7 +291,7 @@ describe('notify send', () => {
     expect(none.stderr).toContain('Name a command');
   });
 
-  it('takes --wait, --retries and --lines up to their limits, and refuses one past them with exit 2', async () => {
+  it('takes --wait, --retries and --lines up to their limits, and rejects one past them with exit 2', async () => {
     const env = { NOTIFY_BASE_URL: service.url };
     const cases: [string[], string | undefined][] = [
       [['send', 'hi', '--wait', '3600'], undefined],
@@ -306,13 +306,13 @@ describe('notify send', () => {
         '--lines takes a whole number from 0 to 1000',
       ],
     ];
-    for (const [args, refusal] of cases) {
+    for (const [args, error] of cases) {
       const run = await notify([args[0] as string, '--dry-run', ...args.slice(1)], { env });
-      if (refusal === undefined) expect(run.code, args.join(' ')).toBe(0);
+      if (error === undefined) expect(run.code, args.join(' ')).toBe(0);
       else
         expect(run, args.join(' ')).toMatchObject({
           code: 2,
-          stderr: expect.stringContaining(`error: ${refusal}`),
+          stderr: expect.stringContaining(`error: ${error}`),
         });
     }
   });

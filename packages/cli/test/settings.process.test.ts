@@ -107,7 +107,7 @@ describe('--verbose and NOTIFY_DEBUG', () => {
     });
     expect(run.code).toBe(5);
     expect(run.stderr).toMatch(
-      /^trace: POST http:\/\/127\.0\.0\.1:9\/v1\/notifications: attempt 1 of 2\ntrace: POST http:\/\/127\.0\.0\.1:9\/v1\/notifications: no answer \(network\) after \d+ ms\ntrace: POST http:\/\/127\.0\.0\.1:9\/v1\/notifications: retry 1 in 1\d{3} ms \(network\)\n/,
+      /^trace: POST http:\/\/127\.0\.0\.1:9\/v1\/notifications: attempt 1 of 2\ntrace: POST http:\/\/127\.0\.0\.1:9\/v1\/notifications: no response \(network\) after \d+ ms\ntrace: POST http:\/\/127\.0\.0\.1:9\/v1\/notifications: retry 1 in 1\d{3} ms \(network\)\n/,
     );
   });
 });

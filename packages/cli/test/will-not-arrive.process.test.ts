@@ -5,14 +5,14 @@ import { type Account, createAccount, notify, type Service, startService, using 
  * A push that cannot arrive is told at once: `--wait` ends as soon as no device can get the
  * notification, names each device and why with what to do, and exits 7; a device some pushes
  * reached and others did not is a warning. The push services are the server's APNs simulator,
- * scripted to answer `410 Unregistered` as APNs does for a token no longer valid.
+ * scripted to respond with `410 Unregistered` as APNs does for a token no longer valid.
  */
 let service: Service;
 beforeAll(async () => {
   service = await startService(['--rate-per-token', '1000', '--rate-per-account', '1000']);
 });
 
-/** The simulator answers the next pushes to this device with these answers. */
+/** The simulator responds to the next pushes to this device with these responses. */
 async function script(pushToken: string, answers: unknown[]): Promise<void> {
   const response = await fetch(`${service.simUrl}/v1/tokens/${pushToken}/script`, {
     method: 'POST',
@@ -124,7 +124,7 @@ describe('--wait when no device can get it', () => {
       expect.arrayContaining([
         `  Ana's iPhone: ${GONE}`,
         `  Ana's Vision Pro: ${GONE}`,
-        "  Ana's Watch: its push service refused the notification; the server's operator can read the push service's answer in the server's log",
+        "  Ana's Watch: its push service refused the notification; the server's operator can read the push service's response in the server's log",
       ]),
     );
     expect(lines.slice(3)).toEqual(['  code: undeliverable', '']);

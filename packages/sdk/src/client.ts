@@ -48,7 +48,7 @@ export interface FoxbellOptions {
   /** Told about each retry before its wait, e.g. to show it. */
   onRetry?: ((info: RetryInfo) => void) | undefined;
   /**
-   * Hooks for tracing and metrics: each request's attempts, answers, retries and failure, with
+   * Hooks for tracing and metrics: each request's attempts, responses, retries and failure, with
    * its method, route template, status, request id and timing (see `RequestHooks`).
    */
   hooks?: RequestHooks | undefined;
@@ -57,7 +57,7 @@ export interface FoxbellOptions {
   /** The source of the backoff jitter, a number in [0, 1). Default `Math.random`; tests pin it. */
   random?: (() => number) | undefined;
   /**
-   * What to log: `debug` (each attempt), `info` (each answer, with its status and request id),
+   * What to log: `debug` (each attempt), `info` (each response, with its status and request id),
    * `warn` (each retry and its wait), `error`, or `off`. Default: `FOXBELL_LOG`, else `info` with a
    * `logger` and `off` without. No token and no notification text is ever logged.
    */
@@ -91,7 +91,7 @@ export interface SendOptions extends RequestOptions {
 }
 
 /**
- * The account's monthly send quota after this send, from the answer's `X-RateLimit-*` headers.
+ * The account's monthly send quota after this send, from the response's `X-RateLimit-*` headers.
  * Not the per-minute window: going past that is a `429 rate_limited`, which the client retries.
  */
 export interface MonthlyQuota {
@@ -114,7 +114,7 @@ export interface SendResult {
   idempotency_key: string;
 }
 
-/** `GET /v1/scenes`: what this SDK knows of its layout typed, the rest of the answer kept as it came. */
+/** `GET /v1/scenes`: what this SDK knows of its layout typed, the rest of the response kept as it came. */
 /**
  * The catalog as the service sent it, every member kept: `scenes` holds the entries laid out as
  * this SDK knows them, typed; `unrecognized_scenes` (only when there are any) those laid out
@@ -185,7 +185,7 @@ function environment(name: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
-function refuse(error: FieldError): never {
+function throwValidationError(error: FieldError): never {
   throw new ValidationError(error);
 }
 
@@ -218,7 +218,7 @@ export class Foxbell {
       throw new FoxbellError('invalid_config', 'No service address: pass { baseUrl } or set NOTIFY_BASE_URL');
     }
     const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
-    // fetch refuses such a URL, quoting it whole, password included: refused here, not echoed.
+    // fetch rejects such a URL, quoting it whole, password included: rejected here, not echoed.
     if (url?.username || url?.password) {
       throw new FoxbellError('invalid_config', 'The base URL must not hold a user name or password');
     }
@@ -299,7 +299,7 @@ export class Foxbell {
     };
   }
 
-  /** The checked headers and body of a send, refused with a ValidationError as the server would. */
+  /** The checked headers and body of a send, rejected with a ValidationError as the server would. */
   #sendRequest(
     fields: SendFields,
     options: Pick<SendOptions, 'idempotencyKey' | 'headers'>,
@@ -307,7 +307,7 @@ export class Foxbell {
     const input = checkedFields(fields);
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
-      refuse({
+      throwValidationError({
         code: 'invalid_field',
         field: 'Idempotency-Key',
         message:
@@ -333,7 +333,7 @@ export class Foxbell {
 
   /**
    * Polls the status with growing pauses until it is at least `until` (default `sent_to_push`),
-   * and resolves with that record (`withResponse()`: the last poll's answer). Rejects at once with
+   * and resolves with that record (`withResponse()`: the last poll's response). Rejects at once with
    * an `UndeliverableError` when `until` can no longer come: the notification was dropped, or no
    * device was reached and none still may be (`willNotArrive`). That holds for `opened` and
    * `cleared` too: a person opens what reached a device (the app's inbox may still show it later,
@@ -425,7 +425,11 @@ export class Foxbell {
     const query: string[] = [];
     for (const [name, value] of Object.entries(input)) {
       if ((IGNORED_BODY_FIELDS as readonly string[]).includes(name)) {
-        refuse({ code: 'invalid_field', field: name, message: `${name} is not a send field in a URL` });
+        throwValidationError({
+          code: 'invalid_field',
+          field: name,
+          message: `${name} is not a send field in a URL`,
+        });
       }
       if (name !== 'scene_params') {
         query.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
@@ -433,7 +437,7 @@ export class Foxbell {
       }
       for (const [param, paramValue] of Object.entries(value as Record<string, unknown>)) {
         if (isPlainObject(paramValue) || Array.isArray(paramValue)) {
-          refuse({
+          throwValidationError({
             code: 'invalid_scene_param',
             field: `scene_params.${param}`,
             message: `scene_params.${param} cannot be written in a URL (it is not a single value)`,
@@ -449,7 +453,7 @@ export class Foxbell {
 
   /**
    * Runs one method's requests with this call's settings over the client's (timeout, retries),
-   * and makes the promise that gives its value or, with `withResponse()`, the answer too.
+   * and makes the promise that gives its value or, with `withResponse()`, the response too.
    */
   #call<T>(
     options: RequestOptions,
@@ -498,7 +502,7 @@ export class Foxbell {
     if (!parsed.success) {
       throw new FoxbellError(
         'invalid_response',
-        `The answer to GET /${path.split('?')[0]} is not of the expected shape`,
+        `The response to GET /${path.split('?')[0]} is not of the expected shape`,
       );
     }
     return { data: parsed.data, response };
@@ -533,7 +537,7 @@ export class Foxbell {
       bodyBytes;
     for (const [name, value] of Object.entries(headers)) total += name.length + utf8Length(value) + 4;
     if (total > LIMITS.requestBytes) {
-      refuse({
+      throwValidationError({
         code: 'payload_too_large',
         message: `The request would be about ${total} bytes; the limit is ${LIMITS.requestBytes}`,
         details: { limit: LIMITS.requestBytes, size: total },
@@ -562,14 +566,15 @@ function whyNot(record: StatusRecord): string {
 }
 
 /**
- * The fields the caller set (`undefined` means absent, as it does in JSON), refused with a
- * ValidationError when the server would refuse them.
+ * The fields the caller set (`undefined` means absent, as it does in JSON), rejected with a
+ * ValidationError when the server would reject them.
  */
 function checkedFields(fields: SendFields): Record<string, unknown> {
-  if (!isPlainObject(fields)) refuse({ code: 'invalid_request', message: 'The fields must be an object' });
+  if (!isPlainObject(fields))
+    throwValidationError({ code: 'invalid_request', message: 'The fields must be an object' });
   const input = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   const checked = checkSend(input, { unknownScenes: 'pass' });
-  if (!checked.ok) refuse(checked.error);
+  if (!checked.ok) throwValidationError(checked.error);
   return input;
 }
 

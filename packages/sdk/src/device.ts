@@ -95,7 +95,7 @@ export interface FoxbellDeviceOptions {
   timeoutMs?: number;
   /**
    * Told about each retry of a read before its wait: an app can say at once that the service
-   * does not answer (a proxy's 502, no connection) while the read goes on trying.
+   * does not respond (a proxy's 502, no connection) while the read goes on trying.
    */
   onRetry?: ((info: RetryInfo) => void) | undefined;
 }
@@ -135,7 +135,7 @@ export class FoxbellDevice {
     return ((await this.#json('GET', 'v1/web-push/key')) as { public_key: string }).public_key;
   }
 
-  /** Asks to be linked: the answer's `code` is what the person approves. */
+  /** Asks to be linked: the response's `code` is what the person approves. */
   async requestLink(input: LinkRequestInput): Promise<LinkRequest> {
     if (!CLIENT_DEVICE_ID_PATTERN.test(input.deviceId)) {
       throw new ValidationError({

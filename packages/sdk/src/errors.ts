@@ -3,7 +3,7 @@ import { parseJson } from './internal/json.js';
 
 /** One try of a request, as the error that ends the call reports it. */
 export interface Attempt {
-  /** The `X-Request-Id` the service answered with, when it answered. */
+  /** The `X-Request-Id` the service responded with, when it responded. */
   requestId?: string;
   status?: number;
   code?: string;
@@ -61,7 +61,7 @@ export class FoxbellError extends Error {
   }
 }
 
-/** The client refused a request before sending it: nothing was sent. Same `code` and `field` the server would answer. */
+/** The client rejected a request before sending it: nothing was sent. Same `code` and `field` the server would respond. */
 export class ValidationError extends FoxbellError {
   static override readonly kind: string = 'ValidationError';
   declare readonly code: ErrorCode;
@@ -104,7 +104,7 @@ export class ConnectionError extends FoxbellError {
   }
 }
 
-/** An attempt got no complete answer within the timeout, or `waitFor` ran out of time. */
+/** An attempt got no complete response within the timeout, or `waitFor` ran out of time. */
 export class TimeoutError extends FoxbellError {
   static override readonly kind: string = 'TimeoutError';
   /** From `waitFor`: the last status record it saw. */
@@ -151,14 +151,14 @@ export interface ApiErrorInit {
   attempts?: readonly Attempt[];
 }
 
-/** The service answered with an error status. */
+/** The service responded with an error status. */
 export class ApiError extends FoxbellError {
   static override readonly kind: string = 'ApiError';
   readonly status: number;
   readonly field: string | undefined;
   readonly details: Record<string, unknown> | undefined;
   readonly requestId: string | undefined;
-  /** `Retry-After` in seconds, when the answer carried a valid one. */
+  /** `Retry-After` in seconds, when the response carried a valid one. */
   readonly retryAfter: number | undefined;
   /** The response headers, lower-cased names. */
   readonly headers: Readonly<Record<string, string>>;
@@ -225,7 +225,7 @@ function assumedCode(status: number): string {
   return ASSUMED_CODES.get(status >= 500 ? 503 : status) ?? 'unknown_error';
 }
 
-/** For each status, the code of `ERROR_CODES` marked as what an answer of it means without a code. */
+/** For each status, the code of `ERROR_CODES` marked as what a response of it means without a code. */
 const ASSUMED_CODES = new Map<number, ErrorCode>(
   Object.entries(ERROR_CODES)
     .filter(([, entry]) => 'standsForStatus' in entry)

@@ -17,7 +17,7 @@ export interface RequestCall {
 export interface RequestHooks {
   /** An attempt is about to be sent (`attempt` 1 is the first). */
   onRequest?: (event: RequestCall & { attempt: number }) => void;
-  /** An attempt got an answer, whatever its status; `durationMs` is that attempt's. */
+  /** An attempt got a response, whatever its status; `durationMs` is that attempt's. */
   onResponse?: (
     event: RequestCall & {
       attempt: number;
@@ -28,6 +28,6 @@ export interface RequestHooks {
   ) => void;
   /** A retry is about to wait (`waitMs`), and why. */
   onRetry?: (event: RequestCall & RetryInfo) => void;
-  /** The call failed, after `attempts` attempts (a validation refusal, which sends nothing, is not one). */
+  /** The call failed, after `attempts` attempts (a validation error, which sends nothing, is not one). */
   onError?: (event: RequestCall & { error: FoxbellError; attempts: number; durationMs: number }) => void;
 }

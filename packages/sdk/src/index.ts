@@ -1,6 +1,6 @@
 /**
  * `@foxbell/sdk`: send notifications to a person's iPhone, Apple Watch and Vision Pro.
- * The one public door of the package; `@foxbell/sdk/contract` holds the field rules.
+ * The one public entry point of the package; `@foxbell/sdk/contract` holds the field rules.
  */
 export {
   type DevicesOptions,

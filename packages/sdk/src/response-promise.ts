@@ -1,7 +1,7 @@
-/** What `.withResponse()` gives: the method's value, and the answer it was read from. */
+/** What `.withResponse()` gives: the method's value, and the response it was read from. */
 export interface WithResponse<T> {
   data: T;
-  /** The answer's `X-Request-Id`: quote it when reporting a problem. */
+  /** The response's `X-Request-Id`: quote it when reporting a problem. */
   requestId: string | undefined;
   status: number;
   headers: Headers;
@@ -9,7 +9,7 @@ export interface WithResponse<T> {
 
 /**
  * The promise every request method returns: awaited, it gives the value; `.withResponse()` gives
- * the value with the answer's request id, status and headers. The value is read from the same
+ * the value with the response's request id, status and headers. The value is read from the same
  * single request either way.
  */
 export class FoxbellPromise<T> extends Promise<T> {
@@ -17,7 +17,7 @@ export class FoxbellPromise<T> extends Promise<T> {
   #data: Promise<T> | undefined;
 
   constructor(result: Promise<WithResponse<T>>) {
-    // The base promise is never read: then, catch and finally answer from `result`.
+    // The base promise is never read: then, catch and finally read from `result`.
     super((resolve) => resolve(undefined as T));
     this.#result = result;
   }
@@ -36,7 +36,7 @@ export class FoxbellPromise<T> extends Promise<T> {
     return this.#data;
   }
 
-  // biome-ignore lint/suspicious/noThenProperty: a promise's own then, answering from the request's result.
+  // biome-ignore lint/suspicious/noThenProperty: a promise's own then, reading from the request's result.
   override then<Fulfilled = T, Rejected = never>(
     onfulfilled?: ((value: T) => Fulfilled | PromiseLike<Fulfilled>) | null,
     onrejected?: ((reason: unknown) => Rejected | PromiseLike<Rejected>) | null,

@@ -66,7 +66,7 @@ export type RetryDecision =
 /** Why an outcome may be retried at all, or undefined when it may not. */
 export function retryReason(outcome: AttemptOutcome): RetryReason | undefined {
   // The policy retries only what it names, and need not retry all of it: a certificate this
-  // machine does not trust, or a handshake TLS refused, fails the same way on every attempt.
+  // machine does not trust, or a handshake TLS rejected, fails the same way on every attempt.
   if (outcome.failure === 'network' && outcome.connection === 'tls') return undefined;
   if (outcome.failure) return outcome.failure;
   const { status, code } = outcome;

@@ -212,7 +212,7 @@ describe('configuration', () => {
       /logLevel/,
     ],
     ['a timeout of 0', { token: TOKEN, baseUrl: BASE_URL, timeoutMs: 0 }, /timeoutMs/],
-  ])('refuses %s with a clear error', (_name, options, message) => {
+  ])('rejects %s with a clear error', (_name, options, message) => {
     vi.stubEnv('NOTIFY_TOKEN', '');
     vi.stubEnv('NOTIFY_BASE_URL', '');
     expect(() => new Foxbell(options)).toThrow(message);
@@ -314,7 +314,7 @@ describe('reads', () => {
   });
 });
 
-describe('an error answer whose body names no code (a proxy or a gateway page)', () => {
+describe('an error response whose body names no code (a proxy or a gateway page)', () => {
   it.each([
     [400, 'invalid_request', InvalidRequestError],
     [401, 'unauthorized', AuthenticationError],
@@ -521,7 +521,7 @@ describe('prepareSend', () => {
     expect(Buffer.from(requests[0]?.body ?? []).toString()).toBe(prepared.body);
   });
 
-  it('refuses what send would refuse', () => {
+  it('rejects what send would reject', () => {
     expect(() => client().prepareSend({ message: '' })).toThrow(
       expect.objectContaining({ code: 'invalid_field', field: 'message' }),
     );
@@ -547,13 +547,13 @@ describe('sendUrl', () => {
     expect(() => client().sendUrl({ message: 'hi', ttl: 0 })).toThrow(ValidationError);
   });
 
-  it('refuses version, type and attachments, which a query string cannot carry', () => {
+  it('rejects version, type and attachments, which a query string cannot carry', () => {
     expect(() => client().sendUrl({ message: 'hi', type: 'x' } as never)).toThrow(
       expect.objectContaining({ code: 'invalid_field', field: 'type' }),
     );
   });
 
-  it('refuses a URL over 16 KB', () => {
+  it('rejects a URL over 16 KB', () => {
     expect(() =>
       client().sendUrl({ message: 'é'.repeat(2000), title: 'é'.repeat(125), subtitle: 'é'.repeat(125) }),
     ).not.toThrow();

@@ -40,14 +40,14 @@ describe('validateSend as the server runs it', () => {
     });
   });
 
-  it('refuses a well-formed scene outside the catalog with invalid_scene', () => {
+  it('rejects a well-formed scene outside the catalog with invalid_scene', () => {
     expect(validateSend({ message: 'hi', scene: 'volcano' }, strict)).toEqual({
       ok: false,
       error: { code: 'invalid_scene', field: 'scene', message: 'volcano is not in the scene catalog' },
     });
   });
 
-  it('refuses a version the catalog does not list with invalid_scene', () => {
+  it('rejects a version the catalog does not list with invalid_scene', () => {
     expect(validateSend({ message: 'hi', scene: 'rocket', scene_version: 2 }, strict)).toMatchObject({
       ok: false,
       error: { code: 'invalid_scene', field: 'scene_version' },

@@ -13,7 +13,7 @@ const subscription = {
   keys: { p256dh: 'B'.repeat(87), auth: 'a'.repeat(22) },
 };
 
-/** Records every request to one route and answers with the replies in turn (the last repeats). */
+/** Records every request to one route and responds with the replies in turn (the last repeats). */
 function route(method: 'get' | 'post' | 'patch' | 'delete', path: string, ...replies: (() => Response)[]) {
   const seen: { headers: Headers; body: string }[] = [];
   server.use(
@@ -65,7 +65,7 @@ describe('the device client', () => {
     expect(seen[0]?.headers.get('authorization')).toBeNull();
   });
 
-  it('refuses a device id or a code that cannot be one before anything is sent', async () => {
+  it('rejects a device id or a code that cannot be one before anything is sent', async () => {
     const device = new FoxbellDevice({ baseUrl: BASE_URL, deviceKey: KEY });
     const badId = await device
       .requestLink({ deviceId: 'short', name: 'x', platform: 'ios', push: { pushToken: 'a'.repeat(64) } })
@@ -113,7 +113,7 @@ describe('the device client', () => {
       'service_unavailable',
       503,
     ]);
-    // An approval that went through but whose answer was lost must not be made twice.
+    // An approval that went through but whose response was lost must not be made twice.
     expect(approvals).toHaveLength(1);
   });
 

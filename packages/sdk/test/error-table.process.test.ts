@@ -17,8 +17,8 @@ import type { RetryInfo } from '../src/retry.js';
  * token, `FoxbellDevice` with a device key. Two kinds no public client reaches go through the
  * request layer every SDK call is made by (the retry loop and the error parsing): the management
  * API's codes (its callers hold an account key, which the SDK's clients do not take), and the 400s,
- * 413 and 415 the SDK refuses before sending; for those the test also checks that the SDK's own
- * refusal carries the code and field the server answers.
+ * 413 and 415 the SDK rejects before sending; for those the test also checks that the SDK's own
+ * error carries the code and field the server responds.
  */
 
 /** What the SDK raised for one code. */
@@ -27,7 +27,7 @@ interface Raised {
   class: string;
   status: number;
   details: Record<string, unknown> | undefined;
-  /** The error's `requestId` is the answer's `X-Request-Id`, in the interface's form. */
+  /** The error's `requestId` is the response's `X-Request-Id`, in the interface's form. */
   requestId: boolean;
   /** The SDK sent the request again, or announced it would (`onRetry`). */
   retried: boolean;
@@ -241,8 +241,8 @@ describe.each(STORE_KINDS)('the error table on a real foxbell-server on %s, as t
         },
       );
 
-    // The 400s, 413 and 415 the SDK refuses before sending, with the code and field the server
-    // answers; sent past its checks, the server's answer is raised as the same class.
+    // The 400s, 413 and 415 the SDK rejects before sending, with the code and field the server
+    // answers; sent past its checks, the server's response is raised as the same class.
     const ana = await newAccount();
     const anaToken = await newToken(ana.key);
     const refusedLocally = async (fields: Record<string, unknown>, headers?: Record<string, string>) => {

@@ -67,7 +67,7 @@ describe('the 16 KB request budget', () => {
     expect(requests).toHaveLength(1);
   });
 
-  it('refuses with payload_too_large when escaping pushes the request past 16 KB', async () => {
+  it('rejects with payload_too_large when escaping pushes the request past 16 KB', async () => {
     const prefix = `/proxy/${'p'.repeat(100)}`;
     const requests = serve('post', `${prefix}/v1/notifications`, accepted);
     // Every quote becomes two bytes in JSON: 4,000 quotes are 8,000 bytes on the wire.

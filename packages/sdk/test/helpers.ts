@@ -27,7 +27,7 @@ export function useMockService(): void {
 export type Reply = () => Response | Promise<Response>;
 
 /**
- * Answers each request to `method path` with the next reply (the last one repeats) and records
+ * Responds to each request to `method path` with the next reply (the last one repeats) and records
  * every request with its raw body bytes.
  */
 export function serve(method: 'get' | 'post', path: string, ...replies: Reply[]): Recorded[] {
@@ -76,7 +76,7 @@ export function client(options: FoxbellOptions = {}): Foxbell {
 }
 
 /**
- * A client whose fetch answers from the same msw handlers in-process, for tests on a fake clock.
+ * A client whose fetch responds from the same msw handlers in-process, for tests on a fake clock.
  * msw 3 intercepts below Node's HTTP client, so a real fetch also runs Node's own connection
  * timers, and a fake clock advanced by the test drives those too (a second request then waits
  * out a keep-alive timer of fake seconds). Here only the SDK's own waits and timeouts run on it.

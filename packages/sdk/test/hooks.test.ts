@@ -38,7 +38,7 @@ async function settle<T>(promise: Promise<T>): Promise<{ value?: T; error?: unkn
 }
 
 describe('hooks for tracing and metrics', () => {
-  it("tell each attempt, its answer, the retry between and the call's failure, by route template", async () => {
+  it("tell each attempt, its response, the retry between and the call's failure, by route template", async () => {
     serve('post', '/v1/notifications', errorReply(503, 'service_unavailable'), accepted);
     const { client, events } = traced();
     const { value } = await settle(client.send({ message: 'hi' }));
@@ -83,7 +83,7 @@ describe('hooks for tracing and metrics', () => {
     expect(JSON.stringify(events)).not.toMatch(/ntf_secret123|fox_send_/);
   });
 
-  it('tell a failure without an answer, and nothing of a send refused before it left', async () => {
+  it('tell a failure without a response, and nothing of a send rejected before it left', async () => {
     serve('post', '/v1/notifications', () => HttpResponse.error());
     const { client, events } = traced();
     const { error } = await settle(client.send({ message: 'hi' }, { maxRetries: 0 }));

@@ -1,6 +1,6 @@
 // Why the SDK runs its own retry loop instead of ky's (docs/sdk.md, "Retries"): ky 2's retry,
 // configured as close to the service's policy as its options go, against the SDK on the same
-// answers. Each case is a rule of the policy that ky's loop breaks. If a ky release makes one of
+// responses. Each case is a rule of the policy that ky's loop breaks. If a ky release makes one of
 // these pass the other way, this file says so, and the choice is worth making again.
 import ky, { type Options } from 'ky';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -57,14 +57,14 @@ const send = (client: ReturnType<typeof kyAsPolicy>) =>
 
 describe("ky 2's retry against the policy", () => {
   it('a 429 is retried only when its code is rate_limited: shouldRetry can say so, but then ky drops the Retry-After', async () => {
-    const answer = errorReply(429, 'rate_limited', { 'retry-after': '5' });
-    const ours = serve('post', '/v1/notifications', answer, answer);
+    const reply = errorReply(429, 'rate_limited', { 'retry-after': '5' });
+    const ours = serve('post', '/v1/notifications', reply, reply);
     await settle(fakeClockClient({ maxRetries: 1 }).send({ message: 'hi' }));
     expect(gaps(ours)).toEqual([5_000]);
 
     // The code is in the body, so only shouldRetry can tell rate_limited from quota_exceeded;
     // a `true` from it sends ky down its backoff path, which never reads Retry-After.
-    const theirs = serve('post', '/v1/notifications', answer, answer);
+    const theirs = serve('post', '/v1/notifications', reply, reply);
     const client = kyAsPolicy({
       limit: 1,
       shouldRetry: async ({ error }) =>
@@ -76,36 +76,36 @@ describe("ky 2's retry against the policy", () => {
   });
 
   it("reads the service's monthly X-RateLimit-Reset as a wait when Retry-After is absent", async () => {
-    // Every answer to a send carries X-RateLimit-Reset: when the month's quota resets.
+    // Every response to a send carries X-RateLimit-Reset: when the month's quota resets.
     const monthEnd = String(Math.floor(Date.now() / 1000) + 20 * 86_400);
-    const answer = errorReply(500, 'internal_error', { 'x-ratelimit-reset': monthEnd });
-    const ours = serve('post', '/v1/notifications', answer, answer);
+    const reply = errorReply(500, 'internal_error', { 'x-ratelimit-reset': monthEnd });
+    const ours = serve('post', '/v1/notifications', reply, reply);
     await settle(fakeClockClient({ maxRetries: 1 }).send({ message: 'hi' }));
     expect(gaps(ours)).toEqual([1_000]);
 
-    const theirs = serve('post', '/v1/notifications', answer, answer);
+    const theirs = serve('post', '/v1/notifications', reply, reply);
     await settle(send(kyAsPolicy({ limit: 1 })));
     expect(gaps(theirs)).toEqual([MAX_WAIT_MS]);
   });
 
   it('shortens a Retry-After past 60 s to the cap and retries, where the policy gives up', async () => {
-    const answer = errorReply(503, 'service_unavailable', { 'retry-after': '61' });
-    const ours = serve('post', '/v1/notifications', answer, answer);
+    const reply = errorReply(503, 'service_unavailable', { 'retry-after': '61' });
+    const ours = serve('post', '/v1/notifications', reply, reply);
     await settle(fakeClockClient({ maxRetries: 1 }).send({ message: 'hi' }));
     expect(ours).toHaveLength(1);
 
-    const theirs = serve('post', '/v1/notifications', answer, answer);
+    const theirs = serve('post', '/v1/notifications', reply, reply);
     await settle(send(kyAsPolicy({ limit: 1 })));
     expect(gaps(theirs)).toEqual([MAX_WAIT_MS]);
   });
 
   it("at the overall deadline, totalTimeout sleeps out the rest and throws its own TimeoutError instead of the service's error", async () => {
-    const answer = errorReply(503, 'service_unavailable');
-    serve('post', '/v1/notifications', answer);
+    const reply = errorReply(503, 'service_unavailable');
+    serve('post', '/v1/notifications', reply);
     let start = Date.now();
     const ours = await settle(fakeClockClient().send({ message: 'hi' }, { deadlineMs: 2_500 }));
     // One retry after 1 s; the next wait of 2 s would end past the deadline, so the call ends
-    // at once with the service's answer.
+    // at once with the service's response.
     expect(ours.error).toMatchObject({ status: 503, code: 'service_unavailable' });
     expect(ours.at - start).toBe(1_000);
 

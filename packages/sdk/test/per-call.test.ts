@@ -22,7 +22,7 @@ const record = {
   ],
   handled: [],
 };
-const answered = (body: Parameters<typeof HttpResponse.json>[0], requestId: string) => () =>
+const jsonReply = (body: Parameters<typeof HttpResponse.json>[0], requestId: string) => () =>
   HttpResponse.json(body, { headers: { 'x-request-id': requestId, 'x-extra': 'yes' } });
 
 describe('per-call options', () => {
@@ -41,7 +41,7 @@ describe('per-call options', () => {
     expect(seen[1]?.headers['idempotency-key']).toBe(seen[0]?.headers['idempotency-key']);
   });
 
-  it('refuses a header the SDK sets, and one HTTP cannot carry, before sending anything', async () => {
+  it('rejects a header the SDK sets, and one HTTP cannot carry, before sending anything', async () => {
     const seen = serve('post', '/v1/notifications', accepted);
     for (const headers of [
       { Authorization: 'Bearer other' },
@@ -73,22 +73,22 @@ describe('per-call options', () => {
   it('takes timeoutMs per call, for each attempt', async () => {
     serve('get', '/v1/notifications/ntf_abc123/status', async () => {
       await delay(400);
-      return answered(record, 'req_slow')();
+      return jsonReply(record, 'req_slow')();
     });
     const error = await client()
       .status('ntf_abc123', { timeoutMs: 50, maxRetries: 0 })
       .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(TimeoutError);
-    expect((error as TimeoutError).message).toBe('No complete answer within 50 ms');
+    expect((error as TimeoutError).message).toBe('No complete response within 50 ms');
   });
 });
 
 describe('withResponse()', () => {
-  it('gives every method’s value with the answer’s request id, status and headers', async () => {
+  it('gives every method’s value with the response’s request id, status and headers', async () => {
     serve('post', '/v1/notifications', accepted);
-    serve('get', '/v1/notifications/ntf_abc123/status', answered(record, 'req_status'));
-    serve('get', '/v1/scenes', answered({ scenes: [] }, 'req_scenes'));
-    serve('get', '/v1/devices', answered({ devices: [{ name: 'iPhone', platform: 'ios' }] }, 'req_devices'));
+    serve('get', '/v1/notifications/ntf_abc123/status', jsonReply(record, 'req_status'));
+    serve('get', '/v1/scenes', jsonReply({ scenes: [] }, 'req_scenes'));
+    serve('get', '/v1/devices', jsonReply({ devices: [{ name: 'iPhone', platform: 'ios' }] }, 'req_devices'));
     const foxbell = client();
 
     const sent = await foxbell.send({ message: 'hi' }).withResponse();
@@ -112,7 +112,7 @@ describe('withResponse()', () => {
   });
 
   it('is still a promise: awaited, caught, chained, and one request either way', async () => {
-    const seen = serve('get', '/v1/notifications/ntf_abc123/status', answered(record, 'req_status'));
+    const seen = serve('get', '/v1/notifications/ntf_abc123/status', jsonReply(record, 'req_status'));
     const pending = client().status('ntf_abc123');
     expect(pending).toBeInstanceOf(Promise);
     const [awaited, withResponse] = await Promise.all([pending, pending.withResponse()]);
@@ -132,7 +132,7 @@ describe('withResponse()', () => {
 
 describe('scenes() reads any catalog', () => {
   it('keeps a catalog laid out differently whole, with no scenes it could type', async () => {
-    serve('get', '/v1/scenes', answered({ catalog: { rocket: { v1: {} } }, version: 3 }, 'req_c'));
+    serve('get', '/v1/scenes', jsonReply({ catalog: { rocket: { v1: {} } }, version: 3 }, 'req_c'));
     expect(await client().scenes()).toEqual({ catalog: { rocket: { v1: {} } }, version: 3, scenes: [] });
   });
 
@@ -143,22 +143,22 @@ describe('scenes() reads any catalog', () => {
       current_version: 1,
       versions: [{ version: 1, params: {} }],
     };
-    serve('get', '/v1/scenes', answered({ scenes: [rocket, { slug: 'laser' }, 'confetti'] }, 'req_c'));
+    serve('get', '/v1/scenes', jsonReply({ scenes: [rocket, { slug: 'laser' }, 'confetti'] }, 'req_c'));
     expect(await client().scenes()).toEqual({
       scenes: [rocket],
       unrecognized_scenes: [{ slug: 'laser' }, 'confetti'],
     });
     // A newer layout, every entry of it: nothing is lost.
     const newer = { id: 'laser', versions: [{ version: 1, schema: { type: 'object' } }] };
-    serve('get', '/v1/scenes', answered({ scenes: [newer] }, 'req_c'));
+    serve('get', '/v1/scenes', jsonReply({ scenes: [newer] }, 'req_c'));
     expect(await client().scenes()).toEqual({ scenes: [], unrecognized_scenes: [newer] });
     // A `scenes` that is not a list, as it came.
-    serve('get', '/v1/scenes', answered({ scenes: { rocket: {} } }, 'req_c'));
+    serve('get', '/v1/scenes', jsonReply({ scenes: { rocket: {} } }, 'req_c'));
     expect(await client().scenes()).toEqual({ scenes: { rocket: {} } });
   });
 
-  it('still refuses an answer that is not a JSON object', async () => {
-    serve('get', '/v1/scenes', answered(['rocket'], 'req_c'));
+  it('still rejects a response that is not a JSON object', async () => {
+    serve('get', '/v1/scenes', jsonReply(['rocket'], 'req_c'));
     await expect(client().scenes()).rejects.toMatchObject({ code: 'invalid_response' });
   });
 });
@@ -232,7 +232,7 @@ describe('logging', () => {
   });
 
   it('logs nothing by default, info and above with a logger, and reads FOXBELL_LOG', async () => {
-    serve('get', '/v1/devices', answered({ devices: [] }, 'req_d'));
+    serve('get', '/v1/devices', jsonReply({ devices: [] }, 'req_d'));
     const spy = vi.spyOn(console, 'info').mockImplementation(() => {});
     try {
       await client().devices();
@@ -253,7 +253,7 @@ describe('logging', () => {
   });
 });
 
-it('refuses a base URL with a user name or password, without echoing it', () => {
+it('rejects a base URL with a user name or password, without echoing it', () => {
   const error = (() => {
     try {
       client({ baseUrl: 'https://user:hunter2@foxbell.test' });

@@ -240,7 +240,7 @@ describe('how long it waits', () => {
     ]);
   });
 
-  it('makes fewer retries with maxRetries, and refuses more than 3', async () => {
+  it('makes fewer retries with maxRetries, and rejects more than 3', async () => {
     const requests = serve('post', '/v1/notifications', unavailable);
     await settle(fakeClockClient({ maxRetries: 1 }).send({ message: 'hi' }));
     expect(requests).toHaveLength(2);
@@ -291,7 +291,7 @@ describe('what every retry sends', () => {
 });
 
 describe('timeouts and cancelling', () => {
-  it('times out an attempt whose answer never comes after 30 s, and retries it', async () => {
+  it('times out an attempt whose response never comes after 30 s, and retries it', async () => {
     const requests = serve('post', '/v1/notifications', () => new Promise<Response>(() => {}), accepted);
     const sending = fakeClockClient().send({ message: 'hi' });
     await vi.advanceTimersByTimeAsync(29_999);

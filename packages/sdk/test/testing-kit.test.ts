@@ -9,7 +9,7 @@ import {
   TimeoutError,
   UndeliverableError,
 } from '../src/index.js';
-import { answers, FakeFoxbell } from '../src/testing/index.js';
+import { FakeFoxbell, responses } from '../src/testing/index.js';
 
 afterEach(() => vi.useRealTimers());
 
@@ -97,7 +97,7 @@ describe('FakeFoxbell', () => {
     expect(service.sends).toEqual([]);
   });
 
-  it('replays an idempotent retry and refuses a key reused for another request', async () => {
+  it('replays an idempotent retry and rejects a key reused for another request', async () => {
     const { service } = setup();
     const first = await raw(service, '{"message":"once"}', { 'idempotency-key': 'k-1' });
     const again = await raw(service, '{"message":"once"}', { 'idempotency-key': 'k-1' });
@@ -109,25 +109,25 @@ describe('FakeFoxbell', () => {
     const other = await raw(service, '{"message":"twice"}', { 'idempotency-key': 'k-1' });
     expect([other.status, other.body.error.code]).toEqual([409, 'idempotency_conflict']);
     expect(service.sends).toHaveLength(1);
-    expect(service.requests.map((request) => request.answer)).toEqual([202, 202, 409]);
+    expect(service.requests.map((request) => request.status)).toEqual([202, 202, 409]);
   });
 
   it.each([
-    ['a rate limit', answers.rateLimited(7), RateLimitError, 'rate_limited'],
-    ['the quota', answers.quotaExceeded(), QuotaExceededError, 'quota_exceeded'],
-    ['a revoked token', answers.tokenRevoked(), AuthenticationError, 'token_revoked'],
-    ['a gateway 429', answers.gatewayRateLimit(), RateLimitError, 'rate_limited'],
+    ['a rate limit', responses.rateLimited(7), RateLimitError, 'rate_limited'],
+    ['the quota', responses.quotaExceeded(), QuotaExceededError, 'quota_exceeded'],
+    ['a revoked token', responses.tokenRevoked(), AuthenticationError, 'token_revoked'],
+    ['a gateway 429', responses.gatewayRateLimit(), RateLimitError, 'rate_limited'],
     [
       'a gateway 429 with no body',
-      answers.gatewayRateLimit({ body: 'none' }),
+      responses.gatewayRateLimit({ body: 'none' }),
       RateLimitError,
       'rate_limited',
     ],
-    ['a proxy 502', answers.badGateway(), ServerError, 'service_unavailable'],
-    ['a dropped connection', answers.dropConnection(), ConnectionError, 'connection_error'],
-  ])('answers as told: %s', async (name, answer, kind, code) => {
+    ['a proxy 502', responses.badGateway(), ServerError, 'service_unavailable'],
+    ['a dropped connection', responses.dropConnection(), ConnectionError, 'connection_error'],
+  ])('answers as told: %s', async (name, response, kind, code) => {
     const { service, client } = setup();
-    service.failNext(answer);
+    service.failNext(response);
     const failed = await client.send({ message: 'hi' }, { maxRetries: 0 }).catch((thrown: unknown) => thrown);
     expect(failed).toBeInstanceOf(kind);
     expect((failed as { code: string }).code).toBe(code);
@@ -147,23 +147,23 @@ describe('FakeFoxbell', () => {
       fetch: service.fetch,
       random: () => 0,
     });
-    service.failNext(answers.gatewayRateLimit({ body: 'none' }));
+    service.failNext(responses.gatewayRateLimit({ body: 'none' }));
     const sending = client.send({ message: 'hi' });
     await vi.advanceTimersByTimeAsync(999);
-    expect(service.requests.map((request) => request.answer)).toEqual([429]);
+    expect(service.requests.map((request) => request.status)).toEqual([429]);
     await vi.advanceTimersByTimeAsync(1);
     expect((await sending).status).toBe('accepted');
-    expect(service.requests.map((request) => request.answer)).toEqual([429, 202]);
+    expect(service.requests.map((request) => request.status)).toEqual([429, 202]);
   });
 
   it('drives "retries, then gives up" on fake timers in no real time', async () => {
     vi.useFakeTimers();
     const { service, client } = setup();
     service.failNext(
-      answers.unavailable(20),
-      answers.unavailable(20),
-      answers.unavailable(20),
-      answers.unavailable(20),
+      responses.unavailable(20),
+      responses.unavailable(20),
+      responses.unavailable(20),
+      responses.unavailable(20),
     );
     // Three waits of 20 s: on real timers this test would run out of its 5 s.
     const sending = client.send({ message: 'hi' });

@@ -57,7 +57,7 @@ async function start() {
   if (!response?.ok) {
     connectionEl.textContent = response
       ? 'The dev account is not ready yet: trying again…'
-      : 'The server is not answering: trying again…';
+      : 'The server is not responding: trying again…';
     setTimeout(start, backoff.stream);
     backoff.stream = Math.min(backoff.stream * 2, MAX_WAIT_MS);
     return;
@@ -85,21 +85,21 @@ document.getElementById('link-form').addEventListener('submit', async (event) =>
     headers: { authorization: `Bearer ${session.account_key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ code: input.value }),
   }).catch(() => undefined);
-  const answer = await response?.json().catch(() => undefined);
+  const body = await response?.json().catch(() => undefined);
   if (!response?.ok) {
-    result.textContent = answer?.error?.message ?? 'The server is not answering';
+    result.textContent = body?.error?.message ?? 'The server is not responding';
     return;
   }
   input.value = '';
-  result.textContent = `${answer.device.name} is linked`;
-  deviceNames.set(answer.device.id, answer.device.name);
+  result.textContent = `${body.device.name} is linked`;
+  deviceNames.set(body.device.id, body.device.name);
   // Drawn as the session lists it (with when it was last seen, in the server's words).
   const listed = await fetch('/dev/session')
     .then((reply) => reply.json())
-    .then((current) => current.devices.find((one) => one.id === answer.device.id))
+    .then((current) => current.devices.find((one) => one.id === body.device.id))
     .catch(() => undefined);
-  drawDevice(listed ?? answer.device);
-  const screen = screens.get(answer.device.id);
+  drawDevice(listed ?? body.device);
+  const screen = screens.get(body.device.id);
   if (screen) screen.empty.hidden = false;
 });
 
@@ -339,7 +339,7 @@ async function report(card, action) {
     }),
   }).catch(() => undefined);
   if (!response) {
-    card.querySelector('.state').textContent = 'Could not report it: the server is not answering';
+    card.querySelector('.state').textContent = 'Could not report it: the server is not responding';
     return;
   }
   if (!response.ok) {
@@ -355,7 +355,7 @@ async function report(card, action) {
   await refreshRecord(card.dataset.id);
 }
 
-/** Reads a notification's record and redraws its cards; false when the server did not answer. */
+/** Reads a notification's record and redraws its cards; false when the server did not respond. */
 async function refreshRecord(id) {
   try {
     const response = await fetch(`/dev/notifications/${encodeURIComponent(id)}`);
@@ -383,8 +383,8 @@ async function refreshRecords() {
   clearTimeout(refreshRecords.timer);
   if (live && !document.hidden) {
     const moving = [...cards.keys()].filter((id) => !settled(records.get(id))).slice(-30);
-    const answered = await Promise.all(moving.map(refreshRecord));
-    backoff.poll = answered.every(Boolean) ? POLL_MS : Math.min(backoff.poll * 2, MAX_WAIT_MS);
+    const refreshed = await Promise.all(moving.map(refreshRecord));
+    backoff.poll = refreshed.every(Boolean) ? POLL_MS : Math.min(backoff.poll * 2, MAX_WAIT_MS);
   }
   refreshRecords.timer = setTimeout(refreshRecords, backoff.poll);
 }

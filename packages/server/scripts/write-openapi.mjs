@@ -10,9 +10,9 @@ if (!file) throw new Error('usage: write-openapi.mjs FILE');
 const store = openSqliteStore({ dataDir: ':memory:' });
 const app = buildApp({ store, providers: await describedProviders() });
 try {
-  const answer = await app.inject({ method: 'GET', url: '/openapi.json' });
-  if (answer.statusCode !== 200) throw new Error(`GET /openapi.json answered ${answer.statusCode}`);
-  await writeFile(file, `${JSON.stringify(answer.json(), null, 2)}\n`);
+  const response = await app.inject({ method: 'GET', url: '/openapi.json' });
+  if (response.statusCode !== 200) throw new Error(`GET /openapi.json responded ${response.statusCode}`);
+  await writeFile(file, `${JSON.stringify(response.json(), null, 2)}\n`);
 } finally {
   await app.close();
   await store.close();

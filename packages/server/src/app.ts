@@ -33,9 +33,9 @@ import { trackHandshakes } from './http/tls/handshakes.js';
 import { TLS_POLICY } from './http/tls/policy.js';
 import { WindowLimit } from './http/window-limit.js';
 import { type Clock, systemClock } from './kernel/clock.js';
+import { HttpError } from './kernel/http-error.js';
 import { type IdSource, randomIds } from './kernel/ids.js';
 import { DEFAULT_LIMITS, type ServiceLimits } from './kernel/limits.js';
-import { Refusal } from './kernel/refusal.js';
 import { linkRoutes } from './linking/link-routes.js';
 import { mergeRoutes } from './linking/merge-routes.js';
 import { ownDeviceRoutes } from './linking/own-device-routes.js';
@@ -137,8 +137,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
           )
       : undefined;
   const serverOptions = {
-    // A request without Host is refused by our own hook, in the spec's error body with its
-    // request id; Node's own refusal is a bare 400.
+    // A request without Host is rejected by our own hook, in the spec's error body with its
+    // request id; Node's own error is a bare 400.
     requireHostHeader: false,
     headersTimeout: timeouts.headersMs,
     requestTimeout: timeouts.requestMs,
@@ -166,7 +166,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     requestIdHeader: false,
     // One line per request is written in onResponse, with the URL token redacted.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
-    // Every GET route answers HEAD too, as GET without its body (uptime monitors probe with it);
+    // Every GET route responds to HEAD too, as GET without its body (uptime monitors probe with it);
     // the URL-token send, whose GET sends, opts out.
     exposeHeadRoutes: true,
     // The spec's paths are exact; `/v1/scenes/` is not `/v1/scenes`.
@@ -177,7 +177,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // The parser's message may quote the URL, and so a token in it: none of it is echoed.
     // (Fastify runs no hooks for these, so the request's log line is written here.)
     frameworkErrors: (_error, request, reply) => {
-      sendApiError(reply, request, new Refusal('invalid_request', 'the request could not be read'));
+      sendApiError(reply, request, new HttpError('invalid_request', 'the request could not be read'));
       logRequest?.(request, reply);
     },
   }) as unknown as FastifyInstance;
@@ -189,17 +189,17 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // the 16 KB rule with them). The 16 KB head limit already bounds how many there can be.
   app.server.maxHeadersCount = 0;
   // An expectation other than 100-continue is one a server may ignore (RFC 9110, 10.1.1): the
-  // request is answered as if it had none, rather than with Node's bare 417.
+  // request gets the response it would have without one, rather than with Node's bare 417.
   app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
 
   app.addHook('onRequest', (request, reply, done) => {
     setBaseHeaders(reply, request);
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-      return done(new Refusal('invalid_request', 'an HTTP/1.1 request must carry a Host header'));
+      return done(new HttpError('invalid_request', 'an HTTP/1.1 request must carry a Host header'));
     }
     done();
   });
-  // While the server stops, answers to requests still in flight close their connection, so that
+  // While the server stops, responses to requests still in flight close their connection, so that
   // a keep-alive client does not hold the stop open until its idle timeout.
   let closing = false;
   app.addHook('preClose', async () => {
@@ -217,7 +217,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerResponseSchemas(app);
   const documented = collectDocumentedRoutes(app);
 
-  // Each room's routes are a Fastify plugin, so a hook one adds (the send routes' rate-limit
+  // Each module's routes are a Fastify plugin, so a hook one adds (the send routes' rate-limit
   // headers and metrics) stays in it; each route carries its own description for the document.
   for (const routes of [
     sendRoutes,

@@ -5,15 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { PROVIDERS } from '../src/delivery/providers.js';
 
 /**
- * Each push provider's folder, from the registry: delivery/<its id>. A provider's folder is a room of
+ * Each push provider's folder, from the registry: delivery/<its id>. A provider's folder is a module of
  * its own, with the same rules for every provider.
  */
-const PROVIDER_ROOMS = Object.values(PROVIDERS).map((entry) => `delivery/${entry.id}`);
+const PROVIDER_MODULES = Object.values(PROVIDERS).map((entry) => `delivery/${entry.id}`);
 
 /**
- * The server's rooms and the doors between them (docs/architecture.md draws them). A room is a
- * folder of src/ (each provider's folder and the two stores count as rooms of their own, since they
- * have rules of their own); each may import only the rooms listed here. Read from the source itself,
+ * The server's modules and the boundaries between them (docs/architecture.md draws them). A module is a
+ * folder of src/ (each provider's folder and the two stores count as modules of their own, since they
+ * have rules of their own); each may import only the modules listed here. Read from the source itself,
  * so an import that crosses an edge fails here the day it is written.
  */
 const ALLOWED: Record<string, readonly string[]> = {
@@ -22,7 +22,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The domain: entities and pure rules (admission, routing's decision, merges, links, token
   // liveness). Imports the kernel alone: no store, no framework, no I/O.
   model: ['kernel'],
-  // The settings table and its reader: the defaults it names come from the rooms that own them, and
+  // The settings table and its reader: the defaults it names come from the modules that own them, and
   // each provider's group from the registry.
   config: ['kernel', 'model', 'store', 'store/postgres', 'delivery', 'delivery/providers.ts'],
   store: ['kernel', 'model', 'store/sqlite', 'store/postgres'],
@@ -30,22 +30,22 @@ const ALLOWED: Record<string, readonly string[]> = {
   'store/postgres': ['kernel', 'model', 'store'],
   send: ['kernel', 'model'],
   metrics: ['kernel', 'model', 'store'],
-  // The interface every transport implements, and the destination it is handed: the one door
+  // The interface every transport implements, and the destination it is handed: the one boundary
   // of delivery/ its transports go through.
   'delivery/transport.ts': ['kernel', 'model'],
   // What a push provider is (its entry in the registry, its registration, settings, routes and
   // transport): the one module the API and the processes know providers by.
   'delivery/provider.ts': ['kernel', 'model', 'delivery/transport.ts'],
-  // A provider is a room of its own: its protocol, keys, payload and registration, and the
+  // A provider is a module of its own: its protocol, keys, payload and registration, and the
   // kernel; nothing of the store, the worker, the API or another provider.
   ...Object.fromEntries(
-    PROVIDER_ROOMS.map((room) => [
-      room,
+    PROVIDER_MODULES.map((module) => [
+      module,
       ['kernel', 'model', 'delivery/transport.ts', 'delivery/provider.ts'],
     ]),
   ),
   // The registry: the one file that names every provider.
-  'delivery/providers.ts': ['kernel', 'delivery/provider.ts', ...PROVIDER_ROOMS],
+  'delivery/providers.ts': ['kernel', 'delivery/provider.ts', ...PROVIDER_MODULES],
   delivery: ['kernel', 'model', 'store', 'metrics', 'delivery/transport.ts'],
   // The API never reaches into one database's code, nor into one provider's.
   http: ['kernel', 'model', 'send', 'store', 'metrics', 'delivery/provider.ts'],
@@ -80,7 +80,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'delivery/transport.ts',
     'delivery/provider.ts',
     'delivery/providers.ts',
-    ...PROVIDER_ROOMS,
+    ...PROVIDER_MODULES,
     'app.ts',
   ],
   // The processes: they put everything together, and nothing imports them.
@@ -105,8 +105,8 @@ const ALLOWED: Record<string, readonly string[]> = {
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
-/** The room of a file of src/, by its path from src/. */
-function roomOf(file: string): string {
+/** The module of a file of src/, by its path from src/. */
+function moduleOf(file: string): string {
   const parts = file.split('/');
   if (parts.length === 1) return file;
   if (['delivery/transport.ts', 'delivery/provider.ts', 'delivery/providers.ts'].includes(file)) return file;
@@ -131,22 +131,22 @@ function importsOf(file: string): string[] {
   );
 }
 
-describe("the server's rooms", () => {
+describe("the server's modules", () => {
   const files = sourceFiles();
 
   it('holds only app.ts and index.ts at the root of src/', () => {
     expect(files.filter((file) => !file.includes('/')).sort()).toEqual(['app.ts', 'index.ts']);
   });
 
-  it('puts every file in a room whose doors are written down', () => {
-    expect(files.map(roomOf).filter((room) => !(room in ALLOWED))).toEqual([]);
+  it('puts every file in a module whose allowed imports are written down', () => {
+    expect(files.map(moduleOf).filter((module) => !(module in ALLOWED))).toEqual([]);
   });
 
-  it('crosses no edge: each room imports only the rooms it may', () => {
+  it('crosses no edge: each module imports only the modules it may', () => {
     const crossings = files.flatMap((file) => {
-      const from = roomOf(file);
+      const from = moduleOf(file);
       return importsOf(file)
-        .map(roomOf)
+        .map(moduleOf)
         .filter((to) => to !== from && !ALLOWED[from]?.includes(to))
         .map((to) => `${file} -> ${to}`);
     });
@@ -167,7 +167,7 @@ describe("the server's rooms", () => {
         'dataloader',
       ].includes(spec);
     const foreign = files
-      .filter((file) => ['kernel', 'model'].includes(roomOf(file)))
+      .filter((file) => ['kernel', 'model'].includes(moduleOf(file)))
       .flatMap((file) =>
         bare(file)
           .filter((spec) => !allowed(spec))
@@ -177,15 +177,15 @@ describe("the server's rooms", () => {
   });
 
   it('lets nothing import main/, and only main/ and dev/ import the simulator', () => {
-    const into = (room: string) =>
+    const into = (module: string) =>
       files.filter(
-        (file) => roomOf(file) !== room && importsOf(file).some((target) => roomOf(target) === room),
+        (file) => moduleOf(file) !== module && importsOf(file).some((target) => moduleOf(target) === module),
       );
     expect(into('main')).toEqual([]);
     expect(
       into('simulator')
-        .map(roomOf)
-        .filter((room) => room !== 'main' && room !== 'dev'),
+        .map(moduleOf)
+        .filter((module) => module !== 'main' && module !== 'dev'),
     ).toEqual([]);
   });
 });

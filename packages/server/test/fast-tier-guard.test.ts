@@ -4,7 +4,7 @@ import net from 'node:net';
 import { installFastTierGuard } from '@foxbell/test-support/fast-tier';
 import { afterEach, describe, expect, it } from 'vitest';
 
-/** The fast tier's guard (vitest.config.ts), on its own: what it refuses, what it lets through. */
+/** The fast tier's guard (vitest.config.ts), on its own: what it rejects, what it lets through. */
 let uninstall: (() => void) | undefined;
 afterEach(() => {
   uninstall?.();
@@ -12,7 +12,7 @@ afterEach(() => {
 });
 
 describe("the fast tier's guard", () => {
-  it('refuses every way to start a process, named imports included, and puts them back', () => {
+  it('rejects every way to start a process, named imports included, and puts them back', () => {
     const before = childProcess.spawn;
     uninstall = installFastTierGuard();
     for (const start of [
@@ -28,7 +28,7 @@ describe("the fast tier's guard", () => {
     expect(childProcess.spawn).toBe(before);
   });
 
-  it('refuses a socket beyond loopback, and lets one to this machine through', async () => {
+  it('rejects a socket beyond loopback, and lets one to this machine through', async () => {
     const server = net.createServer((socket) => socket.end('hi'));
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -43,7 +43,7 @@ describe("the fast tier's guard", () => {
       const [data] = await once(local, 'data');
       expect(String(data)).toBe('hi');
       local.destroy();
-      // A name a test's own resolver answers: through when it says loopback, refused otherwise.
+      // A name a test's own resolver returns: through when it says loopback, rejected otherwise.
       const resolvedTo =
         (address: string): net.LookupFunction =>
         (_host, options, callback) =>

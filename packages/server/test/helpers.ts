@@ -62,7 +62,7 @@ export interface TestServer {
 }
 
 /**
- * Every test server logs at debug level into `logLines`, and every secret any answer carried is
+ * Every test server logs at debug level into `logLines`, and every secret any response carried is
  * kept: after the file, no line may contain one. (The spec: a token is never logged.)
  */
 const logLines: string[] = [];

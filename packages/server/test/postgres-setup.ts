@@ -11,7 +11,7 @@ declare module 'vitest' {
 }
 
 /**
- * The PostgreSQL runs' set-up: the database must answer (an unreachable one fails the run, never
+ * The PostgreSQL runs' set-up: the database must respond (an unreachable one fails the run, never
  * skips it), and the schemas this run made are dropped at its end.
  */
 export default async function setup(project: TestProject) {

@@ -45,7 +45,7 @@ export async function startQuietServer(extra: string[] = []): Promise<Running> {
   });
 }
 
-/** Runs `foxbell-server` with settings it must refuse, and returns its exit code and standard error. */
+/** Runs `foxbell-server` with settings it must reject, and returns its exit code and standard error. */
 export async function runToExit(
   args: string[],
   env: Record<string, string> = {},

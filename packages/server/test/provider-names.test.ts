@@ -30,7 +30,7 @@ function mayName(file: string, provider: string): boolean {
  * Files that name a provider and will not once the branches of issue 56 that rewrite them are in:
  * the stores' columns are renamed (item 4: `push_token`, `web_push`, `apns_id`; store/rows.ts reads
  * a row from before migration 8 by the two providers' ids, which belongs with the migrations), and
- * the answers' schemas move to zod beside their routes (item 2: `WebPushKey`, Web Push's answer).
+ * the responses' schemas move to zod beside their routes (item 2: `WebPushKey`, Web Push's response).
  * Each must name its provider today: the test fails when one no longer does.
  */
 const NOT_YET: Record<string, readonly string[]> = {

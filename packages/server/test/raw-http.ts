@@ -1,18 +1,18 @@
 import net from 'node:net';
 
-/** An answer as its bytes came: the status line, the headers by lowercase name, and what followed. */
-export interface RawAnswer {
+/** A response as its bytes came: the status line, the headers by lowercase name, and what followed. */
+export interface RawResponse {
   statusLine: string;
   headers: Map<string, string>;
-  /** Every byte after the head, as received (a HEAD answer has none). */
+  /** Every byte after the head, as received (a HEAD response has none). */
   rest: Buffer;
 }
 
 /**
- * Sends `request` as written on a connection of its own and reads the answer until the server
+ * Sends `request` as written on a connection of its own and reads the response until the server
  * closes it: the request should ask for `Connection: close`.
  */
-export function rawExchange(url: string, request: string): Promise<RawAnswer> {
+export function rawExchange(url: string, request: string): Promise<RawResponse> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), '127.0.0.1');

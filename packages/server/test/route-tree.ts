@@ -1,6 +1,6 @@
 /**
  * The routes an app serves, `METHOD /path/{param}`, read from Fastify's own route tree
- * (`app.printRoutes({ commonPrefix: false })`), sorted: what the app really answers, whatever
+ * (`app.printRoutes({ commonPrefix: false })`), sorted: what the app really serves, whatever
  * registered it.
  */
 export function servedRoutes(tree: string): string[] {

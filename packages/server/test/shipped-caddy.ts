@@ -78,7 +78,7 @@ export async function runCaddy({
 }
 
 /**
- * Waits until Caddy, run in `dir`, answers `base`/healthz with 200 over HTTPS with a certificate of
+ * Waits until Caddy, run in `dir`, responds to `base`/healthz with 200 over HTTPS with a certificate of
  * its local CA. Returns the CA's root certificate (to trust it) and its intermediate (which Caddy
  * presents with each certificate), both PEM.
  */

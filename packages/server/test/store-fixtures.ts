@@ -212,7 +212,7 @@ export async function expectReasonsFilledIn(store: Store): Promise<void> {
   expect(record?.destinations.map((d) => [d.deviceId, d.reason])).toEqual([
     ['dev_410', 'gone'],
     ['dev_400', 'refused'],
-    // APNs' BadPath or Web Push's gone: the row does not say which provider answered.
+    // APNs' BadPath or Web Push's gone: the row does not say which provider responded.
     ['dev_404', null],
     ['dev_503', 'attempts_exhausted'],
     ['dev_429', 'attempts_exhausted'],

@@ -20,7 +20,7 @@ const KEPT_INBOX = 'foxbell.inbox';
 const SLOW_MS = 8000;
 /** While the server cannot be reached, the inbox is read again this often (and on each return). */
 const CATCH_UP_MS = 10_000;
-/** What a proxy in front answers while the server is stopped or restarting: the server is away. */
+/** What a proxy in front returns while the server is stopped or restarting: the server is away. */
 const AWAY_STATUSES = new Set([502, 503, 504]);
 
 // ---- The page's elements ---------------------------------------------------------------------
@@ -242,7 +242,7 @@ function show(first, ...others) {
 
 /**
  * What the app reads of a failure. The device client's errors carry the API's code, status,
- * field, details, request id and Retry-After, or, without an answer, a code of their own
+ * field, details, request id and Retry-After, or, without a response, a code of their own
  * (`connection_error`, `timeout`); anything else thrown (a browser's DOMException, whose `code`
  * is a number) is read as a failure with none of them.
  * @typedef {object} Failure
@@ -279,8 +279,8 @@ function failureOf(/** @type {unknown} */ error) {
 }
 
 /**
- * No answer from Foxbell's server: no network, no connection, no answer in time, or a proxy in
- * front answering for it (502, 503, 504) while it is stopped or restarting.
+ * No response from Foxbell's server: no network, no connection, no response in time, or a proxy in
+ * front responding for it (502, 503, 504) while it is stopped or restarting.
  */
 function unreachable(/** @type {unknown} */ error) {
   const { code, status } = failureOf(error);
@@ -296,7 +296,7 @@ function unreachable(/** @type {unknown} */ error) {
 function explain(/** @type {unknown} */ error) {
   const failure = failureOf(error);
   const { code, status, retryAfter } = failure;
-  // A proxy's own answer carries no request id of Foxbell's: the server itself is not answering.
+  // A proxy's own response carries no request id of Foxbell's: the server itself is not responding.
   if (status !== undefined && AWAY_STATUSES.has(status) && failure.requestId === undefined) {
     return "Foxbell's server cannot be reached right now. Try again in a moment.";
   }
@@ -660,13 +660,13 @@ function markJoined() {
 }
 
 /**
- * The next read of the inbox while the server does not answer.
+ * The next read of the inbox while the server does not respond.
  * @type {number | undefined}
  */
 let catchUp;
 /**
- * Whether the server answers: `offline` (this device has no network), `away` (no connection to
- * it, or a proxy answering for it while it is stopped), or '' once it answered. While it does
+ * Whether the server responds: `offline` (this device has no network), `away` (no connection to
+ * it, or a proxy responding for it while it is stopped), or '' once it responded. While it does
  * not, the last inbox stays, and is read again every CATCH_UP_MS and when the network is back.
  */
 function connection(/** @type {'offline' | 'away' | ''} */ state) {
@@ -692,7 +692,7 @@ function connection(/** @type {'offline' | 'away' | ''} */ state) {
 /** @returns {'offline' | 'away'} */
 const awayState = () => (navigator.onLine === false ? 'offline' : 'away');
 
-/** A read retried because the server did not answer: said at once, while the read goes on. */
+/** A read retried because the server did not respond: said at once, while the read goes on. */
 function sayAwayWhileRetrying(/** @type {RetryInfo} */ info) {
   const { reason, status } = info;
   if (reason === 'network' || reason === 'timeout' || (status !== undefined && AWAY_STATUSES.has(status))) {
@@ -860,7 +860,7 @@ function itemRow(/** @type {InboxItem} */ item) {
   clear.setAttribute('aria-label', `Clear the notification from ${item.sender}`);
   part(row, '.open').addEventListener('click', () => openItem(item));
   clear.addEventListener('click', async () => {
-    // Gone from this inbox whatever the answer: the report is the server's record of it.
+    // Gone from this inbox whatever the response: the report is the server's record of it.
     await device().report(item.id, 'cleared').catch(endIfKeyEnded);
     if (!saved().key) return;
     row.remove();
@@ -1001,7 +1001,7 @@ $('leave').addEventListener('click', async () => {
 // ---- When the key ends --------------------------------------------------------------------------
 
 /**
- * An answer that says this device's key works no more: any 401 to a request made with it (its
+ * A response that says this device's key works no more: any 401 to a request made with it (its
  * device removed or moved, its account deleted or merged away).
  */
 function keyEnded(/** @type {unknown} */ error) {

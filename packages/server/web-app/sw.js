@@ -55,7 +55,7 @@ worker.addEventListener('activate', (event) => {
 });
 
 /**
- * The app's files: from the network when the server answers in time (an updated server serves an
+ * The app's files: from the network when the server responds in time (an updated server serves an
  * updated app), else as kept. The API is never kept here: the app keeps its last inbox itself,
  * and says the server cannot be reached.
  */
@@ -74,16 +74,16 @@ worker.addEventListener('fetch', (event) => {
     }
     return response;
   });
-  // Kept alive until the network answers, so a late answer still updates what is kept.
+  // Kept alive until the network responds, so a late response still updates what is kept.
   event.waitUntil(network.catch(() => {}));
   event.respondWith(fromNetworkOrKept(network, path));
 });
 
 /**
- * The network's answer when the server gives one within NETWORK_WAIT_MS; else the kept copy:
- * with no network, when a proxy in front answers for a server that is stopped or restarting
+ * The network's response when the server gives one within NETWORK_WAIT_MS; else the kept copy:
+ * with no network, when a proxy in front responds for a server that is stopped or restarting
  * (its 5xx, a page of its own), and while a proxy holds the request looking for a server
- * (deploy/Caddyfile tries for 10 s). With nothing kept (the first open), the network's answer.
+ * (deploy/Caddyfile tries for 10 s). With nothing kept (the first open), the network's response.
  */
 async function fromNetworkOrKept(/** @type {Promise<Response>} */ network, /** @type {string} */ path) {
   const served = network.then(
@@ -162,7 +162,7 @@ async function openNotification(/** @type {string | null} */ id) {
   const open = windows.find((client) => new URL(client.url).pathname.startsWith('/app/'));
   if (open) {
     await open.navigate(url);
-    // Refused without a tap behind it (a browser allows focus only from a notification click).
+    // Rejected without a tap behind it (a browser allows focus only from a notification click).
     return open.focus().catch(() => open);
   }
   return worker.clients.openWindow(url);

@@ -134,7 +134,7 @@ describe('pnpm start', () => {
     // notify works with no flags: the profile points at this server.
     const profile = JSON.parse(await readFile(path.join(home, 'notify.json'), 'utf8'));
     expect(profile.profiles.default).toEqual({ base_url: first.url, token: saved.token });
-    // sent_to_push comes with the first device's answer: wait until no push is still in flight.
+    // sent_to_push comes with the first device's response: wait until no push is still in flight.
     const delivered = await waitFor('the welcome to reach the devices', async () => {
       const record = await statusOf(home, welcome);
       const settled = record.destinations.every(

@@ -6,7 +6,7 @@ import net, { isIP } from 'node:net';
  * The fast tier's rule, enforced rather than trusted to file names: a test there starts no process
  * and opens no socket beyond this machine's loopback. A test that does belongs in `*.process.*`.
  * `installFastTierGuard` replaces Node's process starters and the socket's connect with ones that
- * refuse, and returns what puts them back.
+ * reject, and returns what puts them back.
  */
 
 const STARTERS = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const;
@@ -33,7 +33,7 @@ function optionsOf(args: unknown[]): { host?: string; path?: string; lookup?: Lo
 
 /**
  * `connect`'s arguments as the guard lets them through: to a loopback address, a Unix socket, or a
- * name whose own `lookup` (a test's resolver) answers loopback; anything else refused.
+ * name whose own `lookup` (a test's resolver) returns loopback; anything else rejected.
  */
 function guarded(args: unknown[]): unknown[] {
   const options = optionsOf(args);
@@ -55,7 +55,7 @@ function guarded(args: unknown[]): unknown[] {
       `a test of the fast tier connected to ${host}, beyond this machine: name its file *.process.test.ts`,
     );
   if (isIP(host ?? '') !== 0 || options?.lookup === undefined) throw refused();
-  // A name a test's resolver answers: let it connect only where the resolver says loopback.
+  // A name a test's resolver returns: let it connect only where the resolver says loopback.
   const inner = options.lookup;
   const lookup: Lookup = (hostname, lookupOptions, callback) =>
     inner(hostname, lookupOptions, (error, address, family) => {

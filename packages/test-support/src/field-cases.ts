@@ -1,7 +1,7 @@
 /**
  * Every send field rule at its boundary and one past it: the one table both the SDK's checks and
  * the server's are tested against, so the two cannot drift apart. A fourth element gives the
- * server's answer where it knows more than the SDK (the scene catalog is the server's to judge).
+ * server's response where it knows more than the SDK (the scene catalog is the server's to judge).
  */
 export type Expected = 'sent' | { code: string; field?: string };
 export type Case = [name: string, fields: Record<string, unknown>, expected: Expected, server?: Expected];

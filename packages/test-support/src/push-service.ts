@@ -11,8 +11,8 @@ import { generate } from 'selfsigned';
  * of its own, subscriptions as a browser makes them, and for each push the checks a real service
  * makes. The VAPID token (RFC 8292) is verified against the key the server publishes, the body is
  * decrypted with the subscription's private key (RFC 8291, by `http_ece`), and `TTL`, `Urgency`
- * and `Topic` are recorded. Its answers can be scripted: `201`, `410`, `429` with `Retry-After`,
- * `500`, a status whose body trickles without end, or no answer at all.
+ * and `Topic` are recorded. Its responses can be scripted: `201`, `410`, `429` with `Retry-After`,
+ * `500`, a status whose body trickles without end, or no response at all.
  */
 
 /** A subscription as `PushSubscription.toJSON()` gives it. */
@@ -27,10 +27,10 @@ export interface ReceivedPush {
   subscription: string;
   /** When it arrived, by the service's clock (`now`). */
   at: number;
-  /** What it was answered with (`undefined`: no answer, the test's hang). */
+  /** What it was responded with (`undefined`: no response, the test's hang). */
   status: number | undefined;
-  /** Why it was refused, when the service refused it itself (a bad token, a body too long). */
-  refusal?: string;
+  /** Why it was rejected, when the service rejected it itself (a bad token, a body too long). */
+  rejection?: string;
   ttl: string | undefined;
   urgency: string | undefined;
   topic: string | undefined;
@@ -57,7 +57,7 @@ export function subscriptionAt(endpoint: string): Subscription {
   };
 }
 
-export type ScriptedPushAnswer =
+export type ScriptedPushResponse =
   | { status: number; retryAfter?: number }
   | { hang: true }
   /** The status at once, then a body a byte every `everyMs`, until the client closes. */
@@ -72,7 +72,7 @@ export interface PushServiceOptions {
    * `apple`: Apple's push service's rules as well (web.push.apple.com, what an iPhone's web app
    * subscribes with): a subject on this machine or without a domain is `403 BadJwtToken`, an
    * `Urgency` or `Topic` it does not take `400`, a body past the 4,096-byte record `413`, and a
-   * subscription the browser dropped (`unsubscribe`) `410 Unregistered`. Each refusal has Apple's
+   * subscription the browser dropped (`unsubscribe`) `410 Unregistered`. Each error has Apple's
    * JSON body, `{"reason": …}`.
    */
   mode?: 'rfc8030' | 'apple';
@@ -91,11 +91,11 @@ export class LocalPushService {
    * Each TLS handshake a client ended before it was done, as Node's server reports it: a Node
    * client that does not trust this service's certificate hangs up mid-handshake.
    */
-  readonly refusedHandshakes: string[] = [];
+  readonly failedHandshakes: string[] = [];
   readonly #server: Server;
   readonly #options: PushServiceOptions;
   readonly #subscriptions = new Map<string, { ecdh: ECDH; auth: string }>();
-  readonly #scripts = new Map<string, ScriptedPushAnswer[]>();
+  readonly #scripts = new Map<string, ScriptedPushResponse[]>();
   readonly #sockets = new Set<Socket>();
   readonly #gone = new Set<string>();
   #waiters: (() => void)[] = [];
@@ -112,28 +112,29 @@ export class LocalPushService {
       socket.on('close', () => this.#sockets.delete(socket));
     });
     server.on('tlsClientError', (error: Error) => {
-      this.refusedHandshakes.push(error.message);
+      this.failedHandshakes.push(error.message);
       for (const wake of this.#waiters.splice(0)) wake();
     });
     server.on('request', (request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        void this.#take(request.url ?? '', request.headers, Buffer.concat(chunks)).then((answer) => {
-          if ('hang' in answer) return;
-          if ('reason' in answer) {
-            response.writeHead(answer.status, { 'content-type': 'application/json' });
-            response.end(JSON.stringify({ reason: answer.reason }));
+        void this.#take(request.url ?? '', request.headers, Buffer.concat(chunks)).then((pushResponse) => {
+          if ('hang' in pushResponse) return;
+          if ('reason' in pushResponse) {
+            response.writeHead(pushResponse.status, { 'content-type': 'application/json' });
+            response.end(JSON.stringify({ reason: pushResponse.reason }));
             return;
           }
-          if ('trickleEveryMs' in answer) {
-            response.writeHead(answer.status);
-            const drip = setInterval(() => response.write('.'), answer.trickleEveryMs);
+          if ('trickleEveryMs' in pushResponse) {
+            response.writeHead(pushResponse.status);
+            const drip = setInterval(() => response.write('.'), pushResponse.trickleEveryMs);
             response.on('close', () => clearInterval(drip));
             return;
           }
-          if (answer.retryAfter !== undefined) response.setHeader('retry-after', String(answer.retryAfter));
-          response.writeHead(answer.status).end();
+          if (pushResponse.retryAfter !== undefined)
+            response.setHeader('retry-after', String(pushResponse.retryAfter));
+          response.writeHead(pushResponse.status).end();
         });
       });
     });
@@ -179,9 +180,9 @@ export class LocalPushService {
     this.#gone.add(idOf(subscription.endpoint));
   }
 
-  /** Answers the next pushes to `subscription` (its endpoint) with these, in order, then `201`. */
-  script(subscription: Subscription, ...answers: ScriptedPushAnswer[]): void {
-    this.#scripts.set(idOf(subscription.endpoint), answers);
+  /** Responds to the next pushes to `subscription` (its endpoint) with these, in order, then `201`. */
+  script(subscription: Subscription, ...responses: ScriptedPushResponse[]): void {
+    this.#scripts.set(idOf(subscription.endpoint), responses);
   }
 
   /** The pushes that reached `subscription`. */
@@ -197,9 +198,9 @@ export class LocalPushService {
     }
   }
 
-  /** Resolves once `count` handshakes in all have been refused by clients. */
-  async waitForRefusedHandshakes(count: number): Promise<void> {
-    while (this.refusedHandshakes.length < count) {
+  /** Resolves once `count` handshakes in all have been rejected by clients. */
+  async waitForFailedHandshakes(count: number): Promise<void> {
+    while (this.failedHandshakes.length < count) {
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
   }
@@ -214,7 +215,7 @@ export class LocalPushService {
     path: string,
     headers: Record<string, string | string[] | undefined>,
     body: Buffer,
-  ): Promise<Answer> {
+  ): Promise<PushResponse> {
     const id = /^\/push\/([0-9a-f]{32})$/.exec(path)?.[1] ?? '';
     const subscription = this.#subscriptions.get(id);
     const one = (name: string) => {
@@ -232,32 +233,32 @@ export class LocalPushService {
       payload: undefined,
     };
     const apple = this.#options.mode === 'apple';
-    // Apple's refusals carry a reason in a JSON body; the plain service's carry none.
-    const refuse = (status: number, refusal: string, reason?: string): Answer => {
+    // Apple's errors carry a reason in a JSON body; the plain service's carry none.
+    const reject = (status: number, rejection: string, reason?: string): PushResponse => {
       push.status = status;
-      push.refusal = refusal;
+      push.rejection = rejection;
       return apple && reason ? { status, reason } : { status };
     };
-    const answer = await (async (): Promise<Answer> => {
-      if (!subscription) return refuse(404, 'no such subscription', 'BadDeviceToken');
-      if (this.#gone.has(id)) return refuse(410, 'unsubscribed', 'Unregistered');
+    const pushResponse = await (async (): Promise<PushResponse> => {
+      if (!subscription) return reject(404, 'no such subscription', 'BadDeviceToken');
+      if (this.#gone.has(id)) return reject(410, 'unsubscribed', 'Unregistered');
       const claims = await this.#verifiedClaims(one('authorization'));
-      if (typeof claims === 'string') return refuse(403, claims, 'BadJwtToken');
+      if (typeof claims === 'string') return reject(403, claims, 'BadJwtToken');
       push.claims = claims;
       if (apple) {
-        const refusedSubject = appleRefusesSubject(claims.sub);
-        if (refusedSubject) return refuse(403, refusedSubject, 'BadJwtToken');
+        const rejectedSubject = appleRejectsSubject(claims.sub);
+        if (rejectedSubject) return reject(403, rejectedSubject, 'BadJwtToken');
         if (push.urgency !== undefined && !URGENCIES.includes(push.urgency)) {
-          return refuse(400, `urgency ${push.urgency}`, 'BadUrgency');
+          return reject(400, `urgency ${push.urgency}`, 'BadUrgency');
         }
         if (push.topic !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(push.topic)) {
-          return refuse(400, `topic ${push.topic}`, 'BadTopic');
+          return reject(400, `topic ${push.topic}`, 'BadTopic');
         }
       }
       if (push.ttl === undefined || !/^\d+$/.test(push.ttl))
-        return refuse(400, 'no TTL', 'BadExpirationDate');
-      if (body.length > 4096) return refuse(413, 'payload too large', 'PayloadTooLarge');
-      if (one('content-encoding') !== 'aes128gcm') return refuse(415, 'not aes128gcm');
+        return reject(400, 'no TTL', 'BadExpirationDate');
+      if (body.length > 4096) return reject(413, 'payload too large', 'PayloadTooLarge');
+      if (one('content-encoding') !== 'aes128gcm') return reject(415, 'not aes128gcm');
       try {
         const plain = decrypt(body, {
           version: 'aes128gcm',
@@ -266,7 +267,7 @@ export class LocalPushService {
         });
         push.payload = JSON.parse(plain.toString('utf8'));
       } catch {
-        return refuse(400, 'could not be decrypted');
+        return reject(400, 'could not be decrypted');
       }
       const next = this.#scripts.get(id)?.shift() ?? { status: 201 };
       if ('status' in next) push.status = next.status;
@@ -274,7 +275,7 @@ export class LocalPushService {
     })();
     this.received.push(push);
     for (const wake of this.#waiters.splice(0)) wake();
-    return answer;
+    return pushResponse;
   }
 
   /** The VAPID token's claims if it verifies with the published key, or why it does not. */
@@ -317,14 +318,14 @@ export class LocalPushService {
   }
 }
 
-/** What the service answers: a scripted answer, or a refusal with Apple's reason. */
-type Answer = ScriptedPushAnswer | { status: number; reason: string };
+/** What the service responds: a scripted response, or an error with Apple's reason. */
+type PushResponse = ScriptedPushResponse | { status: number; reason: string };
 
 /**
- * Why Apple's push service refuses a VAPID subject, or undefined: it wants a `mailto:` or
- * `https:` address of a public host, and answers anything on this machine `403 BadJwtToken`.
+ * Why Apple's push service rejects a VAPID subject, or undefined: it wants a `mailto:` or
+ * `https:` address of a public host, and responds to anything on this machine with `403 BadJwtToken`.
  */
-function appleRefusesSubject(sub: string): string | undefined {
+function appleRejectsSubject(sub: string): string | undefined {
   const host = (/^mailto:[^@]+@(.+)$/.exec(sub)?.[1] ?? URL.parse(sub)?.hostname ?? '').replace(
     /^\[|\]$/g,
     '',

@@ -78,7 +78,7 @@ export const run: Handler<ConfigArgs> = async (args, { out, env }) => {
   return EXIT.ok;
 };
 
-/** A saved default must be a value the field takes: refused now, not at every later send. */
+/** A saved default must be a value the field takes: rejected now, not at every later send. */
 function checkFieldDefault(field: string, value: string): void {
   const checked = validateSend({ message: 'x', [field]: field === 'ttl' ? integerOrText(value) : value });
   if (!checked.ok) throw usageError(checked.error.message);

@@ -2,7 +2,7 @@
  * Every error code of the interface with its HTTP status: the one table that the SDK's error
  * classes, the server's error bodies and docs/errors.md all follow. What a person should do about
  * each is notify's advice, in its error-advice.ts, so that an app's bundle of the SDK does not
- * carry it. `standsForStatus` marks the code an answer of that status means when its body names
+ * carry it. `standsForStatus` marks the code a response of that status means when its body names
  * none (a proxy's or a gateway's page): the spec's Errors, rule 2, for 429 and 5xx (any 5xx), ours
  * for the others.
  */

@@ -80,7 +80,7 @@ const NUMERIC_LABEL = /^(?:[0-9]+|0x[0-9a-f]*)$/i;
 /**
  * Why a string is not an acceptable `url`/`image`, or undefined when it is. The raw text is
  * checked, not what `new URL()` makes of it: the parser would quietly turn `0x7f000001` into
- * 127.0.0.1 and an international name into punycode, and both must be refused as written.
+ * 127.0.0.1 and an international name into punycode, and both must be rejected as written.
  */
 export function urlProblem(value: string): string | undefined {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
@@ -278,7 +278,7 @@ export interface FieldError {
   details?: Record<string, unknown>;
 }
 
-/** The value a check made, or the one refusal it found: how every check of a request reports. */
+/** The value a check made, or the one error it found: how every check of a request reports. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: FieldError };
 
 export type SendValidation = Checked<Notification>;
@@ -331,7 +331,7 @@ export interface IssuePlace {
 }
 
 /**
- * A zod issue as the interface's refusal: the one place an issue becomes a code, a field and a
+ * A zod issue as the interface's error: the one place an issue becomes a code, a field and a
  * message, for the send's fields, a scene's parameters and the management routes' bodies alike.
  * A member that is absent is `missing_field`; a check that names its own code keeps it.
  */

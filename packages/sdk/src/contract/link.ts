@@ -40,7 +40,7 @@ export interface LinkApprovalError {
   code: string;
   field?: string | undefined;
   details?: { limit?: unknown } | undefined;
-  /** The answer's `Retry-After`, in seconds. */
+  /** The response's `Retry-After`, in seconds. */
   retryAfter?: number | undefined;
 }
 

@@ -4,9 +4,9 @@
  * counter, and the words `notify`, the SDK and the web app show a person.
  */
 export const PUSH_FAILURE_REASONS = [
-  /** The push service answered 404 or 410: the subscription or token is gone. */
+  /** The push service responded with 404 or 410: the subscription or token is gone. */
   'gone',
-  /** The push service refused the push with another 4xx. */
+  /** The push service rejected the push with another 4xx. */
   'refused',
   /** The server refused to connect to the push address (a private or reserved network address). */
   'address_refused',
@@ -14,7 +14,7 @@ export const PUSH_FAILURE_REASONS = [
   'not_allowed',
   /** The push service's certificate is not trusted, or its TLS handshake failed. */
   'tls',
-  /** Every attempt failed to get an answer the push service meant (no answer, 429, 5xx). */
+  /** Every attempt failed to get a response the push service meant (no response, 429, 5xx). */
   'attempts_exhausted',
   /** The notification's `ttl` ran out before the push was sent. */
   'expired',
@@ -26,7 +26,7 @@ export type PushFailureReason = (typeof PUSH_FAILURE_REASONS)[number];
  * absent while the device is active.
  */
 export const INACTIVE_REASONS = [
-  /** Its push service answered 404 or 410: the browser dropped the subscription. */
+  /** Its push service responded with 404 or 410: the browser dropped the subscription. */
   'subscription_gone',
   /** APNs said its token is no longer valid. */
   'unregistered',
@@ -50,7 +50,7 @@ const FAILURE_WORDS: Record<PushFailureReason, InWords> = {
   },
   refused: {
     what: 'its push service refused the notification',
-    advice: "the server's operator can read the push service's answer in the server's log",
+    advice: "the server's operator can read the push service's response in the server's log",
   },
   address_refused: {
     what: 'its push address is on a private or reserved network, which the server will not connect to',

@@ -52,7 +52,7 @@ export const DESTINATION_STATES = [
 export type DestinationState = (typeof DESTINATION_STATES)[number];
 
 /**
- * The destination states in which a push has ended without reaching its device: refused or given
+ * The destination states in which a push has ended without reaching its device: rejected or given
  * up (`failed_permanent`), out of time (`expired`), replaced by a newer send of its tag
  * (`superseded`), or not made (`skipped`). `pending` and `sending` may still reach it; `accepted`
  * did.

@@ -13,7 +13,7 @@ const choice = <const T extends readonly [string, ...string[]]>(values: T, fallb
 
 /**
  * The V1 catalog. Each version's parameters are a strict zod object: unknown parameters are
- * refused, every parameter is optional and its default is part of the schema (and so of the
+ * rejected, every parameter is optional and its default is part of the schema (and so of the
  * JSON Schema the catalog endpoint publishes).
  */
 export const SCENES = {
@@ -79,7 +79,7 @@ export interface CatalogScene {
 }
 
 /**
- * The catalog as `GET /v1/scenes` answers it, with each version's parameters as JSON Schema.
+ * The catalog as `GET /v1/scenes` returns it, with each version's parameters as JSON Schema.
  * A function, not a constant, so that the SDK's bundle does not carry the JSON Schema generator.
  */
 export function sceneCatalog(): { scenes: CatalogScene[] } {

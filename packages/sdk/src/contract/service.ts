@@ -4,7 +4,7 @@ import type { Platform } from './records.js';
  * What the service does besides checking fields, written once for the reference server and for
  * the testing kit (`@foxbell/sdk/testing`), which plays the service in an app's tests: which
  * devices a target reaches, the devices of a trial account, when the monthly quota
- * renews, and the words of the refusals both give.
+ * renews, and the words of the errors both give.
  */
 
 /** Epoch milliseconds at which the UTC month holding `ms` ends: when the monthly quota renews. */
@@ -15,7 +15,7 @@ export function nextUtcMonthStart(ms: number): number {
 
 /**
  * Target keywords that pick devices by platform; `ios`, `watchos` and `visionos` are names, not
- * keywords. A Map: a target is a user's string, and an object would answer `toString` from its
+ * keywords. A Map: a target is a user's string, and an object would have `toString` from its
  * prototype.
  */
 export const PLATFORM_TARGETS: ReadonlyMap<string, Platform> = new Map([
@@ -58,7 +58,7 @@ export const DEV_DEVICES = [
   { name: 'Vision Pro', platform: 'visionos' },
 ] as const satisfies readonly { name: string; platform: Platform }[];
 
-/** The refusals both the server and the testing kit give, in one wording. */
+/** The errors both the server and the testing kit give, in one wording. */
 export const MESSAGES = {
   jsonOnly: 'this endpoint takes application/json only',
   notJson: 'the body is not valid JSON',

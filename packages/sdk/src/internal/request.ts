@@ -66,7 +66,7 @@ export interface HttpResponse {
   text: string;
 }
 
-/** How an attempt that got no answer ended. */
+/** How an attempt that got no response ended. */
 type Failure = {
   failure: 'network' | 'timeout' | 'aborted';
   message: string;
@@ -162,7 +162,7 @@ async function attemptAll(
         ms,
       });
     } else {
-      log?.('info', `${what}: no answer (${result.failure}) after ${ms} ms`, {
+      log?.('info', `${what}: no response (${result.failure}) after ${ms} ms`, {
         failure: result.failure,
         attempt: retriesDone + 1,
         ms,
@@ -208,7 +208,7 @@ async function attemptAll(
       attempt: retriesDone + 1,
       waitMs: decision.waitMs,
       reason: decision.reason,
-      // An answered attempt's record is its status, code and request id; a failure has none of them.
+      // An attempt with a response's record is its status, code and request id; a failure has none of them.
       ...(failed.record.failure ? {} : failed.record),
     };
     transport.onRetry?.(retry);
@@ -237,15 +237,15 @@ function failedAttempt(
   endWith: (attempts: readonly Attempt[]) => FoxbellError;
 } {
   if ('status' in result) {
-    const answer = apiErrorInit(result.status, Object.fromEntries(result.headers), result.text);
+    const init = apiErrorInit(result.status, Object.fromEntries(result.headers), result.text);
     return {
       record: {
-        status: answer.status,
-        code: answer.code,
-        ...(answer.requestId === undefined ? {} : { requestId: answer.requestId }),
+        status: init.status,
+        code: init.code,
+        ...(init.requestId === undefined ? {} : { requestId: init.requestId }),
       },
-      retryAfter: answer.retryAfter,
-      endWith: (attempts) => apiErrorFrom({ ...answer, attempts }),
+      retryAfter: init.retryAfter,
+      endWith: (attempts) => apiErrorFrom({ ...init, attempts }),
     };
   }
   const { failure, message, cause, reason } = result;
@@ -292,7 +292,7 @@ async function attempt(transport: Transport, request: HttpRequest): Promise<Http
     const cause = isNetworkError(thrown) ? thrown.cause : thrown;
     if (request.signal?.aborted) return { failure: 'aborted', message: '', cause };
     if (timeout.signal.aborted) {
-      return { failure: 'timeout', message: `No complete answer within ${transport.timeoutMs} ms`, cause };
+      return { failure: 'timeout', message: `No complete response within ${transport.timeoutMs} ms`, cause };
     }
     return { failure: 'network', ...connectionFailure(transport.baseUrl, cause), cause };
   } finally {

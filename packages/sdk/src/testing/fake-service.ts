@@ -26,9 +26,9 @@ export interface FakeDevice {
   platform: Platform;
 }
 
-/** What the fake service answers next instead of serving the request (see `answers`). */
-export type ScriptedAnswer =
-  | { kind: 'answer'; status: number; body?: string; headers?: Record<string, string> }
+/** What the fake service responds next instead of serving the request (see `responses`). */
+export type ScriptedResponse =
+  | { kind: 'response'; status: number; body?: string; headers?: Record<string, string> }
   | { kind: 'drop'; code: string };
 
 /** A send the fake service accepted: the fields as it read them, and the request as it came. */
@@ -41,7 +41,7 @@ export interface RecordedSend {
   idempotencyKey: string | undefined;
 }
 
-/** Every request that reached the fake service, retries and refusals included. */
+/** Every request that reached the fake service, retries and errors included. */
 export interface RecordedRequest {
   method: string;
   url: string;
@@ -49,8 +49,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The body's text; empty for a GET. */
   body: string;
-  /** What the fake answered: a status, or `dropped` for a connection it dropped. */
-  answer: number | 'dropped';
+  /** What the fake responded with: a status, or `dropped` for a connection it dropped. */
+  status: number | 'dropped';
 }
 
 export interface FakeFoxbellOptions {
@@ -65,55 +65,59 @@ export interface FakeFoxbellOptions {
 const MONTHLY_SENDS = SERVICE_LIMITS.sendsPerAccountPerMonth;
 
 /**
- * Ready-made answers for `failNext`, each as a real service (or the gateway in front of it)
+ * Ready-made responses for `failNext`, each as a real service (or the gateway in front of it)
  * would give it.
  */
-export const answers = {
+export const responses = {
   /** `429 rate_limited` with `Retry-After` (seconds). */
-  rateLimited: (retryAfter = 1): ScriptedAnswer =>
-    errorAnswer('rate_limited', MESSAGES.rateLimited('token'), { 'retry-after': String(retryAfter) }),
+  rateLimited: (retryAfter = 1): ScriptedResponse =>
+    errorResponse('rate_limited', MESSAGES.rateLimited('token'), { 'retry-after': String(retryAfter) }),
   /** `429 quota_exceeded`: never retried. */
-  quotaExceeded: (): ScriptedAnswer => errorAnswer('quota_exceeded', MESSAGES.quotaExceeded),
+  quotaExceeded: (): ScriptedResponse => errorResponse('quota_exceeded', MESSAGES.quotaExceeded),
   /** `503 service_unavailable`, with `Retry-After` when given. */
-  unavailable: (retryAfter?: number): ScriptedAnswer =>
-    errorAnswer(
+  unavailable: (retryAfter?: number): ScriptedResponse =>
+    errorResponse(
       'service_unavailable',
       MESSAGES.paused,
       retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
     ),
   /** `401 token_revoked`. */
-  tokenRevoked: (): ScriptedAnswer => errorAnswer('token_revoked', 'this token was revoked'),
+  tokenRevoked: (): ScriptedResponse => errorResponse('token_revoked', 'this token was revoked'),
   /**
    * A gateway's `429`, with no error code and no `Retry-After`: `{ "message": … }` as the interface
    * describes it, or `{ body: 'none' }` for a gateway that sends no body at all.
    */
-  gatewayRateLimit: ({ body = 'message' }: { body?: 'message' | 'none' } = {}): ScriptedAnswer =>
+  gatewayRateLimit: ({ body = 'message' }: { body?: 'message' | 'none' } = {}): ScriptedResponse =>
     body === 'none'
-      ? { kind: 'answer', status: 429, body: '', headers: {} }
+      ? { kind: 'response', status: 429, body: '', headers: {} }
       : {
-          kind: 'answer',
+          kind: 'response',
           status: 429,
           body: JSON.stringify({ message: 'Too Many Requests' }),
           headers: { 'content-type': 'application/json' },
         },
   /** A proxy's `502` with a page of its own. */
-  badGateway: (): ScriptedAnswer => ({
-    kind: 'answer',
+  badGateway: (): ScriptedResponse => ({
+    kind: 'response',
     status: 502,
     body: '<html><body>502 Bad Gateway</body></html>',
     headers: { 'content-type': 'text/html' },
   }),
   /** Any error the service has, with its code's status. */
-  error: (code: ErrorCode, message = code, headers: Record<string, string> = {}): ScriptedAnswer =>
-    errorAnswer(code, message, headers),
-  /** The connection drops before an answer (fetch rejects, as for a reset). */
-  dropConnection: (): ScriptedAnswer => ({ kind: 'drop', code: 'ECONNRESET' }),
+  error: (code: ErrorCode, message = code, headers: Record<string, string> = {}): ScriptedResponse =>
+    errorResponse(code, message, headers),
+  /** The connection drops before a response (fetch rejects, as for a reset). */
+  dropConnection: (): ScriptedResponse => ({ kind: 'drop', code: 'ECONNRESET' }),
 };
 
-/** An error answer: its status is the code's, from the interface's table. */
-function errorAnswer(code: ErrorCode, message: string, headers: Record<string, string> = {}): ScriptedAnswer {
+/** An error response: its status is the code's, from the interface's table. */
+function errorResponse(
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): ScriptedResponse {
   return {
-    kind: 'answer',
+    kind: 'response',
     status: statusOf(code),
     body: JSON.stringify({ error: { code, message } }),
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
@@ -135,13 +139,13 @@ interface Stored {
   handled: { action: 'opened' | 'cleared'; platform: Platform; at: string }[];
 }
 
-/** The push status a failure of each reason comes with, where a push service answered one. */
+/** The push status a failure of each reason comes with, where a push service returned one. */
 const FAILURE_STATUS: Partial<Record<PushFailureReason, number>> = { gone: 410, refused: 400 };
 
 /**
  * A Foxbell service in memory, for the tests of an app that sends notifications: give its
  * `fetch` to a real `Foxbell` client. It applies the service's contract (the same field checks,
- * the 16 KB rule, idempotency replay and conflicts), records what was sent, answers as it is
+ * the 16 KB rule, idempotency replay and conflicts), records what was sent, responds as it is
  * told (`failNext`), and moves notifications through their states on request. It starts no timer
  * and opens no socket, so fake timers (vitest's, jest's) drive the client's retries.
  */
@@ -154,7 +158,7 @@ export class FakeFoxbell {
   readonly requests: RecordedRequest[] = [];
   readonly devices: readonly FakeDevice[];
   readonly #now: () => number;
-  readonly #scripted: ScriptedAnswer[] = [];
+  readonly #scripted: ScriptedResponse[] = [];
   readonly #notifications = new Map<string, Stored>();
   readonly #keys = new Map<string, { fingerprint: string; id: string }>();
   #nextId = 1;
@@ -180,12 +184,12 @@ export class FakeFoxbell {
       url: request.url,
       headers,
       body,
-      answer: 0,
+      status: 0,
     };
     this.requests.push(recorded);
     const next = this.#scripted.shift();
     if (next?.kind === 'drop') {
-      recorded.answer = 'dropped';
+      recorded.status = 'dropped';
       throw new TypeError('fetch failed', {
         cause: Object.assign(new Error('socket hang up'), { code: next.code }),
       });
@@ -193,12 +197,12 @@ export class FakeFoxbell {
     const response = next
       ? this.#respond(next.status, next.body ?? '', next.headers ?? {})
       : this.#serve(recorded);
-    recorded.answer = response.status;
+    recorded.status = response.status;
     return response;
   };
 
-  /** Answers the next requests with these, in order, whatever they ask; then serves again. */
-  failNext(...scripted: ScriptedAnswer[]): this {
+  /** Responds to the next requests with these, in order, whatever they ask; then serves again. */
+  failNext(...scripted: ScriptedResponse[]): this {
     this.#scripted.push(...scripted);
     return this;
   }

@@ -3,11 +3,11 @@
  * notifications. Give its `fetch` to a real client; see docs/testing.md.
  */
 export {
-  answers,
   type FakeDevice,
   FakeFoxbell,
   type FakeFoxbellOptions,
   type RecordedRequest,
   type RecordedSend,
-  type ScriptedAnswer,
+  responses,
+  type ScriptedResponse,
 } from './fake-service.js';

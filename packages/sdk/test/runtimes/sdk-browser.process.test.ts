@@ -10,7 +10,7 @@ const SDK = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 
 /**
  * The SDK in a browser, bundled as a web app would bundle it. The service sends no CORS headers,
- * so the test page is served from the server's own origin (Chromium's request routing answers
+ * so the test page is served from the server's own origin (Chromium's request routing responds to
  * for that one path); `docs/sdk.md` says why a send token does not belong in a public page.
  */
 describe('the SDK in Chromium, against a real foxbell-server', () => {

@@ -301,7 +301,7 @@ const OWN_SETTINGS = {
     min: 0,
     max: 60,
     default: 0,
-    help: 'on SIGTERM, answer /readyz 503 and go on serving this long before stopping, so a load balancer sends requests elsewhere first (behind one: more than its health-check interval)',
+    help: 'on SIGTERM, respond to /readyz with 503 and go on serving this long before stopping, so a load balancer sends requests elsewhere first (behind one: more than its health-check interval)',
   },
   queueWake: {
     flag: 'queue-wake',

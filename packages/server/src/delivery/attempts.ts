@@ -18,7 +18,7 @@ export function retryDelayMs(attempt: number): number {
 }
 
 /**
- * How one attempt ends, from what its transport made of the answer: accepted, failed for good, or
+ * How one attempt ends, from what its transport made of the response: accepted, failed for good, or
  * another attempt after the wait, unless that was the last attempt (the cap is decided here and
  * nowhere else). A retry due after the deadline stays pending until the deadline expires it.
  */
@@ -29,7 +29,7 @@ export function endOfAttempt(destination: ClaimedDestination, outcome: PushOutco
     return {
       kind: 'failed_permanent',
       pushStatus: status,
-      // Every transport names why; a refusal that names none is the push service's.
+      // Every transport names why; an error that names none is the push service's.
       reason: outcome.failure ?? 'refused',
       deactivateDevice: outcome.deactivateDevice,
     };

@@ -38,7 +38,7 @@ export interface PushProvider {
  */
 export interface Registration {
   readonly field: string;
-  /** The member's rule: what it refuses is named by `field` and the member's own path. */
+  /** The member's rule: what it rejects is named by `field` and the member's own path. */
   readonly schema: z.ZodType;
   /**
    * The address a valid member names. `appUrl` is where the registering web app was served

@@ -114,7 +114,7 @@ export async function makeProviders<Registry extends ProviderRegistry>(
   return (await loadProviders(registry))(configs, context);
 }
 
-/** What providers that are only described are made with: asked for a key or the time, it refuses. */
+/** What providers that are only described are made with: asked for a key or the time, it rejects. */
 const DESCRIBED_ONLY: MakingContext = {
   clock: {
     now: () => {

@@ -10,7 +10,7 @@ export interface PushDestination {
   platform: Platform;
   /** Where it goes, in its provider's terms: the transport of `address.provider` reads it. */
   address: PushAddress;
-  /** When the device registered this address: an older "gone" answer does not deactivate it. */
+  /** When the device registered this address: an older "gone" response does not deactivate it. */
   addressSince: number;
   /** Fixed when the destination was made; the same on every attempt (APNs' `apns-id`). */
   pushId: string;
@@ -23,20 +23,20 @@ export interface PushDestination {
 
 /**
  * What one push came to, in the terms of the delivery rules every transport shares: the
- * transport reads its push service's answer once, and the worker applies the attempt cap and
+ * transport reads its push service's response once, and the worker applies the attempt cap and
  * the deadline to it (attempts.ts).
  */
 export interface PushOutcome {
-  /** Accepted; worth another attempt (a 429, a 5xx, no answer); or refused for good. */
+  /** Accepted; worth another attempt (a 429, a 5xx, no response); or rejected for good. */
   readonly verdict: 'accepted' | 'retry' | 'failed_permanent';
-  /** The push service's HTTP status, the destination's `push_status`; null when none answered. */
+  /** The push service's HTTP status, the destination's `push_status`; null when none responded. */
   readonly status: number | null;
   /** With `failed_permanent`: why the push will not arrive, the destination's `reason`. */
   readonly failure?: PushFailureReason | undefined;
   /** The push service's own reason (APNs' `BadDeviceToken`), for the log, when it gave one. */
   readonly reason?: string | undefined;
   /**
-   * For the log: why no answer came, or what the address guard found (never a secret, never a
+   * For the log: why no response came, or what the address guard found (never a secret, never a
    * Web Push endpoint's path).
    */
   readonly error?: string | undefined;
@@ -47,23 +47,23 @@ export interface PushOutcome {
   /** The device's push token or subscription is gone: it leaves lists and `auto`, for this reason. */
   readonly deactivateDevice: AddressGone | null;
   /**
-   * The credential itself was refused: pushes wait a while, so the destinations still queued are
-   * not spent one by one on the same refusal.
+   * The credential itself was rejected: pushes wait a while, so the destinations still queued are
+   * not spent one by one on the same error.
    */
   readonly pauseCredential: boolean;
 }
 
 /**
  * A way to devices: APNs (delivery/apns/) today, a sibling for each other push service. `push`
- * never rejects: a push that got no answer is an outcome too.
+ * never rejects: a push that got no response is an outcome too.
  */
 export interface PushTransport {
   push(destination: PushDestination): Promise<PushOutcome>;
   close(): Promise<void>;
 }
 
-/** A push that got no answer (connection refused, reset, timed out): another attempt later. */
-export const NO_ANSWER: PushOutcome = {
+/** A push that got no response (connection refused, reset, timed out): another attempt later. */
+export const NO_RESPONSE: PushOutcome = {
   verdict: 'retry',
   status: null,
   deactivateDevice: null,
@@ -112,7 +112,7 @@ const CERTIFICATE_ERRORS = new Set([
 export function tlsFailureOf(error: unknown): string | undefined {
   for (let at = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth += 1) {
     const { code } = at as NodeJS.ErrnoException;
-    // A handshake that took too long is no answer, worth another attempt like any other.
+    // A handshake that took too long is no response, worth another attempt like any other.
     if (typeof code !== 'string' || code === 'ERR_TLS_HANDSHAKE_TIMEOUT') continue;
     if (CERTIFICATE_ERRORS.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_')) {
       return code;

@@ -14,7 +14,7 @@ import { routeNotification } from '../model/routing.js';
 import { isStorageUnavailable } from '../store/storage-errors.js';
 import type { Store } from '../store/store.js';
 import { DEFAULT_LEASE_MS, endOfAttempt, MAX_ATTEMPTS } from './attempts.js';
-import { NO_ANSWER, type PushOutcome, type PushTransport } from './transport.js';
+import { NO_RESPONSE, type PushOutcome, type PushTransport } from './transport.js';
 
 export interface DeliveryLog {
   error(message: string, details?: Record<string, unknown>): void;
@@ -42,16 +42,16 @@ export interface DeliveryWorkerOptions {
   leaseMs?: number;
   /** How often to look for due work when nothing wakes the worker sooner. */
   pollMs?: number;
-  /** How long a provider's pushes stop after its push service refuses the credential itself. */
+  /** How long a provider's pushes stop after its push service rejects the credential itself. */
   credentialPauseMs?: number;
   newPushId?: () => string;
   log?: DeliveryLog;
-  /** Told of each push's answer, when the process serves metrics. */
+  /** Told of each push's response, when the process serves metrics. */
   metrics?: PushMetrics;
 }
 
 export interface PushMetrics {
-  /** A push's answer (its HTTP status, or undefined when none came) after `seconds`. */
+  /** A push's response (its HTTP status, or undefined when none came) after `seconds`. */
   pushed(provider: string, status: number | undefined, seconds: number): void;
   /** A destination that will not arrive (failed for good, or expired), and why. */
   failed(provider: string, reason: PushFailureReason): void;
@@ -79,18 +79,18 @@ export class DeliveryWorker {
     log: DeliveryLog | undefined;
     metrics: PushMetrics | undefined;
   };
-  /** Pushes sent and not yet answered. */
+  /** Pushes sent whose response has not come yet. */
   #inFlight = 0;
-  /** Resolved when the last push in flight is answered. */
+  /** Resolved when the last push in flight has its response. */
   #whenNoneInFlight: (() => void)[] = [];
-  /** The answers read in one turn of the loop, recorded in one transaction, one at a time. */
+  /** The responses read in one turn of the loop, recorded in one transaction, one at a time. */
   readonly #recorder: TurnBatcher<Ending, undefined>;
   #running = false;
   /** False from a failure to reach the database until a step goes through again. */
   #storeReachable = true;
   #loop: Promise<void> | undefined;
   #wake: ((reason: 'queued' | 'finished' | 'stop') => void) | undefined;
-  /** When each paused provider's pushes may go on (its push service refused our credential). */
+  /** When each paused provider's pushes may go on (its push service rejected our credential). */
   readonly #pausedUntil = new Map<string, number>();
   /** Destinations being pushed, for renewing their leases, and releasing them if a stop runs out of time. */
   readonly #claimed = new Set<ClaimedDestination>();
@@ -142,10 +142,10 @@ export class DeliveryWorker {
   }
 
   /** A delivery step went through: if the database was out of reach, say it is back, once. */
-  #storeAnswered(): void {
+  #storeReachableAgain(): void {
     if (this.#storeReachable) return;
     this.#storeReachable = true;
-    this.#options.log?.info?.('the database answers again: delivery goes on');
+    this.#options.log?.info?.('the database responds again: delivery goes on');
   }
 
   /** Starts the background loop. */
@@ -208,7 +208,7 @@ export class DeliveryWorker {
       );
       this.#claimed.clear();
       await this.#options.store.finishAttempts(released, now);
-      // Answers read before the release are still being recorded: nothing is written after stop.
+      // Responses read before the release are still being recorded: nothing is written after stop.
       await this.#recorder.idle();
     }
   }
@@ -222,7 +222,7 @@ export class DeliveryWorker {
       let progress = 0;
       try {
         progress = await this.#step();
-        this.#storeAnswered();
+        this.#storeReachableAgain();
       } catch (error) {
         this.#storeFailed('a delivery step', error);
       }
@@ -335,16 +335,16 @@ export class DeliveryWorker {
     }
     const sent = performance.now();
     transport.push(destination).then(
-      (outcome) => this.#answered(destination, outcome, sent),
+      (outcome) => this.#recordOutcome(destination, outcome, sent),
       (error: unknown) => {
-        // A transport's push does not reject; one that did is a push without an answer.
+        // A transport's push does not reject; one that did is a push without a response.
         this.#options.log?.error('a push failed', { error: String(error) });
-        this.#answered(destination, NO_ANSWER, sent);
+        this.#recordOutcome(destination, NO_RESPONSE, sent);
       },
     );
   }
 
-  /** The providers whose push service refused our credential lately: their pushes wait. */
+  /** The providers whose push service rejected our credential lately: their pushes wait. */
   get pausedProviders(): string[] {
     const now = this.#options.clock.now();
     return [...this.#pausedUntil].filter(([, until]) => now < until).map(([provider]) => provider);
@@ -372,7 +372,7 @@ export class DeliveryWorker {
     });
   }
 
-  #answered(destination: ClaimedDestination, outcome: PushOutcome, sent: number): void {
+  #recordOutcome(destination: ClaimedDestination, outcome: PushOutcome, sent: number): void {
     this.#options.metrics?.pushed(
       destination.address.provider,
       outcome.status ?? undefined,
@@ -388,7 +388,7 @@ export class DeliveryWorker {
     }
   }
 
-  /** What the answer means for the destination, kept to be written with the others of this turn. */
+  /** What the response means for the destination, kept to be written with the others of this turn. */
   #record(destination: ClaimedDestination, outcome: PushOutcome): void {
     const now = this.#options.clock.now();
     if (outcome.pauseCredential) {

@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { pathIdOf } from '../http/path-ids.js';
 import { type DeviceViewing, deviceView } from '../http/views.js';
 import { isoTime } from '../kernel/clock.js';
+import { HttpError } from '../kernel/http-error.js';
 import { isLocalRequest } from '../kernel/local-only.js';
-import { Refusal } from '../kernel/refusal.js';
 import type { Device } from '../model/devices.js';
 import { type PushFeed, simulatorView } from '../simulator/device-page.js';
 import type { ReceivedPush } from '../simulator/simulator.js';
@@ -65,7 +65,7 @@ export function devPageRoutes(
       done(
         isLocalRequest(request)
           ? undefined
-          : new Refusal('forbidden', 'the device page answers this machine only'),
+          : new HttpError('forbidden', 'the device page answers this machine only'),
       );
     });
     devPage(scope, store, deps, freshnessNow);
@@ -102,7 +102,7 @@ function devPage(
 
   const page = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(files.html);
-  // No credential: the plugin's guard above answers this machine only.
+  // No credential: the plugin's guard above serves this machine only.
   const local = { config: { credentials: 'none' } } as const;
   app.get('/', local, page);
   app.get('/devices', local, page);
@@ -122,7 +122,7 @@ function devPage(
 
   const sessionOf = async () => {
     const session = await deps.session();
-    if (!session) throw new Refusal('not_found', 'the dev account is not seeded yet');
+    if (!session) throw new HttpError('not_found', 'the dev account is not seeded yet');
     return session;
   };
   const devicesOf = async () => {
@@ -167,7 +167,7 @@ function devPage(
       const session = await sessionOf();
       const stored = await store.getNotification(request.params.id);
       if (!stored || stored.accountId !== session.accountId) {
-        throw new Refusal('not_found', 'no such notification in the dev account');
+        throw new HttpError('not_found', 'no such notification in the dev account');
       }
       return {
         id: stored.id,

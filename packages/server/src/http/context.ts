@@ -17,7 +17,7 @@ export interface AppContext {
   clock: Clock;
   ids: IdSource;
   limits: ServiceLimits;
-  /** The operator's admin key; undefined when none is configured (admin routes then refuse every caller). */
+  /** The operator's admin key; undefined when none is configured (admin routes then reject every caller). */
   adminKey: string | undefined;
   /** Called after a send is stored and queued: delivery in this process can start at once. */
   onQueued: () => void;
@@ -61,7 +61,7 @@ declare module 'fastify' {
     wireStart: number;
     /** The account's accepted sends this month, once a send route knows it (for X-RateLimit-*). */
     monthlyCount: number | undefined;
-    /** The error code the request was refused with, once it was (for metrics). */
+    /** The error code the request was rejected with, once it was (for metrics). */
     errorCode: string | undefined;
     /** Takes back the write this request was counted for (`config.accountWrite`), when it was. */
     giveBackWrite: (() => void) | undefined;
@@ -87,7 +87,7 @@ declare module 'fastify' {
 
 export type { Credential };
 
-/** What a room's routes are registered with: each room's routes are a Fastify plugin. */
+/** What a module's routes are registered with: each module's routes are a Fastify plugin. */
 export interface RoutesOptions {
   ctx: AppContext;
 }

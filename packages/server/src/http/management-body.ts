@@ -1,7 +1,7 @@
 import { issueError, textChecks } from '@foxbell/sdk/server-contract';
 import type { FastifyRequest } from 'fastify';
 import * as z from 'zod';
-import { Refusal, valueOrThrow } from '../kernel/refusal.js';
+import { HttpError, valueOrThrow } from '../kernel/http-error.js';
 import { parseJsonObject } from '../send/json-body.js';
 import type { RawBody } from './context.js';
 
@@ -23,14 +23,14 @@ export function readBody<T extends z.ZodType>(request: FastifyRequest, schema: T
   let value: Record<string, unknown> = {};
   if (body !== undefined) {
     if (body.type !== 'json')
-      throw new Refusal('unsupported_media_type', 'this route takes application/json');
+      throw new HttpError('unsupported_media_type', 'this route takes application/json');
     value = valueOrThrow(parseJsonObject(body.bytes));
   }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const [issue] = result.error.issues;
-  if (!issue) throw new Refusal('invalid_request', 'the body is not valid');
-  throw Refusal.fromField(
+  if (!issue) throw new HttpError('invalid_request', 'the body is not valid');
+  throw HttpError.fromField(
     issueError(issue, {
       input: value,
       under: '',

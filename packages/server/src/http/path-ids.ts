@@ -1,7 +1,7 @@
 import { MESSAGES } from '@foxbell/sdk/server-contract';
 import type { onRequestHookHandler } from 'fastify';
+import { HttpError } from '../kernel/http-error.js';
 import { type IdPrefix, isIdShaped } from '../kernel/ids.js';
-import { Refusal } from '../kernel/refusal.js';
 
 /** The ids routes take in their path, and what each names. */
 export type PathIdPrefix = Extract<IdPrefix, 'ntf' | 'dev' | 'tok' | 'lnk'>;
@@ -12,13 +12,13 @@ const NAMES: Record<PathIdPrefix, string> = {
   lnk: 'link request',
 };
 
-/** The one answer for an id that names nothing the caller may see: `404 not_found`, field `id`. */
-export function noSuch(prefix: PathIdPrefix): Refusal {
-  return new Refusal('not_found', MESSAGES.noSuch(NAMES[prefix]), { field: 'id' });
+/** The one response for an id that names nothing the caller may see: `404 not_found`, field `id`. */
+export function noSuch(prefix: PathIdPrefix): HttpError {
+  return new HttpError('not_found', MESSAGES.noSuch(NAMES[prefix]), { field: 'id' });
 }
 
 /**
- * The route hook of a route that names a resource by `:id`: an id of another shape is answered as
+ * The route hook of a route that names a resource by `:id`: an id of another shape gets the same response as
  * one that exists nowhere, here, before any store sees it. A route's own hooks run after the
  * app's, so a request without a credential is `401` whatever its path holds; and the routes
  * without an id (a send) pay nothing for it.

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import type { PushProvider } from '../delivery/provider.js';
-import { Refusal } from '../kernel/refusal.js';
+import { HttpError } from '../kernel/http-error.js';
 import type { PushAddress } from '../model/devices.js';
 
 /**
@@ -29,14 +29,14 @@ export function addressFromBody(
   const given = providers.filter((provider) => body[provider.registration.field] !== undefined);
   const [first, second] = given;
   if (second !== undefined) {
-    throw Refusal.fromField({
+    throw HttpError.fromField({
       code: 'invalid_field',
       field: second.registration.field,
       message: `only one of ${fields.join(' and ')} may be given: a device is reached one way`,
     });
   }
   if (first === undefined) {
-    throw Refusal.fromField({
+    throw HttpError.fromField({
       code: 'missing_field',
       ...(fields[0] === undefined ? {} : { field: fields[0] }),
       message: `${fields.join(' or ')} is required: where the device's pushes go`,

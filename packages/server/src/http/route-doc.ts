@@ -17,7 +17,7 @@ export interface RouteDoc {
   body?: { schema: z.ZodType; required?: boolean; contentTypes?: Record<string, JsonSchema> };
   parameters?: JsonSchema[];
   responses: Record<number, RouteResponse>;
-  /** The error codes this route answers, beyond 401s and 500 (every credentialed route has those). */
+  /** The error codes this route responds, beyond 401s and 500 (every credentialed route has those). */
   errors?: ErrorCode[];
 }
 
@@ -47,7 +47,7 @@ export const BODY_ERRORS: ErrorCode[] = [
   'conflicting_field',
 ];
 
-/** What every write of an account's own things may answer, beyond its own codes. */
+/** What every write of an account's own things may respond, beyond its own codes. */
 export const MANAGEMENT_WRITE: ErrorCode[] = [
   ...BODY_ERRORS,
   'forbidden',

@@ -155,7 +155,10 @@ export const statusRecordSchema = z
         }),
         platform: z.enum(PLATFORMS),
         state: z.enum(DESTINATION_STATES),
-        push_status: z.int().optional().meta({ description: "The push service's answer, once it answered." }),
+        push_status: z
+          .int()
+          .optional()
+          .meta({ description: "The push service's response status, once it responded." }),
         reason: z.enum(PUSH_FAILURE_REASONS).optional().meta({
           description:
             'Why it will not arrive, once state is failed_permanent or expired. More reasons may come: show an unknown one as "could not be reached".',

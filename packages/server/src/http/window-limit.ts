@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { type Clock, retryAfterSeconds } from '../kernel/clock.js';
-import { Refusal } from '../kernel/refusal.js';
+import { HttpError } from '../kernel/http-error.js';
 
 /**
  * Keys (client addresses, credentials) a limit keeps at most. Past it the key used least recently
@@ -9,12 +9,12 @@ import { Refusal } from '../kernel/refusal.js';
  */
 export const KEYS_KEPT = 100_000;
 
-/** What a limit counts, named in its refusal's `details.scope`. */
+/** What a limit counts, named in its error's `details.scope`. */
 export type LimitScope = 'account_changes' | 'account_events' | 'failed_credentials' | 'link_requests';
 /** The scopes counted per credential, by the route that writes (`config.accountWrite`). */
 export type AccountWriteScope = Exclude<LimitScope, 'failed_credentials' | 'link_requests'>;
 
-const REFUSAL: Record<LimitScope, string> = {
+const LIMIT_MESSAGE: Record<LimitScope, string> = {
   account_changes: 'too many changes with this key in the last minute',
   account_events: 'too many opened or cleared reports with this key in the last minute',
   failed_credentials: 'too many unknown credentials from this address in the last minute',
@@ -61,7 +61,7 @@ export class WindowLimit {
     const window = this.#windows.get(key);
     if (!window || now - window.start >= this.#windowMs || window.count < this.perWindow) return;
     const retryAfter = retryAfterSeconds(window.start + this.#windowMs - now);
-    throw new Refusal('rate_limited', `${REFUSAL[this.scope]}; retry after Retry-After`, {
+    throw new HttpError('rate_limited', `${LIMIT_MESSAGE[this.scope]}; retry after Retry-After`, {
       headers: { 'retry-after': String(retryAfter) },
       details: { scope: this.scope, limit: this.perWindow },
     });

@@ -27,7 +27,7 @@ export interface ServiceLimits extends RateLimits {
   managementWritesPerMinute: number;
   /** Reports of a notification opened or cleared, per account per minute. */
   eventsPerMinute: number;
-  /** Unknown credentials per client address per minute, before its requests are refused for a while. */
+  /** Unknown credentials per client address per minute, before its requests are rejected for a while. */
   failedCredentialsPerMinute: number;
   /** How long a link code can be approved (`--link-code-seconds`). */
   linkCodeMs: number;

@@ -11,7 +11,7 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 /**
  * Whether `Host` names this machine at the port the request came in on. A page of another web site
  * whose name was rebound to 127.0.0.1 (DNS rebinding) sends its own name here: the browser lets it
- * read the answers, as same-origin, only if the server answers that name.
+ * read the responses, as same-origin, only if the server responds that name.
  */
 export function isLocalHost(host: string | undefined, port: number | undefined): boolean {
   if (host === undefined || port === undefined) return false;

@@ -190,10 +190,10 @@ export function readSecret(
 }
 
 /**
- * What a program says of settings it refuses: each problem on a line of its own, then where every
+ * What a program says of settings it rejects: each problem on a line of its own, then where every
  * setting is described. Not the whole help: a page of it would bury the lines that matter.
  */
-export function refusedSettings(program: string, problems: readonly string[]): string {
+export function settingsErrors(program: string, problems: readonly string[]): string {
   return [...problems, `\`${program} --help\` lists every setting`]
     .map((line) => `${program}: ${line}\n`)
     .join('');

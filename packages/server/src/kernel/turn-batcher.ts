@@ -31,7 +31,7 @@ export class TurnBatcher<T, R> {
   #released = false;
   readonly #whenIdle: (() => void)[] = [];
 
-  /** `run` answers each item of a batch, in order, with its result or an Error to reject it with. */
+  /** `run` resolves each item of a batch, in order, with its result or an Error to reject it with. */
   constructor(
     run: (items: readonly T[]) => Promise<readonly (R | Error)[]>,
     options: TurnBatcherOptions = {},
@@ -95,7 +95,7 @@ export class TurnBatcher<T, R> {
     });
   }
 
-  /** Resolves once no batch waits or runs: everything added so far has its answer. */
+  /** Resolves once no batch waits or runs: everything added so far is settled. */
   idle(): Promise<void> {
     if (this.#waiting.length === 0 && this.#inFlight === 0 && !this.#scheduled) return Promise.resolve();
     return new Promise((resolve) => this.#whenIdle.push(resolve));

@@ -5,16 +5,16 @@ import * as z from 'zod';
 import type { PushProvider } from '../delivery/provider.js';
 import { clientNetwork } from '../http/client-network.js';
 import { type AppContext, accountOrDevice, freshness, type RoutesOptions } from '../http/context.js';
+import { devicesLimitReached } from '../http/errors.js';
 import { bearerOf, DEVICE_KEY_PATTERN } from '../http/hooks/auth.js';
 import { readBody, textField } from '../http/management-body.js';
 import { noSuch, pathIdOf } from '../http/path-ids.js';
 import { addressFromBody, registrationMembers } from '../http/push-address.js';
-import { devicesLimitReached } from '../http/refusals.js';
 import { BODY_ERRORS, MANAGEMENT_WRITE, pathId } from '../http/route-doc.js';
 import { idOf, timestamp } from '../http/schema-parts.js';
 import { deviceSchema, deviceView } from '../http/views.js';
 import { isoTime, retryAfterSeconds } from '../kernel/clock.js';
-import { Refusal } from '../kernel/refusal.js';
+import { HttpError } from '../kernel/http-error.js';
 import { hashSecret } from '../kernel/secrets.js';
 import type { LinkApproval, LinkRequest } from '../model/links.js';
 import { linkStateAt } from '../model/links.js';
@@ -66,11 +66,11 @@ function linkView(link: LinkRequest, now: number) {
 }
 
 /** An approval that did not approve, as the interface's error. */
-function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppContext): Refusal {
+function approvalError(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppContext): HttpError {
   const { limits } = ctx;
   switch (outcome.kind) {
     case 'locked':
-      return new Refusal(
+      return new HttpError(
         'link_locked',
         'too many wrong link codes: this account may approve again after Retry-After',
         {
@@ -78,18 +78,18 @@ function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppC
         },
       );
     case 'no_code':
-      return new Refusal('not_found', 'no link request has this code', { field: 'code' });
+      return new HttpError('not_found', 'no link request has this code', { field: 'code' });
     case 'superseded':
-      return new Refusal(
+      return new HttpError(
         'link_superseded',
         'another registration of this device id came with a merge: link again',
       );
     case 'not_pending':
-      return new Refusal('link_not_pending', 'this link request was approved or cancelled already');
+      return new HttpError('link_not_pending', 'this link request was approved or cancelled already');
     case 'expired':
-      return new Refusal('link_expired', 'this link code expired: the device makes a new request');
+      return new HttpError('link_expired', 'this link code expired: the device makes a new request');
     case 'approvals_limit':
-      return new Refusal(
+      return new HttpError(
         'limit_reached',
         `an account approves at most ${limits.linkApprovalsPerWindow} links in ${limits.linkWindowMs / 60_000} minutes`,
         {
@@ -104,7 +104,7 @@ function refusal(outcome: Exclude<LinkApproval, { kind: 'approved' }>, ctx: AppC
 
 /**
  * The device a switching request proves it is, by its key for the account it leaves: its
- * registration there, which the request may take over. Refused when the key is unknown, revoked or
+ * registration there, which the request may take over. Rejected when the key is unknown, revoked or
  * another device's, and, unless `leave` says otherwise, while the old account has send tokens or
  * other devices (the person would be left with an account still in use, unseen).
  */
@@ -114,7 +114,7 @@ async function switchingFrom(
 ): Promise<string | null> {
   if (body.source === undefined) return null;
   const rejected = (reason: 'unknown_key' | 'key_revoked' | 'other_device', message: string) =>
-    new Refusal('source_rejected', message, { field: 'source.device_key', details: { reason } });
+    new HttpError('source_rejected', message, { field: 'source.device_key', details: { reason } });
   const found = DEVICE_KEY_PATTERN.test(body.source.device_key)
     ? await ctx.store.findDeviceKey(hashSecret(body.source.device_key))
     : undefined;
@@ -128,7 +128,7 @@ async function switchingFrom(
   if (body.source_in_use === 'refuse') {
     const use = await ctx.store.accountUse(found.account.id, found.device.id, ctx.clock.now());
     if (use.tokens > 0 || use.otherDevices > 0) {
-      throw new Refusal(
+      throw new HttpError(
         'source_in_use',
         'the account this device leaves is still in use: give source_in_use "leave" to leave it anyway',
         { details: { token_count: use.tokens, other_devices: use.otherDevices } },
@@ -201,7 +201,7 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
         expiresAt,
       });
       if (created === 'device_exists') {
-        throw new Refusal(
+        throw new HttpError(
           'device_exists',
           'this device id or push address is registered already, or being linked',
           {
@@ -270,8 +270,8 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
     async (request, reply) => {
       await ownLink(request, ctx);
       const link = await ctx.store.cancelLinkRequest(request.params.id);
-      if (link?.state === 'superseded') throw refusal({ kind: 'superseded' }, ctx);
-      if (link?.state !== 'cancelled') throw refusal({ kind: 'not_pending' }, ctx);
+      if (link?.state === 'superseded') throw approvalError({ kind: 'superseded' }, ctx);
+      if (link?.state !== 'cancelled') throw approvalError({ kind: 'not_pending' }, ctx);
       return reply.code(204).send();
     },
   );
@@ -315,7 +315,7 @@ export async function linkRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
           devices: ctx.limits.devicesPerAccount,
         },
       });
-      if (outcome.kind !== 'approved') throw refusal(outcome, ctx);
+      if (outcome.kind !== 'approved') throw approvalError(outcome, ctx);
       return reply.code(201).send({ device: deviceView(outcome.device, freshness(ctx)) });
     },
   );

@@ -5,7 +5,7 @@ import { ACCOUNT_KEY_PATTERN } from '../http/hooks/auth.js';
 import { readBody } from '../http/management-body.js';
 import { MANAGEMENT_WRITE } from '../http/route-doc.js';
 import { idOf } from '../http/schema-parts.js';
-import { Refusal } from '../kernel/refusal.js';
+import { HttpError } from '../kernel/http-error.js';
 import { hashSecret } from '../kernel/secrets.js';
 import { accountEnded } from '../model/accounts.js';
 
@@ -49,7 +49,7 @@ export async function mergeRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
         ? await ctx.store.findCredential(hashSecret(body.account_key))
         : undefined;
       const notAnotherAccount = () =>
-        new Refusal('invalid_field', 'account_key is not the key of another account of this service', {
+        new HttpError('invalid_field', 'account_key is not the key of another account of this service', {
           field: 'account_key',
         });
       if (found?.kind !== 'account' || accountEnded(found.account) || found.account.id === canonical.id) {
@@ -64,12 +64,16 @@ export async function mergeRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
       // Merged elsewhere or deleted while this request waited: as if it had been so before.
       if (merged.kind === 'other_ended') throw notAnotherAccount();
       if (merged.kind === 'group_full') {
-        throw new Refusal('merge_group_full', `a group of merged accounts holds at most ${MERGE_GROUP_MAX}`, {
-          details: { max: MERGE_GROUP_MAX },
-        });
+        throw new HttpError(
+          'merge_group_full',
+          `a group of merged accounts holds at most ${MERGE_GROUP_MAX}`,
+          {
+            details: { max: MERGE_GROUP_MAX },
+          },
+        );
       }
       if (merged.kind === 'devices_limit') {
-        throw new Refusal(
+        throw new HttpError(
           'limit_reached',
           `the merged account would have more than ${ctx.limits.devicesPerAccount} active devices`,
           { details: { limit: 'devices', max: ctx.limits.devicesPerAccount } },

@@ -2,12 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import type { PushProvider } from '../delivery/provider.js';
 import { type Caller, freshness, type RoutesOptions } from '../http/context.js';
+import { deviceKeyRevoked, devicesLimitReached } from '../http/errors.js';
 import { readBody, textField } from '../http/management-body.js';
 import { addressFromBody, namesAddress, registrationMembers } from '../http/push-address.js';
-import { deviceKeyRevoked, devicesLimitReached } from '../http/refusals.js';
 import { MANAGEMENT_WRITE } from '../http/route-doc.js';
 import { deviceSchema, deviceView } from '../http/views.js';
-import { Refusal } from '../kernel/refusal.js';
+import { HttpError } from '../kernel/http-error.js';
 
 /** What a linked app may change of its own device: its name, `auto`, and where its pushes go. */
 export const ownDeviceChange = (providers: readonly PushProvider[]) =>
@@ -83,7 +83,7 @@ export async function ownDeviceRoutes(app: FastifyInstance, { ctx }: RoutesOptio
       if (updated === 'limit_reached') throw devicesLimitReached(ctx.limits.devicesPerAccount);
       if (updated === 'device_exists') {
         // Only a new address can be another device's.
-        throw new Refusal('device_exists', 'another active device has this push address', {
+        throw new HttpError('device_exists', 'another active device has this push address', {
           ...(moved ? { field: moved.field } : {}),
         });
       }

@@ -1,5 +1,5 @@
 import { SERVER_SETTINGS } from '../config/server-settings.js';
-import { readSettings, refusedSettings, type Setting, usageOf } from '../kernel/settings.js';
+import { readSettings, type Setting, settingsErrors, usageOf } from '../kernel/settings.js';
 import { NewerDatabaseError } from '../store/schema-version.js';
 import { BackupError, backupSqlite, restoreSqlite } from '../store/sqlite/backup.js';
 
@@ -48,7 +48,7 @@ export async function runBackup(
   io: BackupIo,
 ): Promise<number> {
   const usage = (problem: string) => {
-    io.stderr.write(refusedSettings(`foxbell-server ${command}`, [problem]));
+    io.stderr.write(settingsErrors(`foxbell-server ${command}`, [problem]));
     return 2;
   };
   const read = readSettings(BACKUP_SETTINGS, args, io.env);

@@ -11,7 +11,7 @@ import type { PushService } from './push-service.js';
 export interface Delivery {
   worker: DeliveryWorker;
   push: PushService;
-  /** Each provider's state for readiness: its credential refused, a simulator standing in, or ok. */
+  /** Each provider's state for readiness: its credential rejected, a simulator standing in, or ok. */
   pushStates(): Record<string, 'ok' | 'refused' | 'simulator'>;
   /** Stops claiming, lets pushes in flight finish (bounded), then closes the connection. */
   stop(): Promise<void>;

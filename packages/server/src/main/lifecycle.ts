@@ -2,7 +2,7 @@
  * What every process mode of `foxbell-server` does with its signals, written once: SIGTERM and
  * SIGINT stop it gracefully, once however often they come, and exit 1 if the stop outlives its
  * grace; SIGHUP reads again what the process can read again, and never stops it (SIGHUP's
- * default). Only this room (main/) touches signals and exit codes.
+ * default). Only this module (main/) touches signals and exit codes.
  */
 
 /** How long a graceful stop waits for requests in flight before it closes anyway. */

@@ -79,7 +79,7 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
     drainMs: config.drainMs,
     stop: async (signal) => {
       if (config.drainMs > 0) {
-        // /readyz answers 503 from now: a load balancer's next health check sends requests elsewhere.
+        // /readyz responds with 503 from now: a load balancer's next health check sends requests elsewhere.
         app.log.info(
           { signal, drain_seconds: config.drainMs / 1000 },
           'stopping: not ready; serving on meanwhile',

@@ -1,6 +1,6 @@
 import { readConfig, USAGE } from '../config/server-settings.js';
 import { systemClock } from '../kernel/clock.js';
-import { refusedSettings } from '../kernel/settings.js';
+import { settingsErrors } from '../kernel/settings.js';
 import { DataDirUnsafeError } from '../store/data-dir.js';
 import { DatabaseUnreachableError } from '../store/postgres/open.js';
 import { NewerDatabaseError } from '../store/schema-version.js';
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     return;
   }
   if (!read.ok) {
-    process.stderr.write(refusedSettings('foxbell-server', read.problems));
+    process.stderr.write(settingsErrors('foxbell-server', read.problems));
     process.exit(2);
   }
   const { config } = read;

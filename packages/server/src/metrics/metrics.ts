@@ -36,18 +36,18 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
     this.#sends = new Counter({
       name: 'foxbell_sends_total',
-      help: 'Sends answered, by endpoint (json: POST /v1/notifications; url: /v1/send/<token>) and outcome (accepted, replayed, or the error code)',
+      help: 'Responses of the send routes, by endpoint (json: POST /v1/notifications; url: /v1/send/<token>) and outcome (accepted, replayed, or the error code)',
       labelNames: ['endpoint', 'outcome'],
       registers,
     });
     this.#shed = new Counter({
       name: 'foxbell_shed_total',
-      help: 'Sends answered 503 at once because too many were being stored (--sends-in-flight)',
+      help: 'Sends rejected with 503 at once because too many were being stored (--sends-in-flight)',
       registers,
     });
     this.#pushes = new Counter({
       name: 'foxbell_pushes_total',
-      help: `Answers of the push services, ${byProvider} and HTTP status ('none' when no answer came)`,
+      help: `Responses of the push services, ${byProvider} and HTTP status ('none' when no response came)`,
       labelNames: ['provider', 'status'],
       registers,
     });
@@ -59,7 +59,7 @@ export class Metrics {
     });
     this.#pushDuration = new Histogram({
       name: 'foxbell_push_duration_seconds',
-      help: 'From a push leaving to its answer (or to giving up on one)',
+      help: 'From a push leaving to its response (or to giving up on one)',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
@@ -109,7 +109,7 @@ export class Metrics {
     this.#shed.inc();
   }
 
-  /** A push's answer (its HTTP status, or none) after `seconds`. */
+  /** A push's response (its HTTP status, or none) after `seconds`. */
   pushed(provider: string, status: number | undefined, seconds: number): void {
     this.#pushes.inc({ provider, status: status === undefined ? 'none' : String(status) });
     this.#pushDuration.observe(seconds);

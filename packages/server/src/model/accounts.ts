@@ -7,7 +7,7 @@ export interface Account {
   keyGeneration: number;
   createdAt: number;
   deletedAt: number | null;
-  /** The account it was merged into (the group's canonical one); its key then answers `account_merged`. */
+  /** The account it was merged into (the group's canonical one); its key then responds with `account_merged`. */
   mergedInto: string | null;
 }
 

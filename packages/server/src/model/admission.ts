@@ -25,7 +25,7 @@ export type SendOutcome =
   | {
       kind: 'rate_limited';
       scope: 'token' | 'account';
-      /** The limit of that scope, for the refusal's `details`. */
+      /** The limit of that scope, for the error's `details`. */
       limit: number;
       retryAfterSeconds: number;
       monthlyCount: number;
@@ -33,7 +33,7 @@ export type SendOutcome =
   | { kind: 'quota_exceeded'; limit: number; monthlyCount: number };
 
 // Whether a send is admitted, decided the same way by both stores: the Idempotency-Key first (a
-// replay is answered whatever the limits), then the month, then the minute windows. Pure: each
+// replay gets its response whatever the limits), then the month, then the minute windows. Pure: each
 // store reads what it needs the way it reads best and hands it over as a `SenderView`.
 
 /** Accepted sends of one token or account in one whole second (epoch seconds). */
@@ -94,7 +94,7 @@ function secondsUntilRoom(window: SecondCount[], limit: number, now: number): nu
   let count = 0;
   for (const bucket of window) if (bucket.second >= start) count += bucket.count;
   if (count < limit) return undefined;
-  // Only a refusal needs the seconds in order, to find when enough of them have left.
+  // Only an error needs the seconds in order, to find when enough of them have left.
   const inWindow = window.filter((bucket) => bucket.second >= start).sort((a, b) => a.second - b.second);
   for (const bucket of inWindow) {
     count -= bucket.count;
@@ -129,7 +129,7 @@ export function admit(send: NewSend, view: SenderView): SendOutcome {
     }
   }
   const admission = admitSend({ ...view.windows(), monthlyCount }, send.limits, send.now);
-  if (!admission.ok) return refusalOf(admission, monthlyCount);
+  if (!admission.ok) return rejectedOutcome(admission, monthlyCount);
   return { kind: 'accepted', id: send.id, requestId: send.requestId, monthlyCount: monthlyCount + 1 };
 }
 
@@ -141,8 +141,8 @@ export function countInWindow(window: SecondCount[], now: number): void {
   else window.push({ second, count: 1 });
 }
 
-/** The outcome of a send `admitSend` refused, with the month's count as it stands. */
-function refusalOf(admission: Exclude<Admission, { ok: true }>, monthlyCount: number): SendOutcome {
-  const { ok: _, ...refusal } = admission;
-  return { ...refusal, monthlyCount };
+/** The outcome of a send `admitSend` rejected, with the month's count as it stands. */
+function rejectedOutcome(admission: Exclude<Admission, { ok: true }>, monthlyCount: number): SendOutcome {
+  const { ok: _, ...rejected } = admission;
+  return { ...rejected, monthlyCount };
 }

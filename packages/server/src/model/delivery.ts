@@ -8,7 +8,7 @@ export interface ClaimedDestination {
   deviceId: string;
   platform: Platform;
   address: PushAddress;
-  /** When the device's address was registered: a "gone" answer older than this does not deactivate it. */
+  /** When the device's address was registered: a "gone" response older than this does not deactivate it. */
   addressSince: number;
   /** Fixed when the destination was made; the same on every attempt. */
   pushId: string;
@@ -53,7 +53,7 @@ export interface LeasedKey {
 /**
  * What recording attempts' ends did that the operator hears of: the destinations that ended
  * `failed_permanent` (an end whose lease another worker had taken over changes nothing), and the
- * devices their push service's answer made inactive (one inactive already is not made so again).
+ * devices their push service's response made inactive (one inactive already is not made so again).
  */
 export interface RecordedEnds {
   failed: LeasedKey[];

@@ -5,7 +5,7 @@ import type { InactiveReason, Platform } from '@foxbell/sdk/contract';
  * Where a device's pushes go, in its push provider's terms. `key` names it: one active device
  * holds an address, and a registration of one another device holds moves it. `data` is whatever
  * else the provider needs to push there (a Web Push subscription's keys): the provider reads it,
- * nothing else does. A provider is a room of delivery/; nothing outside it knows any by name.
+ * nothing else does. A provider is a module of delivery/; nothing outside it knows any by name.
  */
 export interface PushAddress {
   /** The provider's id: `apns`, `web-push`. */

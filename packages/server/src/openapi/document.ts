@@ -44,7 +44,7 @@ interface Converted {
 
 /**
  * Converts schemas together, so that a schema named once is one component wherever it is used
- * (zod refuses two different schemas under one name). Requests are read as a client gives them
+ * (zod rejects two different schemas under one name). Requests are read as a client gives them
  * (`io: input`: a member with a default is optional), responses as the server sends them.
  */
 function convert(schemas: readonly z.ZodType[], io: 'input' | 'output'): Converted {
@@ -119,7 +119,7 @@ function operation(
       ...(response.schema ? { content: json(schemaOf(response.schema)) } : {}),
     };
   }
-  // Every request is at most 16 KB, and every route may fail; a credential may be refused.
+  // Every request is at most 16 KB, and every route may fail; a credential may be rejected.
   const codes: ErrorCode[] = [
     ...(credentials.length > 0 || route.errors ? (['unauthorized'] as const) : []),
     ...(route.errors ?? []),
@@ -181,7 +181,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[]): JsonSchema 
       version: 'v1',
       summary: "Send a notification to a person's iPhone, Apple Watch and Vision Pro.",
       description:
-        'Every answer carries X-Request-Id. Lengths are UTF-8 bytes (x-max-bytes). A request is at most 16,384 bytes in all.',
+        'Every response carries X-Request-Id. Lengths are UTF-8 bytes (x-max-bytes). A request is at most 16,384 bytes in all.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [

@@ -9,7 +9,7 @@ export function collectDocumentedRoutes(app: FastifyInstance): readonly Document
   const routes: DocumentedRoute[] = [];
   app.addHook('onRoute', ({ method, url, config }) => {
     if (!config?.doc) return;
-    // The HEAD Fastify adds beside each GET answers as the GET does: the document lists the GET.
+    // The HEAD Fastify adds beside each GET responds as the GET does: the document lists the GET.
     for (const one of [method].flat().filter((name) => name !== 'HEAD')) {
       routes.push({
         method: one,

@@ -5,7 +5,7 @@ import { decodeUtf8 } from './utf8.js';
 /**
  * Deepest nesting of objects and arrays a JSON body may have. Well above the send fields' own
  * limit (`scene_params` nests at most 2 inside the body's 1), so a too-deep `scene_params` is named
- * as that field's problem and only absurd nesting is refused as a bad request.
+ * as that field's problem and only absurd nesting is rejected as a bad request.
  */
 export const MAX_JSON_DEPTH = 16;
 

@@ -14,10 +14,10 @@ function isUnknownFormName(field: string | undefined, sources: SendSources): boo
 }
 
 /**
- * Turns what a request carried into the notification to store, or into its refusal: the sources
+ * Turns what a request carried into the notification to store, or into its error: the sources
  * merged, every field rule of the contract, then what this token may send (its scene allowlist,
- * applied to the scene actually played, and its URL permission). Refusals are data; the HTTP
- * layer answers them.
+ * applied to the scene actually played, and its URL permission). Errors are data; the HTTP
+ * layer responds to them.
  */
 export function notificationFromRequest(
   sources: SendSources,
@@ -35,13 +35,19 @@ export function notificationFromRequest(
   }
   const notification = validated.value;
   if (token.scenes !== null && !token.scenes.includes(notification.scene)) {
-    return refusal('scene_not_allowed', 'scene', `this token may not play the scene ${notification.scene}`, {
-      allowed: token.scenes,
-    });
+    return fieldError(
+      'scene_not_allowed',
+      'scene',
+      `this token may not play the scene ${notification.scene}`,
+      {
+        allowed: token.scenes,
+      },
+    );
   }
   if (!token.allowUrls) {
     const field = URL_FIELDS.find((name) => notification[name] !== undefined);
-    if (field) return refusal('urls_not_allowed', field, 'this token may not send url, url_title or image');
+    if (field)
+      return fieldError('urls_not_allowed', field, 'this token may not send url, url_title or image');
   }
   // Set on the validated object itself (validateSend made it for this request): a copy by
   // spread cost more than the rest of this function.
@@ -49,7 +55,7 @@ export function notificationFromRequest(
   return { ok: true, value: notification as PreparedNotification };
 }
 
-function refusal(
+function fieldError(
   code: 'scene_not_allowed' | 'urls_not_allowed',
   field: string,
   message: string,

@@ -60,13 +60,13 @@ export function mergeSources(sources: SendSources): Checked<Record<string, unkno
     for (const { name, value } of sources[source] ?? []) {
       if (name.startsWith(PARAM_PREFIX)) {
         const param = name.slice(PARAM_PREFIX.length);
-        if (param === '') return refused(name, `${name} names no scene parameter`);
+        if (param === '') return invalidField(name, `${name} names no scene parameter`);
         paramsGiven = true;
         paramEntries.push({ source, name: param, value });
       } else if (name.startsWith('param[')) {
-        return refused(name, `${name}: scene parameters are written param.<name>`);
+        return invalidField(name, `${name}: scene parameters are written param.<name>`);
       } else if (IGNORED.has(name)) {
-        if (source === 'query') return refused(name, `${name} is ignored only in a JSON or form body`);
+        if (source === 'query') return invalidField(name, `${name} is ignored only in a JSON or form body`);
       } else fieldEntries.push({ source, name, value: fromText(name, value) });
     }
   }
@@ -78,7 +78,8 @@ export function mergeSources(sources: SendSources): Checked<Record<string, unkno
   const merged = merge(fieldEntries, '');
   if (!merged.ok || !paramsGiven) return merged;
   const fields = merged.value;
-  if (fields.scene_params !== undefined) return refused('scene_params', 'scene_params must be an object');
+  if (fields.scene_params !== undefined)
+    return invalidField('scene_params', 'scene_params must be an object');
   const types = playedParamTypes(fields.scene, fields.scene_version);
   const typed = paramEntries.map((entry) =>
     entry.source === 'json'
@@ -159,6 +160,6 @@ function playedParamTypes(scene: unknown, version: unknown): Record<string, stri
   return (played && PARAM_TYPES.get(`${played.scene}@${played.version}`)) ?? {};
 }
 
-function refused(field: string, message: string): Checked<never> {
+function invalidField(field: string, message: string): Checked<never> {
   return { ok: false, error: { code: 'invalid_field', field, message } };
 }

@@ -7,7 +7,7 @@ export type PairsResult = Checked<Pairs>;
  * Reads `application/x-www-form-urlencoded` text (a query string or a form body) into its pairs,
  * in order and with repeats kept, so that a parameter given twice can be judged. URLSearchParams
  * is not used because it turns broken percent-encoding into U+FFFD without a word; here a name or
- * value that does not decode to valid UTF-8 is refused.
+ * value that does not decode to valid UTF-8 is rejected.
  */
 export function parseUrlEncoded(text: string, where: 'query' | 'form'): PairsResult {
   const pairs: Pairs = [];

@@ -4,7 +4,7 @@ import { isLocalHost, isLocalRequest } from '../kernel/local-only.js';
 import type { ApnsSimulator } from './simulator.js';
 
 const pushTokenParams = z.object({ pushToken: z.string().regex(/^[0-9a-fA-F]{64}$/) });
-const answerSchema = z.strictObject({
+const scriptedResponseSchema = z.strictObject({
   status: z.int().min(200).max(599).optional(),
   reason: z.string().max(64).optional(),
   delay_ms: z.int().min(0).max(60_000).optional(),
@@ -13,7 +13,7 @@ const answerSchema = z.strictObject({
   goaway: z.boolean().optional(),
 });
 const bodies = {
-  script: z.strictObject({ answers: z.array(answerSchema).min(1).max(100) }),
+  script: z.strictObject({ answers: z.array(scriptedResponseSchema).min(1).max(100) }),
   token: z.strictObject({ topic: z.string().min(1).max(255) }),
   unregister: z.strictObject({ timestamp: z.int().min(0).optional() }),
   key: z.strictObject({

@@ -42,7 +42,7 @@ export function builtInSimulator(config: ServerConfig, clock: Clock): BuiltInSim
     async start() {
       const key = { privateKeyPem: newProviderKeyPem(), keyId: 'SIMKEY0001', teamId: 'SIMTEAM001' };
       // On loopback whatever --host says: the control API reads every account's pushes and
-      // scripts answers, and the simulator is for this process only.
+      // scripts responses, and the simulator is for this process only.
       const simulator = await ApnsSimulator.start({
         host: '127.0.0.1',
         clock,

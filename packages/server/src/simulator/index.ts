@@ -1,6 +1,6 @@
 /**
  * `@foxbell/server/simulator`: the APNs simulator (Apple's provider API over HTTP/2, for tests and
- * the device page) and its control API. Apart from the library's door: a production server has
+ * the device page) and its control API. Apart from the library's entry point: a production server has
  * no use for it.
  */
 
@@ -10,5 +10,5 @@ export {
   ApnsSimulator,
   type ApnsSimulatorOptions,
   type ReceivedPush,
-  type ScriptedApnsAnswer,
+  type ScriptedApnsResponse,
 } from './simulator.js';

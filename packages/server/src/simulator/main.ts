@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import {
   readSettings,
-  refusedSettings,
   type Setting,
   type SettingValues,
+  settingsErrors,
   usageOf,
 } from '../kernel/settings.js';
 import { buildSimulatorControl } from './control.js';
@@ -68,7 +68,7 @@ const APNS_SIM_SETTINGS = {
     min: 0,
     max: 10_000,
     default: 0,
-    help: "hold every answer this long, as Apple's servers across a network would",
+    help: "hold every response this long, as Apple's servers across a network would",
   },
   strictTokens: {
     flag: 'strict-tokens',
@@ -100,10 +100,10 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  if (!read.ok) return refuse(read.problems);
+  if (!read.ok) return exitWithProblems(read.problems);
   const { values, problems } = read;
   const key = simulatorKeyOf(values, problems);
-  if (problems.length > 0) return refuse(problems);
+  if (problems.length > 0) return exitWithProblems(problems);
   const keys: SimulatorKey[] = key ? [{ ...key, keyPem: await readFile(key.keyFile, 'utf8') }] : [];
   const simulator = await ApnsSimulator.start({
     port: values.port,
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   });
   if (values.caOut !== undefined && simulator.ca !== undefined) await writeFile(values.caOut, simulator.ca);
   const control = buildSimulatorControl(simulator);
-  // The control API reads every push and scripts answers: this machine only, whatever --host says.
+  // The control API reads every push and scripts responses: this machine only, whatever --host says.
   const controlUrl = await control.listen({ port: values.controlPort, host: '127.0.0.1' });
   const stop = async () => {
     await control.close();
@@ -132,8 +132,8 @@ async function main(): Promise<void> {
 }
 
 /** Settings it cannot take: each problem, and where the settings are described; exit 2. */
-function refuse(problems: string[]): never {
-  process.stderr.write(refusedSettings('foxbell-apns-sim', problems));
+function exitWithProblems(problems: string[]): never {
+  process.stderr.write(settingsErrors('foxbell-apns-sim', problems));
   process.exit(2);
 }
 

@@ -12,7 +12,7 @@ import { type Clock, isoTime, systemClock } from '../kernel/clock.js';
 import { localCertificate } from './local-certificate.js';
 import { DEFAULT_HISTORY, type HistoryBounds, PushHistory } from './push-history.js';
 
-/** A push as the simulator received it, with the answer it gave. */
+/** A push as the simulator received it, with the response it gave. */
 export interface ReceivedPush {
   push_token: string;
   apns_id: string;
@@ -25,18 +25,18 @@ export interface ReceivedPush {
   at: string;
 }
 
-/** An answer scripted for a push token's next push, used once, in order. */
-export interface ScriptedApnsAnswer {
+/** A response scripted for a push token's next push, used once, in order. */
+export interface ScriptedApnsResponse {
   status?: number | undefined;
   reason?: string | undefined;
-  /** Hold the answer this long (real time). */
+  /** Hold the response this long (real time). */
   delay_ms?: number | undefined;
   /** A 410's `timestamp` (epoch ms); default: now. */
   timestamp?: number | undefined;
-  /** Reset the stream instead of answering: a push that gets no answer. */
+  /** Reset the stream instead of responding: a push that gets no response. */
   reset?: boolean | undefined;
   /**
-   * Send GOAWAY naming the stream before this one as the last processed, and refuse this one
+   * Send GOAWAY naming the stream before this one as the last processed, and reject this one
    * unprocessed: what a client sees when APNs closes a connection under it.
    */
   goaway?: boolean | undefined;
@@ -64,7 +64,7 @@ export interface ApnsSimulatorOptions {
   /** How many pushes it remembers (DEFAULT_HISTORY). */
   history?: HistoryBounds;
   /**
-   * Holds every answer this long (real time), as Apple's servers across a network would: for
+   * Holds every response this long (real time), as Apple's servers across a network would: for
    * measuring what a send takes to reach a phone. Default 0.
    */
   roundTripMs?: number;
@@ -99,7 +99,7 @@ interface TokenState {
  * Apple's provider API, in process: HTTP/2 over TLS with a certificate made at start (or h2c),
  * Apple's paths, headers, checks in Apple's order with Apple's statuses and reasons, and Apple's
  * connection behaviour (one stream until a valid provider token, then many; GOAWAY on demand).
- * It records what each push token received and plays scripted answers, for tests and the device page.
+ * It records what each push token received and plays scripted responses, for tests and the device page.
  */
 export class ApnsSimulator {
   readonly url: string;
@@ -111,7 +111,7 @@ export class ApnsSimulator {
   readonly #roundTripMs: number;
   readonly #keys = new Map<string, { teamId: string; publicKey: KeyObject }>();
   readonly #tokens = new Map<string, TokenState>();
-  readonly #scripts = new Map<string, ScriptedApnsAnswer[]>();
+  readonly #scripts = new Map<string, ScriptedApnsResponse[]>();
   readonly #received: PushHistory<ReceivedPush>;
   readonly #listeners = new Set<(push: ReceivedPush) => void>();
   readonly #sessions = new Set<ServerHttp2Session>();
@@ -182,10 +182,10 @@ export class ApnsSimulator {
     });
   }
 
-  /** Appends answers for a push token's next pushes. */
-  script(pushToken: string, answers: ScriptedApnsAnswer[]): void {
+  /** Appends responses for a push token's next pushes. */
+  script(pushToken: string, responses: ScriptedApnsResponse[]): void {
     const key = pushToken.toLowerCase();
-    this.#scripts.set(key, [...(this.#scripts.get(key) ?? []), ...answers]);
+    this.#scripts.set(key, [...(this.#scripts.get(key) ?? []), ...responses]);
   }
 
   /** What was pushed and is still remembered, oldest first; to one push token when given. */
@@ -216,7 +216,7 @@ export class ApnsSimulator {
     return this.#sessions.size;
   }
 
-  /** Sends GOAWAY on every open connection: streams after the last one it processed are refused. */
+  /** Sends GOAWAY on every open connection: streams after the last one it processed are rejected. */
   goaway(): void {
     for (const session of this.#sessions) session.goaway(http2.constants.NGHTTP2_NO_ERROR);
   }
@@ -236,17 +236,17 @@ export class ApnsSimulator {
       if (size <= MAX_PAYLOAD_BYTES + 1) chunks.push(chunk);
     });
     stream.on('end', () => {
-      void this.#answer(stream, headers, Buffer.concat(chunks), size);
+      void this.#respond(stream, headers, Buffer.concat(chunks), size);
     });
   }
 
-  async #answer(stream: ServerHttp2Stream, headers: http2.IncomingHttpHeaders, body: Buffer, size: number) {
+  async #respond(stream: ServerHttp2Stream, headers: http2.IncomingHttpHeaders, body: Buffer, size: number) {
     if (this.#roundTripMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#roundTripMs));
     const apnsId = typeof headers['apns-id'] === 'string' ? headers['apns-id'] : randomUUID();
     const check = this.#check(stream.session as ServerHttp2Session, headers, size);
-    let answer: { status: number; reason?: string; timestamp?: number } = check.answer;
+    let response: { status: number; reason?: string; timestamp?: number } = check.response;
     const pushToken = check.pushToken;
-    if (pushToken !== undefined && answer.status === 200) {
+    if (pushToken !== undefined && response.status === 200) {
       const scripted = this.#scripts.get(pushToken)?.shift();
       if (scripted) {
         if (scripted.delay_ms) await new Promise((resolve) => setTimeout(resolve, scripted.delay_ms));
@@ -261,24 +261,24 @@ export class ApnsSimulator {
           stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
           return;
         }
-        answer = {
+        response = {
           status: scripted.status ?? 200,
           ...(scripted.reason ? { reason: scripted.reason } : {}),
           ...(scripted.status === 410 ? { timestamp: scripted.timestamp ?? this.#clock.now() } : {}),
         };
       }
     }
-    if (pushToken !== undefined) this.#record(pushToken, apnsId, headers, body, answer);
+    if (pushToken !== undefined) this.#record(pushToken, apnsId, headers, body, response);
     if (stream.destroyed) return;
-    const responseHeaders = { ':status': answer.status, 'apns-id': apnsId };
-    if (answer.status === 200) {
+    const responseHeaders = { ':status': response.status, 'apns-id': apnsId };
+    if (response.status === 200) {
       stream.respond(responseHeaders, { endStream: true });
     } else {
       stream.respond({ ...responseHeaders, 'content-type': 'application/json' });
       stream.end(
         JSON.stringify({
-          reason: answer.reason,
-          ...(answer.timestamp !== undefined ? { timestamp: answer.timestamp } : {}),
+          reason: response.reason,
+          ...(response.timestamp !== undefined ? { timestamp: response.timestamp } : {}),
         }),
       );
     }
@@ -289,7 +289,7 @@ export class ApnsSimulator {
     apnsId: string,
     headers: http2.IncomingHttpHeaders,
     body: Buffer,
-    answer: { status: number; reason?: string },
+    response: { status: number; reason?: string },
   ): void {
     const text = body.toString();
     let payload: unknown = text;
@@ -306,61 +306,61 @@ export class ApnsSimulator {
       apns_id: apnsId,
       headers: kept,
       payload,
-      status: answer.status,
-      ...(answer.reason ? { reason: answer.reason } : {}),
+      status: response.status,
+      ...(response.reason ? { reason: response.reason } : {}),
       at: isoTime(this.#clock.now()),
     };
-    this.#received.add(pushToken, push, String(answer.status));
+    this.#received.add(pushToken, push, String(response.status));
     for (const listener of this.#listeners) listener(push);
   }
 
   /**
    * Apple's checks, in Apple's order. `pushToken` is set once the request names a well-formed
-   * one, so a push that got that far is recorded whatever the answer.
+   * one, so a push that got that far is recorded whatever the response.
    */
   #check(
     session: ServerHttp2Session,
     headers: http2.IncomingHttpHeaders,
     size: number,
-  ): { answer: { status: number; reason?: string; timestamp?: number }; pushToken?: string } {
-    const refuse = (status: number, reason: string, pushToken?: string) => ({
-      answer: { status, reason },
+  ): { response: { status: number; reason?: string; timestamp?: number }; pushToken?: string } {
+    const reject = (status: number, reason: string, pushToken?: string) => ({
+      response: { status, reason },
       ...(pushToken ? { pushToken } : {}),
     });
-    if (headers[':method'] !== 'POST') return refuse(405, 'MethodNotAllowed');
+    if (headers[':method'] !== 'POST') return reject(405, 'MethodNotAllowed');
     const match = /^\/3\/device\/([^/?]*)$/.exec(headers[':path'] ?? '');
-    if (!match) return refuse(404, 'BadPath');
+    if (!match) return reject(404, 'BadPath');
     const rawToken = match[1] ?? '';
-    if (rawToken === '') return refuse(400, 'MissingDeviceToken');
-    if (!PUSH_TOKEN.test(rawToken)) return refuse(400, 'BadDeviceToken');
+    if (rawToken === '') return reject(400, 'MissingDeviceToken');
+    if (!PUSH_TOKEN.test(rawToken)) return reject(400, 'BadDeviceToken');
     const pushToken = rawToken.toLowerCase();
 
     const apnsId = headers['apns-id'];
     if (apnsId !== undefined && (typeof apnsId !== 'string' || !UUID.test(apnsId))) {
-      return refuse(400, 'BadMessageId', pushToken);
+      return reject(400, 'BadMessageId', pushToken);
     }
     const topic = headers['apns-topic'];
-    if (typeof topic !== 'string' || topic === '') return refuse(400, 'MissingTopic', pushToken);
+    if (typeof topic !== 'string' || topic === '') return reject(400, 'MissingTopic', pushToken);
     const collapseId = headers['apns-collapse-id'];
     if (typeof collapseId === 'string' && Buffer.byteLength(collapseId) > 64) {
-      return refuse(400, 'BadCollapseId', pushToken);
+      return reject(400, 'BadCollapseId', pushToken);
     }
     const priority = headers['apns-priority'];
     if (priority !== undefined && !['1', '5', '10'].includes(String(priority))) {
-      return refuse(400, 'BadPriority', pushToken);
+      return reject(400, 'BadPriority', pushToken);
     }
     const pushType = headers['apns-push-type'];
     if (pushType !== undefined && !PUSH_TYPES.has(String(pushType))) {
-      return refuse(400, 'InvalidPushType', pushToken);
+      return reject(400, 'InvalidPushType', pushToken);
     }
     const expiration = headers['apns-expiration'];
     if (expiration !== undefined && !/^\d+$/.test(String(expiration))) {
-      return refuse(400, 'BadExpirationDate', pushToken);
+      return reject(400, 'BadExpirationDate', pushToken);
     }
 
     const authorization = headers.authorization;
     if (typeof authorization !== 'string' || !authorization.startsWith('bearer ')) {
-      return refuse(403, 'MissingProviderToken', pushToken);
+      return reject(403, 'MissingProviderToken', pushToken);
     }
     const jwt = authorization.slice('bearer '.length);
     // Like APNs, a connection's token is verified once and then recognised while it lasts.
@@ -370,33 +370,36 @@ export class ApnsSimulator {
       const key = this.#keys.get(providerTokenKeyId(jwt) ?? '');
       const checked = key && verifyProviderToken(jwt, key.publicKey);
       if (!key || !checked || checked.teamId !== key.teamId) {
-        return refuse(403, 'InvalidProviderToken', pushToken);
+        return reject(403, 'InvalidProviderToken', pushToken);
       }
       claims = checked;
       this.#verifiedTokens.set(session, { jwt, claims });
     }
     if (this.#clock.now() - claims.issuedAt > TOKEN_LIFETIME_MS) {
-      return refuse(403, 'ExpiredProviderToken', pushToken);
+      return reject(403, 'ExpiredProviderToken', pushToken);
     }
     // A valid token: this connection may now have many streams in flight.
     if (session.localSettings.maxConcurrentStreams !== TRUSTED_MAX_STREAMS) {
       session.settings({ maxConcurrentStreams: TRUSTED_MAX_STREAMS });
     }
 
-    if (size === 0) return refuse(400, 'PayloadEmpty', pushToken);
-    if (size > MAX_PAYLOAD_BYTES) return refuse(413, 'PayloadTooLarge', pushToken);
+    if (size === 0) return reject(400, 'PayloadEmpty', pushToken);
+    if (size > MAX_PAYLOAD_BYTES) return reject(413, 'PayloadTooLarge', pushToken);
 
     let state = this.#tokens.get(pushToken);
     if (!state && !this.#strict) {
       state = { topic, unregisteredAt: undefined };
       this.#tokens.set(pushToken, state);
     }
-    if (!state) return refuse(400, 'BadDeviceToken', pushToken);
+    if (!state) return reject(400, 'BadDeviceToken', pushToken);
     if (state.topic === undefined) state.topic = topic;
-    if (state.topic !== topic) return refuse(400, 'DeviceTokenNotForTopic', pushToken);
+    if (state.topic !== topic) return reject(400, 'DeviceTokenNotForTopic', pushToken);
     if (state.unregisteredAt !== undefined && state.unregisteredAt <= this.#clock.now()) {
-      return { answer: { status: 410, reason: 'Unregistered', timestamp: state.unregisteredAt }, pushToken };
+      return {
+        response: { status: 410, reason: 'Unregistered', timestamp: state.unregisteredAt },
+        pushToken,
+      };
     }
-    return { answer: { status: 200 }, pushToken };
+    return { response: { status: 200 }, pushToken };
   }
 }

@@ -190,7 +190,7 @@ describe("foxbell-server's settings, one table", () => {
     }
   });
 
-  it('refuses a range the proxy matcher cannot take with exit 2, listed with the other mistakes, never a crash', async () => {
+  it('rejects a range the proxy matcher cannot take with exit 2, listed with the other mistakes, never a crash', async () => {
     const refused = await runToExit(['--trust-proxy', '127.0.0.1/999', '--port', 'x']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--port (FOXBELL_PORT) must be an integer');
@@ -200,7 +200,7 @@ describe("foxbell-server's settings, one table", () => {
 });
 
 describe('the VAPID subject (--web-push-subject)', () => {
-  it('stops the server at start with exit 2, naming the setting, for a subject a push service would refuse', async () => {
+  it('stops the server at start with exit 2, naming the setting, for a subject a push service would reject', async () => {
     const refused = await runToExit(['--web-push-subject', 'mailto:root@localhost']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(

@@ -39,7 +39,7 @@ describe('the release', () => {
       'changeset version && node packages/sdk/scripts/surface.ts --write',
     );
     expect(publish?.env).toMatchObject({ NPM_CONFIG_PROVENANCE: 'true' });
-    // `pnpm release` packs what it publishes: built, and refused when stale (each package's prepack).
+    // `pnpm release` packs what it publishes: built, and rejected when stale (each package's prepack).
     expect(rootPackage.scripts.release).toBe('pnpm pack:all && changeset publish');
     const config = JSON.parse(await read('.changeset/config.json'));
     expect(config).toMatchObject({

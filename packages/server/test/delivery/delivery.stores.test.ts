@@ -25,7 +25,7 @@ async function statusOf(server: DeliveryServer, token: string, id: string) {
 const pushesTo = (server: DeliveryServer, device: Account['devices'][number]) =>
   server.sim.received(device.push_token);
 
-/** What a device was pushed, as APNs answered: status, message and collapse id. */
+/** What a device was pushed, as APNs responded: status, message and collapse id. */
 const bodiesPushedTo = (server: DeliveryServer, device: Account['devices'][number]) =>
   pushesTo(server, device).map((push) => [
     push.status,
@@ -372,7 +372,7 @@ describe('attempts, retries and deadlines', () => {
     ]);
   });
 
-  it('stops pushing for 60 s after APNs refuses the credential, so waiting sends are not spent on it', async () => {
+  it('stops pushing for 60 s after APNs rejects the credential, so waiting sends are not spent on it', async () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);
     const iphone = account.devices[0] as Account['devices'][number];
@@ -656,7 +656,7 @@ describe('tags', () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);
     const iphone = account.devices[0] as Account['devices'][number];
-    // The older push is still out (its answer held back) when the newer one is routed and sent.
+    // The older push is still out (its response held back) when the newer one is routed and sent.
     server.sim.script(iphone.push_token, [{ status: 503, reason: 'ServiceUnavailable', delay_ms: 300 }]);
     const older = await server.request('POST', '/v1/notifications', {
       token: account.token,
@@ -677,7 +677,7 @@ describe('tags', () => {
 
     server.clock.advance(2000);
     await server.worker.tick();
-    // Recorded as answered: the held-back 503 after the 200. Nothing was pushed after it.
+    // Recorded as responded: the held-back 503 after the 200. Nothing was pushed after it.
     expect(bodiesPushedTo(server, iphone)).toEqual([
       [200, 'Deploy done', 'deploy'],
       [503, 'Deploy running', 'deploy'],
@@ -864,7 +864,7 @@ describe('workers sharing a store', () => {
     for (let second = 0; second < 60; second += 3) {
       server.clock.advance(3_000);
       // A pass of the slow worker, which renews first; its tick resolves only once its push is
-      // answered, so the test waits for the renewal itself.
+      // responded, so the test waits for the renewal itself.
       const before = renewals;
       void slow.tick();
       await vi.waitFor(() => expect(renewals).toBe(before + 1));
@@ -961,7 +961,7 @@ describe('while the database is out of reach', () => {
     await worker.stop();
     expect(lines).toEqual([
       'error: the database cannot be reached: delivery waits for it, looking every poll',
-      'info: the database answers again: delivery goes on',
+      'info: the database responds again: delivery goes on',
     ]);
     expect((await server.store.getNotification(reply.body.id))?.status).toBe('sent_to_push');
   });

@@ -13,7 +13,7 @@ import type { TestRecorderTransport } from './test-recorder/provider.js';
  * tests (./test-recorder/): its folder, and this one line in a registry. Its settings are read with the
  * server's, a process makes it and opens its transport, the metrics and the interface's document
  * name it, and nothing of routing, the worker, the routes or the stores knows it: a device
- * registers with it, a send reaches it, and its own refusal pauses only its own pushes.
+ * registers with it, a send reaches it, and its own error pauses only its own pushes.
  */
 const REGISTRY = { ...PROVIDERS, testRecorder };
 const IDS = Object.values(REGISTRY).map((entry) => entry.id);
@@ -84,7 +84,7 @@ describe('a push provider defined only in the tests', () => {
     });
     expect(made.status, made.text).toBe(201);
     expect(made.body).toMatchObject({ name: 'Desk', transport: 'test_recorder', active: true, stale: false });
-    // Its rule is its own, and the member is named in the refusal.
+    // Its rule is its own, and the member is named in the error.
     const bad = await server.request('POST', '/v1/devices', {
       token: key,
       json: { name: 'Desk 2', platform: 'ios', test_recorder: { inbox: 'Alice!' } },
@@ -139,7 +139,7 @@ describe('a push provider defined only in the tests', () => {
     expect(pushes).toContain('foxbell_pushes_total{provider="test-recorder",status="200"} 1');
   });
 
-  it("pauses only its own pushes when its push service refuses the credential: APNs' go on", async () => {
+  it("pauses only its own pushes when its push service rejects the credential: APNs' go on", async () => {
     const { server, worker, key, token, handed, simulator } = await recorderServer({
       env: { FOXBELL_TEST_RECORDER_ANSWER: 'credential-refused' },
     });
@@ -150,7 +150,7 @@ describe('a push provider defined only in the tests', () => {
     const first = await server.request('POST', '/v1/notifications', { token, json: { message: 'one' } });
     await worker.tick();
     expect(handed).toHaveLength(1);
-    // An APNs device added after the refusal gets the next send; the recorder's waits its pause.
+    // An APNs device added after the error gets the next send; the recorder's waits its pause.
     await server.request('POST', '/v1/devices', {
       token: key,
       json: { name: 'iPhone', platform: 'ios', push_token: pushToken() },

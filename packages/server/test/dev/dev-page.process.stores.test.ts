@@ -85,14 +85,14 @@ describe('the device page (--dev)', () => {
     expect((await call(base, '/dev/page.css')).headers['content-type']).toBe('text/css; charset=utf-8');
   });
 
-  describe('answers this machine only', () => {
+  describe('responds to this machine only', () => {
     let foreign: ForeignHost;
     beforeAll(() => {
       foreign = makeForeignHost();
     });
     afterAll(() => foreign?.remove());
 
-    it('refuses another host, whatever spelling of the path the router matches', async () => {
+    it('rejects another host, whatever spelling of the path the router matches', async () => {
       const { port, seed } = await devApp({ host: '0.0.0.0' });
       for (const target of [
         '/',
@@ -123,7 +123,7 @@ describe('the device page (--dev)', () => {
       expect(api.split('\r\n')[0]).toBe('HTTP/1.1 401 Unauthorized');
     });
 
-    it('refuses a local peer that names another host (DNS rebinding), and takes any name of this machine', async () => {
+    it('rejects a local peer that names another host (DNS rebinding), and takes any name of this machine', async () => {
       const { port, seed } = await devApp({ host: '::' });
       const get = (host: string, options: { host?: string; localAddress?: string } = {}) =>
         exchange(port, `GET /dev/session HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`, options);
@@ -179,7 +179,7 @@ describe('the device page (--dev)', () => {
       });
       try {
         const page = await browser.newPage();
-        // The attacker's page, now served from 127.0.0.1 under the attacker's name: any answer will do.
+        // The attacker's page, now served from 127.0.0.1 under the attacker's name: any response will do.
         await page.goto(`http://rebind.attacker.test:${port}/v1/scenes`);
         const stolen = await page.evaluate(async () => {
           const response = await fetch('/dev/session');

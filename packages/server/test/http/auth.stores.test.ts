@@ -16,7 +16,7 @@ describe('authentication', () => {
     ['a token of the wrong shape', 'fox_send_short'],
     ['a well-formed token this service never issued', FOREIGN_TOKEN],
     ['a token with a wrong prefix', `fox_sand_${'a'.repeat(32)}`],
-  ])('answers 401 unauthorized for %s', async (_name, token) => {
+  ])('responds with 401 unauthorized for %s', async (_name, token) => {
     const server = await startServer();
     const reply = await server.request('POST', '/v1/notifications', {
       json: send,
@@ -83,7 +83,7 @@ describe('authentication', () => {
     ).toBe(202);
   });
 
-  it('answers 401 unauthorized for an Authorization header that is not Bearer', async () => {
+  it('responds with 401 unauthorized for an Authorization header that is not Bearer', async () => {
     const server = await startServer();
     const { token } = await createAccount(server);
     const reply = await server.request('POST', '/v1/notifications', {
@@ -93,7 +93,7 @@ describe('authentication', () => {
     expectError(reply, 401, 'unauthorized');
   });
 
-  it('answers 401 token_revoked after the token is deleted', async () => {
+  it('responds with 401 token_revoked after the token is deleted', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     const tokens = await server.request('GET', '/v1/tokens', { token: account.key });
@@ -107,7 +107,7 @@ describe('authentication', () => {
     expectError(await server.request('GET', '/v1/scenes', { token: account.token }), 401, 'token_revoked');
   });
 
-  it('answers 401 token_expired from the expiry instant on', async () => {
+  it('responds with 401 token_expired from the expiry instant on', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     const expiresAt = new Date(server.clock.now() + 60_000).toISOString();
@@ -122,7 +122,7 @@ describe('authentication', () => {
     );
   });
 
-  it('answers 401 account_deleted for the key and tokens of a deleted account', async () => {
+  it('responds with 401 account_deleted for the key and tokens of a deleted account', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     expect((await server.request('DELETE', '/v1/account', { token: account.key })).status).toBe(204);
@@ -134,7 +134,7 @@ describe('authentication', () => {
     expectError(await server.request('GET', '/v1/devices', { token: account.key }), 401, 'account_deleted');
   });
 
-  it('answers 401 key_rotated for an account key replaced by a rotation', async () => {
+  it('responds with 401 key_rotated for an account key replaced by a rotation', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     const rotated = await server.request('POST', '/v1/account/key', { token: account.key, json: {} });
@@ -173,7 +173,7 @@ describe('authentication', () => {
 });
 
 describe('token options', () => {
-  it('refuses a scene outside the allowlist with 403 scene_not_allowed, the default notice included', async () => {
+  it('rejects a scene outside the allowlist with 403 scene_not_allowed, the default notice included', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     const token = await createToken(server, account.key, { scenes: ['rocket'] });
@@ -195,7 +195,7 @@ describe('token options', () => {
     );
   });
 
-  it('refuses url, url_title and image from a token without URL permission with 422 urls_not_allowed', async () => {
+  it('rejects url, url_title and image from a token without URL permission with 422 urls_not_allowed', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     const agent = await createToken(server, account.key, { kind: 'agent' });
@@ -236,7 +236,7 @@ describe('token options', () => {
 });
 
 describe('response headers', () => {
-  it('marks every answer no-store and nosniff: accepted, refused, read, and not found', async () => {
+  it('marks every response no-store and nosniff: accepted, rejected, read, and not found', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     const sent = await server.request('POST', '/v1/notifications', { token: account.token, json: send });

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ADMIN_KEY, createAccount, startServer, type TestServer } from '../helpers.js';
 import { apiProviders } from '../providers.js';
-import { type RawAnswer, rawExchange } from '../raw-http.js';
+import { type RawResponse, rawExchange } from '../raw-http.js';
 import { servedRoutes } from '../route-tree.js';
 import { openTestStore } from '../test-database.js';
 
 /**
- * HEAD answers every GET route as GET does, without its body (RFC 9110, 9.3.2): uptime monitors
+ * HEAD works on every GET route as GET does, without its body (RFC 9110, 9.3.2): uptime monitors
  * and link checkers probe with it. Two GETs change something and have no HEAD: the URL-token send
  * (a link previewer's probe must not send) and a link request's poll (its first read after
  * approval takes the device key, which a HEAD would lose).
@@ -15,7 +15,7 @@ import { openTestStore } from '../test-database.js';
 const WITHOUT_HEAD = ['/v1/link-requests/{id}', '/v1/send/{token}'];
 
 /** One request on a connection of its own, with a credential when one is given. */
-function exchange(url: string, method: string, path: string, credential?: string): Promise<RawAnswer> {
+function exchange(url: string, method: string, path: string, credential?: string): Promise<RawResponse> {
   const lines = [
     `${method} ${path} HTTP/1.1`,
     'Host: 127.0.0.1',
@@ -25,11 +25,11 @@ function exchange(url: string, method: string, path: string, credential?: string
   return rawExchange(url, `${lines.join('\r\n')}\r\n\r\n`);
 }
 
-/** Asserts that a HEAD answer is the GET answer without its body: same status, same headers. */
-function expectHeadOf(get: RawAnswer, head: RawAnswer, what: string) {
-  const comparable = (answer: RawAnswer) => {
+/** Asserts that a HEAD response is the GET response without its body: same status, same headers. */
+function expectHeadOf(get: RawResponse, head: RawResponse, what: string) {
+  const comparable = (answer: RawResponse) => {
     const headers = new Map(answer.headers);
-    // Each answer has its own request id and date.
+    // Each response has its own request id and date.
     expect(headers.get('x-request-id'), what).toMatch(/^req_\w+$/);
     headers.delete('x-request-id');
     headers.delete('date');
@@ -53,7 +53,7 @@ async function accountAndNotification(server: TestServer) {
 }
 
 describe('HEAD', () => {
-  it('answers a few routes as GET does, byte for byte but the body: health, the web app, the document, a refusal', async () => {
+  it('answers a few routes as GET does, byte for byte but the body: health, the web app, the document, an error', async () => {
     const server = await startServer();
     const cases: [string, string | undefined, string][] = [
       ['/healthz', undefined, 'HTTP/1.1 200 OK'],
@@ -116,7 +116,7 @@ describe('HEAD', () => {
         statuses.add(get.statusLine);
       }
     }
-    // Answers of every kind were compared, not only refusals.
+    // Responses of every kind were compared, not only errors.
     expect([...statuses].sort()).toEqual(
       expect.arrayContaining(['HTTP/1.1 200 OK', 'HTTP/1.1 401 Unauthorized', 'HTTP/1.1 403 Forbidden']),
     );

@@ -23,7 +23,7 @@ describe('accounts and keys', () => {
     });
   });
 
-  it('refuses unknown fields and wrong types in management bodies', async () => {
+  it('rejects unknown fields and wrong types in management bodies', async () => {
     const server = await startServer();
     expectError(
       await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: { nme: 'x' } }),
@@ -122,7 +122,7 @@ describe('devices', () => {
     );
   });
 
-  it('refuses a 21st device with 409 limit_reached and a registered push token with 409 device_exists', async () => {
+  it('rejects a 21st device with 409 limit_reached and a registered push token with 409 device_exists', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     const register = (token: string) =>
@@ -139,7 +139,7 @@ describe('devices', () => {
     expect(refused.body.error.details).toEqual({ limit: 'devices', max: 20 });
   });
 
-  it('moves a push token another account registered, answering as for a new one: nothing of that account leaks', async () => {
+  it('moves a push token another account registered, with the same response as for a new one: nothing of that account leaks', async () => {
     const server = await startServer();
     const first = await createAccount(server);
     const second = await createAccount(server);
@@ -158,7 +158,7 @@ describe('devices', () => {
       });
     const moved = await register(phone.push_token);
     const fresh = await register(pushToken());
-    // The same answer, field for field, as for a push token no account had.
+    // The same response, field for field, as for a push token no account had.
     expect(moved.status).toBe(201);
     expect(Object.keys(moved.body).sort()).toEqual(Object.keys(fresh.body).sort());
     expect(moved.text).not.toContain(first.id);
@@ -192,7 +192,7 @@ describe('devices', () => {
     [{ name: '', platform: 'ios', push_token: 'a'.repeat(64) }, 'invalid_field', 'name'],
     [{ name: 'n'.repeat(65), platform: 'ios', push_token: 'a'.repeat(64) }, 'invalid_field', 'name'],
     [{ platform: 'ios', push_token: 'a'.repeat(64) }, 'missing_field', 'name'],
-  ])('refuses device %j', async (json, code, field) => {
+  ])('rejects device %j', async (json, code, field) => {
     const server = await startServer();
     const account = await createAccount(server);
     expectError(await server.request('POST', '/v1/devices', { token: account.key, json }), 400, code, field);
@@ -202,7 +202,7 @@ describe('devices', () => {
     ['a\u0007b', 'name must not contain control characters other than tab and newline'],
     ['\ud800x', 'name must be valid Unicode (it has a lone surrogate)'],
     [`${'é'.repeat(32)}e`, 'name must be 1 to 64 bytes'],
-  ])('refuses the device name %j by the text rule of sends: %s', async (name, message) => {
+  ])('rejects the device name %j by the text rule of sends: %s', async (name, message) => {
     const server = await startServer();
     const account = await createAccount(server);
     const reply = await server.request('POST', '/v1/devices', {
@@ -225,7 +225,7 @@ describe('devices', () => {
     expect(reply.body.name).toBe(name);
   });
 
-  it('answers 403 forbidden to a token whose device_names scope is off', async () => {
+  it('responds with 403 forbidden to a token whose device_names scope is off', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     const token = await createToken(server, account.key, { device_names: false });
@@ -272,7 +272,7 @@ describe('tokens', () => {
     expect(reply.body.expires_at).toBe('2028-02-29T23:59:59.999Z');
   });
 
-  it('refuses a 51st live token with 409 limit_reached', async () => {
+  it('rejects a 51st live token with 409 limit_reached', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     for (let i = 2; i <= 50; i++) await createToken(server, account.key);
@@ -308,7 +308,7 @@ describe('tokens', () => {
     [{ expires_at: '2027-01-01T12:60:00.000Z' }, 'expires_at'],
     [{ kind: 'robot' }, 'kind'],
     [{ own_status: 'yes' }, 'own_status'],
-  ])('refuses token options %j', async (json, field) => {
+  ])('rejects token options %j', async (json, field) => {
     const server = await startServer();
     const account = await createAccount(server);
     expectError(
@@ -350,7 +350,7 @@ describe('status, events and the inbox', () => {
     expect(status.body).toEqual({ id: sent.body.id, status: 'accepted', destinations: [], handled: [] });
   });
 
-  it('answers 404 for another token, an unknown id, and any id while own_status is off', async () => {
+  it('responds with 404 for another token, an unknown id, and any id while own_status is off', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     const other = await createToken(server, account.key);
@@ -476,7 +476,7 @@ describe('status, events and the inbox', () => {
     expect(status.body.handled).toHaveLength(3);
   });
 
-  it('pages the inbox newest first and refuses a cursor of another account or past retention', async () => {
+  it('pages the inbox newest first and rejects a cursor of another account or past retention', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     const ids: string[] = [];

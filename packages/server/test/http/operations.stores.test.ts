@@ -33,7 +33,7 @@ describe('health and readiness', () => {
     expect((await server.request('GET', '/readyz', { token: ADMIN_KEY })).body).toEqual(ready.body);
   });
 
-  it('says sends are paused, APNs refuses the credential and a simulator stands in, and stays ready', async () => {
+  it('says sends are paused, APNs rejects the credential and a simulator stands in, and stays ready', async () => {
     let refused = false;
     const server = await startServer({
       health: {
@@ -68,7 +68,7 @@ describe('health and readiness', () => {
     expect((await server.request('GET', '/healthz')).status).toBe(200);
   });
 
-  it('is not ready when the database does not answer, or lacks a migration', async () => {
+  it('is not ready when the database does not respond, or lacks a migration', async () => {
     let fault: 'unreachable' | 'behind' = 'unreachable';
     const server = await startServer({
       wrapStore: (store: Store): Store =>

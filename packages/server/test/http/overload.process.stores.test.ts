@@ -68,7 +68,7 @@ describe('overload', () => {
     expect(retryAfterMissing).toBe(0);
 
     // Right after, sends are taken again: once the last of the run's sends in flight are stored
-    // (autocannon stops counting before the server has answered its tail), within a second.
+    // (autocannon stops counting before the server has responded to its tail), within a second.
     const started = Date.now();
     await expect
       .poll(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startDeliveryServer } from '../delivery-helpers.js';
 import { createAccount, createToken, expectError, pushToken } from '../helpers.js';
 
-/** Names every plain object answers to through its prototype. */
+/** Names every plain object has through its prototype. */
 const INHERITED = ['toString', 'constructor', 'valueOf', '__proto__', 'hasOwnProperty', 'isPrototypeOf'];
 
 describe('user strings are looked up as own keys only: names an object inherits mean nothing special', () => {

@@ -118,7 +118,7 @@ http {
     expect([status.status, status.body.id]).toEqual([200, sent.body.id]);
     const byUrl = await untilFirst(() => through(`/v1/send/${token}?message=by+URL`));
     expect(byUrl.status).toBe(202);
-    // The 16 KB rule is Foxbell's own answer, not nginx's.
+    // The 16 KB rule is Foxbell's own response, not nginx's.
     const long = await untilFirst(() => through(`/v1/send/${token}?message=${'a'.repeat(16_500)}`));
     expect([
       long.status,

@@ -81,14 +81,14 @@ describe('the SDK against the server', () => {
     });
   });
 
-  it('refuses before sending what the server would refuse, with the same code and field', async () => {
+  it('rejects before sending what the server would reject, with the same code and field', async () => {
     const { client } = await setup();
     const error = await client.send({ message: 'hi', ttl: 0 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).field).toBe('ttl');
   });
 
-  it('turns the server refusals into ApiError with the code, status and request id', async () => {
+  it('turns the server errors into ApiError with the code, status and request id', async () => {
     const { server, client } = await setup();
     const error = await client.send({ message: 'hi', scene: 'disco' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
@@ -112,7 +112,7 @@ describe('the SDK against the server', () => {
     });
     await server.worker.tick();
     expect((await waiting).status).toBe('sent_to_push');
-    // sent_to_push means the push service took it for one device at least: the other two answers
+    // sent_to_push means the push service took it for one device at least: the other two responses
     // may still be on their way to the store, so their states are polled for, not read once.
     await expect
       .poll(async () =>

@@ -61,7 +61,7 @@ describe('slow and malformed clients', () => {
     const account = await createAccount(server);
     const slow = connect(server.url);
     slow.socket.write('POST /v1/notifications HTTP/1.1\r\nHost: x\r\nX-Slow: ');
-    // Meanwhile a well-behaved client is answered at once.
+    // Meanwhile a well-behaved client gets its response at once.
     const fine = await server.request('POST', '/v1/notifications', {
       token: account.token,
       json: { message: 'hi' },
@@ -103,7 +103,7 @@ describe('slow and malformed clients', () => {
     );
     expect(await client.closed).toBeLessThan(3000);
     // The excess is the next request, which is not HTTP: 400 and the connection closes. (The first
-    // may be answered before it or cut off; a client that did not see its 202 retries with its key.)
+    // may get its response before it or be cut off; a client that did not see its 202 retries with its key.)
     expect(client.received()).toMatch(/HTTP\/1\.1 400 Bad Request\r\n/);
     expect(client.received()).toContain('"code":"invalid_request","message":"the request is not valid HTTP"');
     expect(client.received()).not.toMatch(/ 5\d\d /);

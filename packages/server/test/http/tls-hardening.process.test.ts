@@ -64,7 +64,7 @@ describe('connections whose TLS handshake never completes', () => {
     const waited = await Promise.all([...silent, gaveUp, plain].map(({ closed }) => closed));
     // The timeout is 1 s; Node checks for it on a timer of its own: well within 3 s.
     for (const ms of waited) expect(ms).toBeLessThan(3000);
-    // No HTTP answer was written into a connection that has no TLS session to carry it.
+    // No HTTP response was written into a connection that has no TLS session to carry it.
     expect(Buffer.concat(received).toString('latin1')).not.toContain('HTTP/1.1');
     await expect.poll(openDescriptors).toBe(before);
   });
@@ -111,7 +111,7 @@ async function servedSubject(port: number): Promise<string> {
 }
 
 describe('the HTTPS port offers TLS 1.2 and 1.3 with forward secrecy and AEAD ciphers only', () => {
-  it('refuses static RSA key exchange, CBC and SHA-1 suites and TLS 1.1, also after a renewal', async () => {
+  it('rejects static RSA key exchange, CBC and SHA-1 suites and TLS 1.1, also after a renewal', async () => {
     const dir = await tempDir();
     // An RSA certificate: RSA key exchange suites need one to be offered at all.
     const [cert, key] = [path.join(dir, 'rsa-cert.pem'), path.join(dir, 'rsa-key.pem')];

@@ -30,15 +30,15 @@ async function serverWithLog(
   return { server, lines };
 }
 
-interface RawAnswer {
+interface RawResponse {
   status: number;
   head: string;
   headers: Map<string, string>;
   body: string;
 }
 
-/** Sends `bytes` as they are and reads the one answer (the request asks to close after it). */
-function exchange(url: string, bytes: string | Buffer): Promise<RawAnswer> {
+/** Sends `bytes` as they are and reads the one response (the request asks to close after it). */
+function exchange(url: string, bytes: string | Buffer): Promise<RawResponse> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), '127.0.0.1');
@@ -68,15 +68,15 @@ function exchange(url: string, bytes: string | Buffer): Promise<RawAnswer> {
 }
 
 /** Asserts the spec's error body with `X-Request-Id` equal to its `request_id`. */
-function expectSpecError(answer: RawAnswer, status: number, code: string) {
+function expectSpecError(answer: RawResponse, status: number, code: string) {
   const requestId = answer.headers.get('x-request-id');
   expect(requestId, answer.head).toMatch(/^req_\w+$/);
   const body = JSON.parse(answer.body);
   expect([answer.status, body.error?.code, body.request_id]).toEqual([status, code, requestId]);
 }
 
-describe('credentials in odd URLs never reach a log line or an answer', () => {
-  it('hides a send token in every spelling of the URL-token path, accepted or refused', async () => {
+describe('credentials in odd URLs never reach a log line or a response', () => {
+  it('hides a send token in every spelling of the URL-token path, accepted or rejected', async () => {
     const { server, lines } = await serverWithLog();
     const account = await createAccount(server);
     const token = account.token;
@@ -278,7 +278,7 @@ describe('a credential in a path is hidden from its prefix to the end of its seg
   });
 });
 
-describe('every answer carries X-Request-Id and the spec error body', () => {
+describe('every response carries X-Request-Id and the spec error body', () => {
   it('a path that is not valid percent-encoding: 400 invalid_request, not the parser’s words', async () => {
     const { server } = await serverWithLog();
     const answer = await exchange(
@@ -295,7 +295,7 @@ describe('every answer carries X-Request-Id and the spec error body', () => {
     expectSpecError(answer, 400, 'invalid_request');
   });
 
-  it('an Expect other than 100-continue is ignored, as RFC 9110 allows, and the request answered', async () => {
+  it('an Expect other than 100-continue is ignored, as RFC 9110 allows, and the request responded', async () => {
     const { server } = await serverWithLog();
     const account = await createAccount(server);
     for (const expectation of ['bogus', 'x-foo=1']) {
@@ -315,7 +315,7 @@ describe('every answer carries X-Request-Id and the spec error body', () => {
 });
 
 describe('the 16 KB limit counts every header as sent', () => {
-  it('refuses 3,900 empty headers and a 4 KB body (past Node’s count of 2,000) with 413', async () => {
+  it('rejects 3,900 empty headers and a 4 KB body (past Node’s count of 2,000) with 413', async () => {
     const { server } = await serverWithLog();
     const account = await createAccount(server);
     const body = JSON.stringify({ message: 'x'.repeat(4000) });
@@ -372,7 +372,7 @@ describe('the 16 KB limit counts the request as it came over the wire', () => {
     socket.write(sendHead(token, 'Transfer-Encoding: chunked\r\n'));
     // 4.5 MB if it were all read: each byte of the body costs 1,030 on the wire. Written a chunk
     // at a time, with a turn of the event loop between (the server runs in this process), until
-    // an answer comes.
+    // a response comes.
     const chunk = `1;${'e='.padEnd(1024, 'x')}\r\n{\r\n`;
     for (let i = 0; i < 4_500 && chunks.length === 0 && socket.writable; i += 1) {
       written += chunk.length;
@@ -383,8 +383,8 @@ describe('the 16 KB limit counts the request as it came over the wire', () => {
     const answer = Buffer.concat(chunks).toString('utf8');
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
     expect(answer).toContain('"code":"payload_too_large"');
-    // The answer came while the body was still being written: the server stopped at the limit
-    // instead of reading the 4.5 MB to their end (before, it answered only then). How far the
+    // The response came while the body was still being written: the server stopped at the limit
+    // instead of reading the 4.5 MB to their end (before, it responded only then). How far the
     // writer got first depends on the machine (a PostgreSQL lookup of the token comes first).
     expect(written).toBeLessThan(4_500 * chunk.length);
   });
@@ -428,7 +428,7 @@ describe('a field given twice in headers, and a body where none is read', () => 
     expect(stored?.notification.title).toBe('Deploy');
   });
 
-  it('a GET with a body is refused with 400 invalid_request, never silently ignored', async () => {
+  it('a GET with a body is rejected with 400 invalid_request, never silently ignored', async () => {
     const { server } = await serverWithLog();
     const account = await createAccount(server);
     for (const framing of ['Content-Length: 16\r\n', 'Transfer-Encoding: chunked\r\n']) {

@@ -12,7 +12,7 @@ import {
 /**
  * Each credential spends a budget of writes of its own: the account key one, each device key
  * another. A stolen phone's key can spend its own, never the budget its owner needs to take that
- * key away. A write that is refused (4xx) or fails (5xx) changed nothing and gives its place back.
+ * key away. A write that is rejected (4xx) or fails (5xx) changed nothing and gives its place back.
  */
 
 /** `times` renames with the device key `key`, all taken. */
@@ -34,7 +34,7 @@ async function spendWrites(server: TestServer, accountKey: string, writes: numbe
   }
 }
 
-/** What a spent budget of changes answers: 429 rate_limited, its scope and limit, Retry-After. */
+/** What a spent budget of changes returns: 429 rate_limited, its scope and limit, Retry-After. */
 function expectChangesSpent(reply: Awaited<ReturnType<TestServer['request']>>, retryAfter: string) {
   const body = expectError(reply, 429, 'rate_limited');
   expect(body.error.details).toEqual({ scope: 'account_changes', limit: 60 });
@@ -91,11 +91,11 @@ describe("a device key's writes have a budget of their own", () => {
     expect(renamed.status, renamed.text).toBe(200);
   });
 
-  it('counts only writes that were taken: a refused or failed write gives its place back', async () => {
+  it('counts only writes that were taken: a rejected or failed write gives its place back', async () => {
     const server = await startServer();
     const ana = await bareAccount(server);
     const phone = await linkedDevice(server, ana.key);
-    // 150 refused bodies of every kind: none is one of the 60.
+    // 150 rejected bodies of every kind: none is one of the 60.
     for (let i = 0; i < 50; i += 1) {
       expectError(
         await server.request('PATCH', '/v1/device', { token: phone.key, json: { name: '' } }),
@@ -124,7 +124,7 @@ describe("a device key's writes have a budget of their own", () => {
       await server.request('PATCH', '/v1/device', { token: phone.key, json: { name: 'one more' } }),
       '60',
     );
-    // The account key's refused writes are not counted either: 70 removals of no device, then 60 taken.
+    // The account key's rejected writes are not counted either: 70 removals of no device, then 60 taken.
     for (let i = 0; i < 70; i += 1) {
       expectError(
         await server.request('DELETE', '/v1/devices/dev_00000000000000000000', { token: ana.key }),
@@ -143,7 +143,7 @@ describe("a device key's writes have a budget of their own", () => {
     expect(renamed.status, renamed.text).toBe(200);
   });
 
-  it('gives back a write that failed: 70 answered 500 leave the 60 whole', async () => {
+  it('gives back a write that failed: 70 responded with 500 leave the 60 whole', async () => {
     let failing = false;
     const server = await startServer({
       wrapStore: (store) =>
@@ -192,7 +192,7 @@ describe("a device key's writes have a budget of their own", () => {
     const limited = expectError(await report(phone.key, phone.id), 429, 'rate_limited');
     expect(limited.error.details).toEqual({ scope: 'account_events', limit: 3 });
     expect((await report(ana.key, ana.devices[0]?.id)).status).toBe(204);
-    // A report of a device the notification did not go to is refused, and not counted.
+    // A report of a device the notification did not go to is rejected, and not counted.
     for (let i = 0; i < 5; i += 1) {
       expectError(await report(ana.key, 'dev_00000000000000000000'), 400, 'invalid_field', 'device_id');
     }

@@ -67,7 +67,7 @@ describe("a process's settings, read from one table", () => {
     });
   });
 
-  it('refuses an unknown flag, and answers --help', () => {
+  it('rejects an unknown flag, and handles --help', () => {
     expect(read(['--colour'])).toEqual({ ok: false, problems: [expect.stringContaining("'--colour'")] });
     expect(read(['--help'])).toEqual({ ok: 'help' });
   });

@@ -3,7 +3,7 @@ import { TurnBatcher } from '../../src/kernel/turn-batcher.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-/** A batcher that records its batches and answers each item with its double once `finish` is called. */
+/** A batcher that records its batches and resolves each item with its double once `finish` is called. */
 function recording(options: ConstructorParameters<typeof TurnBatcher>[1] = {}) {
   const batches: number[][] = [];
   const finishers: (() => void)[] = [];
@@ -19,7 +19,7 @@ function recording(options: ConstructorParameters<typeof TurnBatcher>[1] = {}) {
 }
 
 describe('TurnBatcher', () => {
-  it('runs what arrives in one turn as one batch, and answers each item with its own result', async () => {
+  it('runs what arrives in one turn as one batch, and resolves each item with its own result', async () => {
     const { batcher, batches, finishAll } = recording();
     const answers = [1, 2, 3].map((item) => batcher.add(item));
     await nextTurn();
@@ -28,7 +28,7 @@ describe('TurnBatcher', () => {
     expect(await Promise.all(answers)).toEqual([2, 4, 6]);
   });
 
-  it('rejects only the items answered with an Error', async () => {
+  it('rejects only the items settled with an Error', async () => {
     const { batcher, finishAll } = recording();
     const answers = [4, -1, 5].map((item) => batcher.add(item));
     await nextTurn();
@@ -86,7 +86,7 @@ describe('TurnBatcher', () => {
     ready = true;
   });
 
-  it('is idle once every item added has its answer', async () => {
+  it('is idle once every item added is settled', async () => {
     const { batcher, finishAll } = recording();
     await batcher.idle();
     const answer = batcher.add(1);

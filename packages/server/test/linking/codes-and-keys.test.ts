@@ -22,7 +22,7 @@ describe('link codes and the device key sealed for its app', () => {
     expect(sealDeviceKey(key, secret)).not.toBe(sealed);
     expect(openDeviceKey(sealed, secret)).toBe(key);
     expect(openDeviceKey(sealed, `${secret.slice(0, -1)}w`)).toBeUndefined();
-    // Tampered with, or cut short: refused, not opened wrong.
+    // Tampered with, or cut short: rejected, not opened wrong.
     const bytes = Buffer.from(sealed, 'base64url');
     bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 1;
     expect(openDeviceKey(bytes.toString('base64url'), secret)).toBeUndefined();

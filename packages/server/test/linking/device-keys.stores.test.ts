@@ -18,7 +18,7 @@ import {
  * active past the devices limit.
  */
 
-/** What a device key can do, each answered `401 token_revoked` once its device moved. */
+/** What a device key can do, each responded with `401 token_revoked` once its device moved. */
 async function expectKeyRevoked(server: TestServer, key: string, otherCode: string) {
   expectError(await server.request('GET', '/v1/inbox', { token: key }), 401, 'token_revoked');
   expectError(await server.request('GET', '/v1/device', { token: key }), 401, 'token_revoked');

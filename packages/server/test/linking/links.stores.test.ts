@@ -166,7 +166,7 @@ describe('linking a device with a code', () => {
     }
   });
 
-  it('leaves its account with DELETE /v1/device: the device is removed and its key answers token_revoked', async () => {
+  it('leaves its account with DELETE /v1/device: the device is removed and its key responds token_revoked', async () => {
     const server = await startServer();
     const ana = await bareAccount(server);
     const phone = await linkedDevice(server, ana.key);
@@ -190,7 +190,7 @@ describe('linking a device with a code', () => {
     ]);
   });
 
-  it('refuses an approval in the order the interface gives: expired, approved, cancelled, unknown', async () => {
+  it('rejects an approval in the order the interface gives: expired, approved, cancelled, unknown', async () => {
     const server = await startServer();
     const ana = await bareAccount(server);
 
@@ -261,7 +261,7 @@ describe('linking a device with a code', () => {
     expect(limited.headers.get('retry-after')).toBe(
       String((start + TEN_MINUTES - server.clock.now()) / 1000),
     );
-    // The refused request is still pending: approved once the window has room.
+    // The rejected request is still pending: approved once the window has room.
     server.clock.set(new Date(start + TEN_MINUTES).toISOString());
     const sixthLate = await requestLink(server);
     expect((await approve(server, ana.key, sixthLate.body.code)).status).toBe(201);
@@ -279,7 +279,7 @@ describe('linking a device with a code', () => {
     expect(full.body.error.details).toEqual({ limit: 'devices', max: 20 });
   });
 
-  it('refuses a device id or push address already registered or being linked: device_exists', async () => {
+  it('rejects a device id or push address already registered or being linked: device_exists', async () => {
     const server = await startServer();
     const ana = await bareAccount(server);
     const token = pushToken();

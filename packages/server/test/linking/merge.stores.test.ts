@@ -41,7 +41,7 @@ const inboxIds = async (server: TestServer, key: string) =>
   );
 
 describe('merging accounts', () => {
-  it("moves the merged account's devices, tokens and inbox; its key answers account_merged; its tokens keep sending", async () => {
+  it("moves the merged account's devices, tokens and inbox; its key responds account_merged; its tokens keep sending", async () => {
     const server = await startServer();
     const ana = await bareAccount(server);
     const old = await bareAccount(server);
@@ -82,7 +82,7 @@ describe('merging accounts', () => {
     expect(await inboxIds(server, ana.key)).toEqual([after.body.id, before.body.id]);
   });
 
-  it('refuses a group past 5 accounts (merge_group_full) and a merge past 20 devices, changing nothing', async () => {
+  it('rejects a group past 5 accounts (merge_group_full) and a merge past 20 devices, changing nothing', async () => {
     const server = await startServer();
     const ana = await bareAccount(server);
     for (let i = 0; i < 4; i++)

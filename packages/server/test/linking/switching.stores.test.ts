@@ -104,7 +104,7 @@ describe('switching accounts', () => {
     ]);
   });
 
-  it('refuses a proof that is unknown, revoked or another device’s: source_rejected with its reason', async () => {
+  it('rejects a proof that is unknown, revoked or another device’s: source_rejected with its reason', async () => {
     const server = await startServer();
     const a = await bareAccount(server);
     const phone = await linked(server, a.key, 'install-phone-2');
@@ -123,7 +123,7 @@ describe('switching accounts', () => {
     await refused({ device_key: phone.key }, 'install-phone-2', 'key_revoked');
   });
 
-  it('refuses by default while the old account is in use, counting its tokens and other devices', async () => {
+  it('rejects by default while the old account is in use, counting its tokens and other devices', async () => {
     const server = await startServer();
     const a = await bareAccount(server);
     const phone = await linked(server, a.key, 'install-phone-3');

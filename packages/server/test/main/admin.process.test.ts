@@ -248,7 +248,7 @@ describe('foxbell-server admin', () => {
     expect(warnings).toHaveLength(4);
   }, 60_000);
 
-  it('names the code and field of a refusal, exits as notify does, and with --json writes only the answer', async () => {
+  it('names the code and field of an error, exits as notify does, and with --json writes only the response', async () => {
     const server = await startQuietServer();
     const base = { FOXBELL_BASE_URL: server.url };
     const key = (await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} })).body
@@ -293,7 +293,7 @@ describe('foxbell-server admin', () => {
     ]);
   }, 30_000);
 
-  it('refuses a key with a character no key has (a placeholder pasted as is) in words about the key, not as a server out of reach', async () => {
+  it('rejects a key with a character no key has (a placeholder pasted as is) in words about the key, not as a server out of reach', async () => {
     const server = await startQuietServer();
     const base = { FOXBELL_BASE_URL: server.url };
     const placeholder = await admin(['token', 'create', '--name', 'CI'], {
@@ -345,11 +345,11 @@ describe('foxbell-server admin', () => {
     // A code with a letter no code has (a zero for an O) is a wrong code too, worded the same.
     const misspelt = await approve('K7QM-3XP0');
     expect([misspelt.code, misspelt.stderr.split('\n')[0]]).toEqual([2, unknown.stderr.split('\n')[0]]);
-    // With --json, the API's answer as it is.
+    // With --json, the API's response as it is.
     const asJson = await approve('K7QM-3XPA', '--json');
     expect([asJson.code, asJson.stderr]).toEqual([2, '']);
     expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { code: 'not_found', field: 'code' } });
-    // The sixth wrong code in 10 minutes is refused with the approver locked, said with its wait.
+    // The sixth wrong code in 10 minutes is rejected with the approver locked, said with its wait.
     for (let wrong = 0; wrong < 2; wrong += 1) expect((await approve('K7QM-3XPA')).code).toBe(2);
     const locked = await approve('K7QM-3XPA');
     expect([locked.code, locked.stdout]).toEqual([4, '']);

@@ -93,7 +93,7 @@ afterEach(async () => {
 });
 
 describe('a connection PostgreSQL ends as it is made', () => {
-  it('answers 503 while every new connection is ended, keeps the API and a worker running, and recovers', async () => {
+  it('responds with 503 while every new connection is ended, keeps the API and a worker running, and recovers', async () => {
     const proxy = await postgresProxy();
     closing.push(proxy.close);
     const database = ['--database', proxy.url, '--database-schema', newTestSchema(), '--log-level', 'warn'];

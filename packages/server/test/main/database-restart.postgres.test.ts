@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   expectEveryAcceptedSendDelivered,
-  expectOnlyRetriedAnswers,
+  expectOnlyRetriedResponses,
   expectStillRunning,
   sendContinuously,
   startDeployment,
@@ -31,7 +31,7 @@ describe('PostgreSQL restarting under load, with two API processes and two worke
       await load.stop();
 
       expectStillRunning([...deployment.apis, ...deployment.workers]);
-      expectOnlyRetriedAnswers(load);
+      expectOnlyRetriedResponses(load);
       // The SDK's retries (503 with Retry-After: 5) outlast a 3 s restart: no call was given up.
       expect(load.events.filter((event) => event.kind === 'gave_up')).toEqual([]);
       expect(load.events.some((event) => event.kind === 'retry')).toBe(true);

@@ -288,10 +288,10 @@ export async function expectEveryAcceptedSendDelivered(deployment: Deployment, l
 }
 
 /**
- * The clients saw only answers the SDK retries: `503 service_unavailable` (with its
- * `Retry-After`), a proxy's `502`/`503`, or no answer at all. Never a `500` or another refusal.
+ * The clients saw only responses the SDK retries: `503 service_unavailable` (with its
+ * `Retry-After`), a proxy's `502`/`503`, or no response at all. Never a `500` or another error.
  */
-export function expectOnlyRetriedAnswers(load: Load): void {
+export function expectOnlyRetriedResponses(load: Load): void {
   for (const event of load.events) {
     expect(
       event.status === undefined ||
@@ -346,7 +346,7 @@ export interface FaultFigures {
   /** The longest a send waited from its first try to its 202, and the median, in ms. */
   longestWaitMs: number;
   medianWaitMs: number;
-  /** The answers the SDK retried, by status and code (`none`: no answer at all). */
+  /** The responses the SDK retried, by status and code (`none`: no response at all). */
   retried: Record<string, number>;
   /** The longest time without a push from the fault's start until pushes went on after it, in ms. */
   longestPushGapMs: number;

@@ -8,7 +8,7 @@ import { type Running, tempDir } from '../processes.js';
 import {
   type Deployment,
   expectEveryAcceptedSendDelivered,
-  expectOnlyRetriedAnswers,
+  expectOnlyRetriedResponses,
   faultFigures,
   type Load,
   sendContinuously,
@@ -41,7 +41,7 @@ async function underLoad(load: Load, fault: () => Promise<void>) {
 
 async function expectNothingLost(deployment: Deployment, load: Load) {
   await load.stop();
-  expectOnlyRetriedAnswers(load);
+  expectOnlyRetriedResponses(load);
   // The SDK's retries, with Caddy's own, outlast each fault: no call was given up.
   expect(
     load.events.filter((event) => event.kind === 'gave_up'),

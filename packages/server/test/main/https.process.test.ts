@@ -65,7 +65,7 @@ describe('HTTPS on the API port', () => {
         )
       ).stdout,
     ).token as string;
-    // The SDK, as an app would use it: trusting the CA by NODE_EXTRA_CA_CERTS, and refusing the
+    // The SDK, as an app would use it: trusting the CA by NODE_EXTRA_CA_CERTS, and rejecting the
     // connection without it (notify's own suite checks the same of notify).
     const sdkSend = (message: string, ca: string | undefined) =>
       run(

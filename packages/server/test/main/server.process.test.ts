@@ -116,7 +116,7 @@ describe('foxbell-server, the process', () => {
     }
   });
 
-  it('loses nothing it answered 202 for when killed with SIGKILL', async () => {
+  it('loses nothing it responded with 202 for when killed with SIGKILL', async () => {
     const data = await tempDir();
     const first = await startProcess(['--data', data, '--admin-key', ADMIN, '--log-level', 'warn']);
     const { token } = await accountWithToken(first.url);
@@ -181,7 +181,7 @@ describe('foxbell-server, the process', () => {
       .toContain('serving on meanwhile');
     const ready = await send(server.url, 'GET', '/readyz', {});
     expect([ready.status, ready.body.checks.shutdown]).toEqual([503, 'stopping']);
-    // A load balancer has not yet noticed: a request that comes now is served, not refused.
+    // A load balancer has not yet noticed: a request that comes now is served, not rejected.
     const sent = await send(server.url, 'POST', '/v1/notifications', {
       token,
       json: { message: 'draining' },
@@ -210,7 +210,7 @@ describe('foxbell-server, the process', () => {
     });
   });
 
-  it('takes --lease-seconds, --sends-in-flight and --database-pool at their bounds, and refuses one past them', async () => {
+  it('takes --lease-seconds, --sends-in-flight and --database-pool at their bounds, and rejects one past them', async () => {
     const refused = await runToExit(
       ['--lease-seconds', '0', '--sends-in-flight', '0', '--database-pool', '1001'],
       {},
@@ -512,7 +512,7 @@ describe('foxbell-server, delivering', () => {
     expect(stderr).toContain(`another foxbell-server is serving sends from ${data}`);
   });
 
-  it('refuses data written by a newer release in one line, exits 1 and leaves it as it was', async () => {
+  it('rejects data written by a newer release in one line, exits 1 and leaves it as it was', async () => {
     const data = await tempDir();
     const first = await startProcess(['--data', data, '--admin-key', ADMIN, '--log-level', 'warn']);
     first.child.kill('SIGTERM');

@@ -58,7 +58,7 @@ describe('admission, the one decision both stores make', () => {
     ).toEqual({ kind: 'idempotency_conflict', monthlyCount: 0 });
   });
 
-  it('refuses a full month before looking at the minute: waiting would not help', () => {
+  it('rejects a full month before looking at the minute: waiting would not help', () => {
     const full = [{ second: SECOND, count: 3 }];
     expect(admit(sendWith(), view({ month: 100, token: full }).senderView)).toEqual({
       kind: 'quota_exceeded',
@@ -86,10 +86,10 @@ describe('admission, the one decision both stores make', () => {
       [{ second: SECOND - 20, count: 5 }],
       { scope: 'account', limit: 5, retryAfterSeconds: 40 },
     ],
-  ])('refuses when %s has no room, with the seconds until it has', (_, token, account, refusal) => {
+  ])('rejects when %s has no room, with the seconds until it has', (_, token, account, rejection) => {
     expect(admit(sendWith(), view({ token, account, month: 7 }).senderView)).toEqual({
       kind: 'rate_limited',
-      ...refusal,
+      ...rejection,
       monthlyCount: 7,
     });
   });

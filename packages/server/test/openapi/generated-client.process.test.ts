@@ -30,7 +30,7 @@ function node(args: string[], cwd: string, env: Record<string, string> = {}) {
   });
 }
 
-/** The calls, as an app would write them; what each answered is printed as JSON for the test. */
+/** The calls, as an app would write them; what each responded is printed as JSON for the test. */
 const CLIENT = `
 import createClient from 'openapi-fetch';
 import type { components, paths } from './schema.js';
@@ -83,7 +83,7 @@ seen.sent = sent.status;
 const status = must(await client.GET('/v1/notifications/{id}/status', { params: { path: { id: sent.id } } }));
 seen.status = { id: status.id === sent.id, status: status.status, destinations: status.destinations.length };
 
-// Refusals, read as typed error bodies.
+// Errors, read as typed error bodies.
 const refused = await client.POST('/v1/notifications', { body: { message: 'Build passed', scene: 'nowhere' } });
 seen.refused = { status: refused.response.status, code: refused.error?.error.code, field: refused.error?.error.field };
 const stale = await owner.POST('/v1/account/key', { body: { generation: 7 } });

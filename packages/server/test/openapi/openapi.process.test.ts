@@ -12,7 +12,7 @@ const COMMITTED = new URL('../../../../docs/openapi.json', import.meta.url);
 
 type Schema = { [key: string]: unknown };
 
-/** Members of an answer its schema does not name: the document must say every one. */
+/** Members of a response its schema does not name: the document must say every one. */
 function undocumented(schema: Schema, value: unknown, components: Record<string, Schema>, at = ''): string[] {
   if (typeof schema.$ref === 'string') {
     return undocumented(components[schema.$ref.split('/').pop() as string] as Schema, value, components, at);
@@ -70,7 +70,7 @@ describe('the OpenAPI document', () => {
     try {
       await app.ready();
       // The web app's files (/app/…, and / that leads there) are pages for a browser, not the
-      // interface; HEAD, which answers each GET, is left out of the document.
+      // interface; HEAD, which responds each GET, is left out of the document.
       const served = servedRoutes(app.printRoutes({ commonPrefix: false })).filter(
         (route) => !/^(GET \/(app(\/|$)|$)|HEAD )/.test(route),
       );
@@ -85,7 +85,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it("describes the server's real answers, member by member", async () => {
+  it("describes the server's real responses, member by member", async () => {
     const { server, document } = await served();
     const components = (document.components as { schemas: Record<string, Schema> }).schemas;
     const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -120,7 +120,7 @@ describe('the OpenAPI document', () => {
     check('NewToken', token, 201);
     check('Tokens', await server.request('GET', '/v1/tokens', { token: key }), 200);
     check('Devices', await server.request('GET', '/v1/devices', { token: key }), 200);
-    check('DevicesAnswer', await server.request('GET', '/v1/devices', { token: token.body.token }), 200);
+    check('DevicesResponse', await server.request('GET', '/v1/devices', { token: token.body.token }), 200);
     check('DeviceNames', await server.request('GET', '/v1/devices', { token: token.body.token }), 200);
     check('Catalog', await server.request('GET', '/v1/scenes', { token: token.body.token }), 200);
     const sent = await server.request('POST', '/v1/notifications', {

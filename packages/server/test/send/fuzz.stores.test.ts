@@ -8,7 +8,7 @@ import { type Account, createAccount, startServer, type TestServer } from '../he
 import { TEST_STORE } from '../test-database.js';
 
 /**
- * Property-based tests of both send endpoints: whatever arrives, the answer is `202` or one of
+ * Property-based tests of both send endpoints: whatever arrives, the response is `202` or one of
  * the spec's errors with its body and request id, never a 500 and never a hang. `FOXBELL_LONG=1`
  * runs many more cases (see docs/reliability.md).
  */
@@ -25,7 +25,7 @@ const NO_LIMITS = {
   eventsPerMinute: 1e9,
   linkRequestsPerWindow: 1e9,
   failedCredentialsPerMinute: 1e9,
-  // The locks and limits of approvals stay as they are: reaching them is an answer to check too.
+  // The locks and limits of approvals stay as they are: reaching them is a response to check too.
 };
 
 // One server for the file: the properties run many requests, each on its own.
@@ -73,11 +73,11 @@ interface Raw {
   body?: Uint8Array | string;
 }
 
-/** The error code of the last answer `check` read (undefined for a 202). */
+/** The error code of the last response `check` read (undefined for a 202). */
 let lastErrorCode: string | undefined;
 
 /**
- * Sends a request as given and checks the answer against the spec; returns its status. A send's
+ * Sends a request as given and checks the response against the spec; returns its status. A send's
  * only success is `202`; other routes name theirs.
  */
 async function check(raw: Raw, successes: readonly number[] = [202]): Promise<number> {
@@ -396,14 +396,14 @@ describe('ids, cursors and reports under arbitrary input', () => {
               path: template.replace('{}', id),
               headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
               // Bodies each route takes, so that an id of the right shape is looked up (and found
-              // nowhere) rather than refused for its body.
+              // nowhere) rather than rejected for its body.
               ...(method === 'POST'
                 ? { body: '{"device_id":"dev_x","action":"opened"}' }
                 : method === 'PATCH'
                   ? { body: '{}' }
                   : {}),
             });
-            // A send token on an account route is 403; every other answer names nothing found.
+            // A send token on an account route is 403; every other response names nothing found.
             // (and a path that is not UTF-8 once decoded is not read: 400 invalid_request).
             if (lastErrorCode === 'invalid_request') expect(status).toBe(400);
             else if (credential === 'key') expect(status).toBe(404);

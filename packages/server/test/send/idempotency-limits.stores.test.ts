@@ -25,7 +25,7 @@ describe('idempotency', () => {
     expect(inbox.body.items).toHaveLength(1);
   });
 
-  it('answers 409 idempotency_conflict for a different request with the same key', async () => {
+  it('responds with 409 idempotency_conflict for a different request with the same key', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     const headers = { 'idempotency-key': 'k1' };
@@ -102,7 +102,7 @@ describe('idempotency', () => {
     ['empty', ''],
     ['256 characters', 'k'.repeat(256)],
     ['non-ASCII', 'clé'],
-  ])('refuses a malformed key (%s) with 400 invalid_field Idempotency-Key', async (_name, key) => {
+  ])('rejects a malformed key (%s) with 400 invalid_field Idempotency-Key', async (_name, key) => {
     const server = await startServer();
     const account = await createAccount(server);
     const reply = await server.request('POST', '/v1/notifications', {
@@ -191,7 +191,7 @@ describe('rate limits and the monthly quota', () => {
     expect(limited.headers.get('retry-after')).toBe('60');
   });
 
-  it('does not count refused sends', async () => {
+  it('does not count rejected sends', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     await server.request('POST', '/v1/notifications', { token: account.token, json: { message: '' } });
@@ -199,7 +199,7 @@ describe('rate limits and the monthly quota', () => {
     expect(reply.headers.get('x-ratelimit-remaining')).toBe('9999');
   });
 
-  it('refuses past the monthly quota with 429 quota_exceeded, and renews at the UTC month', async () => {
+  it('rejects past the monthly quota with 429 quota_exceeded, and renews at the UTC month', async () => {
     const server = await startServer({ limits: { perAccountPerMonth: 3 } });
     const account = await createAccount(server);
     server.clock.set('2026-11-30T23:59:00.000Z');
@@ -223,7 +223,7 @@ describe('rate limits and the monthly quota', () => {
     );
   });
 
-  it('answers 503 service_unavailable with Retry-After while an admin has paused sends', async () => {
+  it('responds with 503 service_unavailable with Retry-After while an admin has paused sends', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     const pause = await server.request('POST', '/v1/admin/pause', {

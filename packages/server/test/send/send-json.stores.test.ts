@@ -65,7 +65,7 @@ describe('POST /v1/notifications', () => {
     ['invalid JSON', '{"message": "hi"'],
     ['a trailing comma', '{"message": "hi",}'],
     ['an empty body', ''],
-  ])('refuses %s as the body with 400 invalid_request', async (_name, body) => {
+  ])('rejects %s as the body with 400 invalid_request', async (_name, body) => {
     const server = await startServer();
     const { token } = await createAccount(server);
     const reply = await server.request('POST', '/v1/notifications', {
@@ -76,7 +76,7 @@ describe('POST /v1/notifications', () => {
     expectError(reply, 400, 'invalid_request');
   });
 
-  it('refuses a body that is not valid UTF-8 with 400 invalid_request', async () => {
+  it('rejects a body that is not valid UTF-8 with 400 invalid_request', async () => {
     const server = await startServer();
     const { token } = await createAccount(server);
     const body = Buffer.concat([Buffer.from('{"message":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
@@ -88,7 +88,7 @@ describe('POST /v1/notifications', () => {
     expectError(reply, 400, 'invalid_request');
   });
 
-  it('takes 16 levels of nesting and refuses 17 with invalid_request', async () => {
+  it('takes 16 levels of nesting and rejects 17 with invalid_request', async () => {
     const server = await startServer();
     const { token } = await createAccount(server);
     const nested = (depth: number) => `{"message":"hi","x":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
@@ -124,7 +124,7 @@ describe('POST /v1/notifications', () => {
     );
   });
 
-  it('refuses a repeated member with a different value and takes it with the same value', async () => {
+  it('rejects a repeated member with a different value and takes it with the same value', async () => {
     const server = await startServer();
     const { token } = await createAccount(server);
     const post = (body: string) =>
@@ -151,7 +151,7 @@ describe('POST /v1/notifications', () => {
     ['application/x-www-form-urlencoded', 'message=hi'],
     ['application/xml', '<message>hi</message>'],
     ['multipart/form-data; boundary=x', '--x--'],
-  ])('refuses %s with 415 unsupported_media_type', async (contentType, body) => {
+  ])('rejects %s with 415 unsupported_media_type', async (contentType, body) => {
     const server = await startServer();
     const { token } = await createAccount(server);
     const reply = await server.request('POST', '/v1/notifications', { token, body, contentType });
@@ -225,11 +225,11 @@ describe('POST /v1/notifications', () => {
       expectError(reply, 400, 'invalid_field', 'message');
     });
 
-    it('refuses 16,385 bytes with 413 payload_too_large', async () => {
+    it('rejects 16,385 bytes with 413 payload_too_large', async () => {
       expectError(await sendOfSize(16_385), 413, 'payload_too_large');
     });
 
-    it('refuses a large declared body without reading it', async () => {
+    it('rejects a large declared body without reading it', async () => {
       const server = await startServer();
       const { token } = await createAccount(server);
       const reply = await server.request('POST', '/v1/notifications', {
@@ -240,7 +240,7 @@ describe('POST /v1/notifications', () => {
       expectError(reply, 413, 'payload_too_large');
     });
 
-    it('refuses a chunked body that goes over the limit', async () => {
+    it('rejects a chunked body that goes over the limit', async () => {
       const server = await startServer();
       const { token } = await createAccount(server);
       const chunks = new ReadableStream({

@@ -46,7 +46,7 @@ describe('GET and POST /v1/send/<TOKEN>', () => {
     expect((await sent(server, reply))?.message).toBe('a b &=#+%✓');
   });
 
-  it('refuses broken percent-encoding', async () => {
+  it('rejects broken percent-encoding', async () => {
     const { server, path } = await setup();
     const reply = await server.request('GET', path('?message=%E2%9C'));
     expectError(reply, 400, 'invalid_field', 'message');
@@ -159,7 +159,7 @@ describe('GET and POST /v1/send/<TOKEN>', () => {
     );
   });
 
-  it('refuses param[name]', async () => {
+  it('rejects param[name]', async () => {
     const { server, path } = await setup();
     expectError(
       await server.request('GET', path('?message=hi&scene=rocket&param%5Bcolor%5D=red')),
@@ -176,13 +176,13 @@ describe('GET and POST /v1/send/<TOKEN>', () => {
     }
   });
 
-  it('refuses an unknown query field', async () => {
+  it('rejects an unknown query field', async () => {
     const { server, path } = await setup();
     expectError(await server.request('GET', path('?message=hi&colour=red')), 400, 'invalid_field', 'colour');
   });
 
   describe('conflicts', () => {
-    it('refuses a repeated query parameter with different values and takes the same value twice', async () => {
+    it('rejects a repeated query parameter with different values and takes the same value twice', async () => {
       const { server, path } = await setup();
       expectError(
         await server.request('GET', path('?message=a&message=b')),
@@ -193,7 +193,7 @@ describe('GET and POST /v1/send/<TOKEN>', () => {
       expect((await server.request('GET', path('?message=a&message=a'))).status).toBe(202);
     });
 
-    it('refuses one field with different values in two sources', async () => {
+    it('rejects one field with different values in two sources', async () => {
       const { server, path } = await setup();
       expectError(
         await server.request('POST', path('?title=a'), { json: { message: 'hi', title: 'b' } }),
@@ -218,7 +218,7 @@ describe('GET and POST /v1/send/<TOKEN>', () => {
       );
     });
 
-    it('refuses two aliases of message with different values across sources', async () => {
+    it('rejects two aliases of message with different values across sources', async () => {
       const { server, path } = await setup();
       expectError(
         await server.request('POST', path('?text=a'), { json: { body: 'b' } }),
@@ -236,7 +236,7 @@ describe('GET and POST /v1/send/<TOKEN>', () => {
       expect((await sent(server, reply))?.ttl).toBe(60);
     });
 
-    it('refuses one scene parameter with different values in two sources', async () => {
+    it('rejects one scene parameter with different values in two sources', async () => {
       const { server, path } = await setup();
       expectError(
         await server.request('POST', path('?param.color=red'), {
@@ -264,7 +264,7 @@ describe('GET and POST /v1/send/<TOKEN>', () => {
     );
   });
 
-  it('refuses other content types with 415', async () => {
+  it('rejects other content types with 415', async () => {
     const { server, path } = await setup();
     const reply = await server.request('POST', path('?message=hi'), {
       body: '<a/>',
@@ -281,7 +281,7 @@ describe('GET and POST /v1/send/<TOKEN>', () => {
     expect(inbox.items).toEqual([]);
   });
 
-  it('answers 401 for an unknown or malformed path token and 403 for an account key', async () => {
+  it('responds with 401 for an unknown or malformed path token and 403 for an account key', async () => {
     const server = await startServer();
     const account = await createAccount(server);
     expectError(

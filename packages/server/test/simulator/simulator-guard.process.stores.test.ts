@@ -38,7 +38,7 @@ async function control() {
   return { sim, port, host: `127.0.0.1:${port}` };
 }
 
-describe("the simulator's control API answers this machine's own callers only", () => {
+describe("the simulator's control API responds to this machine's own callers only", () => {
   it('takes JSON bodies only: a text/plain or form POST (what another site may send unasked) is 415', async () => {
     const { port, host } = await control();
     for (const type of [
@@ -68,7 +68,7 @@ describe("the simulator's control API answers this machine's own callers only", 
     expect(json.status).toBe(204);
   });
 
-  it('refuses a Host that is not this machine (DNS rebinding) and a request from another web origin', async () => {
+  it('rejects a Host that is not this machine (DNS rebinding) and a request from another web origin', async () => {
     const { port, host } = await control();
     for (const headers of [
       { host: `attacker.example:${port}` },
@@ -139,7 +139,7 @@ describe('the built-in simulator with foxbell-server --host 0.0.0.0', () => {
     const controlUrl = /APNs simulator control API on (http:\/\/\S+)/.exec(server.stdout())?.[1] as string;
     expect(controlUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const controlPort = Number(new URL(controlUrl).port);
-    // Reached from this machine, refused from another.
+    // Reached from this machine, rejected from another.
     const local = await fetch(`${controlUrl}/v1/pushes`);
     expect(local.status).toBe(200);
     const remote = await foreign.exchange(controlPort, `GET /v1/pushes HTTP/1.1\r\nHost: x\r\n\r\n`);

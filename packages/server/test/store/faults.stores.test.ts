@@ -142,7 +142,7 @@ describe('overload', () => {
           return reply;
         }),
     );
-    // Whichever three come last are answered at once, while five wait in the store.
+    // Whichever three come last get their response at once, while five wait in the store.
     await expect.poll(() => [held.length, answered.length]).toEqual([5, 3]);
     for (const reply of answered) {
       expectError(reply, 503, 'service_unavailable');

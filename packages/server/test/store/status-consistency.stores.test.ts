@@ -53,7 +53,7 @@ describe('a status record is read whole, never half-way through a delivery', () 
       ids.push({ id: reply.body.id, token });
     }
 
-    // One push at a time, so that each answer is a commit of its own, and the readers all watch
+    // One push at a time, so that each response is a commit of its own, and the readers all watch
     // the notifications being delivered now: each moves on once the one it reads has settled.
     const worker = server.addWorker(server.transport, { concurrency: 1 });
     let delivering = true;

@@ -349,7 +349,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     expect(statesOf(await (a as Store).getNotification(again.id))).toEqual(['superseded']);
   });
 
-  it('hands a dead worker’s lease to another after it runs out, and ignores the dead worker’s late answer', async () => {
+  it('hands a dead worker’s lease to another after it runs out, and ignores the dead worker’s late response', async () => {
     const [a, b] = await stores(2);
     const { account, token } = await accountWithDevices(a as Store, ['ios']);
     const sent = await (a as Store).acceptSend(newSend(account, token, T0));
@@ -431,7 +431,7 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     const sent = (await store.acceptSend(newSend(account, token, T0, { ttl: 600 }))) as { id: string };
     await route(store, T0);
     let now = T0;
-    // The watch's destination is pushed and never answered, five times over.
+    // The watch's destination is pushed and never responded, five times over.
     const [iphone, watch] = await claim(store, 'w', now, 2, 1000);
     await store.finishAttempts(
       [

@@ -127,9 +127,9 @@ export interface AppOptions {
   /** Opened from the Home Screen (navigator.standalone), as an installed web app is. */
   fromHomeScreen?: boolean;
   colorScheme?: 'light' | 'dark';
-  /** The notification permission the browser answers with. */
+  /** The notification permission the browser responds with. */
   permission?: 'granted' | 'denied';
-  /** The subscription the browser's PushManager gives; `hang`: its subscribe never answers. */
+  /** The subscription the browser's PushManager gives; `hang`: its subscribe never responds. */
   subscription?: Subscription | 'hang';
   reducedMotion?: boolean;
   /** A certificate of the chain the site's HTTPS presents, trusted as a public CA would be. */

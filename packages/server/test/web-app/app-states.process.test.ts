@@ -233,7 +233,7 @@ describe('the web app linked', () => {
     await app.page.goto(`${server.url}/app/`);
     await turnOn(app);
     await approveShownCode(app, server.url, account.key);
-    // iOS dropped it without a word: the push service answers 410 and the server deactivates it.
+    // iOS dropped it without a word: the push service responds with 410 and the server deactivates it.
     push.script(first, { status: 410 });
     await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'lost' } });
     await push.waitFor(1);

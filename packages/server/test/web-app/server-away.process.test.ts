@@ -15,7 +15,7 @@ import {
 } from './app-in-chromium.js';
 
 /**
- * The web app behind Caddy with its server stopped (a crash, an upgrade): the proxy answers for it
+ * The web app behind Caddy with its server stopped (a crash, an upgrade): the proxy responds for it
  * (502 from the guide's Caddyfile at once, 503 from deploy/Caddyfile after its 10 s of trying),
  * and the app opens as when offline, from its kept files and its last inbox, says in its own words
  * that the server cannot be reached, and catches up by itself once the server is back.
@@ -37,7 +37,7 @@ async function guideCaddyfile(upstream: string): Promise<string> {
     .replace(/reverse_proxy \S+/, `reverse_proxy ${upstream}`);
 }
 
-/** Caddy on HTTPS ports of the test's own, answering; with the certificate its chain presents. */
+/** Caddy on HTTPS ports of the test's own, responding; with the certificate its chain presents. */
 async function caddyInFront(run: (ports: string[], dir: string) => Promise<unknown>) {
   const dir = await tempDir();
   const [httpPort, httpsPort] = [await freePort(), await freePort()];
@@ -119,7 +119,7 @@ describe('the web app with its server stopped behind Caddy', () => {
     await server.exited;
     await app.page.reload();
     // The page is the app's own within the service worker's wait for the network (3 s), not
-    // after the proxy's 10 s; the words come with the first read the proxy answers.
+    // after the proxy's 10 s; the words come with the first read the proxy responds to.
     await expect.poll(() => messages(app), { timeout: 8_000 }).toEqual(['Kept for later']);
     expect(await app.page.title()).toBe('Foxbell');
     await expectAppFromKept(app, 30_000);

@@ -13,7 +13,7 @@ export interface ApnsClientOptions {
   ca?: string | undefined;
   key: ProviderKey;
   clock: Clock;
-  /** A push with no answer after this long (by `clock`) is given up, and retried later by the worker. */
+  /** A push with no response after this long (by `clock`) is given up, and retried later by the worker. */
   requestTimeoutMs?: number;
   /**
    * Told after each sweep for pushes past their deadline: a test that moved its clock waits for
@@ -22,11 +22,11 @@ export interface ApnsClientOptions {
   onSweep?: () => void;
 }
 
-/** What became of one push: Apple's answer, or none (the connection failed or timed out). */
+/** What became of one push: Apple's response, or none (the connection failed or timed out). */
 export type PushResult =
-  | { kind: 'answered'; status: number; reason?: string; timestamp?: number; apnsId?: string }
+  | { kind: 'response'; status: number; reason?: string; timestamp?: number; apnsId?: string }
   | {
-      kind: 'no_answer';
+      kind: 'no_response';
       error: string;
       /** The connection failed on APNs' certificate or the TLS handshake: its error's code. */
       tlsCode?: string;
@@ -35,7 +35,7 @@ export type PushResult =
 interface QueuedPush {
   request: PushRequest;
   resolve: (result: PushResult) => void;
-  /** Times it went back to the queue because a GOAWAY refused it unprocessed. */
+  /** Times it went back to the queue because a GOAWAY rejected it unprocessed. */
   requeues: number;
 }
 
@@ -55,14 +55,14 @@ interface InFlight {
   deadline: number;
   status: number | undefined;
   apnsId: string | undefined;
-  /** The answer's body (Apple sends one with errors only); none if it outgrew `MAX_BODY_BYTES`. */
+  /** The response's body (Apple sends one with errors only); none if it outgrew `MAX_BODY_BYTES`. */
   body: Buffer[] | undefined;
   bodyBytes: number;
   /** The TLS error's code, when the stream ended with its connection's certificate or handshake failing. */
   tlsCode: string | undefined;
 }
 
-/** A stream refused before the server processed it may be sent again on a new connection. */
+/** A stream rejected before the server processed it may be sent again on a new connection. */
 const MAX_REQUEUES = 3;
 const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 /** Apple's error bodies are a reason and a timestamp; more than this is not one, and is not kept. */
@@ -85,7 +85,7 @@ function onResponse(
   push.status = Number(headers[':status']);
   const id = headers['apns-id'];
   if (typeof id === 'string') push.apnsId = id;
-  // Apple's 200 ends the stream with its headers. Any answer with a body, whatever its status,
+  // Apple's 200 ends the stream with its headers. Any response with a body, whatever its status,
   // must be read to its end, or the stream never closes and an accepted push would time out.
   if ((flags & NGHTTP2_FLAG_END_STREAM) === 0) {
     push.body = [];
@@ -106,7 +106,7 @@ function onClose(this: PushStream) {
   const { status, apnsId } = push;
   if (status !== undefined && this.rstCode === NGHTTP2_NO_ERROR) {
     push.client[SETTLE](push, {
-      kind: 'answered',
+      kind: 'response',
       status,
       ...(push.body && push.body.length > 0 ? errorBodyOf(Buffer.concat(push.body)) : {}),
       ...(apnsId ? { apnsId } : {}),
@@ -115,7 +115,7 @@ function onClose(this: PushStream) {
     push.client[SETTLE](push, 'requeue');
   } else {
     push.client[SETTLE](push, {
-      kind: 'no_answer',
+      kind: 'no_response',
       error: `stream closed (code ${this.rstCode})`,
       ...(push.tlsCode === undefined ? {} : { tlsCode: push.tlsCode }),
     });
@@ -138,7 +138,7 @@ const SETTLE = Symbol('settle');
  * SETTINGS allow in flight (APNs allows 1 until it has seen a valid token, then more) wait in a
  * queue. After a GOAWAY the connection takes no new streams; the ones above its last stream id
  * were never processed, so they go out again on a new connection and do not count as attempts.
- * It never retries an answer itself: what to do with a 429 or 5xx is the worker's call.
+ * It never retries a response itself: what to do with a 429 or 5xx is the worker's call.
  */
 export class ApnsClient {
   readonly #options: ApnsClientOptions;
@@ -160,7 +160,7 @@ export class ApnsClient {
   }
 
   push(request: PushRequest): Promise<PushResult> {
-    if (this.#closed) return Promise.resolve({ kind: 'no_answer', error: 'client closed' });
+    if (this.#closed) return Promise.resolve({ kind: 'no_response', error: 'client closed' });
     return new Promise((resolve) => {
       this.#queue.push({ request, resolve, requeues: 0 });
       this.#dispatch();
@@ -175,7 +175,8 @@ export class ApnsClient {
   /** Fails what still waits, lets streams in flight finish, and closes the connection. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const queued of this.#queue.splice(0)) queued.resolve({ kind: 'no_answer', error: 'client closed' });
+    for (const queued of this.#queue.splice(0))
+      queued.resolve({ kind: 'no_response', error: 'client closed' });
     const session = this.#connection?.session;
     if (session && !session.destroyed) await new Promise<void>((resolve) => session.close(resolve));
     clearInterval(this.#sweep);
@@ -280,7 +281,7 @@ export class ApnsClient {
         for (const push of this.#inFlight) {
           if (now < push.deadline) continue;
           push.stream.close(NGHTTP2_CANCEL);
-          this[SETTLE](push, { kind: 'no_answer', error: 'timed out' });
+          this[SETTLE](push, { kind: 'no_response', error: 'timed out' });
         }
         this.#options.onSweep?.();
       },
@@ -299,7 +300,7 @@ export class ApnsClient {
 
   #requeue(queued: QueuedPush): void {
     if (queued.requeues >= MAX_REQUEUES) {
-      queued.resolve({ kind: 'no_answer', error: 'refused by several connections in a row' });
+      queued.resolve({ kind: 'no_response', error: 'refused by several connections in a row' });
       return;
     }
     queued.requeues += 1;

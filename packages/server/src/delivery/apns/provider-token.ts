@@ -18,9 +18,9 @@ export interface ProviderKey {
   teamId: string;
 }
 
-/** Apple refuses a token older than an hour; we renew well before that. */
+/** Apple rejects a token older than an hour; we renew well before that. */
 export const TOKEN_RENEW_AFTER_MS = 50 * 60_000;
-/** Apple answers `TooManyProviderTokenUpdates` to a connection whose token changes more often. */
+/** Apple responds with `TooManyProviderTokenUpdates` to a connection whose token changes more often. */
 export const TOKEN_MIN_LIFETIME_MS = 20 * 60_000;
 
 const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
@@ -39,7 +39,7 @@ export function signProviderToken(key: ProviderKey, privateKey: KeyObject, issue
  * The token a connection presents. It is kept until it is `TOKEN_RENEW_AFTER_MS` old, so a
  * connection sees a new one at most every 50 minutes: inside Apple's window of 20 to 60.
  * `renew()` (after `ExpiredProviderToken`) makes a new one only if the current one is at least 20
- * minutes old, so a burst of such answers cannot trip `TooManyProviderTokenUpdates`.
+ * minutes old, so a burst of such responses cannot trip `TooManyProviderTokenUpdates`.
  */
 export class ProviderTokenSource {
   readonly #key: ProviderKey;

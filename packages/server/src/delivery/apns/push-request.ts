@@ -3,7 +3,7 @@ import { LEVEL_PUSH_PRIORITY } from '@foxbell/sdk/server-contract';
 import { fitPayload } from '../../kernel/shorten.js';
 import type { PushDestination } from '../transport.js';
 
-/** APNs refuses a payload over 4 KB (`413 PayloadTooLarge`). */
+/** APNs rejects a payload over 4 KB (`413 PayloadTooLarge`). */
 export const MAX_PAYLOAD_BYTES = 4096;
 
 /** The app bundle ids pushes are addressed to, per platform (`apns-topic`). */

@@ -1,17 +1,17 @@
 import type { PushOutcome } from '../transport.js';
 
 /**
- * What each answer of Apple's provider API means for a destination, as one table. Statuses and
+ * What each response of Apple's provider API means for a destination, as one table. Statuses and
  * reasons are Apple's ("Handling notification responses from APNs").
  */
 
-/** What an answer means, and whether it asks for a new provider token (the client's business). */
+/** What a response means, and whether it asks for a new provider token (the client's business). */
 export interface ApnsVerdict extends PushOutcome {
-  /** Our provider token was refused as too old: make a new one before the next push. */
+  /** Our provider token was rejected as too old: make a new one before the next push. */
   readonly renewToken: boolean;
 }
 
-export interface ApnsAnswer {
+export interface ApnsResponse {
   status: number;
   reason?: string | undefined;
   /** A 410's `timestamp`: when APNs learnt the token was no longer valid (epoch ms). */
@@ -19,15 +19,15 @@ export interface ApnsAnswer {
 }
 
 const verdict = (
-  answer: ApnsAnswer,
+  response: ApnsResponse,
   kind: ApnsVerdict['verdict'],
   extra: Partial<ApnsVerdict> = {},
 ): ApnsVerdict => ({
   verdict: kind,
-  status: answer.status,
-  reason: answer.reason,
-  // Apple refuses for good with a 4xx: a 410 says the token is gone, any other the push itself.
-  ...(kind === 'failed_permanent' ? { failure: answer.status === 410 ? 'gone' : 'refused' } : {}),
+  status: response.status,
+  reason: response.reason,
+  // Apple rejects for good with a 4xx: a 410 says the token is gone, any other the push itself.
+  ...(kind === 'failed_permanent' ? { failure: response.status === 410 ? 'gone' : 'refused' } : {}),
   deactivateDevice: null,
   renewToken: false,
   pauseCredential: false,
@@ -35,7 +35,7 @@ const verdict = (
 });
 
 /** 403 reasons that say the key, team or certificate is wrong, not this notification. */
-const CREDENTIAL_REFUSALS = new Set([
+const CREDENTIAL_REJECTIONS = new Set([
   'BadCertificate',
   'BadCertificateEnvironment',
   'Forbidden',
@@ -45,33 +45,35 @@ const CREDENTIAL_REFUSALS = new Set([
   'BadEnvironmentKeyInToken',
 ]);
 
-/** The verdict nearly every answer gets, made once: a busy worker judges thousands a second. */
+/** The verdict nearly every response gets, made once: a busy worker judges thousands a second. */
 const ACCEPTED = verdict({ status: 200 }, 'accepted');
 
-/** The verdict on an answer, for a device whose push token was registered at `addressSince`. */
-export function judgeApnsAnswer(answer: ApnsAnswer, addressSince: number): ApnsVerdict {
-  const { status, reason } = answer;
+/** The verdict on a response, for a device whose push token was registered at `addressSince`. */
+export function judgeApnsResponse(response: ApnsResponse, addressSince: number): ApnsVerdict {
+  const { status, reason } = response;
   if (status === 200) return ACCEPTED;
   if (status === 410) {
     // A token registered after APNs found the old one gone is a new registration: keep it.
-    const goneAt = answer.timestamp ?? Number.POSITIVE_INFINITY;
-    return verdict(answer, 'failed_permanent', {
+    const goneAt = response.timestamp ?? Number.POSITIVE_INFINITY;
+    return verdict(response, 'failed_permanent', {
       deactivateDevice: addressSince < goneAt ? 'unregistered' : null,
     });
   }
   if (status === 403 && reason === 'ExpiredProviderToken') {
     // Our fault, not the notification's: renew and try again (it still counts as an attempt).
-    return verdict(answer, 'retry', { renewToken: true });
+    return verdict(response, 'retry', { renewToken: true });
   }
   if (status === 403) {
-    return verdict(answer, 'failed_permanent', { pauseCredential: CREDENTIAL_REFUSALS.has(reason ?? '') });
+    return verdict(response, 'failed_permanent', {
+      pauseCredential: CREDENTIAL_REJECTIONS.has(reason ?? ''),
+    });
   }
   // 429 TooManyRequests / TooManyProviderTokenUpdates, 500 InternalServerError,
   // 503 ServiceUnavailable / Shutdown, and any other 5xx Apple may add.
-  if (status === 429 || status >= 500) return verdict(answer, 'retry');
+  if (status === 429 || status >= 500) return verdict(response, 'retry');
   // 400 (BadDeviceToken, DeviceTokenNotForTopic, BadCollapseId, …), 404 BadPath,
   // 405 MethodNotAllowed, 413 PayloadTooLarge, and any other 4xx: resending cannot help. The
   // device stays active: BadDeviceToken is what every token gets from the wrong environment
   // (a sandbox token sent to production), which is the server's setting, not the device.
-  return verdict(answer, 'failed_permanent');
+  return verdict(response, 'failed_permanent');
 }

@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** What a name resolves to: `dns.lookup(name, { all: true })`'s answer. */
+/** What a name resolves to: `dns.lookup(name, { all: true })`'s result. */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
 export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
@@ -55,17 +55,14 @@ export function isPublicAddress(address: string): boolean {
 export const PRIVATE_ADDRESS = 'EFOXBELL_PRIVATE_ADDRESS';
 
 /**
- * A `lookup` for the push services' connections: a host name is resolved, and refused when any of
+ * A `lookup` for the push services' connections: a host name is resolved, and rejected when any of
  * its addresses is not public, so an allowed name that resolves (or is made to resolve) to this
  * machine or its network is never connected to. An IP literal is not looked up: it is on the
  * allowlist as written (tests name a local push service so).
  */
 export function publicOnlyLookup(resolve: Resolver): LookupFunction {
   return (hostname, options, callback) => {
-    const answer = (
-      error: NodeJS.ErrnoException | null,
-      addresses: { address: string; family: number }[],
-    ) => {
+    const done = (error: NodeJS.ErrnoException | null, addresses: { address: string; family: number }[]) => {
       if (error) return callback(error, '', 0);
       if (options.all)
         return (callback as unknown as (e: null, all: typeof addresses) => void)(null, addresses);
@@ -73,7 +70,7 @@ export function publicOnlyLookup(resolve: Resolver): LookupFunction {
       return callback(null, first?.address ?? '', first?.family ?? 0);
     };
     const literal = isIP(hostname);
-    if (literal !== 0) return answer(null, [{ address: hostname, family: literal }]);
+    if (literal !== 0) return done(null, [{ address: hostname, family: literal }]);
     resolve(hostname).then(
       (addresses) => {
         const refused = addresses.find((entry) => !isPublicAddress(entry.address));
@@ -82,11 +79,11 @@ export function publicOnlyLookup(resolve: Resolver): LookupFunction {
             `${hostname} resolves to ${refused?.address ?? 'nothing'}, not a public address: not connected to`,
           );
           error.code = PRIVATE_ADDRESS;
-          return answer(error, []);
+          return done(error, []);
         }
-        return answer(null, addresses);
+        return done(null, addresses);
       },
-      (error: NodeJS.ErrnoException) => answer(error, []),
+      (error: NodeJS.ErrnoException) => done(error, []),
     );
   };
 }

@@ -19,7 +19,7 @@ function base64urlOf(text: string, bytes: number): Buffer | undefined {
   return decoded.length === bytes ? decoded : undefined;
 }
 
-/** A point on P-256: computing a shared secret with it is what refuses one off the curve. */
+/** A point on P-256: computing a shared secret with it is what rejects one off the curve. */
 const probe = createECDH('prime256v1');
 probe.generateKeys();
 function isP256Point(point: Buffer): boolean {
@@ -45,7 +45,7 @@ export const webPushSubscription = (hosts: PushHosts) =>
           message: `must be at most ${MAX_ENDPOINT_BYTES} bytes`,
         }),
         // A URL parser drops some and escapes others, but the text would reach the database as
-        // given (PostgreSQL refuses a NUL outright): refused, whatever the parser would make of it.
+        // given (PostgreSQL rejects a NUL outright): rejected, whatever the parser would make of it.
         z.refine((endpoint) => !CONTROL.test(endpoint), {
           message: 'must not contain control characters',
           abort: true,

@@ -17,7 +17,7 @@ export interface WebPushConfig {
 
 /**
  * Without a subject of the operator's own, pushes say this: push services want a working address
- * (Apple's refuses a localhost one), and there is no good one to guess.
+ * (Apple's rejects a localhost one), and there is no good one to guess.
  */
 export const DEFAULT_WEB_PUSH_SUBJECT = 'https://github.com/foxbell/foxbell';
 

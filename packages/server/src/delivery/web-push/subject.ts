@@ -2,8 +2,8 @@ import { isIP } from 'node:net';
 import { isPublicAddress } from './address-guard.js';
 
 /**
- * Why a push service would refuse this VAPID subject (RFC 8292's `sub`), or undefined. Apple's
- * answers every push signed with a subject on this machine `403 BadJwtToken`, and the pushes never
+ * Why a push service would reject this VAPID subject (RFC 8292's `sub`), or undefined. Apple's
+ * responds to every push signed with a subject on this machine with `403 BadJwtToken`, and the pushes never
  * arrive: a `mailto:` or `https:` address of a real, public host is the only kind that works, so
  * anything else stops the server at start rather than fail every push later.
  */

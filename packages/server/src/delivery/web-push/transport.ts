@@ -3,7 +3,7 @@ import webPush from 'web-push';
 import { trustingAlso } from '../../kernel/ca-certificates.js';
 import type { Clock } from '../../kernel/clock.js';
 import {
-  NO_ANSWER,
+  NO_RESPONSE,
   type PushDestination,
   type PushOutcome,
   type PushTransport,
@@ -14,7 +14,7 @@ import type { PushHosts } from './hosts.js';
 import { webPushKeysOf } from './keys.js';
 import { webPushPayload } from './payload.js';
 import { topicOf, ttlSeconds, URGENCY } from './request.js';
-import { judgeWebPushAnswer } from './responses.js';
+import { judgeWebPushResponse } from './responses.js';
 import type { VapidKeys } from './vapid.js';
 
 // web-push is CommonJS whose exports Node cannot name statically: taken from its default export.
@@ -25,7 +25,7 @@ export interface WebPushOptions {
   keys: () => Promise<VapidKeys>;
   /** The VAPID `sub`: a `mailto:` or `https:` address the push service can reach the operator at. */
   subject: string;
-  /** The push services it may connect to; a subscription elsewhere is refused without a connection. */
+  /** The push services it may connect to; a subscription elsewhere is rejected without a connection. */
   hosts: PushHosts;
   clock: Clock;
   /** PEM certificates to trust besides Node's default ones (`--web-push-ca`). */
@@ -33,7 +33,7 @@ export interface WebPushOptions {
   /** How push services' names are resolved (default: the system's); tests give their own. */
   resolve?: Resolver;
   /**
-   * How long a push may take, from its first byte to the last of its answer, before it counts as
+   * How long a push may take, from its first byte to the last of its response, before it counts as
    * none (default 10 s): however slowly a push service trickles, a push frees its slot in time.
    */
   timeoutMs?: number;
@@ -64,8 +64,8 @@ function causes(error: unknown): NodeJS.ErrnoException[] {
   return chain;
 }
 
-/** Of an answer's body, what is read to keep its connection (undici's default); a longer one is cut. */
-const MAX_ANSWER_READ = 128 * 1024;
+/** Of a response's body, what is read to keep its connection (undici's default); a longer one is cut. */
+const MAX_RESPONSE_READ = 128 * 1024;
 
 /** A VAPID token lives 12 hours (at most 24, RFC 8292); a new one is signed with an hour left. */
 const TOKEN_LIFE_S = 12 * 3600;
@@ -118,12 +118,12 @@ export class WebPushTransport implements PushTransport {
     };
     if (notification.tag !== undefined) headers.topic = topicOf(notification.tag);
     try {
-      // The key pair comes from the database the first time: one that does not answer is no answer.
+      // The key pair comes from the database the first time: one that does not respond is no response.
       headers.authorization = await this.#authorization(endpoint.origin);
       // One deadline for the whole exchange: undici's own timeouts count only the gaps between
-      // chunks, so an answer trickled a byte at a time would hold this push's slot for good.
+      // chunks, so a response trickled a byte at a time would hold this push's slot for good.
       const deadline = AbortSignal.timeout(this.#timeoutMs);
-      const answer = await this.#agent.request({
+      const response = await this.#agent.request({
         origin: endpoint.origin,
         path: `${endpoint.pathname}${endpoint.search}`,
         method: 'POST',
@@ -131,22 +131,22 @@ export class WebPushTransport implements PushTransport {
         body,
         signal: deadline,
       });
-      // The status is the answer; the body says nothing more. It is read so that the connection is
+      // The status is the response; the body says nothing more. It is read so that the connection is
       // reused, within the same deadline: one still trickling then is cut (its connection closed),
       // and the status stands, so a push the service took is not pushed again.
-      await answer.body.dump({ limit: MAX_ANSWER_READ, signal: deadline }).catch(() => {});
+      await response.body.dump({ limit: MAX_RESPONSE_READ, signal: deadline }).catch(() => {});
       // Its host for the log: the endpoint's path is a capability, as good as a password.
-      return { ...judgeWebPushAnswer(answer.statusCode), host: endpoint.host };
+      return { ...judgeWebPushResponse(response.statusCode), host: endpoint.host };
     } catch (error) {
       const chain = causes(error);
-      // An allowed name that resolves to this machine or its network: refused for good, unsent.
+      // An allowed name that resolves to this machine or its network: rejected for good, unsent.
       const guarded = chain.find((cause) => cause.code === PRIVATE_ADDRESS);
       if (guarded) return unsent('address_refused', endpoint.host, { error: guarded.message });
       const tlsCode = tlsFailureOf(error);
       if (tlsCode !== undefined) return unsent('tls', endpoint.host, { tlsCode });
-      // Why no answer came, by its code (ECONNREFUSED, UND_ERR_SOCKET) or name (TimeoutError).
+      // Why no response came, by its code (ECONNREFUSED, UND_ERR_SOCKET) or name (TimeoutError).
       const code = chain.find((cause) => typeof cause.code === 'string')?.code ?? chain[0]?.name;
-      return { ...NO_ANSWER, host: endpoint.host, error: code };
+      return { ...NO_RESPONSE, host: endpoint.host, error: code };
     }
   }
 

@@ -27,7 +27,7 @@ export class VapidKeySource {
 
   keys(): Promise<VapidKeys> {
     this.#keys ??= this.#load().catch((error: unknown) => {
-      // A database that did not answer this time may next time.
+      // A database that did not respond this time may next time.
       this.#keys = undefined;
       throw error;
     });

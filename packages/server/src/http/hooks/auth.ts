@@ -1,19 +1,19 @@
 import { SEND_TOKEN_PATTERN } from '@foxbell/sdk/contract';
 import { MESSAGES } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance } from 'fastify';
-import { Refusal } from '../../kernel/refusal.js';
+import { HttpError } from '../../kernel/http-error.js';
 import { hashSecret, secretsEqual } from '../../kernel/secrets.js';
 import type { Account } from '../../model/accounts.js';
 import { tokenEnded } from '../../model/tokens.js';
 import { clientNetwork } from '../client-network.js';
 import type { AppContext, Caller, CredentialKind } from '../context.js';
-import { deviceKeyRevoked } from '../refusals.js';
+import { deviceKeyRevoked } from '../errors.js';
 
 export const ACCOUNT_KEY_PATTERN = /^fox_acct_[A-Za-z0-9]{32}$/;
 export const DEVICE_KEY_PATTERN = /^fox_dev_[A-Za-z0-9]{32}$/;
 const POLL_SECRET_PATTERN = /^fox_poll_[A-Za-z0-9]{32}$/;
 
-const unauthorized = (message: string) => new Refusal('unauthorized', message);
+const unauthorized = (message: string) => new HttpError('unauthorized', message);
 
 /** `Authorization: Bearer <secret>`; undefined when the header is absent. */
 export function bearerOf(header: string | undefined): string | undefined {
@@ -43,17 +43,17 @@ async function identify(secret: string, ctx: AppContext): Promise<Caller> {
     if (ctx.adminKey !== undefined && secretsEqual(secret, ctx.adminKey)) return { kind: 'admin' };
     throw unauthorized(MESSAGES.unknownCredential);
   }
-  const ended = endedAccountRefusal(credential.account, credential.kind === 'send');
+  const ended = endedAccountError(credential.account, credential.kind === 'send');
   if (ended) throw ended;
   switch (credential.kind) {
     case 'retired_account_key':
-      throw new Refusal('key_rotated', 'this account key was replaced by a rotation; use the new key');
+      throw new HttpError('key_rotated', 'this account key was replaced by a rotation; use the new key');
     case 'account':
       return { kind: 'account', account: credential.account };
     case 'send': {
       const { token } = credential;
       const ended = tokenEnded(token, ctx.clock.now());
-      if (ended) throw new Refusal(ended, TOKEN_ENDED[ended]);
+      if (ended) throw new HttpError(ended, TOKEN_ENDED[ended]);
       return { kind: 'send', token, account: credential.account };
     }
   }
@@ -64,10 +64,10 @@ async function identify(secret: string, ctx: AppContext): Promise<Caller> {
  * a send token or a device key, which moved to the survivor): `account_deleted`, or
  * `account_merged` naming the account that survived.
  */
-export function endedAccountRefusal(account: Account, followsMerge = false): Refusal | undefined {
-  if (account.deletedAt !== null) return new Refusal('account_deleted', 'the account was deleted');
+export function endedAccountError(account: Account, followsMerge = false): HttpError | undefined {
+  if (account.deletedAt !== null) return new HttpError('account_deleted', 'the account was deleted');
   if (!followsMerge && account.mergedInto !== null) {
-    return new Refusal(
+    return new HttpError(
       'account_merged',
       "this account was merged into another: use the surviving account's key",
       {
@@ -87,7 +87,7 @@ const TOKEN_ENDED = {
 async function identifyDevice(secret: string, ctx: AppContext): Promise<Caller> {
   const found = await ctx.store.findDeviceKey(hashSecret(secret));
   if (!found) throw unauthorized(MESSAGES.unknownCredential);
-  const ended = endedAccountRefusal(found.account, true);
+  const ended = endedAccountError(found.account, true);
   if (ended) throw ended;
   if (found.revoked) throw deviceKeyRevoked();
   // Seen now: kept to the minute, so an app that polls writes once a minute, not on every call.
@@ -146,11 +146,11 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     try {
       caller = await identify(secret, ctx);
     } catch (error) {
-      if (error instanceof Refusal && error.code === 'unauthorized') ctx.failedCredentials.count(client);
+      if (error instanceof HttpError && error.code === 'unauthorized') ctx.failedCredentials.count(client);
       throw error;
     }
     if (!credentials.includes(caller.kind)) {
-      throw new Refusal(
+      throw new HttpError(
         'forbidden',
         `this route takes ${credentials.map((kind) => ROUTE_CREDENTIALS[kind]).join(' or ')}`,
       );
@@ -160,8 +160,8 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
       request.giveBackWrite = ctx.accountWrites[accountWrite].take(writerOf(caller));
     }
   });
-  // A write refused (4xx) or failed (5xx) changed nothing: its place in the window is given back,
-  // so a client that keeps sending bodies the route refuses never spends what its changes need.
+  // A write rejected (4xx) or failed (5xx) changed nothing: its place in the window is given back,
+  // so a client that keeps sending bodies the route rejects never spends what its changes need.
   app.decorateRequest('giveBackWrite', undefined);
   app.addHook('onResponse', async (request, reply) => {
     if (reply.statusCode >= 400) request.giveBackWrite?.();

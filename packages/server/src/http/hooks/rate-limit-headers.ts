@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 
 /**
- * `X-RateLimit-Limit`, `-Remaining` and `-Reset` on every answer of a send route once the token
+ * `X-RateLimit-Limit`, `-Remaining` and `-Reset` on every response of a send route once the token
  * is known, errors included: the monthly quota, what is left of it, and the epoch second the UTC
  * month ends. Registered in the send routes' own scope, so no other route runs it.
  */

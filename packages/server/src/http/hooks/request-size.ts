@@ -4,10 +4,10 @@ import { Transform } from 'node:stream';
 import { LIMITS } from '@foxbell/sdk/contract';
 import { MESSAGES } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Refusal } from '../../kernel/refusal.js';
+import { HttpError } from '../../kernel/http-error.js';
 
-export function tooLarge(bytes: number | undefined): Refusal {
-  return new Refusal('payload_too_large', MESSAGES.tooLarge(LIMITS.requestBytes), {
+export function tooLarge(bytes: number | undefined): HttpError {
+  return new HttpError('payload_too_large', MESSAGES.tooLarge(LIMITS.requestBytes), {
     details: { limit: LIMITS.requestBytes, ...(bytes === undefined ? {} : { size: bytes }) },
   });
 }
@@ -16,7 +16,7 @@ export function tooLarge(bytes: number | undefined): Refusal {
  * Bytes of a connection already counted to its earlier requests. The socket's `bytesRead` is every
  * byte that came in (after TLS: the HTTP bytes), so a request's size is what came in since: its
  * request line, its headers with all their padding, its body with its chunk framing, chunk
- * extensions and trailers, as sent. (A client that pipelines, sending a request before the answer
+ * extensions and trailers, as sent. (A client that pipelines, sending a request before the response
  * to the last one, has the next one's bytes that came in together counted to the first.)
  */
 const counted = new WeakMap<Socket, number>();
@@ -40,7 +40,7 @@ export function wireBytes(request: FastifyRequest): number {
 /**
  * The spec's 16 KB limit on the whole request, counted in the bytes that came over the wire. The
  * head is measured as soon as the request arrives, and a declared Content-Length that would go
- * over is refused before a byte of the body is read. A body is counted as it comes, so a chunked
+ * over is rejected before a byte of the body is read. A body is counted as it comes, so a chunked
  * one whose framing runs past the limit (1-byte chunks with long extensions) is cut off there, not
  * read to its end; its trailers are counted at its end, by the body parsers.
  */

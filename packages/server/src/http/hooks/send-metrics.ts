@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../../metrics/metrics.js';
 
 /**
- * Counts every answer of the send routes by endpoint and outcome: `accepted`, `replayed`, or the
- * error code it was refused with. Registered in the send routes' own scope, and only when the
+ * Counts every response of the send routes by endpoint and outcome: `accepted`, `replayed`, or the
+ * error code it was rejected with. Registered in the send routes' own scope, and only when the
  * process serves metrics: otherwise the send path runs no hook for it.
  */
 export function registerSendMetrics(app: FastifyInstance, metrics: Metrics): void {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { Refusal } from '../../kernel/refusal.js';
+import { HttpError } from '../../kernel/http-error.js';
 import { hashSecret } from '../../kernel/secrets.js';
 import { callerAccount, type RoutesOptions } from '../context.js';
 import { readBody, textField } from '../management-body.js';
@@ -84,7 +84,7 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: RoutesOptions
         now: ctx.clock.now(),
       });
       if (!result.ok) {
-        throw new Refusal('rotation_conflict', 'another rotation replaced this generation of the key', {
+        throw new HttpError('rotation_conflict', 'another rotation replaced this generation of the key', {
           field: 'generation',
           details: { generation: result.generation },
         });

@@ -2,12 +2,12 @@ import { PLATFORMS } from '@foxbell/sdk/contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import type { PushProvider } from '../../delivery/provider.js';
-import { Refusal } from '../../kernel/refusal.js';
+import { HttpError } from '../../kernel/http-error.js';
 import { callerAccount, freshness, type RoutesOptions } from '../context.js';
+import { devicesLimitReached } from '../errors.js';
 import { readBody, textField } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
 import { addressFromBody, registrationMembers } from '../push-address.js';
-import { devicesLimitReached } from '../refusals.js';
 import { MANAGEMENT_WRITE, pathId } from '../route-doc.js';
 import { deviceSchema, deviceView } from '../views.js';
 
@@ -45,7 +45,7 @@ export async function deviceRoutes(app: FastifyInstance, { ctx }: RoutesOptions)
           responses: {
             200: {
               description: 'With a send token: DeviceNames. With an account key: Devices.',
-              schema: z.union([deviceNamesResponse, devices]).meta({ id: 'DevicesAnswer' }),
+              schema: z.union([deviceNamesResponse, devices]).meta({ id: 'DevicesResponse' }),
             },
           },
           errors: ['forbidden'],
@@ -56,13 +56,13 @@ export async function deviceRoutes(app: FastifyInstance, { ctx }: RoutesOptions)
       const { caller } = request;
       if (caller?.kind === 'send') {
         if (!caller.token.deviceNames) {
-          throw new Refusal('forbidden', "this token's device_names read scope is off");
+          throw new HttpError('forbidden', "this token's device_names read scope is off");
         }
         const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: true });
         return { devices: devices.map(({ name, platform }) => ({ name, platform })) };
       }
       if (caller?.kind !== 'account')
-        throw new Refusal('forbidden', 'this route takes a send token or an account key');
+        throw new HttpError('forbidden', 'this route takes a send token or an account key');
       const devices = await ctx.store.listDevices(caller.account.id, { activeOnly: false });
       const seen = freshness(ctx);
       return { devices: devices.map((device) => deviceView(device, seen)) };
@@ -102,7 +102,9 @@ export async function deviceRoutes(app: FastifyInstance, { ctx }: RoutesOptions)
       );
       if (created === 'limit_reached') throw devicesLimitReached(ctx.limits.devicesPerAccount);
       if (created === 'device_exists') {
-        throw new Refusal('device_exists', `this ${field} is registered to this account already`, { field });
+        throw new HttpError('device_exists', `this ${field} is registered to this account already`, {
+          field,
+        });
       }
       return reply.code(201).send(deviceView(created, freshness(ctx)));
     },

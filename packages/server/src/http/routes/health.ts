@@ -8,7 +8,7 @@ export interface HealthDeps {
   stopping(): boolean;
   /**
    * Delivery in this process, when it has any: each push provider's state, by its id: `ok`,
-   * `refused` (its push service refuses the credential now; its pushes wait) or `simulator` (a
+   * `refused` (its push service rejects the credential now; its pushes wait) or `simulator` (a
    * stand-in: no real device gets its pushes).
    */
   push?: () => Record<string, (typeof PUSH_STATES)[number]>;
@@ -28,16 +28,16 @@ const readinessResponse = z
     sends: z.enum(['open', 'paused', 'unknown']),
     push: z.record(z.string(), z.enum(PUSH_STATES)).optional().meta({
       description:
-        'A process that delivers: each push provider by its id: ok; refused (its push service refuses the credential now, its pushes wait); simulator (a stand-in takes its pushes: no real device gets them).',
+        'A process that delivers: each push provider by its id: ok; refused (its push service rejects the credential now, its pushes wait); simulator (a stand-in takes its pushes: no real device gets them).',
     }),
   })
   .meta({ id: 'Readiness' });
 
 /**
  * `GET /healthz`: the process serves requests. `GET /readyz`: it can do its work: the database
- * answers with this release's migrations applied and takes writes, and no stop has begun;
+ * responds with this release's migrations applied and takes writes, and no stop has begun;
  * otherwise 503. Readiness also says, without failing, whether sends are paused and how each push
- * provider fares (a refused credential, a simulator standing in: work goes on being accepted; a
+ * provider fares (a rejected credential, a simulator standing in: work goes on being accepted; a
  * person should look). Neither takes a credential, writes anything, or tells a secret or a count.
  */
 export async function healthRoutes(
@@ -66,7 +66,7 @@ export async function healthRoutes(
         credentials: 'none',
         doc: {
           operationId: 'getReadiness',
-          summary: 'Readiness: the database answers with its migrations applied, and no stop has begun',
+          summary: 'Readiness: the database responds with its migrations applied, and no stop has begun',
           responses: {
             200: { description: 'Ready.', schema: readinessResponse },
             503: { description: 'Not ready.', schema: readinessResponse },

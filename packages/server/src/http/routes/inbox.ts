@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
+import { HttpError } from '../../kernel/http-error.js';
 import { isIdShaped } from '../../kernel/ids.js';
-import { Refusal } from '../../kernel/refusal.js';
 import { NOTIFICATION_RETENTION_MS } from '../../kernel/retention.js';
 import { accountOrDevice, type RoutesOptions } from '../context.js';
 import { inboxItemSchema, inboxItemView } from '../views.js';
@@ -34,7 +34,7 @@ function decodeCursor(text: string): Cursor {
     )
       return cursor;
   } catch {}
-  throw new Refusal('invalid_field', 'cursor is not a cursor this feed handed out', { field: 'cursor' });
+  throw new HttpError('invalid_field', 'cursor is not a cursor this feed handed out', { field: 'cursor' });
 }
 
 const LIMIT = { default: 50, max: 100 };
@@ -68,7 +68,7 @@ export async function inboxRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
       const { cursor: cursorText, limit: limitText, ...unknown } = request.query;
       const [unknownName] = Object.keys(unknown);
       if (unknownName !== undefined) {
-        throw new Refusal('invalid_field', `${unknownName} is not a parameter of the inbox`, {
+        throw new HttpError('invalid_field', `${unknownName} is not a parameter of the inbox`, {
           field: unknownName,
         });
       }
@@ -76,7 +76,7 @@ export async function inboxRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
       if (limitText !== undefined) {
         limit = typeof limitText === 'string' && /^[0-9]{1,3}$/.test(limitText) ? Number(limitText) : 0;
         if (limit < 1 || limit > LIMIT.max) {
-          throw new Refusal('invalid_field', `limit must be an integer from 1 to ${LIMIT.max}`, {
+          throw new HttpError('invalid_field', `limit must be an integer from 1 to ${LIMIT.max}`, {
             field: 'limit',
           });
         }
@@ -84,10 +84,10 @@ export async function inboxRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
       let after: { createdAt: number; id: string } | undefined;
       if (cursorText !== undefined) {
         if (typeof cursorText !== 'string')
-          throw new Refusal('invalid_field', 'cursor is given twice', { field: 'cursor' });
+          throw new HttpError('invalid_field', 'cursor is given twice', { field: 'cursor' });
         const cursor = decodeCursor(cursorText);
         if (cursor.a !== account.id || cursor.t < since) {
-          throw new Refusal(
+          throw new HttpError(
             'cursor_expired',
             'the cursor is past retention or from another feed; start again',
           );

@@ -1,8 +1,8 @@
 import { HANDLED_ACTIONS } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
+import { HttpError } from '../../kernel/http-error.js';
 import { isIdShaped } from '../../kernel/ids.js';
-import { Refusal } from '../../kernel/refusal.js';
 import { accountOrDevice, type RoutesOptions } from '../context.js';
 import { readBody } from '../management-body.js';
 import { noSuch, pathIdOf } from '../path-ids.js';
@@ -72,7 +72,7 @@ export async function notificationRoutes(app: FastifyInstance, { ctx }: RoutesOp
       const body = readBody(request, eventBody);
       // A linked app reports for its own device only.
       if (caller?.kind === 'device' && body.device_id !== caller.device.id) {
-        throw new Refusal('forbidden', 'a device key reports for its own device only', {
+        throw new HttpError('forbidden', 'a device key reports for its own device only', {
           field: 'device_id',
         });
       }
@@ -85,7 +85,7 @@ export async function notificationRoutes(app: FastifyInstance, { ctx }: RoutesOp
       });
       if (result === 'no_notification') throw noSuch('ntf');
       if (result === 'not_routed') {
-        throw new Refusal('invalid_field', 'device_id is not a device this notification was sent to', {
+        throw new HttpError('invalid_field', 'device_id is not a device this notification was sent to', {
           field: 'device_id',
         });
       }

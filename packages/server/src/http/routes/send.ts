@@ -3,7 +3,7 @@ import { type ErrorCode, IDEMPOTENCY_KEY_PATTERN } from '@foxbell/sdk/contract';
 import { type Checked, MESSAGES } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as z from 'zod';
-import { Refusal } from '../../kernel/refusal.js';
+import { HttpError } from '../../kernel/http-error.js';
 import type { SendToken } from '../../model/tokens.js';
 import { sendBody } from '../../send/field-schemas.js';
 import { parseJsonObject } from '../../send/json-body.js';
@@ -200,10 +200,10 @@ export async function sendRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
     async (request, reply) => {
       const body = request.body as RawBody | undefined;
       if (body !== undefined && body.type !== 'json') {
-        throw new Refusal('unsupported_media_type', MESSAGES.jsonOnly);
+        throw new HttpError('unsupported_media_type', MESSAGES.jsonOnly);
       }
       return accept(request, reply, ctx, body, () => {
-        if (body === undefined) throw new Refusal('invalid_request', MESSAGES.notAnObject);
+        if (body === undefined) throw new HttpError('invalid_request', MESSAGES.notAnObject);
         const json = parseJsonObject(body.bytes);
         return json.ok ? { ok: true, value: { json: json.value } } : json;
       });
@@ -213,7 +213,7 @@ export async function sendRoutes(app: FastifyInstance, { ctx }: RoutesOptions): 
   const withTokenInPath = async (request: FastifyRequest, reply: FastifyReply) => {
     // Fastify reads no body of a GET, and proxies may drop one: rather than ignore it, say so.
     if (request.method === 'GET' && hasBody(request)) {
-      throw new Refusal(
+      throw new HttpError(
         'invalid_request',
         'a GET carries no body here: POST it, or put the fields in the query',
         {
@@ -261,7 +261,7 @@ async function accept(
   if (caller?.kind !== 'send') throw new Error('send route reached without a send token');
   if (ctx.inFlight.sends >= ctx.limits.sendsInFlight) {
     ctx.metrics?.shed();
-    throw new Refusal('service_unavailable', 'the server is busy; retry after Retry-After', {
+    throw new HttpError('service_unavailable', 'the server is busy; retry after Retry-After', {
       headers: { 'retry-after': '1' },
     });
   }
@@ -273,7 +273,7 @@ async function accept(
   }
 }
 
-/** The send's Idempotency-Key and notification, or the first refusal among them. */
+/** The send's Idempotency-Key and notification, or the first error among them. */
 function preparedSend(
   request: FastifyRequest,
   readSources: () => Checked<SendSources>,
@@ -299,13 +299,13 @@ async function store(
 ) {
   const pause = await ctx.store.getPause();
   if (pause.paused) {
-    throw new Refusal('service_unavailable', MESSAGES.paused, {
+    throw new HttpError('service_unavailable', MESSAGES.paused, {
       headers: { 'retry-after': String(pause.retryAfterSeconds) },
     });
   }
   const prepared = preparedSend(request, readSources, caller.token);
-  // The one place a send's refusal becomes an answer.
-  if (!prepared.ok) throw Refusal.fromField(prepared.error);
+  // The one place a send's error becomes a response.
+  if (!prepared.ok) throw HttpError.fromField(prepared.error);
   const { key, notification } = prepared.value;
   const outcome = await ctx.store.acceptSend({
     id: ctx.ids.id('ntf'),
@@ -328,9 +328,9 @@ async function store(
       reply.code(202);
       return { id: outcome.id, status: 'accepted', request_id: request.id };
     case 'idempotency_conflict':
-      throw new Refusal('idempotency_conflict', MESSAGES.idempotencyConflict, { field: 'Idempotency-Key' });
+      throw new HttpError('idempotency_conflict', MESSAGES.idempotencyConflict, { field: 'Idempotency-Key' });
     case 'rate_limited':
-      throw new Refusal('rate_limited', MESSAGES.rateLimited(outcome.scope), {
+      throw new HttpError('rate_limited', MESSAGES.rateLimited(outcome.scope), {
         details: {
           scope: outcome.scope,
           limit: outcome.limit,
@@ -338,7 +338,7 @@ async function store(
         headers: { 'retry-after': String(outcome.retryAfterSeconds) },
       });
     case 'quota_exceeded':
-      throw new Refusal('quota_exceeded', MESSAGES.quotaExceeded, {
+      throw new HttpError('quota_exceeded', MESSAGES.quotaExceeded, {
         details: { limit: outcome.limit },
       });
   }

@@ -2,7 +2,7 @@ import { isKnownScene } from '@foxbell/sdk/contract';
 import { parseTimestamp } from '@foxbell/sdk/server-contract';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { Refusal } from '../../kernel/refusal.js';
+import { HttpError } from '../../kernel/http-error.js';
 import { hashSecret } from '../../kernel/secrets.js';
 import { callerAccount, type RoutesOptions } from '../context.js';
 import { readBody, textField } from '../management-body.js';
@@ -58,7 +58,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
       const now = ctx.clock.now();
       const expiresAt = body.expires_at ?? null;
       if (expiresAt !== null && expiresAt <= now) {
-        throw new Refusal('invalid_field', 'expires_at must be in the future', {
+        throw new HttpError('invalid_field', 'expires_at must be in the future', {
           field: 'expires_at',
         });
       }
@@ -82,7 +82,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: RoutesOptions):
         ctx.limits.tokensPerAccount,
       );
       if (created === 'limit_reached') {
-        throw new Refusal('limit_reached', `an account has at most ${ctx.limits.tokensPerAccount} tokens`, {
+        throw new HttpError('limit_reached', `an account has at most ${ctx.limits.tokensPerAccount} tokens`, {
           details: { limit: 'tokens', max: ctx.limits.tokensPerAccount },
         });
       }

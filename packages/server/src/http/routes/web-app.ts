@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { Refusal } from '../../kernel/refusal.js';
+import { HttpError } from '../../kernel/http-error.js';
 
 /**
  * The Foxbell web app at `/app/`: the person's side, added to an iPhone's Home Screen to receive
@@ -55,7 +55,7 @@ export async function webAppRoutes(app: FastifyInstance): Promise<void> {
     app.get(path, anyone, async (_request, reply) => {
       const body = read(file);
       if (body === undefined)
-        throw new Refusal('not_found', 'this part of the web app is not built: pnpm build');
+        throw new HttpError('not_found', 'this part of the web app is not built: pnpm build');
       return reply.headers(HEADERS).type(type).send(body);
     });
   }

@@ -7,7 +7,7 @@ import { tokenEnded } from '../../model/tokens.js';
 /** The values read for a command's settings, by key: text, a number, or a switch. */
 export type OptionValues = Record<string, string | number | boolean | undefined>;
 
-/** One `foxbell-server admin` command: the management API call it makes, and how it shows the answer. */
+/** One `foxbell-server admin` command: the management API call it makes, and how it shows the response. */
 export interface AdminCommand {
   /** `account create`, `pause`… */
   name: string;
@@ -23,14 +23,14 @@ export interface AdminCommand {
   options?: Record<string, Setting>;
   /** The JSON body, from the options (and the ID argument); a string is a usage mistake. */
   body?: (values: OptionValues, id: string) => Record<string, unknown> | string;
-  /** The answer for a person: lines on stdout. */
-  show: (answer: Answer, id: string) => string[];
-  /** Its own words for an error the API answered, where a person reads them rather than the API's. */
+  /** The response for a person: lines on stdout. */
+  show: (body: ResponseBody, id: string) => string[];
+  /** Its own words for an error the API responded, where a person reads them rather than the API's. */
   inWords?: (error: LinkApprovalError) => string | undefined;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, as the API documents them.
-type Answer = any;
+// biome-ignore lint/suspicious/noExplicitAny: responses are read field by field, as the API documents them.
+type ResponseBody = any;
 
 const SHOWN_ONCE = '(shown once: keep it now)';
 
@@ -47,8 +47,8 @@ export function table(headers: string[], rows: string[][]): string[] {
   return [line(headers), ...rows.map(line)];
 }
 
-/** A listed token's state, decided as the service decides it (from the answer's ISO times). */
-const tokenState = (token: Answer) => {
+/** A listed token's state, decided as the service decides it (from the response's ISO times). */
+const tokenState = (token: ResponseBody) => {
   const time = (iso: string | null) => (iso ? Date.parse(iso) : null);
   const ended = tokenEnded(
     { revokedAt: time(token.revoked_at), expiresAt: time(token.expires_at) },
@@ -58,14 +58,14 @@ const tokenState = (token: Answer) => {
 };
 
 /** A listed device's state in a word or two: active, or why it is not. */
-const deviceState = (device: Answer): string =>
+const deviceState = (device: ResponseBody): string =>
   device.active ? 'active' : (device.inactive_reason?.replaceAll('_', ' ') ?? 'inactive');
 
 /**
  * Why each device that did not leave by a person's hand is inactive, and what to do, after a blank
  * line; nothing when there is none.
  */
-function inactiveInWordsOf(devices: Answer[]): string[] {
+function inactiveInWordsOf(devices: ResponseBody[]): string[] {
   const lines = devices
     .filter((device) => !device.active && device.inactive_reason !== 'removed')
     .map((device) => {
@@ -97,10 +97,10 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     path: () => '/v1/accounts',
     options: { name: { flag: 'name', type: 'text', argument: 'N', help: 'a name for it' } },
     body: (values) => (values.name === undefined ? {} : { name: values.name }),
-    show: (answer) => [
-      `account ${answer.id} created`,
-      `  key:        ${answer.key} ${SHOWN_ONCE}`,
-      `  generation: ${answer.generation}`,
+    show: (body) => [
+      `account ${body.id} created`,
+      `  key:        ${body.key} ${SHOWN_ONCE}`,
+      `  generation: ${body.generation}`,
     ],
   },
   {
@@ -131,9 +131,9 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       values['merge-key'] === undefined
         ? 'account merge needs --merge-key-file (or --merge-key, or FOXBELL_MERGE_ACCOUNT_KEY)'
         : { account_key: values['merge-key'] },
-    show: (answer) => [
-      `merged into account ${answer.canonical_account_id}`,
-      `  group: ${answer.accounts.join(', ')}`,
+    show: (body) => [
+      `merged into account ${body.canonical_account_id}`,
+      `  group: ${body.accounts.join(', ')}`,
     ],
   },
   {
@@ -153,10 +153,10 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       },
     },
     body: (values) => (values.generation === undefined ? {} : { generation: values.generation }),
-    show: (answer) => [
+    show: (body) => [
       'account key replaced',
-      `  key:        ${answer.key} ${SHOWN_ONCE}`,
-      `  generation: ${answer.generation}`,
+      `  key:        ${body.key} ${SHOWN_ONCE}`,
+      `  generation: ${body.generation}`,
     ],
   },
   {
@@ -210,13 +210,13 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       ...(values['default-target'] === undefined ? {} : { default_target: values['default-target'] }),
       ...(values['expires-at'] === undefined ? {} : { expires_at: values['expires-at'] }),
     }),
-    show: (answer) => [
-      `token ${answer.id} created`,
-      `  token: ${answer.token} ${SHOWN_ONCE}`,
-      `  name:  ${answer.name}`,
-      `  kind:  ${answer.kind}`,
-      ...(answer.scenes ? [`  scenes: ${answer.scenes.join(', ')}`] : []),
-      ...(answer.expires_at ? [`  expires: ${answer.expires_at}`] : []),
+    show: (body) => [
+      `token ${body.id} created`,
+      `  token: ${body.token} ${SHOWN_ONCE}`,
+      `  name:  ${body.name}`,
+      `  kind:  ${body.kind}`,
+      ...(body.scenes ? [`  scenes: ${body.scenes.join(', ')}`] : []),
+      ...(body.expires_at ? [`  expires: ${body.expires_at}`] : []),
     ],
   },
   {
@@ -225,12 +225,12 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     credential: 'account',
     method: 'GET',
     path: () => '/v1/tokens',
-    show: (answer) =>
-      answer.tokens.length === 0
+    show: (body) =>
+      body.tokens.length === 0
         ? ['no tokens']
         : table(
             ['ID', 'NAME', 'KIND', 'STATE', 'CREATED'],
-            answer.tokens.map((token: Answer) => [
+            body.tokens.map((token: ResponseBody) => [
               token.id,
               token.name,
               token.kind,
@@ -274,11 +274,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
         ...Object.fromEntries(given.map((one) => [one.member, values[one.flag]])),
       };
     },
-    show: (answer) => [
-      `device ${answer.id} added`,
-      `  name:     ${answer.name}`,
-      `  platform: ${answer.platform}`,
-    ],
+    show: (body) => [`device ${body.id} added`, `  name:     ${body.name}`, `  platform: ${body.platform}`],
   },
   {
     name: 'link approve',
@@ -290,13 +286,13 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     body: (_values, code) => ({ code }),
     // A code that does not work is said as the web app says it, where a person approves one too.
     inWords: linkApprovalInWords,
-    show: (answer) => [
-      `device ${answer.device.id} linked`,
-      `  name:     ${answer.device.name}`,
-      `  platform: ${answer.device.platform}`,
-      ...(answer.device.transport === undefined
+    show: (body) => [
+      `device ${body.device.id} linked`,
+      `  name:     ${body.device.name}`,
+      `  platform: ${body.device.platform}`,
+      ...(body.device.transport === undefined
         ? []
-        : [`  through:  ${reachedThrough(answer.device.transport)}`]),
+        : [`  through:  ${reachedThrough(body.device.transport)}`]),
     ],
   },
   {
@@ -305,13 +301,13 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     credential: 'account',
     method: 'GET',
     path: () => '/v1/devices',
-    show: (answer) =>
-      answer.devices.length === 0
+    show: (body) =>
+      body.devices.length === 0
         ? ['no devices']
         : [
             ...table(
               ['ID', 'NAME', 'PLATFORM', 'THROUGH', 'IN AUTO', 'STATE', 'SEEN'],
-              answer.devices.map((device: Answer) => [
+              body.devices.map((device: ResponseBody) => [
                 device.id,
                 device.name,
                 device.platform,
@@ -321,7 +317,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
                 seenInWords(device, Date.now()),
               ]),
             ),
-            ...inactiveInWordsOf(answer.devices),
+            ...inactiveInWordsOf(body.devices),
           ],
   },
   {
@@ -335,7 +331,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: 'pause',
-    summary: 'refuse sends with 503 and Retry-After, for every account',
+    summary: 'reject sends with 503 and Retry-After, for every account',
     credential: 'admin',
     method: 'POST',
     path: () => '/v1/admin/pause',
@@ -354,7 +350,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       values['retry-after'] === undefined
         ? { paused: true }
         : { paused: true, retry_after: values['retry-after'] },
-    show: (answer) => [`sends paused; clients are told to retry after ${answer.retry_after} s`],
+    show: (body) => [`sends paused; clients are told to retry after ${body.retry_after} s`],
   },
   {
     name: 'resume',

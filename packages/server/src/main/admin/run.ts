@@ -110,11 +110,11 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (error as Error).message;
-      const answer = { error: { code: 'unreachable', message: `cannot reach ${baseUrl}: ${why}` } };
-      if (json) write(io.stdout, [JSON.stringify(answer)]);
+      const body = { error: { code: 'unreachable', message: `cannot reach ${baseUrl}: ${why}` } };
+      if (json) write(io.stdout, [JSON.stringify(body)]);
       else
         write(io.stderr, [
-          `error: ${answer.error.message}`,
+          `error: ${body.error.message}`,
           '  next: is foxbell-server running there? (--base-url, FOXBELL_BASE_URL)',
         ]);
       return ADMIN_EXIT.unavailable;
@@ -142,7 +142,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
               retryAfter: Number.isFinite(retryAfter) ? retryAfter : undefined,
             });
       write(io.stderr, [
-        `error: ${words ?? error?.message ?? `the server answered ${response.status}`}`,
+        `error: ${words ?? error?.message ?? `the server responded ${response.status}`}`,
         `  code: ${error?.code ?? response.status}`,
         ...(error?.field ? [`  field: ${error.field}`] : []),
         ...(response.headers.get('x-request-id')

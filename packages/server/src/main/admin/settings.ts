@@ -35,7 +35,7 @@ export const ADMIN_SETTINGS = {
   json: {
     flag: 'json',
     type: 'switch',
-    help: 'print the API answer as it is (a failure too: nothing on stderr)',
+    help: 'print the API response as it is (a failure too: nothing on stderr)',
   },
 } as const satisfies Record<string, Setting>;
 

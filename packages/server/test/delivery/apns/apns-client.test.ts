@@ -12,7 +12,7 @@ import { ManualClock } from '../../helpers.js';
 const TOKEN = 'ab'.repeat(32);
 const TOPIC = 'app.foxbell.test';
 
-interface RawAnswer {
+interface RawResponse {
   status: number;
   headers: http2.IncomingHttpHeaders;
   body: Record<string, unknown> | undefined;
@@ -22,10 +22,10 @@ interface RawAnswer {
 async function raw(
   sim: ApnsSimulator,
   request: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
-): Promise<RawAnswer> {
+): Promise<RawResponse> {
   const session = http2.connect(sim.url, { ca: sim.ca as string });
   try {
-    return await new Promise<RawAnswer>((resolve, reject) => {
+    return await new Promise<RawResponse>((resolve, reject) => {
       const stream = session.request(
         {
           ':method': request.method ?? 'POST',
@@ -154,15 +154,15 @@ describe("the APNs simulator's checks, in Apple's order", () => {
   it.each(cases)('answers %s with %i %s', async (_name, status, reason, request) => {
     const clock = new ManualClock();
     const { sim } = await startSimulator(clock);
-    const answer = await raw(sim, request(clock));
-    expect([answer.status, answer.body?.reason]).toEqual([status, reason]);
+    const response = await raw(sim, request(clock));
+    expect([response.status, response.body?.reason]).toEqual([status, reason]);
   });
 
   it('checks the method before the path, the path before the headers, and the token before the payload', async () => {
     const clock = new ManualClock();
     const { sim } = await startSimulator(clock);
-    const answer = await raw(sim, { method: 'PUT', path: '/nowhere', headers: {}, body: '' });
-    expect(answer.body?.reason).toBe('MethodNotAllowed');
+    const response = await raw(sim, { method: 'PUT', path: '/nowhere', headers: {}, body: '' });
+    expect(response.body?.reason).toBe('MethodNotAllowed');
     const noToken = await raw(sim, { headers: { 'apns-topic': TOPIC }, body: '' });
     expect([noToken.status, noToken.body?.reason]).toEqual([403, 'MissingProviderToken']);
   });
@@ -171,8 +171,8 @@ describe("the APNs simulator's checks, in Apple's order", () => {
     const clock = new ManualClock();
     const { sim } = await startSimulator(clock);
     const headers = goodHeaders(clock);
-    const answer = await raw(sim, { headers, body: '{"aps":{"alert":"hi"}}' });
-    expect([answer.status, answer.headers['apns-id'], answer.body]).toEqual([
+    const response = await raw(sim, { headers, body: '{"aps":{"alert":"hi"}}' });
+    expect([response.status, response.headers['apns-id'], response.body]).toEqual([
       200,
       headers['apns-id'],
       undefined,
@@ -190,7 +190,7 @@ describe("the APNs simulator's checks, in Apple's order", () => {
     ]);
   });
 
-  it('binds a push token to the topic of its first push and answers DeviceTokenNotForTopic for another', async () => {
+  it('binds a push token to the topic of its first push and responds DeviceTokenNotForTopic for another', async () => {
     const clock = new ManualClock();
     const { sim } = await startSimulator(clock);
     expect((await raw(sim, { headers: goodHeaders(clock) })).status).toBe(200);
@@ -206,12 +206,12 @@ describe("the APNs simulator's checks, in Apple's order", () => {
     expect((await raw(sim, { headers: goodHeaders(clock) })).status).toBe(200);
   });
 
-  it('answers 410 Unregistered with the time the token became invalid', async () => {
+  it('responds with 410 Unregistered with the time the token became invalid', async () => {
     const clock = new ManualClock();
     const { sim } = await startSimulator(clock);
     sim.unregisterToken(TOKEN, clock.now() - 5000);
-    const answer = await raw(sim, { headers: goodHeaders(clock) });
-    expect([answer.status, answer.body]).toEqual([
+    const response = await raw(sim, { headers: goodHeaders(clock) });
+    expect([response.status, response.body]).toEqual([
       410,
       { reason: 'Unregistered', timestamp: clock.now() - 5000 },
     ]);
@@ -248,7 +248,7 @@ describe('the HTTP/2 APNs client', () => {
     const clock = new ManualClock();
     const { sim, client } = await startSimulator(clock);
     const results = await Promise.all(Array.from({ length: 200 }, () => client.push(request())));
-    expect(results.every((result) => result.kind === 'answered' && result.status === 200)).toBe(true);
+    expect(results.every((result) => result.kind === 'response' && result.status === 200)).toBe(true);
     expect(sim.counts()).toEqual({ received: 200, by_status: { '200': 200 } });
     expect(sim.connections).toBe(1);
   });
@@ -262,19 +262,19 @@ describe('the HTTP/2 APNs client', () => {
     ]);
     const first = await client.push(request());
     const second = await client.push(request());
-    expect(first).toMatchObject({ kind: 'answered', status: 429, reason: 'TooManyRequests' });
-    expect(second).toMatchObject({ kind: 'answered', status: 410, reason: 'Unregistered', timestamp: 1234 });
+    expect(first).toMatchObject({ kind: 'response', status: 429, reason: 'TooManyRequests' });
+    expect(second).toMatchObject({ kind: 'response', status: 410, reason: 'Unregistered', timestamp: 1234 });
     expect(sim.received()).toHaveLength(2);
   });
 
-  it('sends a stream refused by a GOAWAY again on a new connection, as one push', async () => {
+  it('sends a stream rejected by a GOAWAY again on a new connection, as one push', async () => {
     const clock = new ManualClock();
     const { sim, client } = await startSimulator(clock);
-    expect((await client.push(request())).kind).toBe('answered');
+    expect((await client.push(request())).kind).toBe('response');
     sim.script(TOKEN, [{ goaway: true }]);
     const push = request();
     const result = await client.push(push);
-    expect(result).toMatchObject({ kind: 'answered', status: 200, apnsId: push.headers['apns-id'] });
+    expect(result).toMatchObject({ kind: 'response', status: 200, apnsId: push.headers['apns-id'] });
     expect(sim.received().map((p) => [p.status, p.reason])).toEqual([
       [200, undefined],
       [0, 'goaway'],
@@ -287,22 +287,22 @@ describe('the HTTP/2 APNs client', () => {
     const { sim, client } = await startSimulator(clock);
     await client.push(request());
     sim.goaway();
-    // Whether the GOAWAY has arrived or not when these go out, each is answered: on the old
-    // connection, on a new one, or refused by the old and sent again on a new one.
+    // Whether the GOAWAY has arrived or not when these go out, each gets a response: on the old
+    // connection, on a new one, or rejected by the old and sent again on a new one.
     const results = await Promise.all([client.push(request()), client.push(request())]);
-    expect(results.map((r) => r.kind === 'answered' && r.status)).toEqual([200, 200]);
+    expect(results.map((r) => r.kind === 'response' && r.status)).toEqual([200, 200]);
   });
 
-  it('reports no answer when the stream is reset or the server cannot be reached', async () => {
+  it('reports no response when the stream is reset or the server cannot be reached', async () => {
     const clock = new ManualClock();
     const { sim, client } = await startSimulator(clock);
     sim.script(TOKEN, [{ reset: true }]);
-    expect((await client.push(request())).kind).toBe('no_answer');
+    expect((await client.push(request())).kind).toBe('no_response');
     await sim.close();
-    expect((await client.push(request())).kind).toBe('no_answer');
+    expect((await client.push(request())).kind).toBe('no_response');
   });
 
-  it('gives up a push with no answer once its timeout has passed by its clock, and keeps the connection', async () => {
+  it('gives up a push with no response once its timeout has passed by its clock, and keeps the connection', async () => {
     const clock = new ManualClock();
     const { sim } = await startSimulator(clock);
     let sweeps: (() => void)[] = [];
@@ -319,12 +319,12 @@ describe('the HTTP/2 APNs client', () => {
       },
     });
     try {
-      expect((await client.push(request())).kind).toBe('answered');
+      expect((await client.push(request())).kind).toBe('response');
       sim.script(TOKEN, [{ status: 200, delay_ms: 5000 }]);
       let result: PushResult | undefined;
-      const late = client.push(request()).then((answer) => {
-        result = answer;
-        return answer;
+      const late = client.push(request()).then((response) => {
+        result = response;
+        return response;
       });
       // The push is due by the clock, not before: sweeps that run before it is due leave it.
       await nextSweep();
@@ -333,17 +333,17 @@ describe('the HTTP/2 APNs client', () => {
       await nextSweep();
       expect(result).toBeUndefined();
       clock.advance(1);
-      expect(await late).toEqual({ kind: 'no_answer', error: 'timed out' });
-      expect(await client.push(request())).toMatchObject({ kind: 'answered', status: 200 });
+      expect(await late).toEqual({ kind: 'no_response', error: 'timed out' });
+      expect(await client.push(request())).toMatchObject({ kind: 'response', status: 200 });
       expect(sim.connections).toBe(1);
     } finally {
       await client.close();
     }
   });
 
-  it('reads an answer with a body to its end whatever its status, and keeps at most 4 KiB of it', async () => {
+  it('reads a response with a body to its end whatever its status, and keeps at most 4 KiB of it', async () => {
     // Apple's 200 has no body, but a proxy or a future APNs might send one: the push must still
-    // settle as answered at once, not hang until its timeout and be sent again.
+    // settle with a response at once, not hang until its timeout and be sent again.
     /** Apple's error body for `BadDeviceToken`, padded to exactly `bytes` long. */
     const errorBody = (bytes: number) => {
       const bare = JSON.stringify({ reason: 'BadDeviceToken', padding: '' });
@@ -377,15 +377,15 @@ describe('the HTTP/2 APNs client', () => {
       clock: new ManualClock(),
     });
     try {
-      expect(await client.push(request())).toEqual({ kind: 'answered', status: 200, apnsId: 'id-1' });
+      expect(await client.push(request())).toEqual({ kind: 'response', status: 200, apnsId: 'id-1' });
       // 4 KiB is kept and read; a byte more, or a megabyte (many DATA frames), is read and dropped.
       expect(await client.push({ ...request(), pushToken: 'cd'.repeat(32) })).toEqual({
-        kind: 'answered',
+        kind: 'response',
         status: 400,
         reason: 'BadDeviceToken',
       });
       for (const pushToken of ['ef'.repeat(32), '01'.repeat(32)]) {
-        expect(await client.push({ ...request(), pushToken })).toEqual({ kind: 'answered', status: 400 });
+        expect(await client.push({ ...request(), pushToken })).toEqual({ kind: 'response', status: 400 });
       }
     } finally {
       await client.close();

@@ -5,9 +5,9 @@ import {
   verifyProviderToken,
 } from '../../../src/delivery/apns/provider-token.js';
 import { MAX_PAYLOAD_BYTES, pushRequestFor } from '../../../src/delivery/apns/push-request.js';
-import { type ApnsVerdict, judgeApnsAnswer } from '../../../src/delivery/apns/responses.js';
+import { type ApnsVerdict, judgeApnsResponse } from '../../../src/delivery/apns/responses.js';
 import { endOfAttempt, retryDelayMs } from '../../../src/delivery/attempts.js';
-import { NO_ANSWER } from '../../../src/delivery/transport.js';
+import { NO_RESPONSE } from '../../../src/delivery/transport.js';
 import type { ClaimedDestination } from '../../../src/model/delivery.js';
 import { PROVIDER_KEY, TOPICS } from '../../delivery-helpers.js';
 import { ManualClock } from '../../helpers.js';
@@ -22,7 +22,7 @@ const v = (verdict: ApnsVerdict['verdict'], extra: Partial<Meaning> = {}): Meani
   ...extra,
 });
 
-describe("what each of Apple's answers does", () => {
+describe("what each of Apple's responses does", () => {
   const table: [number, string | undefined, Meaning][] = [
     [200, undefined, v('accepted')],
     [400, 'BadCollapseId', v('failed_permanent', { failure: 'refused' })],
@@ -59,12 +59,12 @@ describe("what each of Apple's answers does", () => {
     [418, undefined, v('failed_permanent', { failure: 'refused' })],
   ];
   it.each(table)('%i %s', (status, reason, meaning) => {
-    expect(judgeApnsAnswer({ status, reason }, TOKEN_SINCE)).toEqual({ ...meaning, status, reason });
+    expect(judgeApnsResponse({ status, reason }, TOKEN_SINCE)).toEqual({ ...meaning, status, reason });
   });
 
   it('is gone on 410, and deactivates (unregistered) only when the push token is older than the 410 timestamp', () => {
     const gone = (timestamp?: number, reason = 'Unregistered') =>
-      judgeApnsAnswer({ status: 410, reason, timestamp }, TOKEN_SINCE);
+      judgeApnsResponse({ status: 410, reason, timestamp }, TOKEN_SINCE);
     const answer = (reason: string, deactivate: boolean) => ({
       ...v('failed_permanent', { failure: 'gone', deactivateDevice: deactivate ? 'unregistered' : null }),
       status: 410,
@@ -112,12 +112,12 @@ function claimed(
 describe('the wait between attempts', () => {
   it('is 2, 4, 8 and 16 seconds, and the fifth attempt is the last', () => {
     expect([1, 2, 3, 4].map(retryDelayMs)).toEqual([2000, 4000, 8000, 16_000]);
-    expect(endOfAttempt(claimed({}, 4), NO_ANSWER, 100)).toEqual({
+    expect(endOfAttempt(claimed({}, 4), NO_RESPONSE, 100)).toEqual({
       kind: 'retry',
       pushStatus: null,
       nextAttemptAt: 16_100,
     });
-    expect(endOfAttempt(claimed({}, 5), NO_ANSWER, 100)).toEqual({
+    expect(endOfAttempt(claimed({}, 5), NO_RESPONSE, 100)).toEqual({
       kind: 'failed_permanent',
       pushStatus: null,
       reason: 'attempts_exhausted',

@@ -4,10 +4,10 @@ import type { Setting, SettingValues } from '../../../src/kernel/settings.js';
 /**
  * A push provider that exists only in the tests, as a maintainer would add one: this folder and one
  * line in a registry (provider-registry.stores.test.ts). Its push service is the test itself: its
- * transport records what it is handed, and answers every push as its setting says.
+ * transport records what it is handed, and responds every push as its setting says.
  */
 export const TEST_RECORDER_SETTINGS = {
-  testRecorderAnswer: {
+  testRecorderResponse: {
     flag: 'test-recorder-answer',
     variable: 'FOXBELL_TEST_RECORDER_ANSWER',
     argument: 'WHAT',
@@ -19,7 +19,7 @@ export const TEST_RECORDER_SETTINGS = {
 } as const satisfies Record<string, Setting>;
 
 export interface TestRecorderConfig {
-  answer: SettingValues<typeof TEST_RECORDER_SETTINGS>['testRecorderAnswer'];
+  answer: SettingValues<typeof TEST_RECORDER_SETTINGS>['testRecorderResponse'];
 }
 
 export const testRecorder: ProviderEntry<typeof TEST_RECORDER_SETTINGS, TestRecorderConfig> = {
@@ -28,6 +28,6 @@ export const testRecorder: ProviderEntry<typeof TEST_RECORDER_SETTINGS, TestReco
   member: 'test_recorder',
   shownAs: 'test_recorder',
   settings: TEST_RECORDER_SETTINGS,
-  configOf: (values) => ({ answer: values.testRecorderAnswer }),
+  configOf: (values) => ({ answer: values.testRecorderResponse }),
   load: async () => (await import('./provider.js')).testRecorderMaker,
 };

@@ -131,7 +131,7 @@ describe('publicOnlyLookup', () => {
     expect(await lookupWith(addresses, false)).toEqual({ error: null, result: '17.188.128.1' });
   });
 
-  it('refuses a name when any of its addresses is not public, or it has none', async () => {
+  it('rejects a name when any of its addresses is not public, or it has none', async () => {
     for (const addresses of [
       [
         { address: '17.188.128.1', family: 4 },

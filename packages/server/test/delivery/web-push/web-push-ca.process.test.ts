@@ -70,7 +70,7 @@ describe('--web-push-ca', () => {
   it('without it, a push service behind a private CA is not trusted: the server hangs up in the handshake, and nothing reaches it', async () => {
     const service = await pushService();
     const { states } = await serverPushingTo([service], []);
-    await service.push.waitForRefusedHandshakes(1);
+    await service.push.waitForFailedHandshakes(1);
     expect(service.push.received).toEqual([]);
     expect(await states()).not.toContain('accepted');
   });
@@ -82,7 +82,7 @@ describe('--web-push-ca', () => {
     expect(service.push.received).toMatchObject([
       { status: 201, payload: { notification: { body: 'through a private CA' } } },
     ]);
-    expect(service.push.refusedHandshakes).toEqual([]);
+    expect(service.push.failedHandshakes).toEqual([]);
     await expect.poll(states).toEqual(['accepted']);
   });
 
@@ -96,7 +96,7 @@ describe('--web-push-ca', () => {
       { FOXBELL_WEB_PUSH_CA: await caFile(mine.push.ca), NODE_EXTRA_CA_CERTS: await caFile(extra.push.ca) },
     );
     await Promise.all([mine.push.waitFor(1), extra.push.waitFor(1)]);
-    expect([...mine.push.refusedHandshakes, ...extra.push.refusedHandshakes]).toEqual([]);
+    expect([...mine.push.failedHandshakes, ...extra.push.failedHandshakes]).toEqual([]);
     await expect.poll(states).toEqual(['accepted', 'accepted']);
   });
 

@@ -202,7 +202,7 @@ describe('registering a Web Push device', () => {
     expectError(again, 409, 'device_exists', 'web_push');
   });
 
-  it('refuses every registration that is not exactly one valid push address, naming the field', async () => {
+  it('rejects every registration that is not exactly one valid push address, naming the field', async () => {
     const server = await startWebPushServer();
     const { key } = await server.account();
     const good = server.push.subscribe();
@@ -239,7 +239,7 @@ describe('registering a Web Push device', () => {
         'web_push.endpoint',
       ],
       ['not a URL', withEndpoint('push me'), 'invalid_field', 'web_push.endpoint'],
-      // PostgreSQL refused a NUL with a 500; every control character is refused on both stores.
+      // PostgreSQL rejected a NUL with a 500; every control character is rejected on both stores.
       ['a NUL', withEndpoint(`${good.endpoint}\u0000`), 'invalid_field', 'web_push.endpoint'],
       [
         'a NUL in the host',
@@ -409,7 +409,7 @@ describe('Web Push delivery', () => {
       ttl: 600,
     });
     const [push] = server.push.pushesTo(subscription);
-    expect(push?.refusal).toBeUndefined();
+    expect(push?.rejection).toBeUndefined();
     expect(push?.status).toBe(201);
     expect([push?.ttl, push?.urgency]).toEqual(['600', 'high']);
     expect(push?.topic).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -479,7 +479,7 @@ describe('Web Push delivery', () => {
     expect(push?.payload.notification.body).toMatch(/^é+…$/);
   });
 
-  it('retries 429, 5xx and no answer on the 2-4-8-16 s schedule, then takes the 201', async () => {
+  it('retries 429, 5xx and no response on the 2-4-8-16 s schedule, then takes the 201', async () => {
     const server = await startWebPushServer({ timeoutMs: 300 });
     const { key, token } = await server.account();
     const { subscription } = await server.subscribe(key);
@@ -518,8 +518,8 @@ describe('Web Push delivery', () => {
     ]);
   });
 
-  it("frees a push's slot within the timeout when a push service trickles its answer: the status stands", async () => {
-    // One slot: the trickling answer held it for good, and another account's push waited behind it.
+  it("frees a push's slot within the timeout when a push service trickles its response: the status stands", async () => {
+    // One slot: the trickling response held it for good, and another account's push waited behind it.
     const server = await startWebPushServer({ timeoutMs: 500, concurrency: 1 });
     const slow = await server.account();
     const other = await server.account();
@@ -636,7 +636,7 @@ describe('Web Push delivery', () => {
     expect(await server.failuresCounted()).toEqual(['web-push attempts_exhausted 1']);
   });
 
-  it('says why the last attempt got no answer: its error, logged', async () => {
+  it('says why the last attempt got no response: its error, logged', async () => {
     const server = await startWebPushServer({ timeoutMs: 200 });
     const { key, token } = await server.account();
     const { id: deviceId, subscription } = await server.subscribe(key);
@@ -778,7 +778,7 @@ describe('Web Push delivery', () => {
     const id = await server.send(token, { message: 'not there' });
     expect(server.push.pushesTo(subscription)).toEqual([]);
     const record = await server.statusOf(token, id);
-    // No push service answered: the destination has no push_status.
+    // No push service responded: the destination has no push_status.
     expect(record.destinations).toEqual([
       {
         name: 'iPhone',
@@ -973,7 +973,7 @@ describe("Apple's push service, as modelled (what an iPhone's web app subscribes
       url: `https://example.com/${'x'.repeat(1500)}`,
     });
     const pushes = server.push.pushesTo(subscription);
-    expect(pushes.map((push) => [push.status, push.refusal, push.urgency])).toEqual([
+    expect(pushes.map((push) => [push.status, push.rejection, push.urgency])).toEqual([
       [201, undefined, 'low'],
       [201, undefined, 'normal'],
       [201, undefined, 'high'],
@@ -982,7 +982,7 @@ describe("Apple's push service, as modelled (what an iPhone's web app subscribes
     expect(pushes.every((push) => push.bodyBytes <= 4096)).toBe(true);
   });
 
-  it('answers 410 Unregistered once the browser dropped the subscription: the device is inactive, as its app can read', async () => {
+  it('responds with 410 Unregistered once the browser dropped the subscription: the device is inactive, as its app can read', async () => {
     const server = await startWebPushServer({ apple: true });
     const { key, token } = await server.account();
     const { id: deviceId, subscription } = await server.subscribe(key);
@@ -1005,13 +1005,16 @@ describe("Apple's push service, as modelled (what an iPhone's web app subscribes
     expect([device?.active, device?.inactive_reason]).toEqual([false, 'subscription_gone']);
   });
 
-  it('refuses a push signed with a subject on this machine (403 BadJwtToken): why the server will not start with one', async () => {
+  it('rejects a push signed with a subject on this machine (403 BadJwtToken): why the server will not start with one', async () => {
     const server = await startWebPushServer({ apple: true, subject: 'mailto:root@localhost' });
     const { key, token } = await server.account();
     const { subscription } = await server.subscribe(key);
     const id = await server.send(token, { message: 'never shown' });
     const [push] = server.push.pushesTo(subscription);
-    expect([push?.status, push?.refusal]).toEqual([403, 'subject mailto:root@localhost is on this machine']);
+    expect([push?.status, push?.rejection]).toEqual([
+      403,
+      'subject mailto:root@localhost is on this machine',
+    ]);
     expect((await server.statusOf(token, id)).destinations[0]).toMatchObject({
       state: 'failed_permanent',
       push_status: 403,

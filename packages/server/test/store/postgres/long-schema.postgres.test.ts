@@ -8,7 +8,7 @@ import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
 /**
  * A send's commit wakes the workers on a channel named for its schema. PostgreSQL's names are at
  * most 63 bytes, and so is a channel: `foxbell_queue_` and a long schema name were longer, and
- * every send was a 500 (pg_notify refuses a channel that long) while /readyz said ok.
+ * every send was a 500 (pg_notify rejects a channel that long) while /readyz said ok.
  */
 
 const closing: (() => Promise<unknown>)[] = [];

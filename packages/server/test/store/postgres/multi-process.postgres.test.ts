@@ -99,7 +99,7 @@ describe('several API and worker processes on one PostgreSQL', () => {
             64,
             'c',
           );
-          // Each push takes a while to answer, so a busy worker always has some in flight.
+          // Each push takes a while to respond, so a busy worker always has some in flight.
           sim.script(pushToken, Array(2 * PER_ACCOUNT).fill({ delay_ms: 100 }));
           const device = await send(url, 'POST', '/v1/devices', {
             token: account.body.key,
@@ -207,7 +207,7 @@ describe('several API and worker processes on one PostgreSQL', () => {
     expect([status.status, status.body.status]).toEqual([200, 'sent_to_push']);
 
     // Each device got each notification once, or twice where the killed worker's push reached
-    // APNs but its answer died with it.
+    // APNs but its response died with it.
     const pushes = new Map<string, number>();
     for (const push of sim.received()) pushes.set(push.apns_id, (pushes.get(push.apns_id) ?? 0) + 1);
     let duplicates = 0;

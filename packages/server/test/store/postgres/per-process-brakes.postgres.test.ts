@@ -10,8 +10,8 @@ import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
  * with two processes on one schema, one client address, and requests turn by turn.
  */
 
-/** Sends `request` to each API in turn until every one has refused with 429: what each took. */
-async function takenUntilAllRefuse(
+/** Sends `request` to each API in turn until every one has rejected with 429: what each took. */
+async function takenUntilAllRejected(
   apis: string[],
   request: (url: string, n: number) => Promise<Reply>,
   taken: number,
@@ -45,7 +45,7 @@ describe('the brakes counted in each process: N API processes let N times as muc
     const apis = [first.url, second.url];
 
     let installs = 0;
-    const links = await takenUntilAllRefuse(
+    const links = await takenUntilAllRejected(
       apis,
       (url) => {
         installs += 1;
@@ -66,7 +66,7 @@ describe('the brakes counted in each process: N API processes let N times as muc
     // The account was made through the first process: its own writes there are none of the 60.
     const account = await send(first.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
     const made: string[][] = apis.map(() => []);
-    const changes = await takenUntilAllRefuse(
+    const changes = await takenUntilAllRejected(
       apis,
       async (url, n) => {
         const at = n % apis.length;
@@ -87,9 +87,9 @@ describe('the brakes counted in each process: N API processes let N times as muc
     );
     expect(changes).toEqual([60, 60]);
 
-    // Last: past it, this address's every credential is refused for the rest of the minute.
+    // Last: past it, this address's every credential is rejected for the rest of the minute.
     const unknown = `fox_send_${'Unknown0'.repeat(4)}`;
-    const guesses = await takenUntilAllRefuse(
+    const guesses = await takenUntilAllRejected(
       apis,
       (url) => send(url, 'GET', '/v1/scenes', { token: unknown }),
       401,

@@ -65,7 +65,7 @@ describe('the PostgreSQL store', () => {
     await expectReasonsFilledIn(store);
   });
 
-  it('leaves the database at the version before a migration that fails, and refuses one of a newer release untouched', async () => {
+  it('leaves the database at the version before a migration that fails, and rejects one of a newer release untouched', async () => {
     const schema = newTestSchema();
     opened.push(await openPostgresStore({ url: TEST_DATABASE_URL, schema }));
     const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
@@ -150,7 +150,7 @@ describe('the PostgreSQL store', () => {
     await expect(attempt).rejects.not.toThrow(/s3cret/);
   });
 
-  it('refuses a schema name that would need quoting', async () => {
+  it('rejects a schema name that would need quoting', async () => {
     await expect(openPostgresStore({ url: TEST_DATABASE_URL, schema: 'Public; DROP' })).rejects.toThrow(
       'the database schema must be lowercase letters, digits and _, not "Public; DROP"',
     );
@@ -158,7 +158,7 @@ describe('the PostgreSQL store', () => {
 });
 
 describe('foxbell-server --database', () => {
-  it('exits 1 with where it could not connect when the database does not answer, naming no password', async () => {
+  it('exits 1 with where it could not connect when the database does not respond, naming no password', async () => {
     const { code, stderr } = await runToExit([
       '--port',
       '0',
@@ -170,7 +170,7 @@ describe('foxbell-server --database', () => {
     expect(stderr).not.toContain('s3cret');
   });
 
-  it('refuses a URL that is not postgres://, and a schema without a database, without echoing the URL', async () => {
+  it('rejects a URL that is not postgres://, and a schema without a database, without echoing the URL', async () => {
     const { code, stderr } = await runToExit([
       '--database',
       'mysql://fox:s3cret@host/db',

@@ -43,7 +43,7 @@ describe('a worker killed with -9 on PostgreSQL', () => {
         .token;
       for (const [i, platform] of ['ios', 'watchos'].entries()) {
         const pushToken = String(i + 3).repeat(64);
-        // Slow answers: each worker always has pushes out when the kill comes.
+        // Slow responses: each worker always has pushes out when the kill comes.
         sim.script(pushToken, Array(DEATHS * SENDS_PER_DEATH * 2).fill({ delay_ms: 150 }));
         await send(api.url, 'POST', '/v1/devices', {
           token: account.body.key,
@@ -98,7 +98,7 @@ describe('a worker killed with -9 on PostgreSQL', () => {
       expect(statuses.rows.map((row) => [row.status, Number(row.n)])).toEqual([
         ['sent_to_push', accepted.length],
       ]);
-      // Each destination reached APNs once, or twice where a dead worker's push got there before its answer was lost.
+      // Each destination reached APNs once, or twice where a dead worker's push got there before its response was lost.
       const pushes = new Map<string, number>();
       for (const push of sim.received()) pushes.set(push.apns_id, (pushes.get(push.apns_id) ?? 0) + 1);
       const destinations = (await db.query('SELECT apns_id FROM destinations')).rows as { apns_id: string }[];

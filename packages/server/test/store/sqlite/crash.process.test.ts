@@ -17,7 +17,7 @@ afterEach(async () => {
 
 describe('crash safety', () => {
   it(
-    'loses nothing it answered 202 for when killed with -9 at random points of sends and deliveries, and resumes delivery within 10 s of each restart',
+    'loses nothing it responded with 202 for when killed with -9 at random points of sends and deliveries, and resumes delivery within 10 s of each restart',
     async () => {
       const dir = await tempDir();
       const data = path.join(dir, 'data');
@@ -37,7 +37,7 @@ describe('crash safety', () => {
         .token;
       for (const [i, platform] of ['ios', 'watchos'].entries()) {
         const pushToken = String(i + 1).repeat(64);
-        // Slow answers: pushes are in flight when the kill comes.
+        // Slow responses: pushes are in flight when the kill comes.
         sim.script(pushToken, Array(5000).fill({ delay_ms: 20 }));
         await send(server.url, 'POST', '/v1/devices', {
           token: account.body.key,
@@ -89,7 +89,7 @@ describe('crash safety', () => {
         sending = false;
         await Promise.all(clients);
         expect((await server.exited).signal).toBe('SIGKILL');
-        // What the dead process left leased: its pushes in flight, and answers it had not yet
+        // What the dead process left leased: its pushes in flight, and responses it had not yet
         // written. Only these can reach APNs twice.
         const leased = db.prepare(`SELECT count(*) AS n FROM destinations WHERE state = 'sending'`).get() as {
           n: number;
@@ -125,7 +125,7 @@ describe('crash safety', () => {
       }[];
       expect(new Set(destinations.map((d) => d.state))).toEqual(new Set(['accepted']));
 
-      // Each destination reached APNs once, or once more for a crash that cut off its answer.
+      // Each destination reached APNs once, or once more for a crash that cut off its response.
       const pushes = new Map<string, number>();
       for (const push of sim.received()) pushes.set(push.apns_id, (pushes.get(push.apns_id) ?? 0) + 1);
       let duplicates = 0;

@@ -25,7 +25,7 @@ afterEach(async () => {
 const PAYLOAD = JSON.stringify(STORED_NOTIFICATION);
 
 describe('SQLite migrations', () => {
-  it('leave the database at the version before a migration that fails, and refuse one of a newer release untouched', async () => {
+  it('leave the database at the version before a migration that fails, and reject one of a newer release untouched', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'foxbell.db');
     const released = SQLITE_MIGRATIONS.length;

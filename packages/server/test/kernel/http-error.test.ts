@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { errorBody, Refusal, valueOrThrow } from '../../src/kernel/refusal.js';
+import { errorBody, HttpError, valueOrThrow } from '../../src/kernel/http-error.js';
 
-describe('Refusal: a refusal as data', () => {
+describe('HttpError: an error as data', () => {
   it("takes its status from the contract's code table, never from the thrower", () => {
-    const error = new Refusal('rate_limited', 'slow down', { headers: { 'retry-after': '3' } });
+    const error = new HttpError('rate_limited', 'slow down', { headers: { 'retry-after': '3' } });
     expect([error.status, error.code, error.headers, error.field, error.details]).toEqual([
       429,
       'rate_limited',
@@ -11,11 +11,11 @@ describe('Refusal: a refusal as data', () => {
       undefined,
       undefined,
     ]);
-    expect(new Refusal('not_found', 'no such thing').status).toBe(404);
-    expect(new Refusal('service_unavailable', 'later').headers).toEqual({});
+    expect(new HttpError('not_found', 'no such thing').status).toBe(404);
+    expect(new HttpError('service_unavailable', 'later').headers).toEqual({});
   });
 
-  it("carries a field check's refusal whole, and passes a value that checked", () => {
+  it("carries a field check's error whole, and passes a value that checked", () => {
     const refusal = {
       code: 'invalid_field',
       message: 'must be 1 to 64 bytes',

@@ -1,10 +1,10 @@
 import { type ErrorCode, type FieldError, statusOf } from '@foxbell/sdk/contract';
 
 /**
- * A refusal the interface defines: thrown anywhere in a request and turned into the spec's error
+ * An error the interface defines: thrown anywhere in a request and turned into the spec's error
  * body by the error handler. The status always comes from the contract's code table.
  */
-export class Refusal extends Error {
+export class HttpError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly field: string | undefined;
@@ -17,7 +17,7 @@ export class Refusal extends Error {
     options: { field?: string; details?: Record<string, unknown>; headers?: Record<string, string> } = {},
   ) {
     super(message);
-    this.name = 'Refusal';
+    this.name = 'HttpError';
     this.code = code;
     this.status = statusOf(code);
     this.field = options.field;
@@ -25,17 +25,17 @@ export class Refusal extends Error {
     this.headers = options.headers ?? {};
   }
 
-  static fromField(error: FieldError): Refusal {
-    return new Refusal(error.code, error.message, {
+  static fromField(error: FieldError): HttpError {
+    return new HttpError(error.code, error.message, {
       ...(error.field === undefined ? {} : { field: error.field }),
       ...(error.details ? { details: error.details } : {}),
     });
   }
 }
 
-/** The value of a check that passed, or the refusal of one that did not. */
+/** The value of a check that passed, or the error of one that did not. */
 export function valueOrThrow<T>(result: { ok: true; value: T } | { ok: false; error: FieldError }): T {
-  if (!result.ok) throw Refusal.fromField(result.error);
+  if (!result.ok) throw HttpError.fromField(result.error);
   return result.value;
 }
 
