@@ -7,8 +7,9 @@ export type Purged = Awaited<ReturnType<Store['purge']>>;
 /**
  * Deletes everything past its retention at the clock's time, in transactions of at most `batch`
  * rows of each kind, the oldest first, until a purge finds fewer than that of every kind. The
- * cut-offs are taken once, so a sweep ends however fast rows age. Between two purges the process
- * serves others (a macrotask, so the event loop's I/O comes first); `signal` stops it there.
+ * cut-offs are taken once, so a sweep ends however fast rows age. After each purge it rests as
+ * long as that purge took, so that it takes at most half of the database's (and, on SQLite, of
+ * the event loop's) time from the sends arriving meanwhile; `signal` stops it there.
  */
 export async function sweepRetention(
   store: Pick<Store, 'purge'>,
@@ -18,10 +19,11 @@ export async function sweepRetention(
   const cutoffs = retentionCutoffs(clock.now());
   let total: Purged | undefined;
   for (;;) {
+    const began = performance.now();
     const purged = await store.purge(cutoffs, batch);
     total = total ? sum(total, purged) : purged;
     if (Object.values(purged).every((count) => count < batch) || signal?.aborted) return total;
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await new Promise((resolve) => setTimeout(resolve, performance.now() - began));
   }
 }
 

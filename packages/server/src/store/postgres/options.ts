@@ -5,19 +5,15 @@ export const DEFAULT_POOL_SIZE = 10;
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
- * The URL and `options` a connection starts with: the server settings the store needs merged with
- * those of the `--database` URL's `?options=` (node-postgres takes the URL's `options` over any
- * given beside it, so either the URL's or the store's were lost). Plans are made for each
- * statement's values (`plan_cache_mode`): the store's statements are prepared once per connection,
- * and the plan PostgreSQL switches to after five runs, made for any value, is made from statistics
- * taken when the queue may have been empty, so it scanned every pending or leased destination once
- * the queue filled. The URL's options come after it, so an operator may say otherwise; the schema
+ * The URL and `options` a connection starts with: the schema's `search_path` merged with the
+ * `--database` URL's own `?options=` (node-postgres takes the URL's `options` over any given beside
+ * it, so the schema was lost and the tables made in the connection's default schema). The schema
  * comes last: it is `--database-schema`'s.
  */
 export function connectionConfig(
   url: string,
   schema: string | undefined,
-): { connectionString: string; options: string } {
+): { connectionString: string; options: string | undefined } {
   let connectionString = url;
   let fromUrl: string | null = null;
   try {
@@ -30,12 +26,8 @@ export function connectionConfig(
   } catch {
     // Not a URL `new URL` reads: node-postgres reads it, or says why it cannot.
   }
-  const options = [
-    '-c plan_cache_mode=force_custom_plan',
-    fromUrl,
-    schema === undefined ? null : `-c search_path=${schema}`,
-  ]
-    .filter((part) => part !== null && part.trim() !== '')
-    .join(' ');
-  return { connectionString, options };
+  const parts = [fromUrl, schema === undefined ? null : `-c search_path=${schema}`].filter(
+    (part): part is string => part !== null && part.trim() !== '',
+  );
+  return { connectionString, options: parts.length === 0 ? undefined : parts.join(' ') };
 }
