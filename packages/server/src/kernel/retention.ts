@@ -6,6 +6,11 @@ export const NOTIFICATION_RETENTION_MS = 30 * DAY_MS;
 export const IDEMPOTENCY_KEY_LIFETIME_MS = DAY_MS;
 /** How often a process purges what is past its retention. */
 export const PURGE_INTERVAL_MS = DAY_MS / 24;
+/**
+ * Rows of each kind a purge deletes in one transaction at most: small enough that sends go on
+ * between two (a day's worth at once stalled them), large enough that a day's worth is a few dozen.
+ */
+export const PURGE_BATCH = 500;
 
 /**
  * What a purge at `now` deletes: notifications past their retention, idempotency keys past their

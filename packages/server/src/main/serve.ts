@@ -6,9 +6,10 @@ import { readDevSession } from '../dev/session.js';
 import { TLS_POLICY } from '../http/tls/policy.js';
 import type { Clock } from '../kernel/clock.js';
 import { randomBase62, randomIds } from '../kernel/ids.js';
-import { PURGE_INTERVAL_MS, retentionCutoffs } from '../kernel/retention.js';
+import { PURGE_INTERVAL_MS } from '../kernel/retention.js';
 import { Metrics } from '../metrics/metrics.js';
 import { openStore } from '../store/open.js';
+import { sweepRetention } from '../store/retention-sweep.js';
 import { announceMetrics, type Delivery, deliveryLogOf, startDelivery } from './delivery.js';
 import { handleSignals } from './lifecycle.js';
 import { pushService } from './push-service.js';
@@ -62,15 +63,21 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
   });
   delivery = await startDelivery(config, store, clock, push, metrics, deliveryLogOf(app.log));
 
-  const purge = async () => {
-    const purged = await store.purge(retentionCutoffs(clock.now()));
-    app.log.info(purged, 'purged what is past its retention');
+  // Retention sweeps once the server is serving, then every PURGE_INTERVAL_MS, in batches that
+  // sends go on between: a start after a long stop (weeks to sweep) is not held up by it.
+  const stopSweeping = new AbortController();
+  let sweeping: Promise<void> | undefined;
+  const sweep = () => {
+    sweeping ??= sweepRetention(store, clock, { signal: stopSweeping.signal })
+      .then(
+        (purged) => app.log.info(purged, 'purged what is past its retention'),
+        (error: unknown) => app.log.error({ err: error }, 'purge failed'),
+      )
+      .finally(() => {
+        sweeping = undefined;
+      });
   };
-  await purge();
-  const purgeTimer = setInterval(
-    () => purge().catch((error) => app.log.error({ err: error }, 'purge failed')),
-    PURGE_INTERVAL_MS,
-  );
+  const purgeTimer = setInterval(sweep, PURGE_INTERVAL_MS);
   purgeTimer.unref();
 
   const metricsServer = await announceMetrics(metrics, config);
@@ -88,9 +95,11 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
       }
       app.log.info({ signal }, 'stopping: no new requests; waiting for those in flight');
       clearInterval(purgeTimer);
+      stopSweeping.abort();
       metricsServer?.close();
       await app.close();
       await delivery?.stop();
+      await sweeping;
       await store.close();
     },
     onOvertime: () => app.log.warn('requests still in flight after the grace period; closing anyway'),
@@ -117,4 +126,5 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
   const simulatorAnnouncement = push.simulator?.announcement;
   if (simulatorAnnouncement) process.stdout.write(simulatorAnnouncement);
   process.stdout.write(`foxbell-server listening on ${baseUrl}\n`);
+  sweep();
 }

@@ -259,15 +259,20 @@ export interface Store {
    * `keysBefore`, rate-window counts of seconds before `windowsBefore`, and tokens revoked or
    * expired, devices removed and account keys replaced before `credentialsBefore` (the same
    * retention as notifications: no notification kept can name them; a key replaced longer ago
-   * than that is unknown rather than `key_rotated`).
+   * than that is unknown rather than `key_rotated`). At most `batch` rows of each kind, in one
+   * transaction, notifications and idempotency keys the oldest first: a sweep calls it until each
+   * kind deletes fewer (see sweepRetention).
    */
-  purge(cutoffs: {
-    notificationsBefore: number;
-    keysBefore: number;
-    windowsBefore: number;
-    credentialsBefore: number;
-    wrongCodesBefore: number;
-  }): Promise<{
+  purge(
+    cutoffs: {
+      notificationsBefore: number;
+      keysBefore: number;
+      windowsBefore: number;
+      credentialsBefore: number;
+      wrongCodesBefore: number;
+    },
+    batch: number,
+  ): Promise<{
     notifications: number;
     keys: number;
     windows: number;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PURGE_BATCH } from '../../src/kernel/retention.js';
 import {
   ADMIN_KEY,
   createAccount,
@@ -564,25 +565,31 @@ describe('status, events and the inbox', () => {
       json: { message: 'hi', ttl: 1 },
     });
     server.clock.advance(30 * 86_400_000 - 1);
-    await server.store.purge({
-      notificationsBefore: server.clock.now() - 30 * 86_400_000,
-      keysBefore: 0,
-      windowsBefore: 0,
-      credentialsBefore: 0,
-      wrongCodesBefore: 0,
-    });
+    await server.store.purge(
+      {
+        notificationsBefore: server.clock.now() - 30 * 86_400_000,
+        keysBefore: 0,
+        windowsBefore: 0,
+        credentialsBefore: 0,
+        wrongCodesBefore: 0,
+      },
+      PURGE_BATCH,
+    );
     expect(
       (await server.request('GET', `/v1/notifications/${sent.body.id}/status`, { token: account.token }))
         .status,
     ).toBe(200);
     server.clock.advance(2);
-    await server.store.purge({
-      notificationsBefore: server.clock.now() - 30 * 86_400_000,
-      keysBefore: 0,
-      windowsBefore: 0,
-      credentialsBefore: 0,
-      wrongCodesBefore: 0,
-    });
+    await server.store.purge(
+      {
+        notificationsBefore: server.clock.now() - 30 * 86_400_000,
+        keysBefore: 0,
+        windowsBefore: 0,
+        credentialsBefore: 0,
+        wrongCodesBefore: 0,
+      },
+      PURGE_BATCH,
+    );
     expectError(
       await server.request('GET', `/v1/notifications/${sent.body.id}/status`, { token: account.token }),
       404,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PURGE_BATCH } from '../../src/kernel/retention.js';
 import {
   bareAccount,
   createToken,
@@ -391,15 +392,18 @@ describe('what linking keeps, and for how long', () => {
     server.clock.advance(TEN_MINUTES);
     const recent = await requestLink(server);
     expectError(await approve(server, ana.key, 'WRNG-CDE3'), 404, 'not_found', 'code');
-    const purged = await server.store.purge({
-      notificationsBefore: 0,
-      keysBefore: 0,
-      windowsBefore: 0,
-      // The first request expired before this; the second expires after it.
-      credentialsBefore: server.clock.now() + 1,
-      // The first wrong code is older than this; the second is not.
-      wrongCodesBefore: server.clock.now() - 1,
-    });
+    const purged = await server.store.purge(
+      {
+        notificationsBefore: 0,
+        keysBefore: 0,
+        windowsBefore: 0,
+        // The first request expired before this; the second expires after it.
+        credentialsBefore: server.clock.now() + 1,
+        // The first wrong code is older than this; the second is not.
+        wrongCodesBefore: server.clock.now() - 1,
+      },
+      PURGE_BATCH,
+    );
     expect([purged.linkRequests, purged.wrongCodes]).toEqual([1, 1]);
     expect(await server.store.getLinkRequest(old.body.id)).toBeUndefined();
     expect((await server.store.getLinkRequest(recent.body.id))?.state).toBe('pending');

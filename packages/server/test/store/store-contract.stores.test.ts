@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PURGE_BATCH } from '../../src/kernel/retention.js';
 import type { AttemptEnd, ClaimedDestination, FinishedAttempt } from '../../src/model/delivery.js';
 import type { StoredNotification } from '../../src/model/notifications.js';
 import { routeNotification } from '../../src/model/routing.js';
@@ -601,13 +602,16 @@ describe(`Store contract on ${TEST_STORE}`, () => {
       id: string;
     };
     expect(
-      await store.purge({
-        notificationsBefore: T0 + 1,
-        keysBefore: T0 + 1,
-        windowsBefore: T0 + 60_000,
-        credentialsBefore: T0 + 1,
-        wrongCodesBefore: 0,
-      }),
+      await store.purge(
+        {
+          notificationsBefore: T0 + 1,
+          keysBefore: T0 + 1,
+          windowsBefore: T0 + 60_000,
+          credentialsBefore: T0 + 1,
+          wrongCodesBefore: 0,
+        },
+        PURGE_BATCH,
+      ),
     ).toEqual({
       notifications: 1,
       keys: 1,
@@ -654,13 +658,16 @@ describe(`Store contract on ${TEST_STORE}`, () => {
       });
     }
 
-    const purged = await store.purge({
-      notificationsBefore: 0,
-      keysBefore: 0,
-      windowsBefore: 0,
-      credentialsBefore: T0 + 1_000,
-      wrongCodesBefore: 0,
-    });
+    const purged = await store.purge(
+      {
+        notificationsBefore: 0,
+        keysBefore: 0,
+        windowsBefore: 0,
+        credentialsBefore: T0 + 1_000,
+        wrongCodesBefore: 0,
+      },
+      PURGE_BATCH,
+    );
     expect([purged.tokens, purged.devices, purged.accountKeys]).toEqual([2, 1, 2]);
     // A key replaced before the cutoff is forgotten; one replaced since still says key_rotated.
     expect(await store.findCredential('hash_key-1')).toBeUndefined();
@@ -774,13 +781,16 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     expect(afterExpiry.expired ?? 0).toBeGreaterThan(0);
     await expectCounts(afterExpiry);
     // Retention takes them all away, and the counts with them.
-    await (b as Store).purge({
-      notificationsBefore: T0 + 1_000,
-      keysBefore: 0,
-      windowsBefore: 0,
-      credentialsBefore: 0,
-      wrongCodesBefore: 0,
-    });
+    await (b as Store).purge(
+      {
+        notificationsBefore: T0 + 1_000,
+        keysBefore: 0,
+        windowsBefore: 0,
+        credentialsBefore: 0,
+        wrongCodesBefore: 0,
+      },
+      PURGE_BATCH,
+    );
     expect(await (a as Store).destinationCounts()).toEqual({});
   });
 });

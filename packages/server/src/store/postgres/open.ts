@@ -7,7 +7,7 @@ import { postgresDevices } from './devices.js';
 import { postgresHealth } from './health.js';
 import { postgresLeases } from './leases.js';
 import { postgresLinks } from './links.js';
-import { DEFAULT_POOL_SIZE, SCHEMA_NAME } from './options.js';
+import { connectionConfig, DEFAULT_POOL_SIZE, SCHEMA_NAME } from './options.js';
 import { postgresQueueSignal } from './queue-signal.js';
 import { postgresRecords } from './records.js';
 import { postgresPurge } from './retention.js';
@@ -50,14 +50,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     throw new Error(`the database schema must be lowercase letters, digits and _, not "${schema}"`);
   }
   const config: pg.PoolConfig = {
-    connectionString: options.url,
+    ...connectionConfig(options.url, schema),
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     // A connection that cannot be had in this time is an outage, not a queue to wait in.
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
     application_name: 'foxbell-server',
   };
-  if (schema !== undefined) config.options = `-c search_path=${schema}`;
   const pool = new pg.Pool(config);
   // An idle connection that breaks (the database restarted) is dropped from the pool and
   // replaced on the next query; without a listener the error would end the process.

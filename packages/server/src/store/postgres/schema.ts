@@ -275,4 +275,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     WHERE NOT active AND key_revoked_at IS NULL
       AND account_id IN (SELECT id FROM accounts WHERE deleted_at IS NULL);
   `,
+  // A destination's device is looked up only among pending ones (a device leaving skips them), so
+  // that index keeps only those, as SQLite's does since its third migration: the index on
+  // (device_id, state) held an entry for every destination stored and took a new one at each state
+  // a push goes through, so it grew with every row and every push.
+  `
+  DROP INDEX destinations_device_state;
+  CREATE INDEX destinations_device_pending ON destinations(device_id) WHERE state = 'pending';
+  `,
 ];

@@ -270,4 +270,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     WHERE active = 0 AND key_revoked_at IS NULL
       AND account_id IN (SELECT id FROM accounts WHERE deleted_at IS NULL);
   `,
+  // Notifications by when they were made, so that retention finds those past it, the oldest first,
+  // without reading the whole table (a purge of a day's worth read all 300,000 rows of a month).
+  `
+  CREATE INDEX notifications_time ON notifications(created_at);
+  `,
 ];

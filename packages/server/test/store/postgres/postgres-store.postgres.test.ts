@@ -143,6 +143,45 @@ describe('the PostgreSQL store', () => {
     opened.push(await openPostgresStore({ url: TEST_DATABASE_URL, schema }));
   });
 
+  it('keeps its schema when the URL has ?options= of its own', async () => {
+    const schema = newTestSchema();
+    const options = encodeURIComponent('-c lock_timeout=4321');
+    const url = `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}options=${options}`;
+    const store = await openPostgresStore({ url, schema });
+    opened.push(store);
+    await store.setSetting('placed', 'here');
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      // The URL's options used to replace the search_path: the tables were made in `public`.
+      const { rows } = await client.query(`SELECT value FROM ${schema}.settings WHERE name = 'placed'`);
+      expect(rows).toEqual([{ value: 'here' }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('finds the destinations waiting for a device through an index of the pending ones alone', async () => {
+    const schema = newTestSchema();
+    opened.push(await openPostgresStore({ url: TEST_DATABASE_URL, schema }));
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'destinations' AND indexdef LIKE '%(device_id%' ORDER BY indexname",
+        [schema],
+      );
+      // Not (device_id, state), which held an entry for every destination stored.
+      expect(rows.map((row) => row.indexname)).toEqual([
+        'destinations_device_pending',
+        'destinations_device_tag',
+      ]);
+      expect(rows[0].indexdef).toMatch(/\(device_id\) WHERE \(state = 'pending'::text\)$/);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('says where it could not connect, without the password', async () => {
     const attempt = openPostgresStore({ url: 'postgres://fox:s3cret@127.0.0.1:1/foxbell', schema: 'x' });
     await expect(attempt).rejects.toBeInstanceOf(DatabaseUnreachableError);

@@ -217,6 +217,26 @@ describe('SQLite migrations', () => {
     open.push(store);
     await expectReleaseFixture(store, FIXTURE);
   });
+
+  it('finds the notifications past retention by their time index, the oldest first, not by reading the table', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'foxbell.db');
+    // As the release before the index (the tenth migration) left it; the index comes with the store.
+    databaseAt(file, SQLITE_MIGRATIONS.length - 1).close();
+    open.push(openSqliteStore({ dataDir: dir }));
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const plan = db
+        .prepare(
+          'EXPLAIN QUERY PLAN SELECT rowid FROM notifications WHERE created_at < ? ORDER BY created_at LIMIT ?',
+        )
+        .all(0, 500)
+        .map((row) => (row as { detail: string }).detail);
+      expect(plan).toEqual(['SEARCH notifications USING COVERING INDEX notifications_time (created_at<?)']);
+    } finally {
+      db.close();
+    }
+  });
 });
 
 /** A database file with the first `applied` migrations run, as the release that had only those left it. */

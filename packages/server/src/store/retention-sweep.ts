@@ -1,0 +1,34 @@
+import type { Clock } from '../kernel/clock.js';
+import { PURGE_BATCH, retentionCutoffs } from '../kernel/retention.js';
+import type { Store } from './store.js';
+
+export type Purged = Awaited<ReturnType<Store['purge']>>;
+
+/**
+ * Deletes everything past its retention at the clock's time, in transactions of at most `batch`
+ * rows of each kind, the oldest first, until a purge finds fewer than that of every kind. The
+ * cut-offs are taken once, so a sweep ends however fast rows age. After each purge it rests as
+ * long as that purge took, so that it takes at most half of the database's (and, on SQLite, of
+ * the event loop's) time from the sends arriving meanwhile; `signal` stops it there.
+ */
+export async function sweepRetention(
+  store: Pick<Store, 'purge'>,
+  clock: Clock,
+  { batch = PURGE_BATCH, signal }: { batch?: number; signal?: AbortSignal } = {},
+): Promise<Purged> {
+  const cutoffs = retentionCutoffs(clock.now());
+  let total: Purged | undefined;
+  for (;;) {
+    const began = performance.now();
+    const purged = await store.purge(cutoffs, batch);
+    total = total ? sum(total, purged) : purged;
+    if (Object.values(purged).every((count) => count < batch) || signal?.aborted) return total;
+    await new Promise((resolve) => setTimeout(resolve, performance.now() - began));
+  }
+}
+
+function sum(a: Purged, b: Purged): Purged {
+  return Object.fromEntries(
+    Object.entries(a).map(([kind, count]) => [kind, count + b[kind as keyof Purged]]),
+  ) as Purged;
+}
