@@ -798,9 +798,9 @@ describe('workers sharing a store', () => {
     // APNs but the worker dies before their answers are recorded; the Vision Pro's never leave.
     const dying = server.addWorker({
       push: (destination) => {
-        if (destination.deviceId === vision.id) return new Promise(() => {});
+        if (destination.address.key === vision.push_token) return new Promise(() => {});
         const answer = server.transport.push(destination);
-        return destination.deviceId === iphone.id ? answer : new Promise(() => {});
+        return destination.address.key === iphone.push_token ? answer : new Promise(() => {});
       },
       close: async () => {},
     });
