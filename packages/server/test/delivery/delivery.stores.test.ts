@@ -786,6 +786,66 @@ describe('workers sharing a store', () => {
     ).toEqual(pushed.map((destination) => destination.pushId).sort());
   });
 
+  it('keeps what a worker recorded of its batch when it dies mid-batch, and pushes the rest once more, with the same apns-ids', async () => {
+    const server = await startDeliveryServer();
+    const account = await createAccount(server);
+    const [iphone, watch, vision] = account.devices as [
+      Account['devices'][number],
+      Account['devices'][number],
+      Account['devices'][number],
+    ];
+    // The dying worker's batch: the iPhone's pushes are answered and recorded; the Watch's reach
+    // APNs but the worker dies before their answers are recorded; the Vision Pro's never leave.
+    const dying = server.addWorker({
+      push: (destination) => {
+        if (destination.address.key === vision.push_token) return new Promise(() => {});
+        const answer = server.transport.push(destination);
+        return destination.address.key === iphone.push_token ? answer : new Promise(() => {});
+      },
+      close: async () => {},
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const reply = await server.request('POST', '/v1/notifications', {
+        token: account.token,
+        json: { message: `m${i}` },
+      });
+      expect(reply.status, reply.text).toBe(202);
+      ids.push(reply.body.id);
+    }
+    void dying.tick();
+    const statesOf = async () =>
+      Promise.all(
+        ids.map(async (id) =>
+          (await statusOf(server, account.token, id)).destinations.map((d: { state: string }) => d.state),
+        ),
+      );
+    await vi.waitFor(async () => {
+      expect(pushesTo(server, watch)).toHaveLength(3);
+      expect(await statesOf()).toEqual(Array(3).fill(['accepted', 'sending', 'sending']));
+    });
+    const apnsIdsOf = (device: Account['devices'][number]) =>
+      pushesTo(server, device)
+        .map((push) => push.apns_id)
+        .sort();
+    const watchIds = apnsIdsOf(watch);
+
+    // Its leases hold until they run out: nothing is taken over before.
+    await server.worker.tick();
+    expect(server.sim.received()).toHaveLength(6);
+    server.clock.advance(60_000);
+    await server.worker.tick();
+    expect(await statesOf()).toEqual(Array(3).fill(['accepted', 'accepted', 'accepted']));
+    for (const id of ids) expect((await statusOf(server, account.token, id)).status).toBe('sent_to_push');
+    // Pushed again: only the Watch's, whose answers died with the worker, each once more with its
+    // apns-id; no more than the six leases it held. The recorded ones are not pushed again.
+    expect(pushesTo(server, iphone)).toHaveLength(3);
+    expect(apnsIdsOf(watch)).toEqual([...watchIds, ...watchIds].sort());
+    expect(new Set(watchIds).size).toBe(3);
+    expect(pushesTo(server, vision)).toHaveLength(3);
+    expect(server.sim.received().every((push) => push.status === 200)).toBe(true);
+  });
+
   it("fails a destination whose last attempt's worker died, and the worker that finds it says so and counts it", async () => {
     const server = await startDeliveryServer();
     const account = await createAccount(server);

@@ -392,6 +392,128 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     ]);
   });
 
+  it('leases a batch in one call and records its ends in one; a batch cut short by its worker’s death is taken over once, and nothing is lost', async () => {
+    const [a, b] = await stores(2);
+    const { account, token } = await accountWithDevices(a as Store, ['ios', 'watchos', 'visionos']);
+    const sent: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      sent.push(((await (a as Store).acceptSend(newSend(account, token, T0 + i))) as { id: string }).id);
+    }
+    // How many times each destination was leased: a lease is a push (or a push held back).
+    const leases = new Map<string, number>();
+    const leased = (batch: ClaimedDestination[]) => {
+      for (const d of batch) leases.set(keyOf(d), (leases.get(keyOf(d)) ?? 0) + 1);
+      return batch;
+    };
+    const { claimed } = await (b as Store).routeQueued({
+      now: T0 + 3,
+      limit: 200,
+      decide: (input) => routeNotification(input, T0 + 3, randomUUID),
+      lease: { owner: 'w1', leaseMs: 30_000, limit: 12, unreadFor: [] },
+    });
+    const batch = leased(claimed);
+    expect(batch.map((d) => [d.notificationId, d.attempt])).toEqual(
+      sent.flatMap((notificationId) => Array(3).fill([notificationId, 1])),
+    );
+    const end = (d: ClaimedDestination, owner: string, attemptEnd: AttemptEnd): FinishedAttempt => ({
+      notificationId: d.notificationId,
+      deviceId: d.deviceId,
+      owner,
+      end: attemptEnd,
+    });
+    const accepted: AttemptEnd = { kind: 'accepted', pushStatus: 200 };
+    const d = batch as [ClaimedDestination, ...ClaimedDestination[]];
+    const at = (index: number) => d[index] as ClaimedDestination;
+
+    // w1's answers of one turn, recorded in one call: every kind of end, and one for a destination
+    // that is not its own (a stale owner), which changes nothing. Then w1 dies: the last five of
+    // its batch (the stale owner's among them) are never recorded, their leases never renewed.
+    expect(
+      await (a as Store).finishAttempts(
+        [
+          ...[0, 1, 2, 3].map((index) => end(at(index), 'w1', accepted)),
+          end(at(4), 'w1', { kind: 'retry', pushStatus: 503, nextAttemptAt: T0 + 40_000 }),
+          end(at(5), 'w1', {
+            kind: 'failed_permanent',
+            pushStatus: 400,
+            reason: 'refused',
+            deactivateDevice: null,
+          }),
+          end(at(6), 'w1', { kind: 'released' }),
+          end(at(7), 'ghost', accepted),
+        ],
+        T0 + 4,
+      ),
+    ).toEqual({
+      failed: [{ notificationId: at(5).notificationId, deviceId: at(5).deviceId }],
+      deactivated: [],
+    });
+    const states = async () =>
+      Promise.all(sent.map(async (id) => statesOf(await (b as Store).getNotification(id))));
+    expect(await states()).toEqual([
+      ['accepted', 'accepted', 'accepted'],
+      ['accepted', 'pending', 'failed_permanent'],
+      ['pending', 'sending', 'sending'],
+      ['sending', 'sending', 'sending'],
+    ]);
+
+    // Another worker gets what w1 handed back at once, uncounted; what w1 still holds, only once
+    // its leases run out: then all of it, in one claim, each once, with its apns-id kept.
+    expect(leased(await claim(b as Store, 'w2', T0 + 5)).map((d) => [keyOf(d), d.attempt, d.pushId])).toEqual(
+      [[keyOf(at(6)), 1, at(6).pushId]],
+    );
+    expect(await claim(b as Store, 'w2', T0 + 29_999, 100, 30_000)).toEqual([]);
+    const takenOver = leased(await claim(b as Store, 'w2', T0 + 30_003, 100, 30_000));
+    const unrecorded = d.slice(7);
+    expect(takenOver.map((d) => [keyOf(d), d.attempt, d.pushId]).sort()).toEqual(
+      unrecorded.map((d) => [keyOf(d), 2, d.pushId]).sort(),
+    );
+
+    // w1's answers, late (it was stuck, not dead): the leases are w2's, so nothing changes.
+    expect(
+      await (a as Store).finishAttempts(
+        [
+          end(at(7), 'w1', {
+            kind: 'failed_permanent',
+            pushStatus: 400,
+            reason: 'refused',
+            deactivateDevice: null,
+          }),
+          ...unrecorded.slice(1).map((d) => end(d, 'w1', accepted)),
+        ],
+        T0 + 30_004,
+      ),
+    ).toEqual({ failed: [], deactivated: [] });
+    expect((await states()).slice(2)).toEqual([
+      ['sending', 'sending', 'sending'],
+      ['sending', 'sending', 'sending'],
+    ]);
+    await (b as Store).finishAttempts(
+      [at(6), ...takenOver].map((d) => end(d, 'w2', accepted)),
+      T0 + 30_005,
+    );
+    const retried = leased(await claim(a as Store, 'w2', T0 + 40_000));
+    expect(retried.map((d) => [keyOf(d), d.attempt])).toEqual([[keyOf(at(4)), 2]]);
+    await (a as Store).finishAttempts([end(at(4), 'w2', accepted)], T0 + 40_001);
+
+    // Every notification reached its end; nothing waits or is held.
+    expect(await states()).toEqual([
+      ['accepted', 'accepted', 'accepted'],
+      ['accepted', 'accepted', 'failed_permanent'],
+      ['accepted', 'accepted', 'accepted'],
+      ['accepted', 'accepted', 'accepted'],
+    ]);
+    for (const id of sent) expect((await (a as Store).getNotification(id))?.status).toBe('sent_to_push');
+    expect(await (a as Store).destinationCounts()).toEqual({ accepted: 11, failed_permanent: 1 });
+    expect(await claimAndEnd(b as Store, 'w3', T0 + 120_000)).toEqual({ claimed: [], ended: [] });
+    expect(await (a as Store).nextDeliveryAt()).toBeUndefined();
+    // Leased twice: the retry (a second attempt), the one w1 handed back (it pushed nothing), and
+    // the five w1 held unrecorded when it died, pushed once more: no more than it held.
+    const twice = [...leases].filter(([, count]) => count === 2).map(([key]) => key);
+    expect(twice.sort()).toEqual([at(4), at(6), ...unrecorded].map(keyOf).sort());
+    expect(Math.max(...leases.values())).toBe(2);
+  });
+
   it('renews the leases its owner still holds: a renewed one is not taken over when its first term ends', async () => {
     const [a, b] = await stores(2);
     const { account, token, devices } = await accountWithDevices(a as Store, ['ios', 'watchos']);
