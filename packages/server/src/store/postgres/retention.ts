@@ -1,44 +1,21 @@
+import { changes, type Dialect } from '../sql/plan.js';
+import { purgeRows } from '../sql/retention.js';
 import type { RetentionPart } from '../store.js';
-import type { PostgresConnection, Session } from './connection.js';
+import type { Session } from './connection.js';
 
-export function postgresPurge(db: PostgresConnection): RetentionPart {
+export function postgresPurge(d: Dialect): RetentionPart {
   return {
     purge: (cutoffs) =>
-      db.transaction(
-        async (session) => {
+      d.write(
+        function* () {
           // In one statement, not by the cascade: PostgreSQL's cascade deletes one parent's rows at
           // a time, and each would run the state counters' trigger.
-          await session.count(
+          yield* changes(
             'DELETE FROM destinations WHERE notification_id IN (SELECT id FROM notifications WHERE created_at < $1)',
-            [cutoffs.notificationsBefore],
+            cutoffs.notificationsBefore,
           );
-          await foldGoneCounterSlots(session);
-          return {
-            notifications: await session.count('DELETE FROM notifications WHERE created_at < $1', [
-              cutoffs.notificationsBefore,
-            ]),
-            tokens: await session.count('DELETE FROM tokens WHERE revoked_at < $1 OR expires_at < $1', [
-              cutoffs.credentialsBefore,
-            ]),
-            devices: await session.count('DELETE FROM devices WHERE NOT active AND removed_at < $1', [
-              cutoffs.credentialsBefore,
-            ]),
-            accountKeys: await session.count('DELETE FROM retired_account_keys WHERE retired_at < $1', [
-              cutoffs.credentialsBefore,
-            ]),
-            linkRequests: await session.count('DELETE FROM link_requests WHERE expires_at < $1', [
-              cutoffs.credentialsBefore,
-            ]),
-            wrongCodes: await session.count('DELETE FROM link_wrong_codes WHERE at < $1', [
-              cutoffs.wrongCodesBefore,
-            ]),
-            keys: await session.count('DELETE FROM idempotency_keys WHERE created_at < $1', [
-              cutoffs.keysBefore,
-            ]),
-            windows: await session.count('DELETE FROM send_windows WHERE second < $1', [
-              Math.floor(cutoffs.windowsBefore / 1000),
-            ]),
-          };
+          yield { native: foldGoneCounterSlots };
+          return yield* purgeRows(d, cutoffs);
         },
         [COUNTER_FOLD_LOCK],
       ),
