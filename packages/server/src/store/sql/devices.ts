@@ -2,14 +2,8 @@ import type { Device } from '../../model/devices.js';
 import { addressData, deviceOf, type Row } from '../rows.js';
 import { type DevicesPart, RETIRED_LISTED } from '../store.js';
 import { requireLiveAccount } from './accounts.js';
+import { addressLock } from './migrations.js';
 import { all, count, type Dialect, get, type Plan } from './plan.js';
-
-/**
- * The advisory lock every registration of a push address takes (PostgreSQL): two accounts
- * registering one phone at once cannot both succeed. Named as the releases before the column's
- * rename named it, so that processes of both exclude each other during a rolling upgrade.
- */
-export const addressLock = (key: string) => `push_token:${key}`;
 
 export function devices(d: Dialect): DevicesPart {
   function* activeCount(accountId: string) {
@@ -26,7 +20,7 @@ export function devices(d: Dialect): DevicesPart {
         function* (): Plan<Device | 'limit_reached' | 'device_exists'> {
           yield* requireLiveAccount(device.accountId);
           const holders = yield* all(
-            `SELECT id, account_id FROM devices WHERE push_token = $1 AND active = ${d.true}`,
+            `SELECT id, account_id FROM devices WHERE push_address = $1 AND active = ${d.true}`,
             device.address.key,
           );
           if (holders.some((holder) => holder.account_id === device.accountId)) return 'device_exists';
@@ -38,7 +32,7 @@ export function devices(d: Dialect): DevicesPart {
             'moved',
           );
           const row = yield* get(
-            `INSERT INTO devices (id, account_id, name, platform, provider, push_token, web_push, in_auto,
+            `INSERT INTO devices (id, account_id, name, platform, provider, push_address, push_data, in_auto,
                active, created_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${d.true}, $9) RETURNING *`,
             device.id,
@@ -102,7 +96,7 @@ export function devices(d: Dialect): DevicesPart {
           if (current.key_revoked_at !== null) return 'key_revoked';
           if (address) {
             const other = yield* get(
-              `SELECT 1 FROM devices WHERE push_token = $1 AND active = ${d.true} AND id <> $2`,
+              `SELECT 1 FROM devices WHERE push_address = $1 AND active = ${d.true} AND id <> $2`,
               address.key,
               caller.id,
             );
@@ -111,7 +105,7 @@ export function devices(d: Dialect): DevicesPart {
               return 'limit_reached';
             }
             yield* all(
-              `UPDATE devices SET provider = $1, push_token = $2, web_push = $3, push_since = $4,
+              `UPDATE devices SET provider = $1, push_address = $2, push_data = $3, push_since = $4,
                  active = ${d.true}, removed_at = NULL, inactive_reason = NULL WHERE id = $5`,
               address.provider,
               address.key,

@@ -4,7 +4,7 @@ import { liveToken } from '../queries.js';
 import { addressData, deviceOf, joinedAccountFromRow, linkRequestOf, type Row } from '../rows.js';
 import type { LinksPart } from '../store.js';
 import { requireLiveAccount } from './accounts.js';
-import { addressLock } from './devices.js';
+import { addressLock } from './migrations.js';
 import { all, count, type Dialect, get, type Plan } from './plan.js';
 
 /** Link requests: a device asking to join an account, and the account approving it by its code. */
@@ -21,10 +21,10 @@ export function links(d: Dialect): LinksPart {
       return d.write(
         function* () {
           const taken = yield* get(
-            `SELECT 1 FROM devices WHERE active = ${d.true} AND id <> $4 AND (client_id = $1 OR push_token = $2)
+            `SELECT 1 FROM devices WHERE active = ${d.true} AND id <> $4 AND (client_id = $1 OR push_address = $2)
              UNION ALL
              SELECT 1 FROM link_requests
-               WHERE state = 'pending' AND expires_at > $3 AND (client_id = $1 OR push_token = $2)
+               WHERE state = 'pending' AND expires_at > $3 AND (client_id = $1 OR push_address = $2)
              LIMIT 1`,
             device.clientId,
             device.address.key,
@@ -34,7 +34,7 @@ export function links(d: Dialect): LinksPart {
           if (taken) return 'device_exists' as const;
           yield* all(
             `INSERT INTO link_requests (id, code_hash, secret_hash, key_hash, sealed_key, client_id, name, platform,
-               in_auto, provider, push_token, web_push, source_device_id, state, created_at, expires_at)
+               in_auto, provider, push_address, push_data, source_device_id, state, created_at, expires_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'pending', $14, $15)`,
             link.id,
             link.codeHash,
@@ -128,13 +128,13 @@ export function links(d: Dialect): LinksPart {
           codeHash === undefined
             ? undefined
             : await d.read(
-                get('SELECT client_id, push_token FROM link_requests WHERE code_hash = $1', codeHash),
+                get('SELECT client_id, push_address FROM link_requests WHERE code_hash = $1', codeHash),
               );
         return requested
           ? [
               `account:${accountId}`,
               `link_client:${requested.client_id}`,
-              addressLock(requested.push_token as string),
+              addressLock(requested.push_address as string),
             ]
           : [`account:${accountId}`];
       };
@@ -187,7 +187,7 @@ export function links(d: Dialect): LinksPart {
         // Registered elsewhere since the request was made (an account key's POST /v1/devices): it
         // moves here, as a registration moves a push address, and is no longer the other account's.
         const holders = yield* all(
-          `SELECT id FROM devices WHERE active = ${d.true} AND (client_id = $1 OR push_token = $2)`,
+          `SELECT id FROM devices WHERE active = ${d.true} AND (client_id = $1 OR push_address = $2)`,
           device.clientId,
           device.address.key,
         );
@@ -197,7 +197,7 @@ export function links(d: Dialect): LinksPart {
           'moved',
         );
         const inserted = yield* get(
-          `INSERT INTO devices (id, account_id, name, platform, provider, push_token, web_push, client_id, key_hash,
+          `INSERT INTO devices (id, account_id, name, platform, provider, push_address, push_data, client_id, key_hash,
              in_auto, active, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${d.true}, $11) RETURNING *`,
           deviceId,

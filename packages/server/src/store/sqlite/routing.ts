@@ -24,7 +24,7 @@ export function sqliteRouting(db: SqliteConnection, leasing: (owner: string) => 
     const leased = d.state === 'sending' ? lease : undefined;
     db.run(
       `INSERT INTO destinations (notification_id, device_id, platform, state, attempts, next_attempt_at,
-         updated_at, apns_id, tag, created_at, expires_at, lease_owner, lease_until)
+         updated_at, push_id, tag, created_at, expires_at, lease_owner, lease_until)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       id,
       d.device.id,
