@@ -116,7 +116,7 @@ function storedRow(owner: Owner, createdAt: number, i: number) {
     createdAt,
     expiresAt: createdAt + NOTIFICATION.ttl * 1000,
     deviceId: owner.deviceId,
-    apnsId: randomUUID(),
+    pushId: randomUUID(),
   };
 }
 
@@ -137,7 +137,7 @@ function sqliteDatabase(dir: string): Database {
       );
       const destination = db.prepare(
         `INSERT INTO destinations (notification_id, device_id, platform, state, push_status, attempts, next_attempt_at,
-           updated_at, apns_id, created_at, expires_at) VALUES (?, ?, 'ios', 'accepted', 200, 1, ?, ?, ?, ?, ?)`,
+           updated_at, push_id, created_at, expires_at) VALUES (?, ?, 'ios', 'accepted', 200, 1, ?, ?, ?, ?, ?)`,
       );
       for (let done = 0; done < count; ) {
         db.exec('BEGIN');
@@ -154,7 +154,7 @@ function sqliteDatabase(dir: string): Database {
             row.expiresAt,
             at,
           );
-          destination.run(row.id, row.deviceId, at, at + 50, row.apnsId, at, row.expiresAt);
+          destination.run(row.id, row.deviceId, at, at + 50, row.pushId, at, row.expiresAt);
         }
         db.exec('COMMIT');
       }
@@ -222,10 +222,10 @@ async function postgresDatabase(schema: string): Promise<Database> {
                AS r(id, account_id, token_id, request_id, payload, created_at, expires_at)
            )
            INSERT INTO ${schema}.destinations (notification_id, device_id, platform, state, push_status, attempts,
-             next_attempt_at, updated_at, apns_id, created_at, expires_at)
-           SELECT id, device_id, 'ios', 'accepted', 200, 1, created_at, created_at + 50, apns_id, created_at, expires_at
+             next_attempt_at, updated_at, push_id, created_at, expires_at)
+           SELECT id, device_id, 'ios', 'accepted', 200, 1, created_at, created_at + 50, push_id, created_at, expires_at
            FROM unnest($1::text[], $8::text[], $9::text[], $6::bigint[], $7::bigint[])
-             AS r(id, device_id, apns_id, created_at, expires_at)`,
+             AS r(id, device_id, push_id, created_at, expires_at)`,
           [
             column('id'),
             column('accountId'),
@@ -235,7 +235,7 @@ async function postgresDatabase(schema: string): Promise<Database> {
             column('createdAt'),
             column('expiresAt'),
             column('deviceId'),
-            column('apnsId'),
+            column('pushId'),
           ],
         );
       }

@@ -41,7 +41,7 @@ const NOTIFICATION = `
   VALUES ('ntf_bench', 'acc_bench', 'tok_bench', 'req_bench', 'bench', '{}', 'sent_to_push', ${NOW},
           ${NOW + 3_600_000}, ${NOW})`;
 const DESTINATIONS = `
-  INSERT INTO destinations (notification_id, device_id, platform, state, attempts, updated_at, apns_id,
+  INSERT INTO destinations (notification_id, device_id, platform, state, attempts, updated_at, push_id,
                             created_at, expires_at)
   SELECT 'ntf_bench', 'dev_' || i, 'ios',
          CASE i % ${STATES.length} ${STATES.map((state, n) => `WHEN ${n} THEN '${state}'`).join(' ')} END,

@@ -25,9 +25,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The settings table and its reader: the defaults it names come from the modules that own them, and
   // each provider's group from the registry.
   config: ['kernel', 'model', 'store', 'store/postgres', 'delivery', 'delivery/providers.ts'],
-  store: ['kernel', 'model', 'store/sqlite', 'store/postgres'],
-  'store/sqlite': ['kernel', 'model', 'store'],
-  'store/postgres': ['kernel', 'model', 'store'],
+  store: ['kernel', 'model', 'store/sql', 'store/sqlite', 'store/postgres'],
+  // What both databases run alike, written once; each database runs it its own way.
+  'store/sql': ['kernel', 'model', 'store'],
+  'store/sqlite': ['kernel', 'model', 'store', 'store/sql'],
+  'store/postgres': ['kernel', 'model', 'store', 'store/sql'],
   send: ['kernel', 'model'],
   metrics: ['kernel', 'model', 'store'],
   // The interface every transport implements, and the destination it is handed: the one boundary

@@ -1,5 +1,5 @@
 // SQL that reads the same in SQLite and PostgreSQL, shared by both stores.
-import { PROVIDER_SQL } from './rows.js';
+import { PROVIDER_SQL } from './sql/migrations.js';
 
 /**
  * A token row that still works at the time `now` (a placeholder: `?` or `$2`): not revoked, and

@@ -18,6 +18,7 @@ import type {
 } from '../model/notifications.js';
 import type { QueuedNotification } from '../model/routing.js';
 import type { SendToken } from '../model/tokens.js';
+import { legacyProvider } from './sql/migrations.js';
 
 /**
  * Rows of either database mapped to the store's types, so no row shape leaks out. SQLite gives
@@ -69,27 +70,14 @@ export function tokenOf(row: Row): SendToken {
 }
 
 /**
- * What a row written by a release before migration 8 (which has no `provider`) means: those
- * releases knew two providers, and told them apart by `web_push`. The stores name no provider but
- * here, for those rows; every row written since says its own.
- */
-const LEGACY_APNS = 'apns';
-const LEGACY_WEB_PUSH = 'web-push';
-
-/** The same reading in SQL, of the device (or request) row `v`. */
-export const PROVIDER_SQL = (v: string) =>
-  `COALESCE(${v}.provider, CASE WHEN ${v}.web_push IS NULL THEN '${LEGACY_APNS}' ELSE '${LEGACY_WEB_PUSH}' END)`;
-
-/**
- * A device's (or a link request's) push address, from its columns: `provider`, `push_token` (the
- * address's key) and `web_push`, which holds any provider's data as JSON (the name is the column's
- * first use: columns are added, never renamed, so an older process runs beside a newer one).
+ * A device's (or a link request's) push address, from its columns: `provider`, `push_address`
+ * (the address's key) and `push_data`, its provider's data as JSON.
  */
 export function addressOf(row: Row): PushAddress {
   return {
-    provider: (row.provider as string | null) ?? (row.web_push == null ? LEGACY_APNS : LEGACY_WEB_PUSH),
-    key: row.push_token as string,
-    data: row.web_push == null ? null : (JSON.parse(row.web_push as string) as Record<string, unknown>),
+    provider: (row.provider as string | null) ?? legacyProvider(row.push_data),
+    key: row.push_address as string,
+    data: row.push_data == null ? null : (JSON.parse(row.push_data as string) as Record<string, unknown>),
   };
 }
 
@@ -181,7 +169,7 @@ function claimedOf(
     platform: row.platform as Platform,
     address: addressOf(row),
     addressSince: Number(row.device_created_at),
-    pushId: row.apns_id as string,
+    pushId: row.push_id as string,
     attempt,
     senderName: row.sender_name as string,
     notification,
@@ -193,7 +181,7 @@ function claimedOf(
 
 /**
  * A destination row the store ended while claiming, with its device's provider as `provider`
- * (PROVIDER_SQL), and its new state.
+ * (PROVIDER_SQL, sql/migrations.ts), and its new state.
  */
 export function endedOf(row: Row): EndedDestination {
   const state = row.state as EndedDestination['state'];

@@ -267,7 +267,7 @@ export async function expectEveryAcceptedSendDelivered(deployment: Deployment, l
     )
     .toBe(0);
   const rows = await deployment.query(
-    `SELECT n.id, n.payload::json->>'message' AS key, n.status, d.state, d.apns_id
+    `SELECT n.id, n.payload::json->>'message' AS key, n.status, d.state, d.push_id
        FROM notifications n JOIN destinations d ON d.notification_id = n.id`,
   );
   // One notification per key, the one its client was told of, each pushed.
@@ -284,7 +284,7 @@ export async function expectEveryAcceptedSendDelivered(deployment: Deployment, l
     });
   }
   const pushed = new Set(deployment.sim.received().map((push) => push.apns_id));
-  for (const row of rows) expect(pushed.has(row.apns_id as string)).toBe(true);
+  for (const row of rows) expect(pushed.has(row.push_id as string)).toBe(true);
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { ClaimedDestination, EndedDestination, RecordedEnds } from '../../model/delivery.js';
 import type { AddressGone } from '../../model/devices.js';
 import { nextDeliveryAt, REPLACED_BY_NEWER, unreadColumn } from '../queries.js';
-import { claimedFrom, endedOf, maybeNumber, PROVIDER_SQL } from '../rows.js';
+import { claimedFrom, endedOf, maybeNumber } from '../rows.js';
+import { PROVIDER_SQL } from '../sql/migrations.js';
 import type { LeasesPart } from '../store.js';
 import type { PostgresConnection } from './connection.js';
 import { lockNotifications, settle, skipWaiting } from './settling.js';
@@ -60,10 +61,10 @@ export function postgresLeases(db: PostgresConnection): LeasesPart {
              lease_owner = CASE WHEN due.replaced THEN NULL ELSE $3 END,
              lease_until = CASE WHEN due.replaced THEN NULL ELSE $4::bigint END, updated_at = $1
            FROM due WHERE d.notification_id = due.notification_id AND d.device_id = due.device_id
-           RETURNING d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id, d.created_at,
+           RETURNING d.notification_id, d.device_id, d.platform, d.attempts, d.push_id, d.created_at,
              d.expires_at, d.seq, d.state
          )
-         SELECT c.*, v.provider, v.push_token, v.web_push, COALESCE(v.push_since, v.created_at) AS device_created_at,
+         SELECT c.*, v.provider, v.push_address, v.push_data, COALESCE(v.push_since, v.created_at) AS device_created_at,
            n.payload, n.sender_name, ${unreadColumn('c', '= ANY($5)')}
          FROM claimed c
          JOIN devices v ON v.id = c.device_id

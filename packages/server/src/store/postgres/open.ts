@@ -1,12 +1,15 @@
 import pg from 'pg';
 import { pendingMigrations } from '../schema-version.js';
+import { accountsAndTokens } from '../sql/accounts.js';
+import { devices } from '../sql/devices.js';
+import { events } from '../sql/events.js';
+import { links } from '../sql/links.js';
 import type { Store } from '../store.js';
 import { lockKey, PostgresConnection } from './connection.js';
-import { postgresCredentials } from './credentials.js';
-import { postgresDevices } from './devices.js';
+import { postgresCredentialLookup } from './credential-lookup.js';
+import { postgresDialect } from './dialect.js';
 import { postgresHealth } from './health.js';
 import { postgresLeases } from './leases.js';
-import { postgresLinks } from './links.js';
 import { connectionConfig, DEFAULT_POOL_SIZE, SCHEMA_NAME } from './options.js';
 import { postgresQueueSignal } from './queue-signal.js';
 import { postgresRecords } from './records.js';
@@ -85,18 +88,21 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
 /** The store from its parts, one per concern, all on one pool (and a connection to listen on). */
 function assemble(db: PostgresConnection, config: pg.ClientConfig): Store {
+  const d = postgresDialect(db);
   const sends = postgresSends(db);
   return {
-    ...postgresCredentials(db),
-    ...postgresDevices(db),
-    ...postgresLinks(db),
+    ...postgresCredentialLookup(db),
+    ...accountsAndTokens(d),
+    ...devices(d),
+    ...links(d),
     acceptSend: sends.acceptSend,
     monthlyCount: sends.monthlyCount,
     ...postgresRecords(db),
+    ...events(d),
     ...postgresRouting(db),
     ...postgresLeases(db),
-    ...postgresSettings(db),
-    ...postgresPurge(db),
+    ...postgresSettings(d),
+    ...postgresPurge(d),
     ...postgresHealth(db),
     ...postgresQueueSignal(config),
     async close() {

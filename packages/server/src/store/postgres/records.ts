@@ -1,4 +1,3 @@
-import { statusAfter } from '@foxbell/sdk/server-contract';
 import { inboxPageOf, notificationOf, type Row } from '../rows.js';
 import type { RecordsPart } from '../store.js';
 import type { PostgresConnection } from './connection.js';
@@ -20,40 +19,11 @@ const WITH_DELIVERY = `n.*,
 const recordOf = (row: Row) => notificationOf(row, row.destination_rows as Row[], row.handled_rows as Row[]);
 
 /** Status records: a notification with its destinations and handled events, each read in one statement. */
-export function postgresRecords(db: PostgresConnection): RecordsPart {
+export function postgresRecords(db: PostgresConnection): Omit<RecordsPart, 'recordEvent'> {
   return {
     async getNotification(id) {
       const [row] = await db.read(`SELECT ${WITH_DELIVERY} FROM notifications n WHERE n.id = $1`, [id]);
       return row && recordOf(row);
-    },
-
-    async recordEvent(event) {
-      return db.transaction(async (session): Promise<'recorded' | 'no_notification' | 'not_routed'> => {
-        const notification = await session.row(
-          'SELECT status FROM notifications WHERE id = $1 AND account_id = $2 FOR UPDATE',
-          [event.notificationId, event.accountId],
-        );
-        if (!notification) return 'no_notification';
-        const destination = await session.row(
-          'SELECT platform FROM destinations WHERE notification_id = $1 AND device_id = $2',
-          [event.notificationId, event.deviceId],
-        );
-        if (!destination) return 'not_routed';
-        // Once per device and action: a report sent again is answered alike and changes nothing.
-        await session.rows(
-          `INSERT INTO handled_events (notification_id, device_id, platform, action, at) VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (notification_id, device_id, action) DO NOTHING`,
-          [event.notificationId, event.deviceId, destination.platform, event.action, event.now],
-        );
-        const status = statusAfter(String(notification.status), event.action);
-        if (status) {
-          await session.rows('UPDATE notifications SET status = $1 WHERE id = $2', [
-            status,
-            event.notificationId,
-          ]);
-        }
-        return 'recorded';
-      });
     },
 
     async inbox(accountId, page) {

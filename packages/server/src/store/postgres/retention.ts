@@ -1,50 +1,38 @@
+import { all, changes, type Dialect, type Plan } from '../sql/plan.js';
+import { purgeRows } from '../sql/retention.js';
 import type { RetentionPart } from '../store.js';
-import type { PostgresConnection, Session } from './connection.js';
+import type { Session } from './connection.js';
 
 /**
- * Each kind's rows past retention, at most `batch` of them, in one transaction: a day's worth in
- * one would hold its locks, and write its whole WAL, in one piece. Notifications and idempotency
- * keys go oldest first, by their time indexes; the rest, small tables, in any order.
+ * Rows past retention in batches, as both databases delete them (sql/retention.ts), but for the
+ * notifications' destinations.
  */
-export function postgresPurge(db: PostgresConnection): RetentionPart {
+export function postgresPurge(d: Dialect): RetentionPart {
   return {
     purge: (cutoffs, batch) =>
-      db.transaction(
-        async (session) => {
-          const ids = (
-            await session.rows(
-              'SELECT id FROM notifications WHERE created_at < $1 ORDER BY created_at LIMIT $2',
-              [cutoffs.notificationsBefore, batch],
-            )
-          ).map((row) => row.id as string);
-          // In one statement, not by the cascade: PostgreSQL's cascade deletes one parent's rows at
-          // a time, and each would run the state counters' trigger.
-          await session.count('DELETE FROM destinations WHERE notification_id = ANY($1)', [ids]);
-          await foldGoneCounterSlots(session);
-          const some = (table: string, where: string, order: string, value: number) =>
-            session.count(
-              `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${where} ${order} LIMIT $2))`,
-              [value, batch],
-            );
-          return {
-            notifications: await session.count('DELETE FROM notifications WHERE id = ANY($1)', [ids]),
-            tokens: await some('tokens', 'revoked_at < $1 OR expires_at < $1', '', cutoffs.credentialsBefore),
-            devices: await some('devices', 'NOT active AND removed_at < $1', '', cutoffs.credentialsBefore),
-            accountKeys: await some('retired_account_keys', 'retired_at < $1', '', cutoffs.credentialsBefore),
-            linkRequests: await some('link_requests', 'expires_at < $1', '', cutoffs.credentialsBefore),
-            wrongCodes: await some('link_wrong_codes', 'at < $1', '', cutoffs.wrongCodesBefore),
-            keys: await some(
-              'idempotency_keys',
-              'created_at < $1',
-              'ORDER BY created_at',
-              cutoffs.keysBefore,
-            ),
-            windows: await some('send_windows', 'second < $1', '', Math.floor(cutoffs.windowsBefore / 1000)),
-          };
+      d.write(
+        function* () {
+          return yield* purgeRows(d, cutoffs, batch, oldestNotifications(cutoffs.notificationsBefore, batch));
         },
         [COUNTER_FOLD_LOCK],
       ),
   };
+}
+
+/**
+ * The oldest `batch` notifications past retention, with their destinations in one statement, not
+ * by the cascade: PostgreSQL's cascade deletes one parent's rows at a time, and each would run the
+ * state counters' trigger. The ids are read once, so both deletes take the same notifications.
+ */
+function* oldestNotifications(before: number, batch: number): Plan<number> {
+  const ids = (yield* all(
+    'SELECT id FROM notifications WHERE created_at < $1 ORDER BY created_at LIMIT $2',
+    before,
+    batch,
+  )).map((row) => row.id as string);
+  yield* changes('DELETE FROM destinations WHERE notification_id = ANY($1)', ids);
+  yield { native: foldGoneCounterSlots };
+  return yield* changes('DELETE FROM notifications WHERE id = ANY($1)', ids);
 }
 
 const COUNTER_FOLD_LOCK = 'foxbell:destination_state_counts';

@@ -148,13 +148,13 @@ async function insertDestinations(
   const leased = (d: PlacedDestination) => d.state === 'sending' && lease !== undefined;
   await db.rows(
     `INSERT INTO destinations (notification_id, device_id, platform, state, attempts, next_attempt_at,
-       updated_at, apns_id, tag, created_at, expires_at, lease_owner, lease_until)
-     SELECT d.id, d.device_id, d.platform, d.state, CASE WHEN d.leased THEN 1 ELSE 0 END, $10, $10, d.apns_id,
+       updated_at, push_id, tag, created_at, expires_at, lease_owner, lease_until)
+     SELECT d.id, d.device_id, d.platform, d.state, CASE WHEN d.leased THEN 1 ELSE 0 END, $10, $10, d.push_id,
        d.tag, d.created_at, d.expires_at,
        CASE WHEN d.leased THEN $11 END, CASE WHEN d.leased THEN $12::bigint END
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[],
        $8::bigint[], $9::boolean[])
-       AS d(id, device_id, platform, state, apns_id, tag, created_at, expires_at, leased)`,
+       AS d(id, device_id, platform, state, push_id, tag, created_at, expires_at, leased)`,
     [
       placed.map(idOf),
       placed.map((d) => d.device.id),

@@ -1,5 +1,9 @@
+import { renameMigration, sharedMigrations } from '../sql/migrations.js';
+
 /**
- * The PostgreSQL schema as a list of migrations: SQLite's tables, but for the routing queue.
+ * The PostgreSQL schema as a list of migrations: its own first ones, then those both databases
+ * share (sql/migrations.ts), then its own eighth and the shared renaming, each at the number it
+ * shipped as. SQLite's tables, but for the routing queue.
  * SQLite finds queued notifications by a partial index on `notifications.routed_at IS NULL`
  * (one writer, rows updated in place: the queue table cost an index entry per send). Here several
  * processes route at once, each claiming with `FOR UPDATE OF q SKIP LOCKED`: a narrow
@@ -188,93 +192,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE UNIQUE INDEX handled_events_once ON handled_events(notification_id, device_id, action);
   `,
-  // A device reached by Web Push: its subscription's keys (and the address its web app was
-  // served from) beside the endpoint, which takes the push token's place and its uniqueness.
-  // Accounts merged into another keep their row (their key answers account_merged). Devices that
-  // link themselves: the app's own id for itself, the hash of its device key and when
-  // the key was revoked (its device removed: a push address gone stale revokes nothing, so the app
-  // can register a new one), and since when its push address is the one it has. Link requests, and
-  // the wrong codes each account gave, for its lock.
-  `
-  ALTER TABLE accounts ADD COLUMN merged_into TEXT;
-  ALTER TABLE devices ADD COLUMN web_push TEXT;
-  ALTER TABLE devices ADD COLUMN client_id TEXT;
-  ALTER TABLE devices ADD COLUMN key_hash TEXT;
-  ALTER TABLE devices ADD COLUMN key_revoked_at BIGINT;
-  ALTER TABLE devices ADD COLUMN push_since BIGINT;
-  CREATE UNIQUE INDEX devices_key ON devices(key_hash) WHERE key_hash IS NOT NULL;
-  CREATE INDEX devices_active_client ON devices(client_id) WHERE active AND client_id IS NOT NULL;
-  CREATE TABLE link_requests (
-    id TEXT PRIMARY KEY,
-    code_hash TEXT NOT NULL UNIQUE,
-    secret_hash TEXT NOT NULL UNIQUE,
-    key_hash TEXT NOT NULL,
-    sealed_key TEXT,
-    client_id TEXT NOT NULL,
-    name TEXT NOT NULL,
-    platform TEXT NOT NULL,
-    in_auto BOOLEAN NOT NULL,
-    push_token TEXT NOT NULL,
-    web_push TEXT,
-    source_device_id TEXT,
-    state TEXT NOT NULL,
-    created_at BIGINT NOT NULL,
-    expires_at BIGINT NOT NULL,
-    approved_account_id TEXT,
-    approved_device_id TEXT,
-    approved_at BIGINT
-  );
-  CREATE INDEX link_requests_pending_client ON link_requests(client_id) WHERE state = 'pending';
-  CREATE INDEX link_requests_pending_push ON link_requests(push_token) WHERE state = 'pending';
-  CREATE INDEX link_requests_approvals ON link_requests(approved_account_id, approved_at)
-    WHERE approved_account_id IS NOT NULL;
-  CREATE INDEX link_requests_expiry ON link_requests(expires_at);
-  CREATE TABLE link_wrong_codes (
-    account_id TEXT NOT NULL,
-    at BIGINT NOT NULL
-  );
-  CREATE INDEX link_wrong_codes_account ON link_wrong_codes(account_id, at);
-  `,
-  // When each device's key was last used (at most once a minute), so that a person can see a
-  // device that stopped opening Foxbell, and a Web Push device gone quiet is called stale.
-  `
-  ALTER TABLE devices ADD COLUMN last_seen_at BIGINT;
-  `,
-  // Each device's push provider by name, so that a provider is a room of its own and the store
-  // knows none: `push_token` is the address's key and `web_push` its data, for any provider.
-  // Added, not renamed: an older process reads the columns it knows while a newer one runs. NULL
-  // in a row an older release wrote, before this or beside it in a rolling upgrade (a default would
-  // call its Web Push devices APNs ones): read as that release meant it (rows.ts, PROVIDER_SQL).
-  `
-  ALTER TABLE devices ADD COLUMN provider TEXT;
-  ALTER TABLE link_requests ADD COLUMN provider TEXT;
-  `,
-  // Why a push will not arrive, and why a device is not active, in the interface's words: a
-  // destination's reason (failed_permanent, expired), a device's inactive_reason. Added, NULL
-  // where a release before this one ended them, also beside it in a rolling upgrade. What the rows
-  // tell is filled in: an expired destination is `expired`; a failed one's last status says
-  // `gone` (410), `refused` (another 4xx, but 404, which is gone for Web Push and BadPath for
-  // APNs) or `attempts_exhausted` (429, 5xx: only ever retried); with no status it cannot tell. A
-  // device inactive with its key not revoked, of an account not deleted, was made so by its push
-  // service; one whose key was revoked was removed or moved, which the rows cannot tell apart.
-  `
-  ALTER TABLE destinations ADD COLUMN reason TEXT;
-  ALTER TABLE devices ADD COLUMN inactive_reason TEXT;
-  UPDATE destinations SET reason = 'expired' WHERE state = 'expired';
-  UPDATE destinations SET reason = CASE
-      WHEN push_status = 410 THEN 'gone'
-      WHEN push_status = 429 OR push_status >= 500 THEN 'attempts_exhausted'
-      WHEN push_status >= 400 AND push_status <> 404 THEN 'refused'
-    END
-    WHERE state = 'failed_permanent';
-  UPDATE devices SET inactive_reason = CASE
-      WHEN COALESCE(provider, CASE WHEN web_push IS NULL THEN 'apns' ELSE 'web-push' END) = 'apns'
-        THEN 'unregistered'
-      ELSE 'subscription_gone'
-    END
-    WHERE NOT active AND key_revoked_at IS NULL
-      AND account_id IN (SELECT id FROM accounts WHERE deleted_at IS NULL);
-  `,
+  ...sharedMigrations({ time: 'BIGINT', bool: 'BOOLEAN', active: 'active', inactive: 'NOT active' }),
   // A destination's device is looked up only among pending ones (a device leaving skips them), so
   // that index keeps only those, as SQLite's does since its third migration: the index on
   // (device_id, state) held an entry for every destination stored and took a new one at each state
@@ -283,4 +201,41 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   DROP INDEX destinations_device_state;
   CREATE INDEX destinations_device_pending ON destinations(device_id) WHERE state = 'pending';
   `,
+  renameMigration(
+    // Processes of the release before serve on while the first process of this one migrates (a
+    // rolling upgrade, docs/deploy.md), reading and writing the old names: they come back as
+    // copies, kept by triggers both ways (a row a process of either release writes reads the same
+    // in the other), until the next release drops them (and its migration may: by then every
+    // process runs this release or a later one). An old process's query by the old address finds
+    // no index, but devices are few and it runs only until it is replaced.
+    `ALTER INDEX devices_active_push_token RENAME TO devices_active_push_address;
+  ALTER TABLE devices ADD COLUMN push_token TEXT, ADD COLUMN web_push TEXT;
+  ALTER TABLE link_requests ADD COLUMN push_token TEXT, ADD COLUMN web_push TEXT;
+  ALTER TABLE destinations ADD COLUMN apns_id TEXT;
+  UPDATE devices SET push_token = push_address, web_push = push_data;
+  UPDATE link_requests SET push_token = push_address, web_push = push_data;
+  UPDATE destinations SET apns_id = push_id WHERE state IN ('pending', 'sending');
+  CREATE FUNCTION copy_old_push_columns() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_TABLE_NAME = 'destinations' THEN
+      NEW.push_id := coalesce(NEW.push_id, NEW.apns_id);
+      NEW.apns_id := NEW.push_id;
+    ELSIF (TG_OP = 'INSERT' AND NEW.push_address IS NULL) OR (TG_OP = 'UPDATE'
+        AND (NEW.push_token IS DISTINCT FROM OLD.push_token OR NEW.web_push IS DISTINCT FROM OLD.web_push)) THEN
+      NEW.push_address := NEW.push_token;
+      NEW.push_data := NEW.web_push;
+    ELSE
+      NEW.push_token := NEW.push_address;
+      NEW.web_push := NEW.push_data;
+    END IF;
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER devices_old_push_columns BEFORE INSERT OR UPDATE OF push_address, push_data, push_token, web_push
+    ON devices FOR EACH ROW EXECUTE FUNCTION copy_old_push_columns();
+  CREATE TRIGGER link_requests_old_push_columns BEFORE INSERT OR UPDATE OF push_address, push_data, push_token, web_push
+    ON link_requests FOR EACH ROW EXECUTE FUNCTION copy_old_push_columns();
+  CREATE TRIGGER destinations_old_push_id BEFORE INSERT ON destinations
+    FOR EACH ROW EXECUTE FUNCTION copy_old_push_columns();
+  `,
+  ),
 ];

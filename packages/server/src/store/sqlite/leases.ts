@@ -5,7 +5,8 @@ import type {
   RecordedEnds,
 } from '../../model/delivery.js';
 import { nextDeliveryAt, REPLACED_BY_NEWER, unreadColumn } from '../queries.js';
-import { claimedFrom, endedOf, maybeNumber, PROVIDER_SQL, type Row } from '../rows.js';
+import { claimedFrom, endedOf, maybeNumber, type Row } from '../rows.js';
+import { PROVIDER_SQL } from '../sql/migrations.js';
 import type { LeasesPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 import { deactivateDevice, settle } from './settling.js';
@@ -77,8 +78,8 @@ export function sqliteLeases(db: SqliteConnection, leasing: (owner: string) => v
         for (const id of new Set(ended.map((destination) => destination.notificationId))) settle(db, id);
 
         const candidates = db.all(
-          `SELECT d.rowid AS rid, d.notification_id, d.device_id, d.platform, d.attempts, d.apns_id,
-             d.created_at, d.expires_at, v.provider, v.push_token, v.web_push,
+          `SELECT d.rowid AS rid, d.notification_id, d.device_id, d.platform, d.attempts, d.push_id,
+             d.created_at, d.expires_at, v.provider, v.push_address, v.push_data,
              COALESCE(v.push_since, v.created_at) AS device_created_at,
              ${REPLACED_BY_NEWER} AS replaced, ${unreadColumn('d', 'IN (SELECT value FROM json_each(?))')}
            FROM destinations d

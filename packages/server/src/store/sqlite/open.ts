@@ -2,18 +2,21 @@ import { fsyncSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { makeDataDirPrivate } from '../data-dir.js';
 import { pendingMigrations } from '../schema-version.js';
+import { accountsAndTokens } from '../sql/accounts.js';
+import { devices } from '../sql/devices.js';
+import { events } from '../sql/events.js';
+import { links } from '../sql/links.js';
+import { purgeRows } from '../sql/retention.js';
 import type { Store } from '../store.js';
 import { SqliteConnection } from './connection.js';
-import { sqliteCredentials } from './credentials.js';
+import { sqliteCredentialLookup } from './credential-lookup.js';
 import { DatabaseSync, inTransaction, pragmaValue } from './database.js';
-import { sqliteDevices } from './devices.js';
+import { sqliteDialect } from './dialect.js';
 import { holdFileLock } from './file-lock.js';
 import { sqliteHealth } from './health.js';
 import { LeaseOwners } from './lease-owners.js';
 import { sqliteLeases } from './leases.js';
-import { sqliteLinks } from './links.js';
 import { sqliteRecords } from './records.js';
-import { sqlitePurge } from './retention.js';
 import { sqliteRouting } from './routing.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { sqliteSends } from './sends.js';
@@ -77,19 +80,23 @@ function assemble(
   apiLock: DatabaseSync | undefined,
   owners: LeaseOwners | undefined,
 ): Store {
+  const d = sqliteDialect(db);
   const sends = sqliteSends(db);
   const leasing = (owner: string) => owners?.hold(owner);
+  const credentials = sqliteCredentialLookup(db);
   return {
-    ...sqliteCredentials(db),
-    ...sqliteDevices(db),
-    ...sqliteLinks(db),
+    findCredential: credentials.findCredential,
+    ...accountsAndTokens(d, credentials.forget),
+    ...devices(d),
+    ...links(d),
     acceptSend: sends.acceptSend,
     monthlyCount: sends.monthlyCount,
     ...sqliteRecords(db),
+    ...events(d),
     ...sqliteRouting(db, leasing),
     ...sqliteLeases(db, leasing),
-    ...sqliteSettings(db),
-    ...sqlitePurge(db),
+    ...sqliteSettings(d),
+    purge: (cutoffs, batch) => d.write(() => purgeRows(d, cutoffs, batch)),
     ...sqliteHealth(db),
     async close() {
       // Sends handed over but not yet committed (waiting for an fsync to end) are committed first.

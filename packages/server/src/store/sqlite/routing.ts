@@ -2,10 +2,16 @@ import type { Device } from '../../model/devices.js';
 import { FanOut, type PlacedDestination, RoutePlan } from '../../model/route-plan.js';
 import type { QueuedNotification } from '../../model/routing.js';
 import { unreadOfDevice } from '../queries.js';
-import { type Row, routeInputOf } from '../rows.js';
+import { deviceOf, type Row, routeInputOf } from '../rows.js';
 import type { RoutingPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
-import { activeDevices } from './devices.js';
+
+/** The devices sends may reach (and a send token may list), oldest first. */
+function activeDevices(db: SqliteConnection, accountId: string): Device[] {
+  return db
+    .all('SELECT * FROM devices WHERE account_id = ? AND active = 1 ORDER BY created_at, rowid', accountId)
+    .map(deviceOf);
+}
 
 /** `leasing` is told of a lease's owner before it takes its first. */
 export function sqliteRouting(db: SqliteConnection, leasing: (owner: string) => void): RoutingPart {
@@ -18,7 +24,7 @@ export function sqliteRouting(db: SqliteConnection, leasing: (owner: string) => 
     const leased = d.state === 'sending' ? lease : undefined;
     db.run(
       `INSERT INTO destinations (notification_id, device_id, platform, state, attempts, next_attempt_at,
-         updated_at, apns_id, tag, created_at, expires_at, lease_owner, lease_until)
+         updated_at, push_id, tag, created_at, expires_at, lease_owner, lease_until)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       id,
       d.device.id,

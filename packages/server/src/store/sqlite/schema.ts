@@ -1,5 +1,9 @@
+import { renameMigration, sharedMigrations } from '../sql/migrations.js';
+
 /**
- * The SQLite schema as a list of migrations. Each runs once, in order, inside a transaction, and
+ * The SQLite schema as a list of migrations: its own first ones, then those both databases share
+ * (sql/migrations.ts), then its own tenth and the shared renaming, each at the number it shipped
+ * as. Each runs once, in order, inside a transaction, and
  * `PRAGMA user_version` records how many have run. Append; never edit one that has shipped.
  * Times are epoch milliseconds.
  */
@@ -183,96 +187,18 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   DROP INDEX handled_events_notification;
   CREATE UNIQUE INDEX handled_events_once ON handled_events(notification_id, device_id, action);
   `,
-  // A device reached by Web Push: its subscription's keys (and the address its web app was
-  // served from) beside the endpoint, which takes the push token's place and its uniqueness.
-  // Accounts merged into another keep their row (their key answers account_merged). Devices that
-  // link themselves: the app's own id for itself, the hash of its device key and when
-  // the key was revoked (its device removed: a push address gone stale revokes nothing, so the app
-  // can register a new one), and since when its push address is the one it has. Link requests, and
-  // the wrong codes each account gave, for its lock.
-  `
-  ALTER TABLE accounts ADD COLUMN merged_into TEXT;
-  ALTER TABLE devices ADD COLUMN web_push TEXT;
-  ALTER TABLE devices ADD COLUMN client_id TEXT;
-  ALTER TABLE devices ADD COLUMN key_hash TEXT;
-  ALTER TABLE devices ADD COLUMN key_revoked_at INTEGER;
-  ALTER TABLE devices ADD COLUMN push_since INTEGER;
-  CREATE UNIQUE INDEX devices_key ON devices(key_hash) WHERE key_hash IS NOT NULL;
-  CREATE INDEX devices_active_client ON devices(client_id) WHERE active = 1 AND client_id IS NOT NULL;
-  CREATE TABLE link_requests (
-    id TEXT PRIMARY KEY,
-    code_hash TEXT NOT NULL UNIQUE,
-    secret_hash TEXT NOT NULL UNIQUE,
-    key_hash TEXT NOT NULL,
-    sealed_key TEXT,
-    client_id TEXT NOT NULL,
-    name TEXT NOT NULL,
-    platform TEXT NOT NULL,
-    in_auto INTEGER NOT NULL,
-    push_token TEXT NOT NULL,
-    web_push TEXT,
-    source_device_id TEXT,
-    state TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL,
-    approved_account_id TEXT,
-    approved_device_id TEXT,
-    approved_at INTEGER
-  );
-  CREATE INDEX link_requests_pending_client ON link_requests(client_id) WHERE state = 'pending';
-  CREATE INDEX link_requests_pending_push ON link_requests(push_token) WHERE state = 'pending';
-  CREATE INDEX link_requests_approvals ON link_requests(approved_account_id, approved_at)
-    WHERE approved_account_id IS NOT NULL;
-  CREATE INDEX link_requests_expiry ON link_requests(expires_at);
-  CREATE TABLE link_wrong_codes (
-    account_id TEXT NOT NULL,
-    at INTEGER NOT NULL
-  );
-  CREATE INDEX link_wrong_codes_account ON link_wrong_codes(account_id, at);
-  `,
-  // When each device's key was last used (at most once a minute), so that a person can see a
-  // device that stopped opening Foxbell, and a Web Push device gone quiet is called stale.
-  `
-  ALTER TABLE devices ADD COLUMN last_seen_at INTEGER;
-  `,
-  // Each device's push provider by name, so that a provider is a room of its own and the store
-  // knows none: `push_token` is the address's key and `web_push` its data, for any provider.
-  // Added, not renamed: an older process reads the columns it knows while a newer one runs. NULL
-  // in a row an older release wrote, before this or beside it in a rolling upgrade (a default would
-  // call its Web Push devices APNs ones): read as that release meant it (rows.ts, PROVIDER_SQL).
-  `
-  ALTER TABLE devices ADD COLUMN provider TEXT;
-  ALTER TABLE link_requests ADD COLUMN provider TEXT;
-  `,
-  // Why a push will not arrive, and why a device is not active, in the interface's words: a
-  // destination's reason (failed_permanent, expired), a device's inactive_reason. Added, NULL
-  // where a release before this one ended them, also beside it in a rolling upgrade. What the rows
-  // tell is filled in: an expired destination is `expired`; a failed one's last status says
-  // `gone` (410), `refused` (another 4xx, but 404, which is gone for Web Push and BadPath for
-  // APNs) or `attempts_exhausted` (429, 5xx: only ever retried); with no status it cannot tell. A
-  // device inactive with its key not revoked, of an account not deleted, was made so by its push
-  // service; one whose key was revoked was removed or moved, which the rows cannot tell apart.
-  `
-  ALTER TABLE destinations ADD COLUMN reason TEXT;
-  ALTER TABLE devices ADD COLUMN inactive_reason TEXT;
-  UPDATE destinations SET reason = 'expired' WHERE state = 'expired';
-  UPDATE destinations SET reason = CASE
-      WHEN push_status = 410 THEN 'gone'
-      WHEN push_status = 429 OR push_status >= 500 THEN 'attempts_exhausted'
-      WHEN push_status >= 400 AND push_status <> 404 THEN 'refused'
-    END
-    WHERE state = 'failed_permanent';
-  UPDATE devices SET inactive_reason = CASE
-      WHEN COALESCE(provider, CASE WHEN web_push IS NULL THEN 'apns' ELSE 'web-push' END) = 'apns'
-        THEN 'unregistered'
-      ELSE 'subscription_gone'
-    END
-    WHERE active = 0 AND key_revoked_at IS NULL
-      AND account_id IN (SELECT id FROM accounts WHERE deleted_at IS NULL);
-  `,
+  ...sharedMigrations({ time: 'INTEGER', bool: 'INTEGER', active: 'active = 1', inactive: 'active = 0' }),
   // Notifications by when they were made, so that retention finds those past it, the oldest first,
   // without reading the whole table (a purge of a day's worth read all 300,000 rows of a month).
   `
   CREATE INDEX notifications_time ON notifications(created_at);
   `,
+  renameMigration(
+    // SQLite runs one process serving sends on a data directory (api.lock), and an upgrade
+    // restarts it (docs/deploy.md): no process of the release before reads the old names after
+    // this. The address's index takes its column's name.
+    `DROP INDEX devices_active_push_token;
+  CREATE UNIQUE INDEX devices_active_push_address ON devices(push_address) WHERE active = 1;
+  `,
+  ),
 ];

@@ -193,7 +193,7 @@ describe('several API and worker processes on one PostgreSQL', () => {
     );
     expect(await count('SELECT count(*) AS n FROM notifications')).toBe(accepted.length);
     const states = await db.query(
-      'SELECT n.id, n.status, d.state, d.apns_id FROM notifications n JOIN destinations d ON d.notification_id = n.id',
+      'SELECT n.id, n.status, d.state, d.push_id FROM notifications n JOIN destinations d ON d.notification_id = n.id',
     );
     expect(states.rows).toHaveLength(accepted.length * 2);
     for (const row of states.rows) {
@@ -212,7 +212,7 @@ describe('several API and worker processes on one PostgreSQL', () => {
     for (const push of sim.received()) pushes.set(push.apns_id, (pushes.get(push.apns_id) ?? 0) + 1);
     let duplicates = 0;
     for (const row of states.rows) {
-      const times = pushes.get(row.apns_id) ?? 0;
+      const times = pushes.get(row.push_id) ?? 0;
       expect(times).toBeGreaterThanOrEqual(1);
       expect(times).toBeLessThanOrEqual(2);
       duplicates += times - 1;

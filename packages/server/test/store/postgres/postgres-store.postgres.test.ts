@@ -18,6 +18,7 @@ import {
   expectReleaseFixture,
   type ReleaseFixture,
   rowsBeforeReasons,
+  T0,
 } from '../../store-fixtures.js';
 import { newTestSchema, TEST_DATABASE_URL } from '../../test-database.js';
 
@@ -48,6 +49,65 @@ describe('the PostgreSQL store', () => {
     const store = await openPostgresStore({ url: TEST_DATABASE_URL, schema });
     opened.push(store);
     await expectReleaseFixture(store, RELEASE_010);
+  });
+
+  it('keeps the renamed push columns and their old names in step both ways, for processes of the release before', async () => {
+    const schema = newTestSchema();
+    const store = await openPostgresStore({ url: TEST_DATABASE_URL, schema });
+    opened.push(store);
+    const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+    try {
+      await store.createAccount({ id: 'acct_1', name: null, keyHash: 'h', now: T0 });
+      const data = { p256dh: 'BPk', auth: 'au', appUrl: null };
+      const address = { provider: 'web-push', key: 'https://web.push.apple.com/QAB', data };
+      await store.createDevice(
+        { id: 'dev_new', accountId: 'acct_1', name: 'New', platform: 'ios', address, inAuto: true, now: T0 },
+        10,
+      );
+      const oldColumns = async (id: string) =>
+        (await pool.query('SELECT push_token, web_push FROM devices WHERE id = $1', [id])).rows[0];
+      // What this release writes, the release before reads by its names.
+      expect(await oldColumns('dev_new')).toEqual({
+        push_token: address.key,
+        web_push: JSON.stringify(data),
+      });
+      // What the release before writes by its names (its INSERT and its PATCH /v1/device), this one reads.
+      await pool.query(
+        `INSERT INTO devices (id, account_id, name, platform, provider, push_token, web_push, in_auto, active, created_at)
+         VALUES ('dev_old', 'acct_1', 'Old', 'ios', 'apns', $1, NULL, true, true, ${T0})`,
+        ['ab'.repeat(32)],
+      );
+      await pool.query(
+        "UPDATE devices SET push_token = 'cd', web_push = NULL, provider = 'apns' WHERE id = 'dev_new'",
+      );
+      const devices = await store.listDevices('acct_1', { activeOnly: true });
+      expect(devices.map((device) => [device.id, device.address])).toEqual([
+        ['dev_new', { provider: 'apns', key: 'cd', data: null }],
+        ['dev_old', { provider: 'apns', key: 'ab'.repeat(32), data: null }],
+      ]);
+      expect(await oldColumns('dev_new')).toEqual({ push_token: 'cd', web_push: null });
+      // A destination's push id, routed by either release and claimed by the other.
+      await pool.query(
+        `INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status, created_at,
+           expires_at) VALUES ('ntf_1', 'acct_1', 'tok_1', 'req_1', 'CI', '{}', 'accepted', ${T0}, ${T0 + 1})`,
+      );
+      await pool.query(
+        `INSERT INTO destinations (notification_id, device_id, platform, state, updated_at, created_at, expires_at, push_id)
+         VALUES ('ntf_1', 'dev_new', 'ios', 'pending', ${T0}, ${T0}, ${T0 + 1}, 'new-id')`,
+      );
+      await pool.query(
+        `INSERT INTO destinations (notification_id, device_id, platform, state, updated_at, created_at, expires_at, apns_id)
+         VALUES ('ntf_1', 'dev_old', 'ios', 'pending', ${T0}, ${T0}, ${T0 + 1}, 'old-id')`,
+      );
+      expect(
+        (await pool.query('SELECT device_id, push_id, apns_id FROM destinations ORDER BY device_id')).rows,
+      ).toEqual([
+        { device_id: 'dev_new', push_id: 'new-id', apns_id: 'new-id' },
+        { device_id: 'dev_old', push_id: 'old-id', apns_id: 'old-id' },
+      ]);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('says why of the devices and destinations already inactive or ended, where their rows tell', async () => {

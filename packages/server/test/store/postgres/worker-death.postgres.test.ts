@@ -101,11 +101,11 @@ describe('a worker killed with -9 on PostgreSQL', () => {
       // Each destination reached APNs once, or twice where a dead worker's push got there before its response was lost.
       const pushes = new Map<string, number>();
       for (const push of sim.received()) pushes.set(push.apns_id, (pushes.get(push.apns_id) ?? 0) + 1);
-      const destinations = (await db.query('SELECT apns_id FROM destinations')).rows as { apns_id: string }[];
+      const destinations = (await db.query('SELECT push_id FROM destinations')).rows as { push_id: string }[];
       expect(destinations).toHaveLength(accepted.length * 2);
       let duplicates = 0;
-      for (const { apns_id } of destinations) {
-        const times = pushes.get(apns_id) ?? 0;
+      for (const { push_id } of destinations) {
+        const times = pushes.get(push_id) ?? 0;
         expect(times).toBeGreaterThanOrEqual(1);
         expect(times).toBeLessThanOrEqual(2);
         duplicates += times - 1;

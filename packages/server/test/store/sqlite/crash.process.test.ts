@@ -119,8 +119,8 @@ describe('crash safety', () => {
       for (const id of accepted) expect(statuses.get(id), id).toBe('sent_to_push');
       // Those stored whose 202 the crash cut off are delivered too: a client retrying with its key gets them.
       expect(new Set(statuses.values())).toEqual(new Set(['sent_to_push']));
-      const destinations = db.prepare(`SELECT apns_id, state FROM destinations`).all() as {
-        apns_id: string;
+      const destinations = db.prepare(`SELECT push_id, state FROM destinations`).all() as {
+        push_id: string;
         state: string;
       }[];
       expect(new Set(destinations.map((d) => d.state))).toEqual(new Set(['accepted']));
@@ -129,8 +129,8 @@ describe('crash safety', () => {
       const pushes = new Map<string, number>();
       for (const push of sim.received()) pushes.set(push.apns_id, (pushes.get(push.apns_id) ?? 0) + 1);
       let duplicates = 0;
-      for (const { apns_id } of destinations) {
-        const times = pushes.get(apns_id) ?? 0;
+      for (const { push_id } of destinations) {
+        const times = pushes.get(push_id) ?? 0;
         expect(times).toBeGreaterThanOrEqual(1);
         expect(times).toBeLessThanOrEqual(1 + CRASHES);
         duplicates += times - 1;
