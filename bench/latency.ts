@@ -135,6 +135,8 @@ interface Figures {
   routed: number;
   slot: number;
   push: number;
+  /** The three slowest sends: which of the run (from 0), and their parts in ms. */
+  slowest: { send: number; routed: number; slot: number; push: number }[];
 }
 
 /** One POST on a kept-alive connection of `agent`: its status and body, read whole. */
@@ -170,6 +172,7 @@ async function run(setup: Setup, rate: number): Promise<Figures> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const count = Math.max(20, Math.round(rate * SECONDS));
   const accepted = new Map<string, number>();
+  const sendIndex = new Map<string, number>();
   const started = performance.now() + 50;
   const origin = Date.now() - performance.now();
   await Promise.all(
@@ -181,7 +184,9 @@ async function run(setup: Setup, rate: number): Promise<Figures> {
         message: `m${i}`,
       });
       if (status !== 202) throw new Error(`send: ${status} ${body}`);
-      accepted.set((JSON.parse(body) as { id: string }).id, origin + performance.now());
+      const { id } = JSON.parse(body) as { id: string };
+      accepted.set(id, origin + performance.now());
+      sendIndex.set(id, i);
     }),
   );
   const deadline = Date.now() + 30_000;
@@ -193,6 +198,7 @@ async function run(setup: Setup, rate: number): Promise<Figures> {
   const routedAt = await setup.routedAt([...accepted.keys()]);
   const total: number[] = [];
   const parts = { routed: [] as number[], slot: [] as number[], push: [] as number[] };
+  const order = [...accepted.keys()];
   for (const [id, at] of accepted) {
     const push = pushed.get(id) as { received: number; responded: number };
     const routed = routedAt.get(id) ?? Number.NaN;
@@ -210,12 +216,27 @@ async function run(setup: Setup, rate: number): Promise<Figures> {
     routed: percentile(sorted(parts.routed), 50),
     slot: percentile(sorted(parts.slot), 50),
     push: percentile(sorted(parts.push), 50),
+    slowest: total
+      .map((ms, i) => ({ ms, i }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 3)
+      .map(({ i }) => ({
+        send: sendIndex.get(order[i] as string) as number,
+        routed: parts.routed[i] as number,
+        slot: parts.slot[i] as number,
+        push: parts.push[i] as number,
+      })),
   };
 }
 
 const show = (f: Figures) =>
   `p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms, max ${f.max.toFixed(0)} ms ` +
-  `(medians: routed ${f.routed.toFixed(0)}, push slot ${f.slot.toFixed(0)}, push ${f.push.toFixed(0)})`;
+  `(medians: routed ${f.routed.toFixed(0)}, push slot ${f.slot.toFixed(0)}, push ${f.push.toFixed(0)}); ` +
+  `slowest: ${f.slowest
+    .map(
+      (s) => `#${s.send} routed ${s.routed.toFixed(0)} slot ${s.slot.toFixed(0)} push ${s.push.toFixed(0)}`,
+    )
+    .join(', ')}`;
 
 const SETUPS = {
   'SQLite, one process': sqliteSetup,

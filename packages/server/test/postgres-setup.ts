@@ -12,7 +12,7 @@ declare module 'vitest' {
 
 /**
  * The PostgreSQL runs' set-up: the database must respond (an unreachable one fails the run, never
- * skips it), and the schemas this run made are dropped at its end.
+ * skips it), and the schemas (and databases) this run made are dropped at its end.
  */
 export default async function setup(project: TestProject) {
   const prefix = `foxbell_t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -33,6 +33,11 @@ export default async function setup(project: TestProject) {
       prefix,
     ]);
     for (const { nspname } of rows) await cleanup.query(`DROP SCHEMA ${nspname} CASCADE`);
+    // The few tests that need a database of their own name it as a schema of this run.
+    const databases = await cleanup.query("SELECT datname FROM pg_database WHERE datname LIKE $1 || '\\_%'", [
+      prefix,
+    ]);
+    for (const { datname } of databases.rows) await cleanup.query(`DROP DATABASE ${datname} WITH (FORCE)`);
     await cleanup.end();
   };
 }

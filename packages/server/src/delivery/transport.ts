@@ -59,6 +59,13 @@ export interface PushOutcome {
  */
 export interface PushTransport {
   push(destination: PushDestination): Promise<PushOutcome>;
+  /**
+   * Opens now what its first push would otherwise open (APNs: the HTTP/2 connection, and the
+   * provider token signed), so that the first sends of a start are not pushed later than the rest.
+   * Rejects when it could not. A transport with nothing to open (one connection per push service,
+   * as Web Push's) has none.
+   */
+  warm?(): Promise<void>;
   close(): Promise<void>;
 }
 

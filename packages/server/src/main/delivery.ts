@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from '../config/server-settings.js';
+import type { PushTransport } from '../delivery/transport.js';
 import { type DeliveryLog, DeliveryWorker } from '../delivery/worker.js';
 import type { Clock } from '../kernel/clock.js';
 import { type Metrics, serveMetrics } from '../metrics/metrics.js';
@@ -41,6 +42,7 @@ export async function startDelivery(
   const { transports, standIns } = await push.openTransports((warning) =>
     process.stderr.write(`foxbell-server: warning: ${warning}\n`),
   );
+  await warmTransports(transports, log);
   const worker = new DeliveryWorker({
     store,
     transports,
@@ -72,6 +74,40 @@ export async function startDelivery(
       await push.close();
     },
   };
+}
+
+/** How long a start waits for a push service's connection before it goes on without it. */
+export const WARM_TIMEOUT_MS = 5_000;
+
+/**
+ * Opens every transport's connection and credential before delivery starts (see
+ * PushTransport.warm), so that a start's first pushes wait for neither. Bounded: a push service
+ * that cannot be reached now is logged, and the first push to it tries again; the start goes on.
+ */
+export async function warmTransports(
+  transports: Record<string, PushTransport>,
+  log: DeliveryLog,
+  timeoutMs = WARM_TIMEOUT_MS,
+): Promise<void> {
+  await Promise.all(
+    Object.entries(transports).map(async ([provider, transport]) => {
+      if (!transport.warm) return;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no connection after ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        await Promise.race([transport.warm(), timedOut]);
+      } catch (error) {
+        log.warn('could not connect to the push service at start; its first push will try again', {
+          provider,
+          error: (error as Error).message,
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
 }
 
 /** Serves the metrics apart from the API when `--metrics` asks, and says where. */

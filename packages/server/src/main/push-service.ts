@@ -86,6 +86,7 @@ function sayingAtFirstPush(transport: PushTransport, say: () => void): PushTrans
       }
       return transport.push(destination);
     },
+    ...(transport.warm ? { warm: transport.warm.bind(transport) } : {}),
     close: () => transport.close(),
   };
 }

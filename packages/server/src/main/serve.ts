@@ -71,7 +71,7 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
     sweeping ??= sweepRetention(store, clock, { signal: stopSweeping.signal })
       .then(
         (purged) => app.log.info(purged, 'purged what is past its retention'),
-        (error: unknown) => app.log.error({ err: error }, 'purge failed'),
+        (error: unknown) => app.log.error({ err: error }, 'retention sweep failed'),
       )
       .finally(() => {
         sweeping = undefined;

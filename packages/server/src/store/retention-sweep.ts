@@ -9,10 +9,12 @@ export type Purged = Awaited<ReturnType<Store['purge']>>;
  * rows of each kind, the oldest first, until a purge finds fewer than that of every kind. The
  * cut-offs are taken once, so a sweep ends however fast rows age. After each purge it rests as
  * long as that purge took, so that it takes at most half of the database's (and, on SQLite, of
- * the event loop's) time from the sends arriving meanwhile; `signal` stops it there.
+ * the event loop's) time from the sends arriving meanwhile; `signal` stops it there. Once it has
+ * deleted something, it has the store make the room of those rows usable by new ones (reclaim):
+ * without that, a database whose own upkeep is off grows with every row ever deleted.
  */
 export async function sweepRetention(
-  store: Pick<Store, 'purge'>,
+  store: Pick<Store, 'purge' | 'reclaim'>,
   clock: Clock,
   { batch = PURGE_BATCH, signal }: { batch?: number; signal?: AbortSignal } = {},
 ): Promise<Purged> {
@@ -22,7 +24,10 @@ export async function sweepRetention(
     const began = performance.now();
     const purged = await store.purge(cutoffs, batch);
     total = total ? sum(total, purged) : purged;
-    if (Object.values(purged).every((count) => count < batch) || signal?.aborted) return total;
+    if (Object.values(purged).every((count) => count < batch) || signal?.aborted) {
+      if (Object.values(total).some((count) => count > 0)) await store.reclaim(total);
+      return total;
+    }
     await new Promise((resolve) => setTimeout(resolve, performance.now() - began));
   }
 }

@@ -283,6 +283,13 @@ export interface Store {
     wrongCodes: number;
   }>;
   /**
+   * Makes the room of the rows `purge` deleted (`purged`: how many of each kind) usable by new
+   * rows, whatever upkeep the database does of its own (PostgreSQL's autovacuum may be off, and
+   * its tables then grow with every row ever deleted): a sweep calls it once it deleted something.
+   * It takes no lock that sends wait on.
+   */
+  reclaim(purged: Awaited<ReturnType<Store['purge']>>): Promise<void>;
+  /**
    * Whether the database answers with every migration of this release applied; throws when it
    * does not answer. Reads only.
    */
@@ -332,7 +339,7 @@ export type LeasesPart = Pick<
   'claimDestinations' | 'finishAttempts' | 'renewLeases' | 'nextDeliveryAt'
 >;
 export type SettingsPart = Pick<Store, 'getPause' | 'setPause' | 'getSetting' | 'setSetting' | 'settingOnce'>;
-export type RetentionPart = Pick<Store, 'purge'>;
+export type RetentionPart = Pick<Store, 'purge' | 'reclaim'>;
 export type LinksPart = Pick<
   Store,
   | 'createLinkRequest'

@@ -167,6 +167,23 @@ export class ApnsClient {
     });
   }
 
+  /**
+   * Signs the provider token and opens the connection now: a TLS handshake with Apple and an ES256
+   * signature otherwise fall on the first push. Resolves once the server's SETTINGS have arrived
+   * (how many streams it allows); rejects if the connection fails first.
+   */
+  warm(): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('client closed'));
+    this.#authorizationHeader();
+    if (this.#connection) return Promise.resolve();
+    const { session } = this.#connect();
+    return new Promise((resolve, reject) => {
+      session.once('remoteSettings', () => resolve());
+      session.once('error', reject);
+      session.once('close', () => reject(new Error('connection closed')));
+    });
+  }
+
   /** Makes a new provider token before the next push (after `ExpiredProviderToken`). */
   renewToken(): void {
     this.#tokens.renew();
@@ -178,7 +195,11 @@ export class ApnsClient {
     for (const queued of this.#queue.splice(0))
       queued.resolve({ kind: 'no_response', error: 'client closed' });
     const session = this.#connection?.session;
-    if (session && !session.destroyed) await new Promise<void>((resolve) => session.close(resolve));
+    if (session?.connecting) {
+      // Still connecting (a push service that does not respond): nothing is in flight on it, and
+      // closing would wait for a handshake that may never end.
+      session.destroy();
+    } else if (session && !session.destroyed) await new Promise<void>((resolve) => session.close(resolve));
     clearInterval(this.#sweep);
     this.#sweep = undefined;
   }

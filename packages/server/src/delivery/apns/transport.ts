@@ -28,6 +28,10 @@ export class ApnsTransport implements PushTransport {
     return outcome;
   }
 
+  warm(): Promise<void> {
+    return this.#client.warm();
+  }
+
   close(): Promise<void> {
     return this.#client.close();
   }

@@ -84,6 +84,24 @@ export class PostgresConnection {
   }
 
   /**
+   * Runs `work` on one connection of the pool, each statement on its own, outside any transaction
+   * (VACUUM cannot run inside one). A connection on which `work` failed is closed, not reused: it
+   * may hold settings `work` made for itself.
+   */
+  async outside<T>(work: (db: Session) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let failed: Error | undefined;
+    try {
+      return await work(new Session(client, this.#names));
+    } catch (error) {
+      failed = error as Error;
+      throw error;
+    } finally {
+      client.release(failed);
+    }
+  }
+
+  /**
    * Runs `work` in one transaction. The advisory locks named in `locks` are taken first, in the
    * same round trip as BEGIN (see advisoryLocks), and held to the end. A deadlock or serialization
    * failure is run again from the start.

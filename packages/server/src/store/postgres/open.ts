@@ -102,7 +102,7 @@ function assemble(db: PostgresConnection, config: pg.ClientConfig): Store {
     ...postgresRouting(db),
     ...postgresLeases(db),
     ...postgresSettings(d),
-    ...postgresPurge(d),
+    ...postgresPurge(db, d),
     ...postgresHealth(db),
     ...postgresQueueSignal(config),
     async close() {

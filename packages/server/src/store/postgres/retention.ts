@@ -1,13 +1,13 @@
 import { all, changes, type Dialect, type Plan } from '../sql/plan.js';
 import { purgeRows } from '../sql/retention.js';
 import type { RetentionPart } from '../store.js';
-import type { Session } from './connection.js';
+import type { PostgresConnection, Session } from './connection.js';
 
 /**
  * Rows past retention in batches, as both databases delete them (sql/retention.ts), but for the
  * notifications' destinations.
  */
-export function postgresPurge(d: Dialect): RetentionPart {
+export function postgresPurge(db: PostgresConnection, d: Dialect): RetentionPart {
   return {
     purge: (cutoffs, batch) =>
       d.write(
@@ -16,6 +16,21 @@ export function postgresPurge(d: Dialect): RetentionPart {
         },
         [COUNTER_FOLD_LOCK],
       ),
+    async reclaim(purged) {
+      const tables = Object.entries(RECLAIMED)
+        .filter(([kind]) => purged[kind as keyof typeof purged] > 0)
+        .flatMap(([, names]) => names);
+      if (tables.length === 0) return;
+      await db.outside(async (session) => {
+        // Paced as autovacuum paces itself (its default cost delay), so that it takes the disk
+        // from sends no more than autovacuum would. Never FULL (it locks the table for its whole
+        // run); no truncation (it takes a lock that writes queue behind, and the room is reused anyway).
+        // Rows deleted after the oldest transaction still running began are left to the next sweep's.
+        await session.simple(`SET vacuum_cost_delay = '2ms'`);
+        await session.simple(`VACUUM (ANALYZE, TRUNCATE false) ${tables.join(', ')}`);
+        await session.simple('RESET vacuum_cost_delay');
+      });
+    },
   };
 }
 
@@ -34,6 +49,27 @@ function* oldestNotifications(before: number, batch: number): Plan<number> {
   yield { native: foldGoneCounterSlots };
   return yield* changes('DELETE FROM notifications WHERE id = ANY($1)', ids);
 }
+
+/**
+ * The tables each kind of purged row leaves dead row versions in: a notification's go with its
+ * destinations, queue entry and events, and the purge folds the state counters' rows.
+ */
+const RECLAIMED = {
+  notifications: [
+    'notifications',
+    'destinations',
+    'route_queue',
+    'handled_events',
+    'destination_state_counts',
+  ],
+  tokens: ['tokens'],
+  devices: ['devices'],
+  accountKeys: ['retired_account_keys'],
+  linkRequests: ['link_requests'],
+  wrongCodes: ['link_wrong_codes'],
+  keys: ['idempotency_keys'],
+  windows: ['send_windows'],
+} satisfies Record<keyof Awaited<ReturnType<RetentionPart['purge']>>, string[]>;
 
 const COUNTER_FOLD_LOCK = 'foxbell:destination_state_counts';
 

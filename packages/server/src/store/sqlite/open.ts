@@ -97,6 +97,9 @@ function assemble(
     ...sqliteLeases(db, leasing),
     ...sqliteSettings(d),
     purge: (cutoffs, batch) => d.write(() => purgeRows(d, cutoffs, batch)),
+    // Nothing to reclaim: SQLite puts the pages a delete frees on its free list, and writes new rows
+    // there before it grows the file.
+    reclaim: async () => {},
     ...sqliteHealth(db),
     async close() {
       // Sends handed over but not yet committed (waiting for an fsync to end) are committed first.
