@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
+import LongestFirst from '@foxbell/test-support/longest-first';
 import { defineConfig } from 'vitest/config';
 import { SERVER_TEST_TIMEOUTS } from './packages/server/vitest.config.js';
 
 // One project per package; `pnpm test` runs them all, `vitest run --project sdk` one of them.
-// The server's suite runs a second time on PostgreSQL, each test on a schema of its own: the
+// The server's suite runs a second time on PostgreSQL, each test on an empty schema: the
 // files named `*.stores.test.ts` and `*.postgres.test.ts` (the latter only there).
 
 /**
@@ -28,6 +29,7 @@ const WORKERS = Math.max(2, availableParallelism() - 1);
 export default defineConfig({
   test: {
     maxWorkers: WORKERS,
+    sequence: { sequencer: LongestFirst },
     projects: FAST
       ? [
           ...['sdk', 'cli', 'start'].map((name) => ({
