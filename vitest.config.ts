@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
+import LongestFirst from '@foxbell/test-support/longest-first';
 import { defineConfig } from 'vitest/config';
 import { SERVER_TEST_TIMEOUTS } from './packages/server/vitest.config.js';
 
 // One project per package; `pnpm test` runs them all, `vitest run --project sdk` one of them.
-// The server's suite runs a second time on PostgreSQL, each test on a schema of its own: the
+// The server's suite runs a second time on PostgreSQL, each test on an empty schema: the
 // files named `*.stores.test.ts` and `*.postgres.test.ts` (the latter only there).
 
 /**
@@ -19,33 +20,43 @@ const STARTS_PROCESSES = ['test/**/*.process.*'];
 const GUARD = ['@foxbell/test-support/fast-tier-setup'];
 
 /**
- * Files run at once: vitest's default leaves one core free, which on a 2-core machine runs the
- * suite one file at a time. Most files wait on the processes they start (servers, browsers, a
- * container build), so two at a time on two cores halves the run without starving either.
+ * Files run at once, by every project (each takes it from here: see `projects`): vitest's default
+ * leaves one core free, which on a 2-core machine runs the suite one file at a time. Most files
+ * wait on the processes they start (servers, browsers, a container build), so two at a time on two
+ * cores halves the run without starving either.
  */
 const WORKERS = Math.max(2, availableParallelism() - 1);
+
+/**
+ * A package's or an example's own config (its `vitest.config`), as a project: inline rather than
+ * named by its path, since a project named by its path takes none of this file's options (vitest's
+ * default `maxWorkers` then ran every file not on PostgreSQL one at a time), and named again, since
+ * `extends` does not carry the name over.
+ */
+const project = (root: string, config: string, name: string, test: object = {}) => ({
+  extends: `${root}/${config}`,
+  root,
+  test: { name, maxWorkers: WORKERS, ...test },
+});
+const packageProject = (name: string, test: object = {}) =>
+  project(`./packages/${name}`, 'vitest.config.ts', name, test);
 
 export default defineConfig({
   test: {
     maxWorkers: WORKERS,
+    sequence: { sequencer: LongestFirst },
     projects: FAST
       ? [
-          ...['sdk', 'cli', 'start'].map((name) => ({
-            extends: `./packages/${name}/vitest.config.ts`,
-            root: `./packages/${name}`,
-            test: { exclude: ['**/node_modules/**', ...STARTS_PROCESSES], setupFiles: GUARD },
-          })),
-          {
-            extends: './packages/server/vitest.config.ts',
-            root: './packages/server',
-            test: {
-              exclude: ['**/node_modules/**', 'test/**/*.postgres.test.ts', ...STARTS_PROCESSES],
-              setupFiles: GUARD,
-            },
-          },
+          ...['sdk', 'cli', 'start'].map((name) =>
+            packageProject(name, { exclude: ['**/node_modules/**', ...STARTS_PROCESSES], setupFiles: GUARD }),
+          ),
+          packageProject('server', {
+            exclude: ['**/node_modules/**', 'test/**/*.postgres.test.ts', ...STARTS_PROCESSES],
+            setupFiles: GUARD,
+          }),
         ]
       : [
-          'packages/*',
+          ...['sdk', 'cli', 'server', 'start'].map((name) => packageProject(name)),
           // The SDK on Bun, Deno and workerd, which `pnpm test:runtimes` installs and names here.
           ...(process.env.FOXBELL_RUNTIMES
             ? [
@@ -56,9 +67,9 @@ export default defineConfig({
               ]
             : []),
           // The example of testing an app with @foxbell/sdk/testing runs as users would run it.
-          'examples/testing-with-vitest',
+          project('./examples/testing-with-vitest', 'vitest.config.js', 'examples'),
           // The SDK's hooks wired to OpenTelemetry, checked the same way.
-          'examples/tracing-with-opentelemetry',
+          project('./examples/tracing-with-opentelemetry', 'vitest.config.js', 'example-tracing'),
           {
             // Not `extends` of the server's config: arrays such as `exclude` would be merged.
             root: './packages/server',

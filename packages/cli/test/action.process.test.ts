@@ -2,20 +2,17 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a build script of this package, in plain JavaScript.
 import { ACTION_BUNDLE, bundleAction } from '../scripts/bundle-action.mjs';
 import { argumentsOf } from '../src/action/run-action.js';
 import { SEND_FLAGS } from '../src/flags.js';
-import { createAccount, notify, pushesTo, type Service, startService, tempDir } from './helpers.js';
+import { createAccount, notify, pushesTo, sharedService, tempDir } from './helpers.js';
 
 const ACTION = fileURLToPath(new URL('../../../action.yml', import.meta.url));
 const BUNDLE = fileURLToPath(ACTION_BUNDLE as URL);
 
-let service: Service;
-beforeAll(async () => {
-  service = await startService();
-});
+const service = sharedService();
 
 const GITHUB = {
   CI: 'true',

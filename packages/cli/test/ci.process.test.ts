@@ -1,13 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, notify, pushesTo, type Service, startService, using } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { createAccount, notify, pushesTo, sharedService, using } from './helpers.js';
 
-let service: Service;
-beforeAll(async () => {
-  service = await startService();
-});
+const service = sharedService();
 
 const SHA = '4e1c2f9a7b3d5e6f8a9b0c1d2e3f4a5b6c7d8e9f';
 

@@ -3,22 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  call,
-  createAccount,
-  NOTIFY_BIN,
-  notify,
-  type Service,
-  startService,
-  tempDir,
-  using,
-} from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { call, createAccount, NOTIFY_BIN, notify, sharedService, tempDir, using } from './helpers.js';
 
-let service: Service;
-beforeAll(async () => {
-  service = await startService();
-});
+const service = sharedService();
 
 describe('notify status', () => {
   it("shows the status and each device's state, and follows it with --wait", async () => {

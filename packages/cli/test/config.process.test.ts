@@ -2,13 +2,10 @@ import { execFile } from 'node:child_process';
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, NOTIFY_BIN, notify, type Service, startService, tempDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { createAccount, NOTIFY_BIN, notify, sharedService, tempDir } from './helpers.js';
 
-let service: Service;
-beforeAll(async () => {
-  service = await startService();
-});
+const service = sharedService();
 
 /** A config file of this test's own, shared by the runs that name it. */
 async function configEnv(): Promise<{ NOTIFY_CONFIG: string }> {

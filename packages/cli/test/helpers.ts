@@ -1,19 +1,15 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
+import { afterAll, inject } from 'vitest';
+import { ADMIN_KEY, type Service, spawnService } from './service.js';
 
 /** The built `notify`, as users run it. */
 export const NOTIFY_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin.cjs');
-const SERVER_BIN = join(
-  dirname(createRequire(import.meta.url).resolve('@foxbell/server/package.json')),
-  'bin',
-  'foxbell-server.js',
-);
-export const ADMIN_KEY = 'cli-test-admin-key-0123456789abcdefg';
+export { ADMIN_KEY };
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -26,61 +22,25 @@ export async function tempDir(): Promise<string> {
   return dir;
 }
 
-export interface Service {
-  url: string;
-  /** The built-in APNs simulator's control API (what each device was pushed); none with --no-workers. */
-  simUrl: string | undefined;
+export type { Service };
+
+/**
+ * The real `foxbell-server` process on a free port, with its built-in APNs simulator; stopped after
+ * the file. For a service with settings of its own: most files share the run's (`sharedService`).
+ */
+export async function startService(extraArgs: string[] = []): Promise<Service> {
+  const { service, stop } = await spawnService(await tempDir(), extraArgs);
+  cleanups.push(stop);
+  return service;
 }
 
 /**
- * The Node that runs the server. The CLI's suite also runs on Node 22, the CLI's floor, where the
- * server (24 and newer) does not: CI then names a newer Node here.
+ * The services every file of the run shares (test/global-setup.ts starts them): `default` with the
+ * server's default settings, `relaxed` with rate limits high enough for a file that sends many
+ * times with one token. Tests on them make accounts of their own and stop nothing.
  */
-const SERVER_NODE = process.env.FOXBELL_SERVER_NODE ?? process.execPath;
-
-/** The real `foxbell-server` process on a free port, with its built-in APNs simulator; stopped after the file. */
-export async function startService(extraArgs: string[] = []): Promise<Service> {
-  const child = spawn(
-    SERVER_NODE,
-    [
-      SERVER_BIN,
-      '--port',
-      '0',
-      '--data',
-      await tempDir(),
-      '--admin-key',
-      ADMIN_KEY,
-      '--log-level',
-      'warn',
-      // The tests read what the simulator took through its control API.
-      '--apns-sim-control',
-      ...extraArgs,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  cleanups.push(() => stop(child));
-  let printed = '';
-  return new Promise((resolve, reject) => {
-    child.stderr.on('data', (chunk) => {
-      printed += chunk;
-    });
-    child.stdout.on('data', (chunk) => {
-      printed += chunk;
-      // The simulator's line comes first, when there is a simulator.
-      const url = printed.match(/listening on (http:\/\/\S+)/)?.[1];
-      const simUrl = printed.match(/simulator control API on (http:\/\/\S+)/)?.[1];
-      if (url) resolve({ url, simUrl });
-    });
-    child.on('exit', (code) => reject(new Error(`foxbell-server exited ${code}: ${printed}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+export function sharedService(kind: 'default' | 'relaxed' = 'default'): Service {
+  return inject('cliServices')[kind];
 }
 
 export async function call(url: string, key: string, body: unknown): Promise<Record<string, unknown>> {
@@ -94,6 +54,8 @@ export async function call(url: string, key: string, body: unknown): Promise<Rec
   return json;
 }
 
+/** Push tokens of this file's devices: unique in the run, whose services all files share. */
+const FILE_ID = randomBytes(4).toString('hex');
 let pushTokens = 0;
 
 export interface Account {
@@ -117,10 +79,7 @@ export async function createAccount(
     ["Ana's Vision Pro", 'visionos'],
   ]) {
     pushTokens += 1;
-    const push_token = `${process.pid.toString(16)}${pushTokens.toString(16).padStart(8, '0')}`.padStart(
-      64,
-      'c',
-    );
+    const push_token = `${FILE_ID}${pushTokens.toString(16).padStart(8, '0')}`.padStart(64, 'c');
     await call(`${service.url}/v1/devices`, key, { name, platform, push_token });
     tokens.push(push_token);
   }

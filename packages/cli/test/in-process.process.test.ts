@@ -1,9 +1,9 @@
 import { Readable, Writable } from 'node:stream';
 import { freePort } from '@foxbell/test-support';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type CliIo, runCli } from '../src/cli.js';
 import { CLI_VERSION } from '../src/version.js';
-import { createAccount, pushesTo, type Service, startService, tempDir } from './helpers.js';
+import { createAccount, pushesTo, sharedService, tempDir } from './helpers.js';
 
 /** `notify` run in this process, on streams of its own: what it wrote, and its exit code. */
 async function inProcess(
@@ -37,10 +37,7 @@ async function inProcess(
   return { code, ...written };
 }
 
-let service: Service;
-beforeAll(async () => {
-  service = await startService(['--rate-per-token', '1000', '--rate-per-account', '1000']);
-});
+const service = sharedService('relaxed');
 
 describe('runCli, in-process', () => {
   it('on a terminal, shows a retry on its spinner while it waits, instead of a line', async () => {

@@ -1,11 +1,8 @@
 import { freePort } from '@foxbell/test-support';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, notify, type Service, startService, using } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { createAccount, notify, sharedService, using } from './helpers.js';
 
-let service: Service;
-beforeAll(async () => {
-  service = await startService();
-});
+const service = sharedService();
 
 describe('messages that say what to do', () => {
   it('lists the service’s scenes for a bogus --scene', async () => {

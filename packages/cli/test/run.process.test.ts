@@ -1,10 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, notify, pushesTo, type Service, startService, using } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { createAccount, notify, pushesTo, sharedService, using } from './helpers.js';
 
-let service: Service;
-beforeAll(async () => {
-  service = await startService();
-});
+const service = sharedService();
 
 /** A command of its own: node running a script, so the test does not depend on a shell. */
 const node = (script: string) => [process.execPath, '-e', script];

@@ -1,10 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { call, createAccount, notify, pushesTo, type Service, startService, using } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { call, createAccount, notify, pushesTo, sharedService, using } from './helpers.js';
 
-let service: Service;
-beforeAll(async () => {
-  service = await startService(['--rate-per-token', '1000', '--rate-per-account', '1000']);
-});
+const service = sharedService('relaxed');
 
 const EVERY_FLAG = [
   'Deploy',

@@ -1,12 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, notify, type Service, startService, tempDir, using } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { createAccount, notify, sharedService, tempDir, using } from './helpers.js';
 
-let service: Service;
-beforeAll(async () => {
-  service = await startService();
-});
+const service = sharedService();
 
 const TOKEN = `fox_send_${'Q'.repeat(32)}`;
 

@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type Account, createAccount, notify, type Service, startService, using } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { type Account, createAccount, notify, sharedService, using } from './helpers.js';
 
 /**
  * A push that cannot arrive is told at once: `--wait` ends as soon as no device can get the
@@ -7,10 +7,7 @@ import { type Account, createAccount, notify, type Service, startService, using 
  * reached and others did not is a warning. The push services are the server's APNs simulator,
  * scripted to respond with `410 Unregistered` as APNs does for a token no longer valid.
  */
-let service: Service;
-beforeAll(async () => {
-  service = await startService(['--rate-per-token', '1000', '--rate-per-account', '1000']);
-});
+const service = sharedService('relaxed');
 
 /** The simulator responds to the next pushes to this device with these responses. */
 async function script(pushToken: string, answers: unknown[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
-import { afterAll, afterEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { type AppDeps, buildApp } from '../src/app.js';
 import type { PushProvider } from '../src/delivery/provider.js';
 import type { PushHosts } from '../src/delivery/web-push/hosts.js';
@@ -100,31 +100,58 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()));
 });
 
+export interface ServerOptions {
+  limits?: AppDeps['limits'];
+  logger?: AppDeps['logger'];
+  /** Stands between the app and the store, e.g. to make some calls fail. */
+  wrapStore?: (store: Store) => Store;
+  health?: AppDeps['health'];
+  trustProxy?: string[];
+  /** The server's own address (`--public-url`). */
+  publicUrl?: string;
+  /** The push services Web Push subscriptions may name (a local one in tests). */
+  pushHosts?: PushHosts;
+  /** The providers devices register with; default: the product's (see providers.ts). */
+  providers?: (
+    store: Store,
+    clock: ManualClock,
+  ) => readonly PushProvider[] | Promise<readonly PushProvider[]>;
+  /** Metrics of the app, made on its store and clock. */
+  metrics?: (store: Store, clock: ManualClock) => Metrics;
+}
+
 /**
  * The real app on a free port of 127.0.0.1, over real HTTP, with a manual clock, on a fresh store
  * of the kind this run tests (see test-database.ts); closed after each test.
  */
-export async function startServer(
-  options: {
-    limits?: AppDeps['limits'];
-    logger?: AppDeps['logger'];
-    /** Stands between the app and the store, e.g. to make some calls fail. */
-    wrapStore?: (store: Store) => Store;
-    health?: AppDeps['health'];
-    trustProxy?: string[];
-    /** The server's own address (`--public-url`). */
-    publicUrl?: string;
-    /** The push services Web Push subscriptions may name (a local one in tests). */
-    pushHosts?: PushHosts;
-    /** The providers devices register with; default: the product's (see providers.ts). */
-    providers?: (
-      store: Store,
-      clock: ManualClock,
-    ) => readonly PushProvider[] | Promise<readonly PushProvider[]>;
-    /** Metrics of the app, made on its store and clock. */
-    metrics?: (store: Store, clock: ManualClock) => Metrics;
-  } = {},
-): Promise<TestServer> {
+export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
+  const server = await openServer(options);
+  running.push(server);
+  return server;
+}
+
+/**
+ * One server for every test of the `describe` (or file) this is called in, as `startServer` makes
+ * it: started before the first test, closed after the last; the function returns it. Starting the
+ * app and opening a store cost more than most tests do, many times more on PostgreSQL. For tests
+ * that leave the server as they found it for the next: each makes an account (or a token) of its
+ * own, and none stops the server, moves its clock or counts what the whole store holds.
+ */
+export function serverForAll(options: ServerOptions = {}): () => TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await openServer(options);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (!server) throw new Error('serverForAll: its server starts before the first test, not at import');
+    return server;
+  };
+}
+
+async function openServer(options: ServerOptions): Promise<TestServer> {
   const clock = new ManualClock();
   const opened = await openTestStore();
   const store = options.wrapStore ? options.wrapStore(opened) : opened;
@@ -158,7 +185,6 @@ export async function startServer(
       await store.close();
     },
   };
-  running.push(server);
   return server;
 }
 

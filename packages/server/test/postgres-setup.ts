@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { TEST_DATABASE_URL } from '@foxbell/test-support/database-url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { TEST_DATABASE_URL } from './test-database.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -12,12 +14,48 @@ import { buildStandInBase } from './stand-in-base.js';
 const run = promisify(execFile);
 const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url));
 const BASE = 'localhost/foxbell-stand-in-base:24';
-const IMAGE = 'localhost/foxbell-server:test';
+/** This run's names: runs of other checkouts may share the cached storage at the same time. */
+const RUN = randomBytes(4).toString('hex');
+const IMAGE = `localhost/foxbell-server:test-${RUN}`;
+
+/**
+ * Where the engine keeps its images and layers between runs: the stand-in base and the build's
+ * layers up to its `pnpm install` cost minutes and change only with the lockfile, so a storage
+ * per lockfile (by its hash) is kept under ~/.cache/foxbell/container-test; a changed lockfile
+ * starts a new one, and those unused for a week are removed. The build still runs on every run,
+ * from the repository as it is: the engine reuses a step only when its inputs are the same.
+ * `FOXBELL_CONTAINER_CACHE=off` builds on an empty storage of the test's own, as a first run
+ * does (base, install and all), and as a changed lockfile does anyway.
+ */
+async function storage(): Promise<{ root: string; runroot: string; cached: boolean }> {
+  if (process.env.FOXBELL_CONTAINER_CACHE === 'off') {
+    const dir = await tempDir();
+    return { root: path.join(dir, 'storage'), runroot: path.join(dir, 'run'), cached: false };
+  }
+  const cache = path.join(
+    process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'),
+    'foxbell',
+    'container-test',
+  );
+  const lockfile = await readFile(path.join(REPOSITORY, 'pnpm-lock.yaml'));
+  const key = createHash('sha256').update(lockfile).digest('hex').slice(0, 16);
+  await mkdir(path.join(cache, key), { recursive: true });
+  const weekAgo = Date.now() - 7 * 24 * 3600_000;
+  for (const entry of await readdir(cache)) {
+    const folder = path.join(cache, entry);
+    if (entry !== key && (await stat(folder)).mtimeMs < weekAgo)
+      await rm(folder, { recursive: true, force: true });
+  }
+  // The engine's state of running containers: a path of at most 50 characters, which it recreates
+  // when gone (after a restart of the machine).
+  return { root: path.join(cache, key), runroot: path.join(tmpdir(), `foxbell-podman-${key}`), cached: true };
+}
 
 /**
  * The repository's Dockerfile, built and run by a real container engine (podman, with runc), on
- * a storage of the test's own. The base image is a stand-in built here (no registry is reachable);
- * the registry's CA, when this machine has one, is a build secret, never in the image.
+ * a storage of the test's (see `storage`). The base image is a stand-in built here (no registry
+ * is reachable); the registry's CA, when this machine has one, is a build secret, never in the
+ * image.
  */
 async function engine() {
   for (const tool of ['podman', 'runc']) {
@@ -25,6 +63,7 @@ async function engine() {
     if (!found) throw new Error(`the container test needs ${tool}: apt-get install podman runc`);
   }
   const dir = await tempDir();
+  const { root, runroot, cached } = await storage();
   const conf = path.join(dir, 'containers.conf');
   // runc, cgroupfs and no default rlimits: what a container engine needs inside this machine's
   // own container (crun fails here on cgroups and rlimits).
@@ -32,35 +71,54 @@ async function engine() {
     conf,
     '[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n',
   );
-  const storage = ['--root', path.join(dir, 'storage'), '--runroot', path.join(dir, 'run')];
+  const where = ['--root', root, '--runroot', runroot];
   const podman = async (args: string[]) =>
     (
-      await run('podman', [...storage, ...args], {
+      await run('podman', [...where, ...args], {
         env: { ...process.env, CONTAINERS_CONF: conf },
         maxBuffer: 64 * 1024 * 1024,
       })
     ).stdout.trim();
   /** The engine's output of a container: its stdout and stderr, where the server's log goes. */
   const logs = async (name: string) => {
-    const { stdout, stderr } = await run('podman', [...storage, 'logs', name], {
+    const { stdout, stderr } = await run('podman', [...where, 'logs', name], {
       env: { ...process.env, CONTAINERS_CONF: conf },
     });
     return stdout + stderr;
   };
-  // Containers, volumes and layers go before the test's folder does (in the test's own time: a
-  // reset takes longer than an after-each hook may).
-  const reset = async () => {
-    await podman(['rm', '--all', '--force']).catch(() => undefined);
-    await podman(['system', 'reset', '--force']).catch(() => undefined);
+  /** The stand-in base, built when the storage does not have it yet. */
+  const base = async () => {
+    if (
+      cached &&
+      (await podman(['image', 'exists', BASE]).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    await buildStandInBase(podman, dir, BASE);
   };
-  return { podman, logs, reset, dir };
+  // This run's containers, volume and image go before the test's folder does (in the test's own
+  // time: a reset takes longer than an after-each hook may); a storage of the test's own goes
+  // whole, a cached one keeps its layers.
+  const reset = async () => {
+    await podman(['rm', '--force', `foxbell-1-${RUN}`, `foxbell-2-${RUN}`]).catch(() => undefined);
+    await podman(['volume', 'rm', '--force', `foxbell-data-${RUN}`]).catch(() => undefined);
+    await podman(['rmi', IMAGE]).catch(() => undefined);
+    if (!cached) await podman(['system', 'reset', '--force']).catch(() => undefined);
+    // The layers of earlier runs' sources, an hour old and used by no image: each run builds the
+    // repository as it is, and would otherwise add its own. Those of the lockfile's install stay,
+    // below this run's layers.
+    else await podman(['image', 'prune', '--force', '--filter', 'until=1h']).catch(() => undefined);
+  };
+  return { podman, logs, base, reset };
 }
 
 describe('the container image (Dockerfile)', () => {
   it('builds from the lockfile, runs as node with its data in /data, is healthy, stops on SIGTERM and keeps its data across containers', async () => {
-    const { podman, logs, reset, dir } = await engine();
+    const { podman, logs, base, reset } = await engine();
     try {
-      await buildStandInBase(podman, dir, BASE);
+      await base();
       const ca = process.env.NODE_EXTRA_CA_CERTS;
       await podman([
         ...['build', '--isolation', 'chroot', '--format', 'docker', '--build-arg', `BASE=${BASE}`],
@@ -75,12 +133,12 @@ describe('the container image (Dockerfile)', () => {
       expect(image.Config.Volumes).toEqual({ '/data': {} });
       expect(image.Healthcheck.Test).toEqual(['CMD', 'node', '/app/bin/healthcheck.js']);
 
-      await podman(['volume', 'create', 'foxbell-data']);
+      await podman(['volume', 'create', `foxbell-data-${RUN}`]);
       const port = await freePort();
       const start = async (name: string) => {
         await podman([
           ...['run', '--detach', '--name', name, '--publish', `127.0.0.1:${port}:8787`],
-          ...['--volume', 'foxbell-data:/data', '--env', `FOXBELL_ADMIN_KEY=${ADMIN}`, IMAGE],
+          ...['--volume', `foxbell-data-${RUN}:/data`, '--env', `FOXBELL_ADMIN_KEY=${ADMIN}`, IMAGE],
         ]);
         const url = `http://127.0.0.1:${port}`;
         await expect
@@ -91,7 +149,7 @@ describe('the container image (Dockerfile)', () => {
         return url;
       };
 
-      const url = await start('foxbell-1');
+      const url = await start(`foxbell-1-${RUN}`);
       const account = await send(url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
       expect(account.status, account.text).toBe(201);
       const device = await send(url, 'POST', '/v1/devices', {
@@ -115,16 +173,16 @@ describe('the container image (Dockerfile)', () => {
         )
         .toBe('sent_to_push');
 
-      await podman(['healthcheck', 'run', 'foxbell-1']);
-      expect(await podman(['exec', 'foxbell-1', 'node', '-p', 'process.getuid()'])).toBe('1000');
+      await podman(['healthcheck', 'run', `foxbell-1-${RUN}`]);
+      expect(await podman(['exec', `foxbell-1-${RUN}`, 'node', '-p', 'process.getuid()'])).toBe('1000');
       // SIGTERM to Node as PID 1: it stops gracefully, and says so.
-      await podman(['stop', '--time', '20', 'foxbell-1']);
-      expect(await podman(['inspect', '--format', '{{.State.ExitCode}}', 'foxbell-1'])).toBe('0');
-      expect(await logs('foxbell-1')).toContain('stopping: no new requests');
-      await podman(['rm', 'foxbell-1']);
+      await podman(['stop', '--time', '20', `foxbell-1-${RUN}`]);
+      expect(await podman(['inspect', '--format', '{{.State.ExitCode}}', `foxbell-1-${RUN}`])).toBe('0');
+      expect(await logs(`foxbell-1-${RUN}`)).toContain('stopping: no new requests');
+      await podman(['rm', `foxbell-1-${RUN}`]);
 
       // A new container on the same volume: the account, the token and the notification are there.
-      const again = await start('foxbell-2');
+      const again = await start(`foxbell-2-${RUN}`);
       const record = await send(again, 'GET', `/v1/notifications/${sent.body.id}/status`, { token });
       expect([record.status, record.body.status]).toEqual([200, 'sent_to_push']);
       const next = await send(again, 'POST', '/v1/notifications', { token, json: { message: 'Still here' } });

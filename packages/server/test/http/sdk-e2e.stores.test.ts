@@ -1,12 +1,14 @@
 import { ApiError, Foxbell, UndeliverableError, ValidationError } from '@foxbell/sdk';
 import { describe, expect, it } from 'vitest';
 import { startDeliveryServer } from '../delivery-helpers.js';
-import { createAccount, routeQueued, startServer } from '../helpers.js';
+import { createAccount, routeQueued, serverForAll } from '../helpers.js';
 
 /** The published SDK against the real server over HTTP: the two halves of one contract. */
 describe('the SDK against the server', () => {
+  // Each test sends with an account of its own, and none moves the clock.
+  const shared = serverForAll();
   async function setup() {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const client = new Foxbell({ token: account.token, baseUrl: server.url });
     return { server, account, client };

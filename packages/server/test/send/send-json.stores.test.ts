@@ -1,10 +1,13 @@
 import { FIELD_CASES } from '@foxbell/test-support/field-cases';
 import { describe, expect, it } from 'vitest';
-import { createAccount, expectError, FOREIGN_TOKEN, startServer } from '../helpers.js';
+import { createAccount, expectError, FOREIGN_TOKEN, serverForAll } from '../helpers.js';
 
 describe('POST /v1/notifications', () => {
+  // Every test sends with an account of its own, and none moves the clock.
+  const shared = serverForAll();
+
   it('accepts a send with 202, the send response and every header', async () => {
-    const server = await startServer();
+    const server = shared();
     const { token } = await createAccount(server);
     const reply = await server.request('POST', '/v1/notifications', {
       token,
@@ -24,7 +27,7 @@ describe('POST /v1/notifications', () => {
   });
 
   it('stores the validated notification with its defaults and queues it', async () => {
-    const server = await startServer();
+    const server = shared();
     const { token } = await createAccount(server);
     const reply = await server.request('POST', '/v1/notifications', {
       token,
@@ -48,7 +51,7 @@ describe('POST /v1/notifications', () => {
 
   describe('every field rule, at its boundary and one past it', () => {
     it.each(FIELD_CASES)('%s', async (_name, fields, sdkExpected, serverExpected) => {
-      const server = await startServer();
+      const server = shared();
       const { token } = await createAccount(server);
       const expected = serverExpected ?? sdkExpected;
       const reply = await server.request('POST', '/v1/notifications', { token, json: fields });
@@ -66,7 +69,7 @@ describe('POST /v1/notifications', () => {
     ['a trailing comma', '{"message": "hi",}'],
     ['an empty body', ''],
   ])('rejects %s as the body with 400 invalid_request', async (_name, body) => {
-    const server = await startServer();
+    const server = shared();
     const { token } = await createAccount(server);
     const reply = await server.request('POST', '/v1/notifications', {
       token,
@@ -77,7 +80,7 @@ describe('POST /v1/notifications', () => {
   });
 
   it('rejects a body that is not valid UTF-8 with 400 invalid_request', async () => {
-    const server = await startServer();
+    const server = shared();
     const { token } = await createAccount(server);
     const body = Buffer.concat([Buffer.from('{"message":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
     const reply = await server.request('POST', '/v1/notifications', {
@@ -89,7 +92,7 @@ describe('POST /v1/notifications', () => {
   });
 
   it('takes 16 levels of nesting and rejects 17 with invalid_request', async () => {
-    const server = await startServer();
+    const server = shared();
     const { token } = await createAccount(server);
     const nested = (depth: number) => `{"message":"hi","x":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
     // The deepest allowed body is still an unknown field `x`; one level more is a bad request.
@@ -125,7 +128,7 @@ describe('POST /v1/notifications', () => {
   });
 
   it('rejects a repeated member with a different value and takes it with the same value', async () => {
-    const server = await startServer();
+    const server = shared();
     const { token } = await createAccount(server);
     const post = (body: string) =>
       server.request('POST', '/v1/notifications', { token, body, contentType: 'application/json' });
@@ -152,7 +155,7 @@ describe('POST /v1/notifications', () => {
     ['application/xml', '<message>hi</message>'],
     ['multipart/form-data; boundary=x', '--x--'],
   ])('rejects %s with 415 unsupported_media_type', async (contentType, body) => {
-    const server = await startServer();
+    const server = shared();
     const { token } = await createAccount(server);
     const reply = await server.request('POST', '/v1/notifications', { token, body, contentType });
     expectError(reply, 415, 'unsupported_media_type');
@@ -160,7 +163,7 @@ describe('POST /v1/notifications', () => {
   });
 
   it('takes JSON with a charset parameter', async () => {
-    const server = await startServer();
+    const server = shared();
     const { token } = await createAccount(server);
     const reply = await server.request('POST', '/v1/notifications', {
       token,
@@ -173,7 +176,7 @@ describe('POST /v1/notifications', () => {
   describe('the 16 KB request limit', () => {
     /** A send whose request line, headers and body come to exactly `total` bytes. */
     async function sendOfSize(total: number) {
-      const server = await startServer();
+      const server = shared();
       const { token } = await createAccount(server);
       const probe = { message: 'x', title: '' };
       const url = new URL(server.url);
@@ -230,7 +233,7 @@ describe('POST /v1/notifications', () => {
     });
 
     it('rejects a large declared body without reading it', async () => {
-      const server = await startServer();
+      const server = shared();
       const { token } = await createAccount(server);
       const reply = await server.request('POST', '/v1/notifications', {
         token,
@@ -241,7 +244,7 @@ describe('POST /v1/notifications', () => {
     });
 
     it('rejects a chunked body that goes over the limit', async () => {
-      const server = await startServer();
+      const server = shared();
       const { token } = await createAccount(server);
       const chunks = new ReadableStream({
         start(controller) {
@@ -260,7 +263,7 @@ describe('POST /v1/notifications', () => {
     });
 
     it('answers oversized headers with the 413 error body, not a bare 431', async () => {
-      const server = await startServer();
+      const server = shared();
       const reply = await server.request('GET', '/v1/scenes', {
         token: FOREIGN_TOKEN,
         headers: { 'x-padding': 'p'.repeat(20_000) },
@@ -271,7 +274,7 @@ describe('POST /v1/notifications', () => {
     });
 
     it('counts the query string', async () => {
-      const server = await startServer();
+      const server = shared();
       const { token } = await createAccount(server);
       const reply = await server.request('POST', `/v1/notifications?pad=${'q'.repeat(16_400)}`, {
         token,

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createAccount, expectError, startServer, type TestServer } from '../helpers.js';
+import { createAccount, expectError, serverForAll, type TestServer } from '../helpers.js';
+
+// Every test sends with an account of its own, and none moves the clock.
+const shared = serverForAll();
 
 async function setup() {
-  const server = await startServer();
+  const server = shared();
   const account = await createAccount(server);
   const path = (query = '') => `/v1/send/${account.token}${query}`;
   return { server, account, path };
@@ -282,7 +285,7 @@ describe('GET and POST /v1/send/<TOKEN>', () => {
   });
 
   it('responds with 401 for an unknown or malformed path token and 403 for an account key', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     expectError(
       await server.request('GET', `/v1/send/fox_send_${'a'.repeat(32)}?message=hi`),
