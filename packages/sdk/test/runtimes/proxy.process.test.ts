@@ -14,7 +14,9 @@ const SEND_SCRIPT = fileURLToPath(new URL('./sdk-send.mjs', import.meta.url));
 
 afterEach(() => vi.unstubAllEnvs());
 
-describe('the SDK behind a forward proxy', () => {
+// Each test starts a server and a tinyproxy and may spawn another Node: more than the default 5 s
+// on a loaded machine, where the suite runs two files at once.
+describe('the SDK behind a forward proxy', { timeout: 30_000 }, () => {
   it.each([['this run', process.execPath], ...EXTRA_NODES.map((node) => [node, node])])(
     'goes through HTTP_PROXY with NODE_USE_ENV_PROXY=1 (Node at %s)',
     async (_name, node) => {

@@ -16,6 +16,10 @@ export function registrationMembers(providers: readonly PushProvider[]): Record<
   );
 }
 
+/** The members in words, for any number of providers: "a and b", "a, b, and c". */
+const BOTH = new Intl.ListFormat('en', { type: 'conjunction' });
+const EITHER = new Intl.ListFormat('en', { type: 'disjunction' });
+
 /**
  * The address of a registration body, and the member that gave it. None is `missing_field`
  * (named by the first provider's member), two are `invalid_field` (named by the second).
@@ -32,14 +36,14 @@ export function addressFromBody(
     throw HttpError.fromField({
       code: 'invalid_field',
       field: second.registration.field,
-      message: `only one of ${fields.join(' and ')} may be given: a device is reached one way`,
+      message: `only one of ${BOTH.format(fields)} may be given: a device is reached one way`,
     });
   }
   if (first === undefined) {
     throw HttpError.fromField({
       code: 'missing_field',
       ...(fields[0] === undefined ? {} : { field: fields[0] }),
-      message: `${fields.join(' or ')} is required: where the device's pushes go`,
+      message: `${EITHER.format(fields)} is required: where the device's pushes go`,
     });
   }
   const { field } = first.registration;

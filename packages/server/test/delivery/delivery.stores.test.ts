@@ -657,7 +657,9 @@ describe('tags', () => {
     const account = await createAccount(server);
     const iphone = account.devices[0] as Account['devices'][number];
     // The older push is still out (its response held back) when the newer one is routed and sent.
-    server.sim.script(iphone.push_token, [{ status: 503, reason: 'ServiceUnavailable', delay_ms: 300 }]);
+    // The hold is real time (the simulator's), so it is long enough for the newer send's route and
+    // push on a loaded machine: 300 ms was not, with two files running at once.
+    server.sim.script(iphone.push_token, [{ status: 503, reason: 'ServiceUnavailable', delay_ms: 2000 }]);
     const older = await server.request('POST', '/v1/notifications', {
       token: account.token,
       json: { message: 'Deploy running', tag: 'deploy', target: 'iphone' },
