@@ -22,7 +22,7 @@ import {
   WebPushTransport,
   webPushPayload,
 } from '@foxbell/server';
-import type { Subscription } from '@foxbell/test-support/push-service';
+import type { Subscription } from '@foxbell/test-support/web-push-service';
 import { eachInFlight } from './support/in-flight.js';
 import { loadedStore, NOTIFICATION } from './support/loaded-store.js';
 import { alternatingRounds, printResult } from './support/rounds.js';
@@ -43,7 +43,7 @@ await keyStore.close();
 
 type Message = Record<string, unknown>;
 const service: ChildProcess = fork(
-  fileURLToPath(new URL('./support/push-service-child.ts', import.meta.url)),
+  fileURLToPath(new URL('./support/web-push-service-child.ts', import.meta.url)),
   [vapid.publicKey],
   {
     execArgv: ['--import', 'tsx'],

@@ -38,7 +38,7 @@ export { DeliveryWorker, type DeliveryWorkerOptions } from './delivery/worker.js
 export { type Clock, systemClock } from './kernel/clock.js';
 export { type IdSource, randomIds } from './kernel/ids.js';
 export { DEFAULT_LIMITS, type ServiceLimits } from './kernel/limits.js';
-export type { ClaimedDestination } from './model/delivery.js';
+export type { ClaimedDestination } from './model/leases.js';
 export { type DatabaseConfig, openStore } from './store/open.js';
 export {
   DatabaseUnreachableError,

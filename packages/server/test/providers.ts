@@ -19,7 +19,7 @@ export const PROVIDER_IDS = Object.values(PROVIDERS).map((entry) => entry.id);
 /**
  * The product's providers, from the registry, as an API in a test takes registrations with: each
  * made from its default settings, with what `configs` changes of them (Web Push's hosts, say). A
- * test that delivers opens transports of its own (delivery-helpers.ts): no stand-in runs here.
+ * test that delivers opens transports of its own (simulated-apns.ts): no stand-in runs here.
  */
 export function apiProviders(
   store: Store,

@@ -1,4 +1,4 @@
-import type { AttemptEnd, ClaimedDestination } from '../model/delivery.js';
+import type { AttemptEnd, ClaimedDestination } from '../model/leases.js';
 import type { PushOutcome } from './transport.js';
 
 /**

@@ -9,7 +9,7 @@ import type {
   EndedDestination,
   FinishedAttempt,
   RecordedEnds,
-} from '../model/delivery.js';
+} from '../model/leases.js';
 import { routeNotification } from '../model/routing.js';
 import { isStorageUnavailable } from '../store/storage-errors.js';
 import type { Store } from '../store/store.js';

@@ -10,9 +10,9 @@ import { PURGE_INTERVAL_MS } from '../kernel/retention.js';
 import { Metrics } from '../metrics/metrics.js';
 import { openStore } from '../store/open.js';
 import { sweepRetention } from '../store/retention-sweep.js';
-import { announceMetrics, type Delivery, deliveryLogOf, startDelivery } from './delivery.js';
 import { handleSignals } from './lifecycle.js';
-import { pushService } from './push-service.js';
+import { pushProviders } from './push-providers.js';
+import { announceMetrics, type Delivery, deliveryLogOf, startDelivery } from './start-delivery.js';
 import { readTls } from './tls-files.js';
 
 /** `foxbell-server`: the API, and delivery in the same process unless `--workers` is 0. */
@@ -22,7 +22,7 @@ export async function serve(config: ServerConfig, clock: Clock): Promise<void> {
   const store = await openStore(config.database, 'api');
   let delivery: Delivery | undefined;
   let signals: { stopping(): boolean } | undefined;
-  const push = await pushService(config, store, clock);
+  const push = await pushProviders(config, store, clock);
   const metrics =
     config.metrics &&
     new Metrics(

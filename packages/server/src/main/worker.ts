@@ -3,9 +3,9 @@ import type { DeliveryLog } from '../delivery/worker.js';
 import type { Clock } from '../kernel/clock.js';
 import { Metrics } from '../metrics/metrics.js';
 import { describeDatabase, openStore } from '../store/open.js';
-import { announceMetrics, type Delivery, startDelivery } from './delivery.js';
 import { handleSignals } from './lifecycle.js';
-import { pushService } from './push-service.js';
+import { pushProviders } from './push-providers.js';
+import { announceMetrics, type Delivery, startDelivery } from './start-delivery.js';
 
 /** `foxbell-server worker`: delivery only, on the database a server also uses. */
 export async function runWorker(config: ServerConfig, clock: Clock): Promise<void> {
@@ -22,7 +22,7 @@ export async function runWorker(config: ServerConfig, clock: Clock): Promise<voi
     warn: (message, details) => line('warn', message, details),
     info: (message, details) => line('info', message, details),
   };
-  const push = await pushService(config, store, clock);
+  const push = await pushProviders(config, store, clock);
   const metrics =
     config.metrics &&
     new Metrics(

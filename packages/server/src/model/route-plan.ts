@@ -1,6 +1,6 @@
 import type { DropReason } from '@foxbell/sdk/contract';
-import type { ClaimedDestination } from './delivery.js';
 import type { Device } from './devices.js';
+import type { ClaimedDestination } from './leases.js';
 import type { QueuedNotification, RouteDecision, RouteInput } from './routing.js';
 
 /** A destination routing decided on, before it is written. */

@@ -7,8 +7,8 @@ import type {
   PushFailureReason,
 } from '@foxbell/sdk/contract';
 import type { Account } from '../model/accounts.js';
-import type { ClaimedDestination, EndedDestination } from '../model/delivery.js';
 import type { Device, PushAddress } from '../model/devices.js';
+import type { ClaimedDestination, EndedDestination } from '../model/leases.js';
 import type { LinkRequest, LinkState } from '../model/links.js';
 import type {
   DestinationRecord,

@@ -2,14 +2,14 @@ import type { DestinationState } from '@foxbell/sdk/contract';
 import type { HandledAction } from '@foxbell/sdk/server-contract';
 import type { Account, AccountMerge, Credential } from '../model/accounts.js';
 import type { NewSend, SendOutcome } from '../model/admission.js';
+import type { Device, PushAddress } from '../model/devices.js';
 import type {
   ClaimedDestination,
   EndedDestination,
   FinishedAttempt,
   LeasedKey,
   RecordedEnds,
-} from '../model/delivery.js';
-import type { Device, PushAddress } from '../model/devices.js';
+} from '../model/leases.js';
 import type { LinkApproval, LinkDevice, LinkLimits, LinkRequest } from '../model/links.js';
 import type { InboxPage, StoredNotification } from '../model/notifications.js';
 import type { RouteDecision, RouteInput } from '../model/routing.js';

@@ -3,9 +3,9 @@ import { ApnsClient } from '../../src/delivery/apns/client.js';
 import { ApnsTransport } from '../../src/delivery/apns/transport.js';
 import type { PushDestination, PushOutcome } from '../../src/delivery/transport.js';
 import { Metrics } from '../../src/metrics/metrics.js';
-import { type DeliveryServer, PROVIDER_KEY, startDeliveryServer, TOPICS } from '../delivery-helpers.js';
 import { type Account, createAccount, createToken, warningsOf, willNotArrive } from '../helpers.js';
 import { PROVIDER_IDS } from '../providers.js';
+import { type DeliveryServer, PROVIDER_KEY, startDeliveryServer, TOPICS } from '../simulated-apns.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -1,10 +1,10 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { readConfig, usageFor } from '../../src/config/server-settings.js';
 import { PROVIDERS } from '../../src/delivery/providers.js';
-import { type PushService, pushService } from '../../src/main/push-service.js';
+import { type PushProviders, pushProviders } from '../../src/main/push-providers.js';
 import { Metrics } from '../../src/metrics/metrics.js';
-import { startDeliveryServer } from '../delivery-helpers.js';
 import { ADMIN_KEY, createToken, expectError, pushToken } from '../helpers.js';
+import { startDeliveryServer } from '../simulated-apns.js';
 import { testRecorder } from './test-recorder/entry.js';
 import type { TestRecorderTransport } from './test-recorder/provider.js';
 
@@ -20,21 +20,21 @@ const IDS = Object.values(REGISTRY).map((entry) => entry.id);
 
 /**
  * The real app and worker with REGISTRY's providers, each made from the settings `argv` and `env`
- * give, as a foxbell-server process makes them (main/push-service.ts): APNs with the simulator the
+ * give, as a foxbell-server process makes them (main/push-providers.ts): APNs with the simulator the
  * process runs, Web Push, and the recorder.
  */
 async function recorderServer(settings: { argv?: string[]; env?: NodeJS.ProcessEnv } = {}) {
   const read = readConfig(settings.argv ?? [], settings.env ?? {}, REGISTRY);
   if (read.ok !== true) throw new Error(`settings refused: ${JSON.stringify(read)}`);
-  let push: PushService | undefined;
+  let push: PushProviders | undefined;
   const server = await startDeliveryServer({
     providers: async (store, clock) => {
-      push = await pushService(read.config, store, clock, REGISTRY);
+      push = await pushProviders(read.config, store, clock, REGISTRY);
       return push.providers;
     },
     metrics: (store, clock) => new Metrics(store, clock, IDS),
   });
-  const made = push as PushService;
+  const made = push as PushProviders;
   onTestFinished(() => made.close());
   const { transports } = await made.openTransports(() => {});
   const worker = server.addWorker(server.transport, {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { startDeliveryServer } from '../delivery-helpers.js';
 import { createAccount, createToken, expectError, pushToken } from '../helpers.js';
+import { startDeliveryServer } from '../simulated-apns.js';
 
 /** Names every plain object has through its prototype. */
 const INHERITED = ['toString', 'constructor', 'valueOf', '__proto__', 'hasOwnProperty', 'isPrototypeOf'];

@@ -1,7 +1,7 @@
 import { ApiError, Foxbell, UndeliverableError, ValidationError } from '@foxbell/sdk';
 import { describe, expect, it } from 'vitest';
-import { startDeliveryServer } from '../delivery-helpers.js';
 import { createAccount, routeQueued, serverForAll } from '../helpers.js';
+import { startDeliveryServer } from '../simulated-apns.js';
 
 /** The published SDK against the real server over HTTP: the two halves of one contract. */
 describe('the SDK against the server', () => {

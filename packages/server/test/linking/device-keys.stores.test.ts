@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { subscriptionAt } from '@foxbell/test-support/push-service';
+import { subscriptionAt } from '@foxbell/test-support/web-push-service';
 import { describe, expect, it } from 'vitest';
-import { type DeliveryServer, startDeliveryServer } from '../delivery-helpers.js';
 import {
   bareAccount,
   createToken,
@@ -11,6 +10,7 @@ import {
   startServer,
   type TestServer,
 } from '../helpers.js';
+import { type DeliveryServer, startDeliveryServer } from '../simulated-apns.js';
 
 /**
  * A device key lasts exactly as long as its device is its account's: removed, left, moved to

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
-import { LocalPushService } from '@foxbell/test-support/push-service';
+import { LocalPushService } from '@foxbell/test-support/web-push-service';
 import { afterEach, describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
 import { ADMIN, BIN, runScript, startProcess, startQuietServer, tempDir } from '../processes.js';

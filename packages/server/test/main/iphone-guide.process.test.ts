@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { subscriptionAt } from '@foxbell/test-support/push-service';
+import { subscriptionAt } from '@foxbell/test-support/web-push-service';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, httpsJson, tempDir } from '../processes.js';
 

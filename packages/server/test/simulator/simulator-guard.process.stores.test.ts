@@ -2,10 +2,10 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildSimulatorControl } from '../../src/simulator/control.js';
 import { PushHistory } from '../../src/simulator/push-history.js';
-import { startSimulator } from '../delivery-helpers.js';
 import { type ForeignHost, makeForeignHost } from '../foreign-host.js';
 import { ManualClock } from '../helpers.js';
 import { ADMIN, startProcess, tempDir } from '../processes.js';
+import { startSimulator } from '../simulated-apns.js';
 
 const TOKEN = 'ab'.repeat(32);
 

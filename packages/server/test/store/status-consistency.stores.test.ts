@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { startDeliveryServer } from '../delivery-helpers.js';
 import { createAccount, createToken, pushToken } from '../helpers.js';
+import { startDeliveryServer } from '../simulated-apns.js';
 
 const SENDS = 90;
 const READERS = 6;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PURGE_BATCH } from '../../src/kernel/retention.js';
-import type { AttemptEnd, ClaimedDestination, FinishedAttempt } from '../../src/model/delivery.js';
+import type { AttemptEnd, ClaimedDestination, FinishedAttempt } from '../../src/model/leases.js';
 import type { StoredNotification } from '../../src/model/notifications.js';
 import { routeNotification } from '../../src/model/routing.js';
 import { RETIRED_LISTED, type Store } from '../../src/store/store.js';

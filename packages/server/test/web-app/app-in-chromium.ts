@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LocalPushService, type Subscription } from '@foxbell/test-support/push-service';
+import { LocalPushService, type Subscription } from '@foxbell/test-support/web-push-service';
 import {
   type Browser,
   type BrowserContext,

@@ -1,5 +1,5 @@
-import type { ClaimedDestination, EndedDestination, RecordedEnds } from '../../model/delivery.js';
 import type { AddressGone } from '../../model/devices.js';
+import type { ClaimedDestination, EndedDestination, RecordedEnds } from '../../model/leases.js';
 import { nextDeliveryAt, REPLACED_BY_NEWER, unreadColumn } from '../queries.js';
 import { claimedFrom, endedOf, maybeNumber } from '../rows.js';
 import { PROVIDER_SQL } from '../sql/migrations.js';

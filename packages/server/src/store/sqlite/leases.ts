@@ -3,7 +3,7 @@ import type {
   EndedDestination,
   FinishedAttempt,
   RecordedEnds,
-} from '../../model/delivery.js';
+} from '../../model/leases.js';
 import { nextDeliveryAt, REPLACED_BY_NEWER, unreadColumn } from '../queries.js';
 import { claimedFrom, endedOf, maybeNumber, type Row } from '../rows.js';
 import { PROVIDER_SQL } from '../sql/migrations.js';

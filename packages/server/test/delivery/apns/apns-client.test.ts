@@ -6,8 +6,8 @@ import { ApnsClient, type PushResult } from '../../../src/delivery/apns/client.j
 import { signProviderToken } from '../../../src/delivery/apns/provider-token.js';
 import { buildSimulatorControl } from '../../../src/simulator/control.js';
 import type { ApnsSimulator } from '../../../src/simulator/simulator.js';
-import { PROVIDER_KEY, startSimulator } from '../../delivery-helpers.js';
 import { ManualClock } from '../../helpers.js';
+import { PROVIDER_KEY, startSimulator } from '../../simulated-apns.js';
 
 const TOKEN = 'ab'.repeat(32);
 const TOPIC = 'app.foxbell.test';

@@ -8,9 +8,9 @@ import { MAX_PAYLOAD_BYTES, pushRequestFor } from '../../../src/delivery/apns/pu
 import { type ApnsVerdict, judgeApnsResponse } from '../../../src/delivery/apns/responses.js';
 import { endOfAttempt, retryDelayMs } from '../../../src/delivery/attempts.js';
 import { NO_RESPONSE } from '../../../src/delivery/transport.js';
-import type { ClaimedDestination } from '../../../src/model/delivery.js';
-import { PROVIDER_KEY, TOPICS } from '../../delivery-helpers.js';
+import type { ClaimedDestination } from '../../../src/model/leases.js';
 import { ManualClock } from '../../helpers.js';
+import { PROVIDER_KEY, TOPICS } from '../../simulated-apns.js';
 
 const TOKEN_SINCE = 1_000_000;
 type Meaning = Omit<ApnsVerdict, 'status' | 'reason'>;

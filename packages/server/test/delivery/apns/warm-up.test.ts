@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApnsClient } from '../../../src/delivery/apns/client.js';
 import { ApnsTransport } from '../../../src/delivery/apns/transport.js';
 import type { DeliveryLog } from '../../../src/delivery/worker.js';
-import { warmTransports } from '../../../src/main/delivery.js';
-import { PROVIDER_KEY, startSimulator } from '../../delivery-helpers.js';
+import { warmTransports } from '../../../src/main/start-delivery.js';
 import { ManualClock } from '../../helpers.js';
+import { PROVIDER_KEY, startSimulator } from '../../simulated-apns.js';
 
 const TOPICS = { ios: 'app.foxbell.test', watchos: 'app.foxbell.test', visionos: 'app.foxbell.test' };
 const closing: (() => Promise<void>)[] = [];

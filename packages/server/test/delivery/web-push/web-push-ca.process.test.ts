@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cleanUpAfterTest } from '@foxbell/test-support';
-import { LocalPushService } from '@foxbell/test-support/push-service';
+import { LocalPushService } from '@foxbell/test-support/web-push-service';
 import { describe, expect, it } from 'vitest';
 import { send } from '../../helpers.js';
 import { ADMIN, runToExit, startProcess, tempDir } from '../../processes.js';

@@ -1,12 +1,12 @@
 import { request as httpRequest } from 'node:http';
-import { LocalPushService, type Subscription, subscriptionAt } from '@foxbell/test-support/push-service';
+import { LocalPushService, type Subscription, subscriptionAt } from '@foxbell/test-support/web-push-service';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../src/delivery/web-push/address-guard.js';
 import { type PushHosts, parsePushHosts } from '../../../src/delivery/web-push/hosts.js';
 import { webPushProvider } from '../../../src/delivery/web-push/provider.js';
 import { VapidKeySource } from '../../../src/delivery/web-push/vapid.js';
 import { DeliveryWorker } from '../../../src/delivery/worker.js';
-import { deliveryLogOf } from '../../../src/main/delivery.js';
+import { deliveryLogOf } from '../../../src/main/start-delivery.js';
 import { Metrics } from '../../../src/metrics/metrics.js';
 import {
   ADMIN_KEY,

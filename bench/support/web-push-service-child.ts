@@ -1,7 +1,7 @@
 // The local push service in a process of its own, for `pnpm bench web-push`: decrypting each
 // push and checking its VAPID token costs the service CPU, which should not be taken from the
 // side being measured. Driven over IPC: it prints nothing; the parent asks and it responds.
-import { LocalPushService } from '@foxbell/test-support/push-service';
+import { LocalPushService } from '@foxbell/test-support/web-push-service';
 
 const vapidKey = process.argv[2] as string;
 const service = await LocalPushService.start({ vapidKey: async () => vapidKey });

@@ -17,7 +17,7 @@ import type { Store } from '../store/store.js';
  * stand-in. An API-only process uses the providers for registrations and never opens a transport
  * (nor starts a simulator).
  */
-export interface PushService {
+export interface PushProviders {
   readonly providers: readonly PushProvider[];
   /**
    * Opens every provider's transport, by provider id. What the process should say of them goes to
@@ -37,12 +37,12 @@ export interface PushService {
  * The push side of a process with `registry`'s providers (the product's, unless a test adds one of
  * its own), each made from its part of `config`.
  */
-export async function pushService<Registry extends ProviderRegistry = typeof PROVIDERS>(
+export async function pushProviders<Registry extends ProviderRegistry = typeof PROVIDERS>(
   config: ServerConfig & ProviderConfigs<Registry>,
   store: Store,
   clock: Clock,
   registry: Registry = PROVIDERS as ProviderRegistry as Registry,
-): Promise<PushService> {
+): Promise<PushProviders> {
   const simulator = builtInSimulator(config, clock);
   const providers = await makeProviders(registry, config, {
     clock,

@@ -7,11 +7,11 @@ import type { Clock } from '../kernel/clock.js';
 import { type Metrics, serveMetrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import { DELIVERY_GRACE_MS } from './lifecycle.js';
-import type { PushService } from './push-service.js';
+import type { PushProviders } from './push-providers.js';
 
 export interface Delivery {
   worker: DeliveryWorker;
-  push: PushService;
+  push: PushProviders;
   /** Each provider's state for readiness: its credential rejected, a simulator standing in, or ok. */
   pushStates(): Record<string, 'ok' | 'refused' | 'simulator'>;
   /** Stops claiming, lets pushes in flight finish (bounded), then closes the connection. */
@@ -32,7 +32,7 @@ export async function startDelivery(
   config: ServerConfig,
   store: Store,
   clock: Clock,
-  push: PushService,
+  push: PushProviders,
   metrics: Metrics | undefined,
   log: DeliveryLog,
 ): Promise<Delivery | undefined> {

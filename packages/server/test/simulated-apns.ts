@@ -7,7 +7,7 @@ import { ApnsTransport } from '../src/delivery/apns/transport.js';
 import type { PushTransport } from '../src/delivery/transport.js';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../src/delivery/worker.js';
 import type { Clock } from '../src/kernel/clock.js';
-import { deliveryLogOf } from '../src/main/delivery.js';
+import { deliveryLogOf } from '../src/main/start-delivery.js';
 import { ApnsSimulator, type ApnsSimulatorOptions } from '../src/simulator/simulator.js';
 import { startServer, type TestServer } from './helpers.js';
 
