@@ -11,12 +11,12 @@
 // is set against that of a start with nothing to sweep, and the database's size is read after each
 // sweep, to see that deleted rows make room for new ones instead of the file growing.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { newProviderKeyPem, randomIds } from '@foxbell/server';
+import { randomIds } from '@foxbell/server';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { NOTIFICATION } from './support/loaded-store.js';
@@ -24,10 +24,10 @@ import {
   ADMIN,
   NO_LIMITS,
   post,
-  ROOT,
   rotatingTokens,
   SERVER_BIN,
   start,
+  startApnsSimulator,
   stop,
 } from './support/processes.js';
 import { alternatingRounds, printRatios } from './support/rounds.js';
@@ -61,28 +61,14 @@ const DATABASE_URL = process.env.FOXBELL_BENCH_DATABASE_URL ?? 'postgres://postg
 const GOALS = { sends: 0.8, p99: 1.5, sweep: 2 };
 
 const work = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-growth-'));
-const key = { keyId: 'BENCHKEY01', teamId: 'BENCHTEAM1', file: path.join(work, 'key.p8') };
-await writeFile(key.file, newProviderKeyPem());
-const sim = await start(
-  [
-    path.join(ROOT, 'packages/server/bin/foxbell-apns-sim.js'),
-    '--cleartext',
-    `--key-file=${key.file}`,
-    `--key-id=${key.keyId}`,
-    `--team-id=${key.teamId}`,
-  ],
-  /foxbell-apns-sim listening on (http:\/\/\S+)/,
-);
+const sim = await startApnsSimulator(work);
 const serverArgs = [
   SERVER_BIN,
   '--port=0',
   `--admin-key=${ADMIN}`,
   '--log-level=warn',
   '--web-push-subject=mailto:bench@example.com',
-  `--apns-url=${sim.url}`,
-  `--apns-key-file=${key.file}`,
-  `--apns-key-id=${key.keyId}`,
-  `--apns-team-id=${key.teamId}`,
+  ...sim.serverArgs,
   ...NO_LIMITS,
 ];
 const LISTENING = /listening on (http:\/\/\S+)/;

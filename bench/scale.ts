@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { newProviderKeyPem, openPostgresStore, openSqliteStore, type Store } from '@foxbell/server';
+import { openPostgresStore, openSqliteStore, type Store } from '@foxbell/server';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import {
@@ -10,10 +10,10 @@ import {
   makeAccounts,
   NO_LIMITS,
   post,
-  ROOT,
   rotatingTokens,
   SERVER_BIN,
   start,
+  startApnsSimulator,
   stop,
 } from './support/processes.js';
 import { alternatingRounds, printRatios, printResult } from './support/rounds.js';
@@ -27,29 +27,13 @@ const ACCOUNTS = 64;
 const DATABASE_URL = process.env.FOXBELL_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const work = await mkdtemp(path.join(tmpdir(), 'foxbell-bench-scale-'));
-const key = { keyId: 'BENCHKEY01', teamId: 'BENCHTEAM1', file: path.join(work, 'key.p8') };
-await writeFile(key.file, newProviderKeyPem());
-
-const sim = await start(
-  [
-    path.join(ROOT, 'packages/server/bin/foxbell-apns-sim.js'),
-    '--cleartext',
-    `--key-file=${key.file}`,
-    `--key-id=${key.keyId}`,
-    `--team-id=${key.teamId}`,
-  ],
-  /foxbell-apns-sim listening on (http:\/\/\S+)/,
-);
-
+const sim = await startApnsSimulator(work);
 const serverArgs = [
   SERVER_BIN,
   '--port=0',
   `--admin-key=${ADMIN}`,
   '--log-level=warn',
-  `--apns-url=${sim.url}`,
-  `--apns-key-file=${key.file}`,
-  `--apns-key-id=${key.keyId}`,
-  `--apns-team-id=${key.teamId}`,
+  ...sim.serverArgs,
   ...NO_LIMITS,
 ];
 

@@ -2,8 +2,10 @@
 // and making accounts to load it with.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { newProviderKeyPem } from '@foxbell/server';
 import type autocannon from 'autocannon';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -37,6 +39,36 @@ export function start(args: string[], ready: RegExp): Promise<{ child: ChildProc
     });
     child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
   });
+}
+
+/**
+ * The APNs simulator over cleartext HTTP/2 with a provider key of its own (written into `work`),
+ * and the settings that point foxbell-server at it.
+ */
+export async function startApnsSimulator(
+  work: string,
+): Promise<{ child: ChildProcess; url: string; serverArgs: string[] }> {
+  const key = { keyId: 'BENCHKEY01', teamId: 'BENCHTEAM1', file: path.join(work, 'key.p8') };
+  await writeFile(key.file, newProviderKeyPem());
+  const sim = await start(
+    [
+      path.join(ROOT, 'packages/server/bin/foxbell-apns-sim.js'),
+      '--cleartext',
+      `--key-file=${key.file}`,
+      `--key-id=${key.keyId}`,
+      `--team-id=${key.teamId}`,
+    ],
+    /foxbell-apns-sim listening on (http:\/\/\S+)/,
+  );
+  return {
+    ...sim,
+    serverArgs: [
+      `--apns-url=${sim.url}`,
+      `--apns-key-file=${key.file}`,
+      `--apns-key-id=${key.keyId}`,
+      `--apns-team-id=${key.teamId}`,
+    ],
+  };
 }
 
 export async function stop(child: ChildProcess): Promise<void> {
