@@ -206,22 +206,11 @@ function devPage(
       raw.end();
       return;
     }
-    // Pushes that arrive while the history is read wait for it, so none is missed or out of order;
-    // one in both is drawn once (the page knows each card by notification and device).
-    let arrived: ReceivedPush[] | undefined = [];
-    const unsubscribe = simulator.onPush((push) => (arrived ? arrived.push(push) : write(push)));
-    try {
-      for (const push of await historyOf(store, devices)) {
-        raw.write(`event: push\ndata: ${JSON.stringify(push)}\n\n`);
-      }
-    } catch (error) {
-      request.log.warn({ err: error }, 'could not read the device page history');
-    }
-    for (const push of arrived) write(push);
-    arrived = undefined;
-    raw.write('event: live\ndata: {}\n\n');
-    // A comment line now and then keeps proxies and idle timers from closing the stream.
-    const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
+    // The stream counts against the limit from its first byte, not once its history is read: under
+    // load the history of several streams is read at once, and a stream counted late let one more
+    // than the limit stay open and closed a newer one instead of the oldest.
+    let keepAlive: ReturnType<typeof setInterval> | undefined;
+    let unsubscribe = () => {};
     const end = () => {
       clearInterval(keepAlive);
       unsubscribe();
@@ -231,5 +220,23 @@ function devPage(
     if (streams.size >= MAX_PUSH_STREAMS) streams.values().next().value?.();
     streams.add(end);
     raw.on('close', end);
+    // Pushes that arrive while the history is read wait for it, so none is missed or out of order;
+    // one in both is drawn once (the page knows each card by notification and device).
+    let arrived: ReceivedPush[] | undefined = [];
+    unsubscribe = simulator.onPush((push) => (arrived ? arrived.push(push) : write(push)));
+    let history: Awaited<ReturnType<typeof historyOf>> = [];
+    try {
+      history = await historyOf(store, devices);
+    } catch (error) {
+      request.log.warn({ err: error }, 'could not read the device page history');
+    }
+    // Ended while its history was read (a newer stream, the server stopping, the client gone).
+    if (raw.writableEnded || raw.destroyed) return;
+    for (const push of history) raw.write(`event: push\ndata: ${JSON.stringify(push)}\n\n`);
+    for (const push of arrived) write(push);
+    arrived = undefined;
+    raw.write('event: live\ndata: {}\n\n');
+    // A comment line now and then keeps proxies and idle timers from closing the stream.
+    keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
   });
 }
