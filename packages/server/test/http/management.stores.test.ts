@@ -564,32 +564,26 @@ describe('status, events and the inbox', () => {
       token: account.token,
       json: { message: 'hi', ttl: 1 },
     });
+    // Notifications older than 30 days, and nothing else.
+    const purgeNotifications = () =>
+      server.store.purge(
+        {
+          notificationsBefore: server.clock.now() - 30 * 86_400_000,
+          keysBefore: 0,
+          windowsBefore: 0,
+          credentialsBefore: 0,
+          wrongCodesBefore: 0,
+        },
+        PURGE_BATCH,
+      );
     server.clock.advance(30 * 86_400_000 - 1);
-    await server.store.purge(
-      {
-        notificationsBefore: server.clock.now() - 30 * 86_400_000,
-        keysBefore: 0,
-        windowsBefore: 0,
-        credentialsBefore: 0,
-        wrongCodesBefore: 0,
-      },
-      PURGE_BATCH,
-    );
+    await purgeNotifications();
     expect(
       (await server.request('GET', `/v1/notifications/${sent.body.id}/status`, { token: account.token }))
         .status,
     ).toBe(200);
     server.clock.advance(2);
-    await server.store.purge(
-      {
-        notificationsBefore: server.clock.now() - 30 * 86_400_000,
-        keysBefore: 0,
-        windowsBefore: 0,
-        credentialsBefore: 0,
-        wrongCodesBefore: 0,
-      },
-      PURGE_BATCH,
-    );
+    await purgeNotifications();
     expectError(
       await server.request('GET', `/v1/notifications/${sent.body.id}/status`, { token: account.token }),
       404,
