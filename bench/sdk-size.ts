@@ -2,31 +2,7 @@
 // dependencies (ky, zod/mini), minified and gzipped. Baseline: ky alone, bundled the same way.
 // Before the last line it also sizes the parts the SDK cannot do without, bundled the same way,
 // so a run shows how much of the budget is ours to spend.
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
-
-// The goal: at most 24 KB, which is also over 25% under the smallest peer SDK bundled the same way
-// (resend, 33.3 KB).
-const BUDGET_KB = 24;
-
-async function bundledBytes(source: string): Promise<{ raw: number; gzip: number }> {
-  const result = await build({
-    stdin: {
-      contents: source,
-      resolveDir: new URL('../packages/sdk', import.meta.url).pathname,
-      loader: 'ts',
-    },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'neutral',
-    mainFields: ['module', 'main'],
-    write: false,
-    logLevel: 'silent',
-  });
-  const code = result.outputFiles[0]?.contents ?? new Uint8Array();
-  return { raw: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength };
-}
+import { BUDGET_KB, bundledBytes } from '../packages/sdk/scripts/bundle-size.js';
 
 const kb = (bytes: number) => Math.round((bytes / 1024) * 100) / 100;
 
@@ -45,8 +21,7 @@ const dependencies = await bundledBytes(`
   });
   export const loose = z.looseObject({ list: z.array(z.string()), maybe: z.optional(z.string()) });
 `);
-// The same, with the rules the SDK checks before a request leaves and the shapes it reads responses by
-// (not the error codes' table, which the errors need).
+// The same, with the rules the SDK checks before a request leaves and the shapes it reads responses by.
 const withRules = await bundledBytes(`
   import ky from 'ky';
   export const client = ky.create({ retry: 0 });

@@ -401,9 +401,13 @@ export class Foxbell {
    */
   devices(options: DevicesOptions = {}): FoxbellPromise<Device[]> {
     return this.#call(options, async (transport) => {
-      const { data, response } = await this.#get(transport, 'v1/devices', deviceListSchema, options, {
-        credential: this.#accountKey,
-      });
+      const { data, response } = await this.#get(
+        transport,
+        'v1/devices',
+        deviceListSchema,
+        options,
+        this.#accountKey,
+      );
       // An account key lists the inactive devices too: kept only when asked for, after the active.
       const active = data.devices.filter((device) => device.active !== false);
       const inactive = options.includeInactive
@@ -486,7 +490,8 @@ export class Foxbell {
     path: string,
     schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
     options: RequestOptions,
-    { credential }: { credential?: string | undefined } = {},
+    /** Sent instead of the token when given (the account key, for `devices`). */
+    credential?: string | undefined,
   ): Promise<{ data: T; response: HttpResponse }> {
     const response = await send(transport, {
       method: 'GET',
@@ -608,9 +613,12 @@ function deadlineOf(options: RequestOptions): number | undefined {
 }
 
 function rateLimitOf(headers: Headers): MonthlyQuota | null {
-  const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map(
-    (name) => Number(headers.get(name) ?? Number.NaN),
-  );
-  if (![limit, remaining, reset].every((value) => Number.isSafeInteger(value))) return null;
-  return { limit: limit as number, remaining: remaining as number, reset: reset as number };
+  const quota: Partial<MonthlyQuota> = {};
+  for (const name of ['limit', 'remaining', 'reset'] as const) {
+    const value = Number(headers.get(`x-ratelimit-${name}`) ?? Number.NaN);
+    if (!Number.isSafeInteger(value)) return null;
+    quota[name] = value;
+  }
+  // Every member was set above.
+  return quota as MonthlyQuota;
 }

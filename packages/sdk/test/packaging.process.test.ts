@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { publint } from 'publint';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BUDGET_KB, bundledBytes } from '../scripts/bundle-size.js';
 
 // These tests read the built package (`pnpm test` builds first), as a user installs it.
 const run = promisify(execFile);
@@ -82,6 +83,11 @@ describe('the published package', () => {
          error instanceof esm.FoxbellError, fromEsm instanceof cjs.ValidationError, error instanceof esm.ApiError)`,
     );
     expect(stdout.trim()).toBe('true true true true false');
+  });
+
+  it(`weighs at most ${BUDGET_KB} KB min+gzip as an app ships it, bundled with ky and zod (pnpm bench sdk-size)`, async () => {
+    const { gzip } = await bundledBytes("export * from '@foxbell/sdk';");
+    expect(gzip).toBeLessThanOrEqual(BUDGET_KB * 1024);
   });
 
   it('has types that resolve for ESM and CJS TypeScript users', async () => {

@@ -9,8 +9,18 @@ export type Platform = (typeof PLATFORMS)[number];
  * it only ever moves to a later one: `cleared` after `opened` stays `cleared`.
  */
 export const STATUS_PROGRESSION = ['accepted', 'sent_to_push', 'opened', 'cleared'] as const;
-/** Every notification `status`: the progression, and `dropped`, which stands apart and is final. */
-export const NOTIFICATION_STATUSES = [...STATUS_PROGRESSION, 'dropped'] as const;
+/**
+ * Every notification `status`: the progression, and `dropped`, which stands apart and is final.
+ * Written out (its type makes it the progression and `dropped`): a spread is kept in an app's
+ * bundle of the SDK even where nothing reads it.
+ */
+export const NOTIFICATION_STATUSES = [
+  'accepted',
+  'sent_to_push',
+  'opened',
+  'cleared',
+  'dropped',
+] as const satisfies readonly [...typeof STATUS_PROGRESSION, 'dropped'];
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 export type ProgressStatus = (typeof STATUS_PROGRESSION)[number];
 

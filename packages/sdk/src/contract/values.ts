@@ -4,6 +4,12 @@
  * the rules themselves (notify's flags). The rules (`fields.ts`) read their numbers here too.
  */
 
+/**
+ * A send's `ttl` when it gives none. A constant of its own, not read from LIMITS by FIELD_DEFAULTS:
+ * reading a member keeps FIELD_DEFAULTS in an app's bundle of the SDK, which never uses it.
+ */
+const DEFAULT_TTL_SECONDS = 86_400;
+
 /** Every number the send rules use, in one place. Byte limits are UTF-8 bytes. */
 export const LIMITS = {
   requestBytes: 16_384,
@@ -12,7 +18,7 @@ export const LIMITS = {
   subtitleBytes: 250,
   urlBytes: 2_048,
   shortTextBytes: 64,
-  ttlSeconds: { min: 1, max: 2_592_000, default: 86_400 },
+  ttlSeconds: { min: 1, max: 2_592_000, default: DEFAULT_TTL_SECONDS },
   sceneParams: { keys: 20, depth: 2, bytes: 2_048 },
   idempotencyKeyChars: 255,
 } as const;
@@ -30,7 +36,7 @@ export const FIELD_DEFAULTS = {
   bell_color: 'gold',
   level: 'active',
   sound: 'default',
-  ttl: LIMITS.ttlSeconds.default,
+  ttl: DEFAULT_TTL_SECONDS,
   target: 'auto',
 } as const satisfies {
   bell_color: (typeof BELL_COLOR_NAMES)[number];
