@@ -1,4 +1,3 @@
-import type { DeviceLeaving } from '../../model/devices.js';
 import type { Row } from '../rows.js';
 
 /**
@@ -55,6 +54,11 @@ export interface Dialect {
    */
   readonly rowAddress: 'rowid' | 'ctid';
   amongRows(select: string): string;
+  /**
+   * A subquery's rows as one JSON array of objects (`fields`: pairs of a name and a column), in
+   * `order`: SQLite's `json_group_array`, PostgreSQL's `json_agg`; `[]` when there are none.
+   */
+  jsonArray(fields: string, order: string): string;
   /** `= any of` a list passed as one parameter: SQLite reads it as JSON, PostgreSQL as an array. */
   inList(placeholder: string): string;
   list(values: readonly unknown[]): unknown;
@@ -67,8 +71,6 @@ export interface Dialect {
    * to take.
    */
   write<T>(plan: () => Plan<T>, locks?: string[] | (() => Promise<string[]>)): Promise<T>;
-  /** Devices stop being their accounts': deactivated, their waiting pushes skipped, their keys revoked. */
-  removeDevices(ids: readonly string[], now: number, why: DeviceLeaving): Plan<void>;
   /**
    * Takes notifications that are still queued off the queue, unrouted: of an account deleted, or
    * (marked dropped: `token_revoked`) of a token revoked. The queue is SQLite's partial index on
@@ -76,3 +78,6 @@ export interface Dialect {
    */
   unqueue(of: { accountId: string } | { tokenId: string }, now: number): Plan<void>;
 }
+
+/** What a plan's statements are written with, for a plan run in a transaction already open. */
+export type Phrases = Omit<Dialect, 'read' | 'write'>;
