@@ -23,24 +23,6 @@ export function sqliteSends(db: SqliteConnection): SendsPart {
     monthly.clear();
   };
 
-  /** The sends per second of a scope in the minute before `now`, read from the table once. */
-  const windowOf = (scope: string, now: number): SecondCount[] => {
-    const since = windowStart(now);
-    let window = windows.get(scope);
-    if (!window) {
-      window = db
-        .all(
-          'SELECT second, count FROM send_windows WHERE scope = ? AND second >= ? ORDER BY second',
-          scope,
-          since,
-        )
-        .map((row) => ({ second: Number(row.second), count: Number(row.count) }));
-      windows.set(scope, window);
-    }
-    while (window.length > 0 && (window[0] as SecondCount).second < since) window.shift();
-    return window;
-  };
-
   const copies: BatchCopies = {
     monthlyCount(accountId, month) {
       const copy = monthly.get(accountId);
@@ -55,7 +37,22 @@ export function sqliteSends(db: SqliteConnection): SendsPart {
       return count;
     },
     setMonthlyCount: (accountId, month, count) => monthly.set(accountId, { month, count }),
-    window: windowOf,
+    /** Read from the table once. */
+    window(scope, now) {
+      const since = windowStart(now);
+      let window = windows.get(scope);
+      if (!window) {
+        const rows = db.all(
+          'SELECT second, count FROM send_windows WHERE scope = ? AND second >= ? ORDER BY second',
+          scope,
+          since,
+        );
+        window = rows.map((row) => ({ second: Number(row.second), count: Number(row.count) }));
+        windows.set(scope, window);
+      }
+      while (window.length > 0 && (window[0] as SecondCount).second < since) window.shift();
+      return window;
+    },
     earlier(tokenId, key) {
       const row = db.get('SELECT * FROM idempotency_keys WHERE token_id = ? AND key = ?', tokenId, key);
       return (
