@@ -1,7 +1,8 @@
 import type { Row } from '../rows.js';
-import type { Dialect, Plan } from '../sql/plan.js';
-import type { PostgresConnection, Session } from './connection.js';
-import { removeDevices } from './settling.js';
+import { all, columnsOf, type Dialect, type Plan } from '../sql/plan.js';
+import { claimDue } from './claim-due.js';
+import { advisoryLocks, type PostgresConnection, type Session } from './connection.js';
+import { lockNotifications, removeDevices, settle, skipWaiting } from './settling.js';
 
 /** Runs a plan to its end, each statement awaited: in a transaction's session, or (reads) each on its own. */
 async function run<T>(
@@ -43,6 +44,10 @@ export function postgresDialect(db: PostgresConnection): Dialect {
         names,
       );
     },
+    // Every commit is durable here (synchronous_commit): delivery's too.
+    writeUnsynced(plan) {
+      return this.write(plan);
+    },
     *removeDevices(ids, now, why) {
       yield { native: (session: Session) => removeDevices(session, [...ids], now, why) };
     },
@@ -67,5 +72,49 @@ export function postgresDialect(db: PostgresConnection): Dialect {
         params: [of.tokenId],
       };
     },
+    table(alias, columns, at) {
+      const names = columnsOf(columns).map(([name]) => name);
+      const arrays = columnsOf(columns).map(([, type], i) => `$${at + i}::${type}[]`);
+      return {
+        sql: `unnest(${arrays.join(', ')}) AS ${alias}(${names.join(', ')})`,
+        params: (rows) => names.map((_, i) => rows.map((row) => row[i])),
+      };
+    },
+    unlocked: (where) => `FROM (SELECT notification_id, device_id FROM destinations
+        WHERE ${where} LIMIT 1000 FOR UPDATE SKIP LOCKED) AS due
+      WHERE destinations.notification_id = due.notification_id AND destinations.device_id = due.device_id`,
+    *lock(names) {
+      yield { native: (session: Session) => session.simple(advisoryLocks(names)) };
+    },
+    *lockNotifications(ids) {
+      yield { native: (session: Session) => lockNotifications(session, ids) };
+    },
+    *settle(ids) {
+      yield { native: (session: Session) => settle(session, ids) };
+    },
+    *deactivate(ids, now, why) {
+      const done = (yield { native: (session: Session) => skipWaiting(session, ids, now, why) }) as Awaited<
+        ReturnType<typeof skipWaiting>
+      >;
+      return { devices: done.devices, unsettled: done.notifications };
+    },
+    // Another worker's chunk is skipped, not waited for: each queued notification is routed once.
+    takeQueued: (now, limit) =>
+      all(
+        `SELECT n.id, n.account_id, n.payload, n.sender_name, n.created_at, n.expires_at,
+           t.revoked_at AS token_revoked_at, t.expires_at AS token_expires_at
+         FROM route_queue q
+         JOIN notifications n ON n.id = q.notification_id
+         JOIN tokens t ON t.id = n.token_id
+         WHERE q.available_at <= $1 ORDER BY q.available_at, q.notification_id LIMIT $2
+         FOR UPDATE OF q SKIP LOCKED`,
+        now,
+        limit,
+      ),
+    *leaveQueue(ids) {
+      yield { sql: 'DELETE FROM route_queue WHERE notification_id = ANY($1)', params: [ids] };
+    },
+    queuedSince: 'SELECT min(available_at) AS at FROM route_queue',
+    claim: claimDue,
   };
 }

@@ -1,5 +1,7 @@
-import type { DeviceLeaving } from '../../model/devices.js';
+import type { AddressGone, DeviceLeaving } from '../../model/devices.js';
+import type { ClaimedDestination } from '../../model/leases.js';
 import type { Row } from '../rows.js';
+import type { Store } from '../store.js';
 
 /**
  * A store operation written once for both databases, as a generator: it yields each statement
@@ -18,6 +20,9 @@ export function* all(sql: string, ...params: unknown[]): Plan<Row[]> {
   return (yield { sql, params }) as Row[];
 }
 
+/** The names and types of a Dialect.table's columns. */
+export const columnsOf = (columns: string) => columns.split(',').map((column) => column.trim().split(/\s+/));
+
 export function* get(sql: string, ...params: unknown[]): Plan<Row | undefined> {
   return ((yield { sql, params }) as Row[])[0];
 }
@@ -32,10 +37,12 @@ export function* count(sql: string, ...params: unknown[]): Plan<number> {
   return Number(((yield { sql, params }) as Row[])[0]?.n ?? 0);
 }
 
+/** The options of a claim of due destinations (see Store.claimDestinations). */
+export type DueClaim = Omit<Parameters<Store['claimDestinations']>[0], 'maxAttempts'>;
+
 /**
  * What differs between the two databases, for the operations written once (store/sql/). What
- * differs more than a phrase (sends, routing, leases, status reads, queue signals) stays in each
- * database's folder.
+ * differs more than a phrase (sends, status reads, queue signals) stays in each database's folder.
  */
 export interface Dialect {
   /** A stored boolean in a condition: SQLite's `1`, which its partial indexes name; PostgreSQL's `true`. */
@@ -75,4 +82,52 @@ export interface Dialect {
    * `routed_at IS NULL` and PostgreSQL's `route_queue` (see postgres/schema.ts).
    */
   unqueue(of: { accountId: string } | { tokenId: string }, now: number): Plan<void>;
+
+  // Delivery (routing and leases): PostgreSQL's workers run at once, in any process, and skip what
+  // another holds rather than wait for it; SQLite's one writer runs alone.
+
+  /**
+   * Runs a plan as one transaction, resolved once committed: delivery's bookkeeping, which SQLite
+   * does not wait to be on disk (see SqliteConnection); PostgreSQL commits it as any write.
+   */
+  writeUnsynced<T>(plan: () => Plan<T>): Promise<T>;
+  /**
+   * Rows given to one statement as a table `alias` with `columns` ("name type, …", PostgreSQL's
+   * types), its parameters the statement's last, from `$at` on: SQLite's `json_each` of one JSON
+   * text, PostgreSQL's `unnest` of one array per column. `params(rows)` are those parameters.
+   */
+  table(alias: string, columns: string, at: number): { sql: string; params(rows: unknown[][]): unknown[] };
+  /**
+   * After `UPDATE destinations SET …`, the rows `where` picks: PostgreSQL's up to 1000 of them that
+   * no other transaction holds (`FOR UPDATE SKIP LOCKED`), the rest left for the next pass rather
+   * than waited for; all of them in SQLite.
+   */
+  unlocked(where: string): string;
+  /** Takes the advisory locks named (PostgreSQL: see advisoryLocks); nothing in SQLite. */
+  lock(names: string[]): Plan<void>;
+  /** Locks notification rows in id order (PostgreSQL: see lockNotifications); nothing in SQLite. */
+  lockNotifications(ids: string[]): Plan<void>;
+  /** Drops the notifications that can no longer reach any device as `expired` (see settle). */
+  settle(ids: string[]): Plan<void>;
+  /**
+   * Devices whose push service said their address is gone leave lists and `auto`, what waits for
+   * them skipped. Returns those it made inactive and the notifications still to settle (SQLite
+   * settles each as it skips its destinations; PostgreSQL leaves them to one settle, in id order).
+   */
+  deactivate(ids: string[], now: number, why: AddressGone): Plan<{ devices: string[]; unsettled: string[] }>;
+  /**
+   * The oldest queued notifications routing may take at `now`, with their tokens' `revoked_at`
+   * and `expires_at` as `token_revoked_at` and `token_expires_at`: PostgreSQL's from `route_queue`,
+   * locked, another worker's skipped; SQLite's on its partial index of the unrouted.
+   */
+  takeQueued(now: number, limit: number): Plan<Row[]>;
+  /** Takes routed notifications off the queue: PostgreSQL's `route_queue`; SQLite's is `routed_at` itself. */
+  leaveQueue(ids: string[]): Plan<void>;
+  /** The queue's oldest send, `at` (see nextDeliveryAt). */
+  readonly queuedSince: string;
+  /**
+   * Leases the due destinations to `owner`, superseding those a newer send of their tag replaced:
+   * in one statement in PostgreSQL, whose `WITH` changes rows; in three in SQLite, whose does not.
+   */
+  claim(options: DueClaim): Plan<ClaimedDestination[]>;
 }

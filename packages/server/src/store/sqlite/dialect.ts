@@ -1,6 +1,7 @@
-import type { Dialect, Plan, Step } from '../sql/plan.js';
+import { all, columnsOf, type Dialect, type Plan, type Step } from '../sql/plan.js';
+import { claimDue } from './claim-due.js';
 import type { SqliteConnection } from './connection.js';
-import { removeDevice } from './settling.js';
+import { deactivateDevice, removeDevice, settle } from './settling.js';
 
 /** `$1` placeholders as SQLite's `?1`, once per text. */
 const texts = new Map<string, string>();
@@ -43,6 +44,7 @@ export function sqliteDialect(db: SqliteConnection): Dialect {
     list: (values) => JSON.stringify(values),
     read: async (plan) => run(db, plan),
     write: (plan) => db.write(() => run(db, plan())),
+    writeUnsynced: async (plan) => db.transaction(() => run(db, plan())),
     *removeDevices(ids, now, why) {
       yield {
         native: (db: SqliteConnection) => {
@@ -66,5 +68,42 @@ export function sqliteDialect(db: SqliteConnection): Dialect {
         };
       }
     },
+    table(alias, columns, at) {
+      const values = columnsOf(columns).map(([name], i) => `value ->> ${i} AS ${name}`);
+      return {
+        sql: `(SELECT ${values.join(', ')} FROM json_each($${at})) AS ${alias}`,
+        params: (rows) => [JSON.stringify(rows)],
+      };
+    },
+    unlocked: (where) => `WHERE ${where}`,
+    *lock() {},
+    *lockNotifications() {},
+    *settle(ids) {
+      yield {
+        native: (db: SqliteConnection) => {
+          for (const id of new Set(ids)) settle(db, id);
+        },
+      };
+    },
+    *deactivate(ids, now, why) {
+      const devices = (yield {
+        native: (db: SqliteConnection) => ids.filter((id) => deactivateDevice(db, id, now, why)),
+      }) as string[];
+      return { devices, unsettled: [] };
+    },
+    takeQueued: (now, limit) =>
+      all(
+        `SELECT n.id, n.account_id, n.payload, n.sender_name, n.created_at, n.expires_at,
+           t.revoked_at AS token_revoked_at, t.expires_at AS token_expires_at
+         FROM notifications n INDEXED BY notifications_queued
+         JOIN tokens t ON t.id = n.token_id
+         WHERE n.routed_at IS NULL AND n.created_at <= $1 ORDER BY n.created_at, n.id LIMIT $2`,
+        now,
+        limit,
+      ),
+    *leaveQueue() {},
+    queuedSince:
+      'SELECT min(created_at) AS at FROM notifications INDEXED BY notifications_queued WHERE routed_at IS NULL',
+    claim: claimDue,
   };
 }

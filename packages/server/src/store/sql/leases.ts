@@ -1,0 +1,157 @@
+import type { AddressGone } from '../../model/devices.js';
+import type { EndedDestination } from '../../model/leases.js';
+import { endedOf, maybeNumber } from '../rows.js';
+import type { LeasesPart } from '../store.js';
+import { PROVIDER_SQL } from './migrations.js';
+import { all, changes, type Dialect, get } from './plan.js';
+
+/** What a destination the store ends itself returns, for the worker to log and count. */
+const ENDED_COLUMNS = `destinations.notification_id, destinations.device_id, state, push_status,
+  (SELECT ${PROVIDER_SQL('v')} FROM devices v WHERE v.id = destinations.device_id) AS provider`;
+
+/** Destinations leased to workers, and the ends of their attempts. `leasing` is told of an owner before its first lease. */
+export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPart {
+  return {
+    async claimDestinations({ owner, now, leaseMs, limit, maxAttempts, unreadFor }) {
+      leasing?.(owner);
+      return d.writeUnsynced(function* () {
+        const ended: EndedDestination[] = [];
+        // A lease that ran out belongs to a worker that died mid-push: that attempt counted.
+        for (const row of yield* all(
+          `UPDATE destinations
+           SET state = CASE WHEN attempts >= $1 THEN 'failed_permanent' ELSE 'pending' END,
+             reason = CASE WHEN attempts >= $1 THEN 'attempts_exhausted' END,
+             lease_owner = NULL, lease_until = NULL, next_attempt_at = $2, updated_at = $2
+           ${d.unlocked(`state = 'sending' AND lease_until <= $2`)} RETURNING ${ENDED_COLUMNS}`,
+          maxAttempts,
+          now,
+        )) {
+          if (row.state === 'failed_permanent') ended.push(endedOf(row));
+        }
+        for (const row of yield* all(
+          `UPDATE destinations SET state = 'expired', reason = 'expired', updated_at = $1
+           ${d.unlocked(`state = 'pending' AND expires_at <= $1`)} RETURNING ${ENDED_COLUMNS}`,
+          now,
+        )) {
+          ended.push(endedOf(row));
+        }
+        yield* d.settle(ended.map((destination) => destination.notificationId));
+        const claimed = yield* d.claim({ owner, now, leaseMs, limit, unreadFor });
+        return { claimed, ended };
+      });
+    },
+
+    async finishAttempts(attempts, now) {
+      if (attempts.length === 0) return { failed: [], deactivated: [] };
+      const ends = d.table(
+        'e',
+        'notification_id text, device_id text, owner text, kind text, push_status int, next_attempt_at bigint, reason text',
+        2,
+      );
+      const rows = attempts.map(({ notificationId, deviceId, owner, end }) => [
+        notificationId,
+        deviceId,
+        owner,
+        end.kind,
+        end.kind === 'released' ? null : end.pushStatus,
+        // Released: due again at once, or at its `notBefore` if later.
+        end.kind === 'retry'
+          ? end.nextAttemptAt
+          : end.kind === 'released'
+            ? Math.max(now, end.notBefore ?? now)
+            : null,
+        end.kind === 'failed_permanent' ? end.reason : null,
+      ]);
+      return d.writeUnsynced(function* () {
+        // Every attempt's end in one statement. Only the lease holder may end an attempt: an answer
+        // that comes back after another worker took the destination over changes nothing.
+        const ended = yield* all(
+          `UPDATE destinations SET
+             state = CASE WHEN e.kind IN ('accepted', 'failed_permanent') THEN e.kind ELSE 'pending' END,
+             push_status = CASE WHEN e.kind = 'released' THEN destinations.push_status ELSE e.push_status END,
+             reason = e.reason,
+             -- Released: never attempted after all, so uncounted.
+             attempts = CASE WHEN e.kind = 'released' THEN destinations.attempts - 1 ELSE destinations.attempts END,
+             next_attempt_at = CASE WHEN e.kind IN ('retry', 'released') THEN e.next_attempt_at
+                               ELSE destinations.next_attempt_at END,
+             lease_owner = NULL, lease_until = NULL, updated_at = $1
+           FROM ${ends.sql}
+           WHERE destinations.notification_id = e.notification_id AND destinations.device_id = e.device_id
+             AND destinations.state = 'sending' AND destinations.lease_owner = e.owner
+           RETURNING destinations.notification_id, destinations.device_id, destinations.state`,
+          now,
+          ...ends.params(rows),
+        );
+        const gone = new Map<string, AddressGone>();
+        for (const { notificationId, deviceId, end } of attempts) {
+          if (end.kind === 'failed_permanent' && end.deactivateDevice) {
+            gone.set(`${notificationId} ${deviceId}`, end.deactivateDevice);
+          }
+        }
+        const sent = ended
+          .filter((row) => row.state === 'accepted')
+          .map((row) => row.notification_id as string);
+        const failed = ended.filter((row) => row.state === 'failed_permanent');
+        // The devices to deactivate, by why: their push services may say it in different words.
+        const deactivate = new Map<AddressGone, string[]>();
+        for (const row of failed) {
+          const why = gone.get(`${row.notification_id} ${row.device_id}`);
+          if (why) deactivate.set(why, [...(deactivate.get(why) ?? []), row.device_id as string]);
+        }
+        // Destinations first, then notifications in id order (see settle): a transaction holding a
+        // notification's lock never waits for a destination's, so workers cannot deadlock.
+        const unsettled: string[] = [];
+        const deactivated: string[] = [];
+        for (const [why, deviceIds] of deactivate) {
+          const done = yield* d.deactivate(deviceIds, now, why);
+          unsettled.push(...done.unsettled);
+          deactivated.push(...done.devices);
+        }
+        if (sent.length > 0) {
+          yield* d.lockNotifications(sent);
+          yield* all(
+            `UPDATE notifications SET status = 'sent_to_push' WHERE id ${d.inList('$1')} AND status = 'accepted'`,
+            d.list([...new Set(sent)]),
+          );
+        }
+        yield* d.settle([...failed.map((row) => row.notification_id as string), ...unsettled]);
+        return {
+          failed: failed.map((row) => ({
+            notificationId: row.notification_id as string,
+            deviceId: row.device_id as string,
+          })),
+          deactivated,
+        };
+      });
+    },
+
+    async renewLeases({ owner, until, destinations }) {
+      if (destinations.length === 0) return 0;
+      const keys = d.table('k', 'notification_id text, device_id text', 3);
+      return d.writeUnsynced(() =>
+        changes(
+          `UPDATE destinations SET lease_until = $2 FROM ${keys.sql}
+           WHERE destinations.notification_id = k.notification_id AND destinations.device_id = k.device_id
+             AND destinations.state = 'sending' AND destinations.lease_owner = $1`,
+          owner,
+          until,
+          ...keys.params(destinations.map((key) => [key.notificationId, key.deviceId])),
+        ),
+      );
+    },
+
+    // A queued notification, a destination due or expiring, or a lease running out. min() over rows,
+    // not min(a, b, …), which is NULL as soon as one argument is.
+    async nextDeliveryAt() {
+      const row = await d.read(
+        get(`SELECT min(at) AS at FROM (
+          ${d.queuedSince}
+          UNION ALL SELECT min(next_attempt_at) FROM destinations WHERE state = 'pending'
+          UNION ALL SELECT min(expires_at) FROM destinations WHERE state = 'pending'
+          UNION ALL SELECT min(lease_until) FROM destinations WHERE state = 'sending'
+        ) AS due`),
+      );
+      return maybeNumber(row?.at) ?? undefined;
+    },
+  };
+}
