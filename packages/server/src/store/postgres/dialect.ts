@@ -99,10 +99,9 @@ export function postgresDialect(db: PostgresConnection): Dialect {
       return { devices: done.devices, unsettled: done.notifications };
     },
     // Another worker's chunk is skipped, not waited for: each queued notification is routed once.
-    takeQueued: (now, limit) =>
+    takeQueued: (columns, now, limit) =>
       all(
-        `SELECT n.id, n.account_id, n.payload, n.sender_name, n.created_at, n.expires_at,
-           t.revoked_at AS token_revoked_at, t.expires_at AS token_expires_at
+        `SELECT ${columns}
          FROM route_queue q
          JOIN notifications n ON n.id = q.notification_id
          JOIN tokens t ON t.id = n.token_id

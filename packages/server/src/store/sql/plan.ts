@@ -116,11 +116,11 @@ export interface Dialect {
    */
   deactivate(ids: string[], now: number, why: AddressGone): Plan<{ devices: string[]; unsettled: string[] }>;
   /**
-   * The oldest queued notifications routing may take at `now`, with their tokens' `revoked_at`
-   * and `expires_at` as `token_revoked_at` and `token_expires_at`: PostgreSQL's from `route_queue`,
-   * locked, another worker's skipped; SQLite's on its partial index of the unrouted.
+   * The `columns` (of `n`, a notification, and `t`, its token) of the oldest queued notifications
+   * routing may take at `now`: PostgreSQL's from `route_queue`, locked, another worker's skipped;
+   * SQLite's on its partial index of the unrouted.
    */
-  takeQueued(now: number, limit: number): Plan<Row[]>;
+  takeQueued(columns: string, now: number, limit: number): Plan<Row[]>;
   /** Takes routed notifications off the queue: PostgreSQL's `route_queue`; SQLite's is `routed_at` itself. */
   leaveQueue(ids: string[]): Plan<void>;
   /** The queue's oldest send, `at` (see nextDeliveryAt). */

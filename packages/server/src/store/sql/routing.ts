@@ -7,6 +7,10 @@ import { all, count, type Dialect } from './plan.js';
 
 const idOf = (d: PlannedDestination) => d.notification.input.notification.id;
 
+/** A queued notification as routing reads it (see routeInputOf). */
+const QUEUED = `n.id, n.account_id, n.payload, n.sender_name, n.created_at, n.expires_at,
+  t.revoked_at AS token_revoked_at, t.expires_at AS token_expires_at`;
+
 /** Queued notifications into destinations. `leasing` is told of a lease's owner before it takes its first. */
 export function routing(d: Dialect, leasing?: (owner: string) => void): RoutingPart {
   const fanOut = new FanOut();
@@ -19,7 +23,7 @@ export function routing(d: Dialect, leasing?: (owner: string) => void): RoutingP
         let routed = 0;
         while (routed < limit && plan.wantsMore) {
           const wanted = plan.chunkSize(limit - routed);
-          const rows = yield* d.takeQueued(now, wanted);
+          const rows = yield* d.takeQueued(QUEUED, now, wanted);
           if (rows.length === 0) break;
           const unknown = [...new Set(rows.map((row) => row.account_id as string))].filter(
             (id) => !devicesOf.has(id),

@@ -91,10 +91,9 @@ export function sqliteDialect(db: SqliteConnection): Dialect {
       }) as string[];
       return { devices, unsettled: [] };
     },
-    takeQueued: (now, limit) =>
+    takeQueued: (columns, now, limit) =>
       all(
-        `SELECT n.id, n.account_id, n.payload, n.sender_name, n.created_at, n.expires_at,
-           t.revoked_at AS token_revoked_at, t.expires_at AS token_expires_at
+        `SELECT ${columns}
          FROM notifications n INDEXED BY notifications_queued
          JOIN tokens t ON t.id = n.token_id
          WHERE n.routed_at IS NULL AND n.created_at <= $1 ORDER BY n.created_at, n.id LIMIT $2`,
