@@ -1,6 +1,6 @@
 import type { AddressGone } from '../../model/devices.js';
 import type { EndedDestination } from '../../model/leases.js';
-import { endedOf, maybeNumber } from '../rows.js';
+import { endedOf, maybeNumber, type Row } from '../rows.js';
 import type { LeasesPart } from '../store.js';
 import { PROVIDER_SQL } from './migrations.js';
 import { all, changes, type Dialect, get } from './plan.js';
@@ -43,54 +43,69 @@ export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPar
 
     async finishAttempts(attempts, now) {
       if (attempts.length === 0) return { failed: [], deactivated: [] };
-      const ends = d.table(
+      const accepted = d.table('e', 'notification_id text, device_id text, owner text, push_status int', 2);
+      const others = d.table(
         'e',
-        'notification_id text, device_id text, owner text, kind text, push_status int, next_attempt_at bigint, reason text',
+        `notification_id text, device_id text, owner text, state text, released int, push_status int,
+         next_attempt_at bigint, reason text`,
         2,
       );
-      const rows = attempts.map(({ notificationId, deviceId, owner, end }) => [
-        notificationId,
-        deviceId,
-        owner,
-        end.kind,
-        end.kind === 'released' ? null : end.pushStatus,
-        // Released: due again at once, or at its `notBefore` if later.
-        end.kind === 'retry'
-          ? end.nextAttemptAt
-          : end.kind === 'released'
-            ? Math.max(now, end.notBefore ?? now)
-            : null,
-        end.kind === 'failed_permanent' ? end.reason : null,
-      ]);
+      const acceptedRows: unknown[][] = [];
+      const otherRows: unknown[][] = [];
+      for (const { notificationId, deviceId, owner, end } of attempts) {
+        const key = [notificationId, deviceId, owner];
+        switch (end.kind) {
+          case 'accepted':
+            acceptedRows.push([...key, end.pushStatus]);
+            break;
+          case 'retry':
+            otherRows.push([...key, 'pending', 0, end.pushStatus, end.nextAttemptAt, null]);
+            break;
+          case 'failed_permanent':
+            otherRows.push([...key, end.kind, 0, end.pushStatus, null, end.reason]);
+            break;
+          // Not attempted after all: uncounted, its push_status kept, due again at once (or at its
+          // `notBefore` if later).
+          case 'released':
+            otherRows.push([...key, 'pending', 1, null, Math.max(now, end.notBefore ?? now), null]);
+        }
+      }
       return d.writeUnsynced(function* () {
-        // Every attempt's end in one statement. Only the lease holder may end an attempt: an answer
-        // that comes back after another worker took the destination over changes nothing.
-        const ended = yield* all(
-          `UPDATE destinations SET
-             state = CASE WHEN e.kind IN ('accepted', 'failed_permanent') THEN e.kind ELSE 'pending' END,
-             push_status = CASE WHEN e.kind = 'released' THEN destinations.push_status ELSE e.push_status END,
-             reason = e.reason,
-             -- Released: never attempted after all, so uncounted.
-             attempts = CASE WHEN e.kind = 'released' THEN destinations.attempts - 1 ELSE destinations.attempts END,
-             next_attempt_at = CASE WHEN e.kind IN ('retry', 'released') THEN e.next_attempt_at
-                               ELSE destinations.next_attempt_at END,
-             lease_owner = NULL, lease_until = NULL, updated_at = $1
-           FROM ${ends.sql}
-           WHERE destinations.notification_id = e.notification_id AND destinations.device_id = e.device_id
-             AND destinations.state = 'sending' AND destinations.lease_owner = e.owner
-           RETURNING destinations.notification_id, destinations.device_id, destinations.state`,
-          now,
-          ...ends.params(rows),
-        );
+        // Only the lease holder may end an attempt: an answer that comes back after another worker
+        // took the destination over changes nothing. Nearly every end is an acceptance: those in a
+        // statement of their own, lighter than the one for every kind.
+        const held = `destinations.notification_id = e.notification_id AND destinations.device_id = e.device_id
+          AND destinations.state = 'sending' AND destinations.lease_owner = e.owner`;
+        let sent: Row[] = [];
+        if (acceptedRows.length > 0) {
+          sent = yield* all(
+            `UPDATE destinations SET state = 'accepted', push_status = e.push_status, lease_owner = NULL,
+               lease_until = NULL, updated_at = $1
+             FROM ${accepted.sql} WHERE ${held} RETURNING destinations.notification_id`,
+            now,
+            ...accepted.params(acceptedRows),
+          );
+        }
+        let ended: Row[] = [];
+        if (otherRows.length > 0) {
+          ended = yield* all(
+            `UPDATE destinations SET state = e.state,
+               push_status = CASE WHEN e.released = 1 THEN destinations.push_status ELSE e.push_status END,
+               reason = e.reason, attempts = destinations.attempts - e.released,
+               next_attempt_at = COALESCE(e.next_attempt_at, destinations.next_attempt_at),
+               lease_owner = NULL, lease_until = NULL, updated_at = $1
+             FROM ${others.sql} WHERE ${held}
+             RETURNING destinations.notification_id, destinations.device_id, destinations.state`,
+            now,
+            ...others.params(otherRows),
+          );
+        }
         const gone = new Map<string, AddressGone>();
         for (const { notificationId, deviceId, end } of attempts) {
           if (end.kind === 'failed_permanent' && end.deactivateDevice) {
             gone.set(`${notificationId} ${deviceId}`, end.deactivateDevice);
           }
         }
-        const sent = ended
-          .filter((row) => row.state === 'accepted')
-          .map((row) => row.notification_id as string);
         const failed = ended.filter((row) => row.state === 'failed_permanent');
         // The devices to deactivate, by why: their push services may say it in different words.
         const deactivate = new Map<AddressGone, string[]>();
@@ -108,10 +123,11 @@ export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPar
           deactivated.push(...done.devices);
         }
         if (sent.length > 0) {
-          yield* d.lockNotifications(sent);
+          const ids = [...new Set(sent.map((row) => row.notification_id as string))];
+          yield* d.lockNotifications(ids);
           yield* all(
             `UPDATE notifications SET status = 'sent_to_push' WHERE id ${d.inList('$1')} AND status = 'accepted'`,
-            d.list([...new Set(sent)]),
+            d.list(ids),
           );
         }
         yield* d.settle([...failed.map((row) => row.notification_id as string), ...unsettled]);

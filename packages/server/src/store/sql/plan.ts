@@ -93,7 +93,7 @@ export interface Dialect {
   writeUnsynced<T>(plan: () => Plan<T>): Promise<T>;
   /**
    * Rows given to one statement as a table `alias` with `columns` ("name type, …", PostgreSQL's
-   * types), its parameters the statement's last, from `$at` on: SQLite's `json_each` of one JSON
+   * types), its parameters the statement's last, from `$at` on: SQLite's `jsonb_each` of one JSON
    * text, PostgreSQL's `unnest` of one array per column. `params(rows)` are those parameters.
    */
   table(alias: string, columns: string, at: number): { sql: string; params(rows: unknown[][]): unknown[] };

@@ -71,7 +71,8 @@ export function sqliteDialect(db: SqliteConnection): Dialect {
     table(alias, columns, at) {
       const values = columnsOf(columns).map(([name], i) => `value ->> ${i} AS ${name}`);
       return {
-        sql: `(SELECT ${values.join(', ')} FROM json_each($${at})) AS ${alias}`,
+        // jsonb_each: each row a binary JSON its columns are read from without parsing it again.
+        sql: `(SELECT ${values.join(', ')} FROM jsonb_each($${at})) AS ${alias}`,
         params: (rows) => [JSON.stringify(rows)],
       };
     },
