@@ -1,5 +1,5 @@
 import type { Row } from '../rows.js';
-import { all, columnsOf, type Dialect, type Plan } from '../sql/plan.js';
+import { all, type Dialect, type Plan } from '../sql/plan.js';
 import { claimDue } from './claim-due.js';
 import { advisoryLocks, type PostgresConnection, type Session } from './connection.js';
 import { lockNotifications, removeDevices, settle, skipWaiting } from './settling.js';
@@ -72,14 +72,11 @@ export function postgresDialect(db: PostgresConnection): Dialect {
         params: [of.tokenId],
       };
     },
-    table(alias, columns, at) {
-      const names = columnsOf(columns).map(([name]) => name);
-      const arrays = columnsOf(columns).map(([, type], i) => `$${at + i}::${type}[]`);
-      return {
-        sql: `unnest(${arrays.join(', ')}) AS ${alias}(${names.join(', ')})`,
-        params: (rows) => names.map((_, i) => rows.map((row) => row[i])),
-      };
-    },
+    table: (alias, columns, at, rows) => ({
+      sql: `unnest(${columns.map(([, type], i) => `$${at + i}::${type}[]`).join(', ')})
+            AS ${alias}(${columns.map(([name]) => name).join(', ')})`,
+      params: columns.map((_, i) => rows.map((row) => row[i])),
+    }),
     unlocked: (where) => `FROM (SELECT notification_id, device_id FROM destinations
         WHERE ${where} LIMIT 1000 FOR UPDATE SKIP LOCKED) AS due
       WHERE destinations.notification_id = due.notification_id AND destinations.device_id = due.device_id`,

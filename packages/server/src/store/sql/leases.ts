@@ -1,9 +1,9 @@
 import type { AddressGone } from '../../model/devices.js';
 import type { EndedDestination } from '../../model/leases.js';
-import { endedOf, maybeNumber, type Row } from '../rows.js';
+import { endedOf, maybeNumber } from '../rows.js';
 import type { LeasesPart } from '../store.js';
 import { PROVIDER_SQL } from './migrations.js';
-import { all, changes, type Dialect, get } from './plan.js';
+import { all, type Dialect, get, overRows } from './plan.js';
 
 /** What a destination the store ends itself returns, for the worker to log and count. */
 const ENDED_COLUMNS = `destinations.notification_id, destinations.device_id, state, push_status,
@@ -43,13 +43,6 @@ export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPar
 
     async finishAttempts(attempts, now) {
       if (attempts.length === 0) return { failed: [], deactivated: [] };
-      const accepted = d.table('e', 'notification_id text, device_id text, owner text, push_status int', 2);
-      const others = d.table(
-        'e',
-        `notification_id text, device_id text, owner text, state text, released int, push_status int,
-         next_attempt_at bigint, reason text`,
-        2,
-      );
       const acceptedRows: unknown[][] = [];
       const otherRows: unknown[][] = [];
       for (const { notificationId, deviceId, owner, end } of attempts) {
@@ -76,30 +69,29 @@ export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPar
         // statement of their own, lighter than the one for every kind.
         const held = `destinations.notification_id = e.notification_id AND destinations.device_id = e.device_id
           AND destinations.state = 'sending' AND destinations.lease_owner = e.owner`;
-        let sent: Row[] = [];
-        if (acceptedRows.length > 0) {
-          sent = yield* all(
-            `UPDATE destinations SET state = 'accepted', push_status = e.push_status, lease_owner = NULL,
-               lease_until = NULL, updated_at = $1
-             FROM ${accepted.sql} WHERE ${held} RETURNING destinations.notification_id`,
-            now,
-            ...accepted.params(acceptedRows),
-          );
-        }
-        let ended: Row[] = [];
-        if (otherRows.length > 0) {
-          ended = yield* all(
-            `UPDATE destinations SET state = e.state,
-               push_status = CASE WHEN e.released = 1 THEN destinations.push_status ELSE e.push_status END,
-               reason = e.reason, attempts = destinations.attempts - e.released,
-               next_attempt_at = COALESCE(e.next_attempt_at, destinations.next_attempt_at),
-               lease_owner = NULL, lease_until = NULL, updated_at = $1
-             FROM ${others.sql} WHERE ${held}
-             RETURNING destinations.notification_id, destinations.device_id, destinations.state`,
-            now,
-            ...others.params(otherRows),
-          );
-        }
+        const sent = yield* overRows(
+          d,
+          acceptedRows,
+          'e(notification_id text, device_id text, owner text, push_status int)',
+          (e) => `UPDATE destinations SET state = 'accepted', push_status = e.push_status, lease_owner = NULL,
+                    lease_until = NULL, updated_at = $1
+                  FROM ${e} WHERE ${held} RETURNING destinations.notification_id`,
+          now,
+        );
+        const ended = yield* overRows(
+          d,
+          otherRows,
+          `e(notification_id text, device_id text, owner text, state text, released int, push_status int,
+             next_attempt_at bigint, reason text)`,
+          (e) => `UPDATE destinations SET state = e.state,
+                    push_status = CASE WHEN e.released = 1 THEN destinations.push_status ELSE e.push_status END,
+                    reason = e.reason, attempts = destinations.attempts - e.released,
+                    next_attempt_at = COALESCE(e.next_attempt_at, destinations.next_attempt_at),
+                    lease_owner = NULL, lease_until = NULL, updated_at = $1
+                  FROM ${e} WHERE ${held}
+                  RETURNING destinations.notification_id, destinations.device_id, destinations.state`,
+          now,
+        );
         const gone = new Map<string, AddressGone>();
         for (const { notificationId, deviceId, end } of attempts) {
           if (end.kind === 'failed_permanent' && end.deactivateDevice) {
@@ -142,18 +134,20 @@ export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPar
     },
 
     async renewLeases({ owner, until, destinations }) {
-      if (destinations.length === 0) return 0;
-      const keys = d.table('k', 'notification_id text, device_id text', 3);
-      return d.writeUnsynced(() =>
-        changes(
-          `UPDATE destinations SET lease_until = $2 FROM ${keys.sql}
-           WHERE destinations.notification_id = k.notification_id AND destinations.device_id = k.device_id
-             AND destinations.state = 'sending' AND destinations.lease_owner = $1`,
+      const renewed = await d.writeUnsynced(() =>
+        overRows(
+          d,
+          destinations.map((key) => [key.notificationId, key.deviceId]),
+          'k(notification_id text, device_id text)',
+          (k) => `UPDATE destinations SET lease_until = $2 FROM ${k}
+                  WHERE destinations.notification_id = k.notification_id AND destinations.device_id = k.device_id
+                    AND destinations.state = 'sending' AND destinations.lease_owner = $1
+                  RETURNING 1`,
           owner,
           until,
-          ...keys.params(destinations.map((key) => [key.notificationId, key.deviceId])),
         ),
       );
+      return renewed.length;
     },
 
     // A queued notification, a destination due or expiring, or a lease running out. min() over rows,

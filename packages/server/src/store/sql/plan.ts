@@ -20,9 +20,6 @@ export function* all(sql: string, ...params: unknown[]): Plan<Row[]> {
   return (yield { sql, params }) as Row[];
 }
 
-/** The names and types of a Dialect.table's columns. */
-export const columnsOf = (columns: string) => columns.split(',').map((column) => column.trim().split(/\s+/));
-
 export function* get(sql: string, ...params: unknown[]): Plan<Row | undefined> {
   return ((yield { sql, params }) as Row[])[0];
 }
@@ -30,6 +27,25 @@ export function* get(sql: string, ...params: unknown[]): Plan<Row | undefined> {
 /** How many rows a statement changed. */
 export function* changes(sql: string, ...params: unknown[]): Plan<number> {
   return (yield { sql, params, changes: true }) as number;
+}
+
+/**
+ * A statement given `rows` as one table (see Dialect.table), named and typed by `table` as
+ * "x(name type, …)"; `sql` words the statement around it, whose own parameters, `params`, come
+ * first. No statement runs for no rows.
+ */
+export function* overRows(
+  d: Dialect,
+  rows: unknown[][],
+  table: string,
+  sql: (from: string) => string,
+  ...params: unknown[]
+): Plan<Row[]> {
+  if (rows.length === 0) return [];
+  const [, alias = '', columns = ''] = /^(\w+)\((.*)\)$/s.exec(table) ?? [];
+  const typed = columns.split(',').map((column) => column.trim().split(/\s+/) as [string, string]);
+  const from = d.table(alias, typed, params.length + 1, rows);
+  return yield* all(sql(from.sql), ...params, ...from.params);
 }
 
 /** A count(*) … AS n. */
@@ -92,11 +108,16 @@ export interface Dialect {
    */
   writeUnsynced<T>(plan: () => Plan<T>): Promise<T>;
   /**
-   * Rows given to one statement as a table `alias` with `columns` ("name type, …", PostgreSQL's
-   * types), its parameters the statement's last, from `$at` on: SQLite's `jsonb_each` of one JSON
-   * text, PostgreSQL's `unnest` of one array per column. `params(rows)` are those parameters.
+   * `rows` given to one statement as a table `alias` with `columns` (names and PostgreSQL's types),
+   * its parameters from `$at` on: SQLite's `jsonb_each` of one JSON text, PostgreSQL's `unnest` of
+   * one array per column (see overRows).
    */
-  table(alias: string, columns: string, at: number): { sql: string; params(rows: unknown[][]): unknown[] };
+  table(
+    alias: string,
+    columns: [name: string, type: string][],
+    at: number,
+    rows: unknown[][],
+  ): { sql: string; params: unknown[] };
   /**
    * After `UPDATE destinations SET …`, the rows `where` picks: PostgreSQL's up to 1000 of them that
    * no other transaction holds (`FOR UPDATE SKIP LOCKED`), the rest left for the next pass rather

@@ -3,7 +3,7 @@ import { FanOut, type PlannedDestination, RoutePlan } from '../../model/route-pl
 import { unreadOfDevice } from '../queries.js';
 import { deviceOf, routeInputOf } from '../rows.js';
 import type { RoutingPart } from '../store.js';
-import { all, count, type Dialect } from './plan.js';
+import { all, count, type Dialect, overRows } from './plan.js';
 
 const idOf = (d: PlannedDestination) => d.notification.input.notification.id;
 
@@ -41,78 +41,69 @@ export function routing(d: Dialect, leasing?: (owner: string) => void): RoutingP
           }
           const queued = rows.map((row) => routeInputOf(row, devicesOf.get(row.account_id as string) ?? []));
           const chunk = plan.decide(queued, decide);
-          if (chunk.drops.length > 0) {
-            const drops = d.table('x', 'id text, reason text', 2);
-            yield* all(
-              `UPDATE notifications SET status = 'dropped', reason = x.reason, routed_at = $1
-               FROM ${drops.sql} WHERE notifications.id = x.id`,
-              now,
-              ...drops.params(chunk.drops.map((drop) => [drop.id, drop.reason])),
-            );
-          }
+          yield* overRows(
+            d,
+            chunk.drops.map((drop) => [drop.id, drop.reason]),
+            'x(id text, reason text)',
+            (x) => `UPDATE notifications SET status = 'dropped', reason = x.reason, routed_at = $1
+                    FROM ${x} WHERE notifications.id = x.id`,
+            now,
+          );
           // A send routed late must not replace a newer one of its tag: it is superseded at once.
           const replaced = yield* replacedByNewer(d, chunk.destinations);
           const { placed, unleased } = plan.place(chunk.destinations, (p) => replaced.has(p));
-          const keys = d.table('k', 'notification_id text, device_id text', 2);
-          if (unleased.length > 0) {
-            yield* all(
-              `UPDATE destinations SET state = 'superseded', attempts = 0, lease_owner = NULL, lease_until = NULL,
-                 updated_at = $1
-               FROM ${keys.sql}
-               WHERE destinations.notification_id = k.notification_id AND destinations.device_id = k.device_id`,
-              now,
-              ...keys.params(unleased.map((p) => [idOf(p), p.device.id])),
-            );
-          }
-          if (placed.length > 0) {
-            // Each in its first state; `sending` ones leased, their first attempt counted.
-            const written = d.table(
-              'p',
-              `id text, device_id text, platform text, state text, attempts int, push_id text, tag text,
-               created_at bigint, expires_at bigint, lease_owner text, lease_until bigint`,
-              2,
-            );
-            yield* all(
-              `INSERT INTO destinations (notification_id, device_id, platform, state, attempts, next_attempt_at,
-                 updated_at, push_id, tag, created_at, expires_at, lease_owner, lease_until)
-               SELECT p.id, p.device_id, p.platform, p.state, p.attempts, $1, $1, p.push_id, p.tag, p.created_at,
-                 p.expires_at, p.lease_owner, p.lease_until
-               FROM ${written.sql}`,
-              now,
-              ...written.params(
-                placed.map((p) => {
-                  const leased = p.state === 'sending' ? lease : undefined;
-                  const { createdAt, expiresAt } = p.notification.input.notification;
-                  return [
-                    idOf(p),
-                    p.device.id,
-                    p.device.platform,
-                    p.state,
-                    leased ? 1 : 0,
-                    p.pushId,
-                    p.notification.tag,
-                    createdAt,
-                    expiresAt,
-                    leased?.owner ?? null,
-                    leased ? now + leased.leaseMs : null,
-                  ];
-                }),
-              ),
-            );
-          }
+          yield* overRows(
+            d,
+            unleased.map((p) => [idOf(p), p.device.id]),
+            'k(notification_id text, device_id text)',
+            (k) => `UPDATE destinations SET state = 'superseded', attempts = 0, lease_owner = NULL,
+                      lease_until = NULL, updated_at = $1
+                    FROM ${k}
+                    WHERE destinations.notification_id = k.notification_id AND destinations.device_id = k.device_id`,
+            now,
+          );
+          // Each in its first state; `sending` ones leased, their first attempt counted.
+          yield* overRows(
+            d,
+            placed.map((p) => {
+              const leased = p.state === 'sending' ? lease : undefined;
+              const { createdAt, expiresAt } = p.notification.input.notification;
+              return [
+                idOf(p),
+                p.device.id,
+                p.device.platform,
+                p.state,
+                leased ? 1 : 0,
+                p.pushId,
+                p.notification.tag,
+                createdAt,
+                expiresAt,
+                leased?.owner ?? null,
+                leased ? now + leased.leaseMs : null,
+              ];
+            }),
+            `p(id text, device_id text, platform text, state text, attempts int, push_id text, tag text,
+               created_at bigint, expires_at bigint, lease_owner text, lease_until bigint)`,
+            (p) => `INSERT INTO destinations (notification_id, device_id, platform, state, attempts,
+                      next_attempt_at, updated_at, push_id, tag, created_at, expires_at, lease_owner, lease_until)
+                    SELECT p.id, p.device_id, p.platform, p.state, p.attempts, $1, $1, p.push_id, p.tag,
+                      p.created_at, p.expires_at, p.lease_owner, p.lease_until
+                    FROM ${p}`,
+            now,
+          );
           // A tagged send replaces the older ones of its tag still waiting on the device, whoever sent them.
-          const replacing = placed.filter((p) => p.notification.tag !== null && p.state !== 'superseded');
-          if (replacing.length > 0) {
-            const newer = d.table('s', 'device_id text, tag text, notification_id text', 2);
-            yield* all(
-              `UPDATE destinations SET state = 'superseded', updated_at = $1
-               FROM ${newer.sql}
-               WHERE destinations.device_id = s.device_id AND destinations.tag = s.tag
-                 AND destinations.state = 'pending' AND destinations.notification_id != s.notification_id`,
-              now,
-              ...newer.params(replacing.map((p) => [p.device.id, p.notification.tag, idOf(p)])),
-            );
-          }
+          yield* overRows(
+            d,
+            placed
+              .filter((p) => p.notification.tag !== null && p.state !== 'superseded')
+              .map((p) => [p.device.id, p.notification.tag, idOf(p)]),
+            's(device_id text, tag text, notification_id text)',
+            (s) => `UPDATE destinations SET state = 'superseded', updated_at = $1
+                    FROM ${s}
+                    WHERE destinations.device_id = s.device_id AND destinations.tag = s.tag
+                      AND destinations.state = 'pending' AND destinations.notification_id != s.notification_id`,
+            now,
+          );
           if (chunk.delivered.length > 0) {
             yield* all(
               `UPDATE notifications SET routed_at = $1 WHERE id ${d.inList('$2')}`,
@@ -145,14 +136,13 @@ function* replacedByNewer(d: Dialect, destinations: PlannedDestination[]) {
   const tagged = destinations.filter((p) => p.notification.tag !== null);
   if (tagged.length === 0) return new Set<PlannedDestination>();
   yield* d.lock(tagged.map((p) => `tag:${p.device.id}:${p.notification.tag}`));
-  const keys = d.table('t', 'i int, device_id text, tag text, created_at bigint', 1);
-  const newer = yield* all(
-    `SELECT t.i FROM ${keys.sql}
-     WHERE EXISTS (SELECT 1 FROM destinations n
-                   WHERE n.device_id = t.device_id AND n.tag = t.tag AND n.created_at > t.created_at)`,
-    ...keys.params(
-      tagged.map((p, i) => [i, p.device.id, p.notification.tag, p.notification.input.notification.createdAt]),
-    ),
+  const newer = yield* overRows(
+    d,
+    tagged.map((p, i) => [i, p.device.id, p.notification.tag, p.notification.input.notification.createdAt]),
+    't(i int, device_id text, tag text, created_at bigint)',
+    (t) => `SELECT t.i FROM ${t}
+            WHERE EXISTS (SELECT 1 FROM destinations n
+                          WHERE n.device_id = t.device_id AND n.tag = t.tag AND n.created_at > t.created_at)`,
   );
   return new Set(newer.map((row) => tagged[Number(row.i)] as PlannedDestination));
 }

@@ -1,4 +1,4 @@
-import { all, columnsOf, type Dialect, type Plan, type Step } from '../sql/plan.js';
+import { all, type Dialect, type Plan, type Step } from '../sql/plan.js';
 import { claimDue } from './claim-due.js';
 import type { SqliteConnection } from './connection.js';
 import { deactivateDevice, removeDevice, settle } from './settling.js';
@@ -68,14 +68,12 @@ export function sqliteDialect(db: SqliteConnection): Dialect {
         };
       }
     },
-    table(alias, columns, at) {
-      const values = columnsOf(columns).map(([name], i) => `value ->> ${i} AS ${name}`);
-      return {
-        // jsonb_each: each row a binary JSON its columns are read from without parsing it again.
-        sql: `(SELECT ${values.join(', ')} FROM jsonb_each($${at})) AS ${alias}`,
-        params: (rows) => [JSON.stringify(rows)],
-      };
-    },
+    table: (alias, columns, at, rows) => ({
+      // jsonb_each: each row a binary JSON its columns are read from without parsing it again.
+      sql: `(SELECT ${columns.map(([name], i) => `value ->> ${i} AS ${name}`).join(', ')}
+             FROM jsonb_each($${at})) AS ${alias}`,
+      params: [JSON.stringify(rows)],
+    }),
     unlocked: (where) => `WHERE ${where}`,
     *lock() {},
     *lockNotifications() {},
