@@ -3,18 +3,18 @@ import { pendingMigrations } from '../schema-version.js';
 import { accountsAndTokens } from '../sql/accounts.js';
 import { devices } from '../sql/devices.js';
 import { events } from '../sql/events.js';
+import { leases } from '../sql/leases.js';
 import { links } from '../sql/links.js';
+import { routing } from '../sql/routing.js';
 import type { Store } from '../store.js';
 import { lockKey, PostgresConnection } from './connection.js';
 import { postgresCredentialLookup } from './credential-lookup.js';
 import { postgresDialect } from './dialect.js';
 import { postgresHealth } from './health.js';
-import { postgresLeases } from './leases.js';
 import { connectionConfig, DEFAULT_POOL_SIZE, SCHEMA_NAME } from './options.js';
 import { postgresQueueSignal } from './queue-signal.js';
 import { postgresRecords } from './records.js';
 import { postgresPurge } from './retention.js';
-import { postgresRouting } from './routing.js';
 import { POSTGRES_MIGRATIONS } from './schema.js';
 import { postgresSends } from './sends.js';
 import { postgresSettings } from './settings.js';
@@ -99,8 +99,8 @@ function assemble(db: PostgresConnection, config: pg.ClientConfig): Store {
     monthlyCount: sends.monthlyCount,
     ...postgresRecords(db),
     ...events(d),
-    ...postgresRouting(db),
-    ...postgresLeases(db),
+    ...routing(d),
+    ...leases(d),
     ...postgresSettings(d),
     ...postgresPurge(db, d),
     ...postgresHealth(db),

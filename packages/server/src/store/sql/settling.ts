@@ -1,6 +1,6 @@
 import type { InactiveReason } from '@foxbell/sdk/contract';
 import type { DeviceLeaving } from '../../model/devices.js';
-import { all, type Phrases, type Plan } from './plan.js';
+import { all, type Dialect, type Plan } from './plan.js';
 
 /**
  * The devices stop being their accounts': removed or left (`removed`), or their push addresses or
@@ -8,7 +8,7 @@ import { all, type Phrases, type Plan } from './plan.js';
  * device keys work no more.
  */
 export function* removeDevices(
-  d: Phrases,
+  d: Dialect,
   deviceIds: readonly string[],
   now: number,
   why: DeviceLeaving,
@@ -29,7 +29,7 @@ export function* removeDevices(
  * inactive already).
  */
 export function* skipWaiting(
-  d: Phrases,
+  d: Dialect,
   deviceIds: readonly string[],
   now: number,
   why: InactiveReason,
@@ -58,7 +58,7 @@ export function* skipWaiting(
  * Locks notification rows in id order, so two transactions never wait for each other's: on
  * PostgreSQL, where transactions run at once. SQLite's one writer runs alone and locks no row.
  */
-export function* lockNotifications(d: Phrases, ids: readonly string[]): Plan<void> {
+export function* lockNotifications(d: Dialect, ids: readonly string[]): Plan<void> {
   if (d.forUpdate === '') return;
   yield* all(
     `SELECT 1 FROM notifications WHERE id ${d.inList('$1')} ORDER BY id${d.forUpdate}`,
@@ -72,7 +72,7 @@ export function* lockNotifications(d: Phrases, ids: readonly string[]): Plan<voi
  * taken first and the check is a later statement, so of two workers ending its last two
  * destinations at once, the second sees the first's change.
  */
-export function* settle(d: Phrases, notificationIds: readonly string[]): Plan<void> {
+export function* settle(d: Dialect, notificationIds: readonly string[]): Plan<void> {
   if (notificationIds.length === 0) return;
   yield* lockNotifications(d, notificationIds);
   yield* all(

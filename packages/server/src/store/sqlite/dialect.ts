@@ -1,4 +1,4 @@
-import type { Dialect, Phrases, Plan, Step } from '../sql/plan.js';
+import { all, type Dialect, type Plan, type Step } from '../sql/plan.js';
 import type { SqliteConnection } from './connection.js';
 
 /** `$1` placeholders as SQLite's `?1`, once per text. */
@@ -16,7 +16,7 @@ const bound = (params: readonly unknown[]) =>
   params.map((value) => (typeof value === 'boolean' ? Number(value) : value));
 
 /** Runs a plan to its end, synchronously: inside a transaction, nothing else runs between its statements. */
-export function run<T>(db: SqliteConnection, plan: Plan<T>): T {
+function run<T>(db: SqliteConnection, plan: Plan<T>): T {
   let result: unknown;
   for (let step = plan.next(); ; step = plan.next(result)) {
     if (step.done) return step.value;
@@ -32,36 +32,53 @@ function perform(db: SqliteConnection, step: Step): unknown {
 
 export function sqliteDialect(db: SqliteConnection): Dialect {
   return {
-    ...SQLITE_PHRASES,
+    true: '1',
+    false: '0',
+    madeOrder: 'rowid',
+    forUpdate: '',
+    rowAddress: 'rowid',
+    amongRows: (select) => `IN (${select})`,
+    jsonArray: (fields, order) => `json_group_array(json_object(${fields}) ORDER BY ${order})`,
+    inList: (placeholder) => `IN (SELECT value FROM json_each(${placeholder}))`,
+    list: (values) => JSON.stringify(values),
     read: async (plan) => run(db, plan),
     write: (plan) => db.write(() => run(db, plan())),
-  };
-}
-
-export const SQLITE_PHRASES: Phrases = {
-  true: '1',
-  false: '0',
-  madeOrder: 'rowid',
-  forUpdate: '',
-  rowAddress: 'rowid',
-  amongRows: (select) => `IN (${select})`,
-  jsonArray: (fields, order) => `json_group_array(json_object(${fields}) ORDER BY ${order})`,
-  inList: (placeholder) => `IN (SELECT value FROM json_each(${placeholder}))`,
-  list: (values) => JSON.stringify(values),
-  *unqueue(of, now) {
-    if ('accountId' in of) {
-      yield {
-        sql: `UPDATE notifications INDEXED BY notifications_queued SET routed_at = $1
+    writeUnsynced: async (plan) => db.transaction(() => run(db, plan())),
+    *unqueue(of, now) {
+      if ('accountId' in of) {
+        yield {
+          sql: `UPDATE notifications INDEXED BY notifications_queued SET routed_at = $1
                 WHERE routed_at IS NULL AND account_id = $2`,
-        params: [now, of.accountId],
-      };
-    } else {
-      yield {
-        sql: `UPDATE notifications INDEXED BY notifications_queued
+          params: [now, of.accountId],
+        };
+      } else {
+        yield {
+          sql: `UPDATE notifications INDEXED BY notifications_queued
                 SET status = 'dropped', reason = 'token_revoked', routed_at = $1
                 WHERE routed_at IS NULL AND token_id = $2 AND status = 'accepted'`,
-        params: [now, of.tokenId],
-      };
-    }
-  },
-};
+          params: [now, of.tokenId],
+        };
+      }
+    },
+    table: (alias, columns, at, rows) => ({
+      // jsonb_each: each row a binary JSON its columns are read from without parsing it again.
+      sql: `(SELECT ${columns.map(([name], i) => `value ->> ${i} AS ${name}`).join(', ')}
+             FROM jsonb_each($${at})) AS ${alias}`,
+      params: [JSON.stringify(rows)],
+    }),
+    skipLocked: '',
+    *lock() {},
+    takeQueued: (columns, now, limit) =>
+      all(
+        `SELECT ${columns}
+         FROM notifications n INDEXED BY notifications_queued
+         JOIN tokens t ON t.id = n.token_id
+         WHERE n.routed_at IS NULL AND n.created_at <= $1 ORDER BY n.created_at, n.id LIMIT $2`,
+        now,
+        limit,
+      ),
+    *leaveQueue() {},
+    queuedSince:
+      'SELECT min(created_at) AS at FROM notifications INDEXED BY notifications_queued WHERE routed_at IS NULL',
+  };
+}

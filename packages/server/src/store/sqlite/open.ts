@@ -5,8 +5,10 @@ import { pendingMigrations } from '../schema-version.js';
 import { accountsAndTokens } from '../sql/accounts.js';
 import { devices } from '../sql/devices.js';
 import { events } from '../sql/events.js';
+import { leases } from '../sql/leases.js';
 import { links } from '../sql/links.js';
 import { purgeRows } from '../sql/retention.js';
+import { routing } from '../sql/routing.js';
 import type { Store } from '../store.js';
 import { SqliteConnection } from './connection.js';
 import { sqliteCredentialLookup } from './credential-lookup.js';
@@ -15,9 +17,7 @@ import { sqliteDialect } from './dialect.js';
 import { holdFileLock } from './file-lock.js';
 import { sqliteHealth } from './health.js';
 import { LeaseOwners } from './lease-owners.js';
-import { sqliteLeases } from './leases.js';
 import { sqliteRecords } from './records.js';
-import { sqliteRouting } from './routing.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { sqliteSends } from './sends.js';
 import { sqliteSettings } from './settings.js';
@@ -93,8 +93,8 @@ function assemble(
     monthlyCount: sends.monthlyCount,
     ...sqliteRecords(db),
     ...events(d),
-    ...sqliteRouting(db, leasing),
-    ...sqliteLeases(db, leasing),
+    ...routing(d, leasing),
+    ...leases(d, leasing),
     ...sqliteSettings(d),
     purge: (cutoffs, batch) => d.write(() => purgeRows(d, cutoffs, batch)),
     // Nothing to reclaim: SQLite puts the pages a delete frees on its free list, and writes new rows
