@@ -1,5 +1,6 @@
 import type { Row } from '../rows.js';
 import { all, type Dialect, type Plan } from '../sql/plan.js';
+import { claimDue } from './claim-due.js';
 import { advisoryLocks, type PostgresConnection, type Session } from './connection.js';
 
 /** Runs a plan to its end, each statement awaited: in a transaction's session, or (reads) each on its own. */
@@ -73,7 +74,9 @@ export function postgresDialect(db: PostgresConnection): Dialect {
             AS ${alias}(${columns.map(([name]) => name).join(', ')})`,
       params: columns.map((_, i) => rows.map((row) => row[i])),
     }),
-    skipLocked: ' FOR UPDATE SKIP LOCKED',
+    unlocked: (where) => `FROM (SELECT notification_id, device_id FROM destinations
+        WHERE ${where} LIMIT 1000 FOR UPDATE SKIP LOCKED) AS due
+      WHERE destinations.notification_id = due.notification_id AND destinations.device_id = due.device_id`,
     *lock(names) {
       yield { native: (session: Session) => session.simple(advisoryLocks(names)) };
     },
@@ -93,5 +96,6 @@ export function postgresDialect(db: PostgresConnection): Dialect {
       yield { sql: 'DELETE FROM route_queue WHERE notification_id = ANY($1)', params: [ids] };
     },
     queuedSince: 'SELECT min(available_at) AS at FROM route_queue',
+    claim: claimDue,
   };
 }

@@ -1,7 +1,6 @@
 import type { AddressGone } from '../../model/devices.js';
 import type { EndedDestination } from '../../model/leases.js';
-import { REPLACED_BY_NEWER, unreadColumn } from '../queries.js';
-import { claimedFrom, endedOf, maybeNumber } from '../rows.js';
+import { endedOf, maybeNumber } from '../rows.js';
 import type { LeasesPart } from '../store.js';
 import { PROVIDER_SQL } from './migrations.js';
 import { all, type Dialect, get, overRows } from './plan.js';
@@ -10,15 +9,6 @@ import { lockNotifications, settle, skipWaiting } from './settling.js';
 /** What a destination the store ends itself returns, for the worker to log and count. */
 const ENDED_COLUMNS = `destinations.notification_id, destinations.device_id, state, push_status,
   (SELECT ${PROVIDER_SQL('v')} FROM devices v WHERE v.id = destinations.device_id) AS provider`;
-
-/**
- * `UPDATE destinations SET set` of the rows `due` selects (and, as `due.…`, what else it selects):
- * on PostgreSQL those no other transaction holds, the rest left for the next pass rather than
- * waited for (see Dialect.skipLocked).
- */
-const updateDue = (d: Dialect, set: string, due: string) => `UPDATE destinations SET ${set}
-  FROM (${due}${d.skipLocked}) AS due
-  WHERE destinations.notification_id = due.notification_id AND destinations.device_id = due.device_id`;
 
 /** Destinations leased to workers, and the ends of their attempts. `leasing` is told of an owner before its first lease. */
 export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPart {
@@ -29,26 +19,19 @@ export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPar
         const ended: EndedDestination[] = [];
         // A lease that ran out belongs to a worker that died mid-push: that attempt counted.
         for (const row of yield* all(
-          `${updateDue(
-            d,
-            `state = CASE WHEN attempts >= $1 THEN 'failed_permanent' ELSE 'pending' END,
+          `UPDATE destinations
+           SET state = CASE WHEN attempts >= $1 THEN 'failed_permanent' ELSE 'pending' END,
              reason = CASE WHEN attempts >= $1 THEN 'attempts_exhausted' END,
-             lease_owner = NULL, lease_until = NULL, next_attempt_at = $2, updated_at = $2`,
-            `SELECT notification_id, device_id FROM destinations WHERE state = 'sending' AND lease_until <= $2
-             LIMIT 1000`,
-          )} RETURNING ${ENDED_COLUMNS}`,
+             lease_owner = NULL, lease_until = NULL, next_attempt_at = $2, updated_at = $2
+           ${d.unlocked(`state = 'sending' AND lease_until <= $2`)} RETURNING ${ENDED_COLUMNS}`,
           maxAttempts,
           now,
         )) {
           if (row.state === 'failed_permanent') ended.push(endedOf(row));
         }
         for (const row of yield* all(
-          `${updateDue(
-            d,
-            `state = 'expired', reason = 'expired', updated_at = $1`,
-            `SELECT notification_id, device_id FROM destinations WHERE state = 'pending' AND expires_at <= $1
-             LIMIT 1000`,
-          )} RETURNING ${ENDED_COLUMNS}`,
+          `UPDATE destinations SET state = 'expired', reason = 'expired', updated_at = $1
+           ${d.unlocked(`state = 'pending' AND expires_at <= $1`)} RETURNING ${ENDED_COLUMNS}`,
           now,
         )) {
           ended.push(endedOf(row));
@@ -57,40 +40,8 @@ export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPar
           d,
           ended.map((destination) => destination.notificationId),
         );
-
-        // The due rows are leased, but those a newer send of their tag replaced are superseded.
-        const updated = yield* all(
-          `${updateDue(
-            d,
-            `state = CASE WHEN due.replaced THEN 'superseded' ELSE 'sending' END,
-             attempts = CASE WHEN due.replaced THEN attempts ELSE attempts + 1 END,
-             lease_owner = CASE WHEN due.replaced THEN NULL ELSE $3 END,
-             lease_until = CASE WHEN due.replaced THEN NULL ELSE CAST($4 AS bigint) END, updated_at = $1`,
-            `SELECT d.notification_id, d.device_id, ${REPLACED_BY_NEWER} AS replaced FROM destinations d
-             WHERE d.state = 'pending' AND d.next_attempt_at <= $1
-             ORDER BY d.next_attempt_at, d.${d.madeOrder} LIMIT $2`,
-          )} RETURNING destinations.notification_id, destinations.device_id, destinations.state`,
-          now,
-          limit,
-          owner,
-          now + leaseMs,
-        );
-        const rows = yield* overRows(
-          d,
-          updated.filter((row) => row.state === 'sending').map((row) => [row.notification_id, row.device_id]),
-          'k(notification_id text, device_id text)',
-          (k) => `SELECT c.notification_id, c.device_id, c.platform, c.attempts, c.push_id, c.created_at,
-                    c.expires_at, v.provider, v.push_address, v.push_data,
-                    COALESCE(v.push_since, v.created_at) AS device_created_at, n.payload, n.sender_name,
-                    ${unreadColumn('c', d.inList('$1'))}
-                  FROM ${k}
-                  JOIN destinations c ON c.notification_id = k.notification_id AND c.device_id = k.device_id
-                  JOIN devices v ON v.id = c.device_id
-                  JOIN notifications n ON n.id = c.notification_id
-                  ORDER BY c.next_attempt_at, c.${d.madeOrder}`,
-          d.list(unreadFor),
-        );
-        return { claimed: claimedFrom(rows, (row) => Number(row.attempts)), ended };
+        const claimed = yield* d.claim({ owner, now, leaseMs, limit, unreadFor });
+        return { claimed, ended };
       });
     },
 

@@ -1,4 +1,6 @@
+import type { ClaimedDestination } from '../../model/leases.js';
 import type { Row } from '../rows.js';
+import type { Store } from '../store.js';
 
 /**
  * A store operation written once for both databases, as a generator: it yields each statement
@@ -49,6 +51,9 @@ export function* overRows(
 export function* count(sql: string, ...params: unknown[]): Plan<number> {
   return Number(((yield { sql, params }) as Row[])[0]?.n ?? 0);
 }
+
+/** The options of a claim of due destinations (see Store.claimDestinations). */
+export type DueClaim = Omit<Parameters<Store['claimDestinations']>[0], 'maxAttempts'>;
 
 /**
  * What differs between the two databases, for the operations written once (store/sql/). What
@@ -116,11 +121,11 @@ export interface Dialect {
     rows: unknown[][],
   ): { sql: string; params: unknown[] };
   /**
-   * Skips, after a read in a write, the rows another transaction holds, to be taken by a later one
-   * rather than waited for: PostgreSQL's `FOR UPDATE SKIP LOCKED`, where workers run at once;
-   * nothing in SQLite, whose one writer runs alone.
+   * After `UPDATE destinations SET …`, the rows `where` picks: PostgreSQL's up to 1000 of them that
+   * no other transaction holds (`FOR UPDATE SKIP LOCKED`), the rest left for the next pass rather
+   * than waited for; all of them in SQLite.
    */
-  readonly skipLocked: string;
+  unlocked(where: string): string;
   /** Takes the advisory locks named (PostgreSQL: see advisoryLocks); nothing in SQLite. */
   lock(names: string[]): Plan<void>;
   /**
@@ -133,4 +138,9 @@ export interface Dialect {
   leaveQueue(ids: string[]): Plan<void>;
   /** The queue's oldest send, `at` (see nextDeliveryAt). */
   readonly queuedSince: string;
+  /**
+   * Leases the due destinations to `owner`, superseding those a newer send of their tag replaced:
+   * in one statement in PostgreSQL, whose `WITH` changes rows; in three in SQLite, whose does not.
+   */
+  claim(options: DueClaim): Plan<ClaimedDestination[]>;
 }

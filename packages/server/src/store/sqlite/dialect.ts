@@ -1,4 +1,5 @@
 import { all, type Dialect, type Plan, type Step } from '../sql/plan.js';
+import { claimDue } from './claim-due.js';
 import type { SqliteConnection } from './connection.js';
 
 /** `$1` placeholders as SQLite's `?1`, once per text. */
@@ -66,7 +67,7 @@ export function sqliteDialect(db: SqliteConnection): Dialect {
              FROM jsonb_each($${at})) AS ${alias}`,
       params: [JSON.stringify(rows)],
     }),
-    skipLocked: '',
+    unlocked: (where) => `WHERE ${where}`,
     *lock() {},
     takeQueued: (columns, now, limit) =>
       all(
@@ -80,5 +81,6 @@ export function sqliteDialect(db: SqliteConnection): Dialect {
     *leaveQueue() {},
     queuedSince:
       'SELECT min(created_at) AS at FROM notifications INDEXED BY notifications_queued WHERE routed_at IS NULL',
+    claim: claimDue,
   };
 }
