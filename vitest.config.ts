@@ -19,7 +19,8 @@ import { SERVER_TEST_TIMEOUTS } from './packages/server/vitest.config.js';
 const FAST = process.env.FOXBELL_TIER === 'fast';
 /** Files that start a process of some kind. */
 const STARTS_PROCESSES = ['test/**/*.process.*'];
-const GUARD = ['@foxbell/test-support/fast-tier-setup'];
+/** The guard, and each file's own copy of the workspace's modules in a worker it shares (`isolate`). */
+const FAST_TIER = { setupFiles: ['@foxbell/test-support/fast-tier-setup'], isolate: false };
 /**
  * The fast tier imports `@foxbell/sdk` from its sources, so it needs no build first (the build
  * took longer than the rest of the tier together on a loaded machine); `pnpm test` tests the
@@ -60,11 +61,11 @@ export default defineConfig({
     projects: FAST
       ? [
           ...['sdk', 'cli', 'start'].map((name) =>
-            packageProject(name, { exclude: ['**/node_modules/**', ...STARTS_PROCESSES], setupFiles: GUARD }),
+            packageProject(name, { exclude: ['**/node_modules/**', ...STARTS_PROCESSES], ...FAST_TIER }),
           ),
           packageProject('server', {
             exclude: ['**/node_modules/**', 'test/**/*.postgres.test.ts', ...STARTS_PROCESSES],
-            setupFiles: GUARD,
+            ...FAST_TIER,
           }),
         ]
       : [
