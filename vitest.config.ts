@@ -19,8 +19,14 @@ import { SERVER_TEST_TIMEOUTS } from './packages/server/vitest.config.js';
 const FAST = process.env.FOXBELL_TIER === 'fast';
 /** Files that start a process of some kind. */
 const STARTS_PROCESSES = ['test/**/*.process.*'];
-/** The guard, and each file's own copy of the workspace's modules in a worker it shares (`isolate`). */
-const FAST_TIER = { setupFiles: ['@foxbell/test-support/fast-tier-setup'], isolate: false };
+/**
+ * Workers that run file after file, each file with its own copy of the workspace's modules
+ * (test-support's fresh-modules): for every package's tests, in both tiers.
+ */
+const FRESH_MODULES = '@foxbell/test-support/fresh-modules';
+const SHARED_WORKERS = { isolate: false, setupFiles: [FRESH_MODULES] };
+/** The fast tier's: the guard as well. */
+const FAST_TIER = { isolate: false, setupFiles: [FRESH_MODULES, '@foxbell/test-support/fast-tier-setup'] };
 /**
  * The fast tier imports `@foxbell/sdk` from its sources, so it needs no build first (the build
  * took longer than the rest of the tier together on a loaded machine); `pnpm test` tests the
@@ -69,7 +75,7 @@ export default defineConfig({
           }),
         ]
       : [
-          ...['sdk', 'cli', 'server', 'start'].map((name) => packageProject(name)),
+          ...['sdk', 'cli', 'server', 'start'].map((name) => packageProject(name, SHARED_WORKERS)),
           // The SDK on Bun, Deno and workerd, which `pnpm test:runtimes` installs and names here.
           ...(process.env.FOXBELL_RUNTIMES
             ? [
@@ -94,6 +100,7 @@ export default defineConfig({
               include: ['test/**/*.stores.test.ts', 'test/**/*.postgres.test.ts'],
               globalSetup: ['./test/postgres-setup.ts'],
               ...SERVER_TEST_TIMEOUTS,
+              ...SHARED_WORKERS,
             },
           },
         ],
