@@ -1,6 +1,8 @@
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import LongestFirst from '@foxbell/test-support/longest-first';
 import { defineConfig } from 'vitest/config';
+import { ENTRIES, specifierOf } from './packages/sdk/entries.js';
 import { SERVER_TEST_TIMEOUTS } from './packages/server/vitest.config.js';
 
 // One project per package; `pnpm test` runs them all, `vitest run --project sdk` one of them.
@@ -17,7 +19,23 @@ import { SERVER_TEST_TIMEOUTS } from './packages/server/vitest.config.js';
 const FAST = process.env.FOXBELL_TIER === 'fast';
 /** Files that start a process of some kind. */
 const STARTS_PROCESSES = ['test/**/*.process.*'];
-const GUARD = ['@foxbell/test-support/fast-tier-setup'];
+/**
+ * Workers that run file after file, each file with its own copy of the workspace's modules
+ * (test-support's fresh-modules): for every package's tests, in both tiers.
+ */
+const FRESH_MODULES = '@foxbell/test-support/fresh-modules';
+const SHARED_WORKERS = { isolate: false, setupFiles: [FRESH_MODULES] };
+/** The fast tier's: the guard as well. */
+const FAST_TIER = { isolate: false, setupFiles: [FRESH_MODULES, '@foxbell/test-support/fast-tier-setup'] };
+/**
+ * The fast tier imports `@foxbell/sdk` from its sources, so it needs no build first (the build
+ * took longer than the rest of the tier together on a loaded machine); `pnpm test` tests the
+ * built package, as users get it.
+ */
+const SDK_SOURCES = Object.entries(ENTRIES).map(([entry, source]) => ({
+  find: new RegExp(`^${specifierOf(entry)}$`),
+  replacement: fileURLToPath(new URL(`./packages/sdk/${source}`, import.meta.url)),
+}));
 
 /**
  * Files run at once, by every project (each takes it from here: see `projects`): vitest's default
@@ -36,6 +54,7 @@ const WORKERS = Math.max(2, availableParallelism() - 1);
 const project = (root: string, config: string, name: string, test: object = {}) => ({
   extends: `${root}/${config}`,
   root,
+  ...(FAST ? { resolve: { alias: SDK_SOURCES } } : {}),
   test: { name, maxWorkers: WORKERS, ...test },
 });
 const packageProject = (name: string, test: object = {}) =>
@@ -48,15 +67,15 @@ export default defineConfig({
     projects: FAST
       ? [
           ...['sdk', 'cli', 'start'].map((name) =>
-            packageProject(name, { exclude: ['**/node_modules/**', ...STARTS_PROCESSES], setupFiles: GUARD }),
+            packageProject(name, { exclude: ['**/node_modules/**', ...STARTS_PROCESSES], ...FAST_TIER }),
           ),
           packageProject('server', {
             exclude: ['**/node_modules/**', 'test/**/*.postgres.test.ts', ...STARTS_PROCESSES],
-            setupFiles: GUARD,
+            ...FAST_TIER,
           }),
         ]
       : [
-          ...['sdk', 'cli', 'server', 'start'].map((name) => packageProject(name)),
+          ...['sdk', 'cli', 'server', 'start'].map((name) => packageProject(name, SHARED_WORKERS)),
           // The SDK on Bun, Deno and workerd, which `pnpm test:runtimes` installs and names here.
           ...(process.env.FOXBELL_RUNTIMES
             ? [
@@ -81,6 +100,7 @@ export default defineConfig({
               include: ['test/**/*.stores.test.ts', 'test/**/*.postgres.test.ts'],
               globalSetup: ['./test/postgres-setup.ts'],
               ...SERVER_TEST_TIMEOUTS,
+              ...SHARED_WORKERS,
             },
           },
         ],

@@ -151,7 +151,8 @@ export function serverForAll(options: ServerOptions = {}): () => TestServer {
   };
 }
 
-async function openServer(options: ServerOptions): Promise<TestServer> {
+/** A server as `startServer` makes it, closed by the caller: for the tests' own helpers that share one. */
+export async function openServer(options: ServerOptions): Promise<TestServer> {
   const clock = new ManualClock();
   const opened = await openTestStore();
   const store = options.wrapStore ? options.wrapStore(opened) : opened;

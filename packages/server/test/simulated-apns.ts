@@ -1,4 +1,4 @@
-import { afterEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { ApnsClient } from '../src/delivery/apns/client.js';
 import { APNS } from '../src/delivery/apns/entry.js';
 import { newProviderKeyPem, type ProviderKey } from '../src/delivery/apns/provider-token.js';
@@ -9,7 +9,7 @@ import { DeliveryWorker, type DeliveryWorkerOptions } from '../src/delivery/work
 import type { Clock } from '../src/kernel/clock.js';
 import { deliveryLogOf } from '../src/main/start-delivery.js';
 import { ApnsSimulator, type ApnsSimulatorOptions } from '../src/simulator/simulator.js';
-import { startServer, type TestServer } from './helpers.js';
+import { serverForAll, startServer, type TestServer } from './helpers.js';
 
 export const TOPICS: ApnsTopics = {
   ios: 'app.foxbell.test',
@@ -24,6 +24,13 @@ export const PROVIDER_KEY: ProviderKey = {
   teamId: 'TEAM000001',
 };
 
+/** The test key as the simulator knows it. */
+const SIMULATOR_KEY = {
+  keyId: PROVIDER_KEY.keyId,
+  teamId: PROVIDER_KEY.teamId,
+  keyPem: PROVIDER_KEY.privateKeyPem,
+};
+
 const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
@@ -34,11 +41,7 @@ export async function startSimulator(
   clock: Clock,
   options: ApnsSimulatorOptions = {},
 ): Promise<{ sim: ApnsSimulator; client: ApnsClient }> {
-  const sim = await ApnsSimulator.start({
-    clock,
-    keys: [{ keyId: PROVIDER_KEY.keyId, teamId: PROVIDER_KEY.teamId, keyPem: PROVIDER_KEY.privateKeyPem }],
-    ...options,
-  });
+  const sim = await ApnsSimulator.start({ clock, keys: [SIMULATOR_KEY], ...options });
   const client = new ApnsClient({ url: sim.url, ca: sim.ca, key: PROVIDER_KEY, clock });
   closing.push(async () => {
     await client.close();
@@ -58,14 +61,51 @@ export interface DeliveryServer extends TestServer {
   transport: PushTransport;
 }
 
-/** The real app, store, worker, client and simulator, sharing one manual clock. */
+/** The real app, store, worker, client and simulator, sharing one manual clock; closed after each test. */
 export async function startDeliveryServer(
   options: Parameters<typeof startServer>[0] = {},
 ): Promise<DeliveryServer> {
   const server = await startServer(options);
   const { sim, client } = await startSimulator(server.clock);
-  const addWorker = (transport: PushTransport, options: Partial<DeliveryWorkerOptions> = {}) => {
-    const worker = new DeliveryWorker({
+  const delivery = withDelivery(server, sim, client);
+  closing.push(() => delivery.worker.idle());
+  return delivery;
+}
+
+/**
+ * One delivery server for every test of the `describe` (or file) this is called in, as
+ * `serverForAll` makes its server, for tests that leave it as they found it: each makes an account
+ * of its own, none moves the clock, stops a worker or reads the log of the whole server. What the
+ * simulator received, and its scripts, are forgotten before each test, so that `sim.received()` is
+ * the test's own pushes.
+ */
+export function deliveryServerForAll(options: Parameters<typeof startServer>[0] = {}): () => DeliveryServer {
+  const shared = serverForAll(options);
+  let delivery: DeliveryServer | undefined;
+  beforeAll(async () => {
+    const server = shared();
+    const sim = await ApnsSimulator.start({ clock: server.clock, keys: [SIMULATOR_KEY] });
+    const client = new ApnsClient({ url: sim.url, ca: sim.ca, key: PROVIDER_KEY, clock: server.clock });
+    delivery = withDelivery(server, sim, client);
+  });
+  beforeEach(() => delivery?.sim.reset());
+  afterAll(async () => {
+    if (!delivery) return;
+    await delivery.worker.idle();
+    await delivery.client.close();
+    await delivery.sim.close();
+  });
+  return () => {
+    if (!delivery)
+      throw new Error('deliveryServerForAll: its server starts before the first test, not at import');
+    return delivery;
+  };
+}
+
+/** The server with a worker driven by hand, pushing to `sim` through `client`. */
+function withDelivery(server: TestServer, sim: ApnsSimulator, client: ApnsClient): DeliveryServer {
+  const addWorker = (transport: PushTransport, options: Partial<DeliveryWorkerOptions> = {}) =>
+    new DeliveryWorker({
       store: server.store,
       transports: { [APNS]: transport },
       clock: server.clock,
@@ -74,10 +114,7 @@ export async function startDeliveryServer(
       log: deliveryLogOf(server.log),
       ...options,
     });
-    return worker;
-  };
   const transport = new ApnsTransport(client, TOPICS);
   const worker = addWorker(transport);
-  closing.push(() => worker.idle());
   return { ...server, sim, client, worker, addWorker, transport };
 }

@@ -12,11 +12,17 @@ export const TEST_STORE: 'sqlite' | 'postgres' =
 /** The PostgreSQL the tests use: one place says which, for every package's tests. */
 export { TEST_DATABASE_URL } from '@foxbell/test-support/database-url';
 
-let schemas = 0;
+/**
+ * Schemas this process made. Counted on the process, not in this module: a worker runs file after
+ * file, each with its own copy of this module (test-support's fresh-modules), and a count that
+ * started again with each file named a schema an earlier file had made.
+ */
+const made = Symbol.for('foxbell.test-schemas');
+const worker = globalThis as { [made]?: number };
 /** A schema of this run no other test uses (the run's set-up drops them all at its end). */
 export function newTestSchema(): string {
-  schemas += 1;
-  return `${inject('schemaPrefix')}_${process.pid}_${schemas}`;
+  worker[made] = (worker[made] ?? 0) + 1;
+  return `${inject('schemaPrefix')}_${process.pid}_${worker[made]}`;
 }
 
 /** A fresh, empty store of the kind this run tests. */

@@ -5,7 +5,18 @@ import type { PushDestination, PushOutcome } from '../../src/delivery/transport.
 import { Metrics } from '../../src/metrics/metrics.js';
 import { type Account, createAccount, createToken, warningsOf, willNotArrive } from '../helpers.js';
 import { PROVIDER_IDS } from '../providers.js';
-import { type DeliveryServer, PROVIDER_KEY, startDeliveryServer, TOPICS } from '../simulated-apns.js';
+import {
+  type DeliveryServer,
+  deliveryServerForAll,
+  PROVIDER_KEY,
+  startDeliveryServer,
+  TOPICS,
+} from '../simulated-apns.js';
+
+// One server for the tests that make an account of their own and leave the clock, the workers and
+// the log alone; those that move the clock, script failures into retries, stop a worker or read the
+// warnings of the whole server start their own.
+const shared = deliveryServerForAll();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -35,7 +46,7 @@ const bodiesPushedTo = (server: DeliveryServer, device: Account['devices'][numbe
 
 describe('delivery to every device of a send', () => {
   it('pushes a send to each auto device over HTTP/2 and reports sent_to_push with each destination accepted', async () => {
-    const server = await startDeliveryServer();
+    const server = shared();
     const account = await createAccount(server, { name: 'CI' });
     const id = await sendAndDeliver(server, account.token, { message: 'Build passed', scene: 'rocket' });
 
@@ -89,7 +100,7 @@ describe('delivery to every device of a send', () => {
   });
 
   it('maps every field to APNs headers and payload keys', async () => {
-    const server = await startDeliveryServer();
+    const server = shared();
     const account = await createAccount(server, { name: 'Garage bot' });
     const id = await sendAndDeliver(server, account.token, {
       message: 'Door left open',
@@ -140,7 +151,7 @@ describe('delivery to every device of a send', () => {
   });
 
   it('sends time-sensitive levels at priority 10 with their interruption level', async () => {
-    const server = await startDeliveryServer();
+    const server = shared();
     const account = await createAccount(server);
     await sendAndDeliver(server, account.token, { message: 'x', level: 2, target: 'watch' });
     const [push] = server.sim.received();
@@ -151,7 +162,7 @@ describe('delivery to every device of a send', () => {
   });
 
   it('shortens a message that would take the push over 4 KB, and keeps the full text in the inbox', async () => {
-    const server = await startDeliveryServer();
+    const server = shared();
     const account = await createAccount(server);
     const message = `${'é\n'.repeat(1300)}end`;
     const id = await sendAndDeliver(server, account.token, {
@@ -173,7 +184,7 @@ describe('delivery to every device of a send', () => {
   });
 
   it('counts a send once against the quota however many devices it reaches', async () => {
-    const server = await startDeliveryServer();
+    const server = shared();
     const account = await createAccount(server);
     await sendAndDeliver(server, account.token, { message: 'one' });
     expect(server.sim.received()).toHaveLength(3);
@@ -182,12 +193,14 @@ describe('delivery to every device of a send', () => {
       json: { message: 'two' },
     });
     expect(next.headers.get('x-ratelimit-remaining')).toBe('9998');
+    // Delivered, so that the next test's worker finds nothing of this one waiting.
+    await server.worker.tick();
   });
 });
 
 describe('routing a target', () => {
   async function withDevices(devices: [string, string, boolean?][]) {
-    const server = await startDeliveryServer();
+    const server = shared();
     const account = await createAccount(server);
     for (const device of account.devices) {
       await server.request('DELETE', `/v1/devices/${device.id}`, { token: account.key });
@@ -606,7 +619,7 @@ describe('attempts, retries and deadlines', () => {
   });
 
   it('drops with token_revoked a send whose token was revoked before delivery started', async () => {
-    const server = await startDeliveryServer();
+    const server = shared();
     const account = await createAccount(server);
     const tokens = await server.request('GET', '/v1/tokens', { token: account.key });
     const reply = await server.request('POST', '/v1/notifications', {
@@ -695,7 +708,7 @@ describe('tags', () => {
   });
 
   it('sends a tagged update to a device already holding the old one with the tag as apns-collapse-id', async () => {
-    const server = await startDeliveryServer();
+    const server = shared();
     const account = await createAccount(server);
     await sendAndDeliver(server, account.token, { message: 'v1', tag: 'deploy', target: 'watch' });
     await sendAndDeliver(server, account.token, { message: 'v2', tag: 'deploy', target: 'watch' });
@@ -708,7 +721,7 @@ describe('tags', () => {
 
 describe('opened and cleared', () => {
   it('moves status to opened, then cleared, and fills handled', async () => {
-    const server = await startDeliveryServer();
+    const server = shared();
     const account = await createAccount(server);
     const id = await sendAndDeliver(server, account.token, { message: 'tap me', target: 'iphone' });
     const device = account.devices[0] as Account['devices'][number];

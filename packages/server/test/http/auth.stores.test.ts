@@ -5,10 +5,16 @@ import {
   createToken,
   expectError,
   FOREIGN_TOKEN,
+  serverForAll,
   startServer,
 } from '../helpers.js';
 
 const send = { message: 'hi' };
+
+// One server for the tests that make an account of their own and leave the clock. Those that count
+// unknown credentials per client address, or move the clock, start their own; the few unknown
+// credentials the others present stay far below that limit (30 a minute).
+const shared = serverForAll();
 
 describe('authentication', () => {
   it.each([
@@ -17,7 +23,7 @@ describe('authentication', () => {
     ['a well-formed token this service never issued', FOREIGN_TOKEN],
     ['a token with a wrong prefix', `fox_sand_${'a'.repeat(32)}`],
   ])('responds with 401 unauthorized for %s', async (_name, token) => {
-    const server = await startServer();
+    const server = shared();
     const reply = await server.request('POST', '/v1/notifications', {
       json: send,
       ...(token === undefined ? {} : { token }),
@@ -84,7 +90,7 @@ describe('authentication', () => {
   });
 
   it('responds with 401 unauthorized for an Authorization header that is not Bearer', async () => {
-    const server = await startServer();
+    const server = shared();
     const { token } = await createAccount(server);
     const reply = await server.request('POST', '/v1/notifications', {
       json: send,
@@ -94,7 +100,7 @@ describe('authentication', () => {
   });
 
   it('responds with 401 token_revoked after the token is deleted', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const tokens = await server.request('GET', '/v1/tokens', { token: account.key });
     const [{ id }] = tokens.body.tokens;
@@ -123,7 +129,7 @@ describe('authentication', () => {
   });
 
   it('responds with 401 account_deleted for the key and tokens of a deleted account', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     expect((await server.request('DELETE', '/v1/account', { token: account.key })).status).toBe(204);
     expectError(
@@ -135,7 +141,7 @@ describe('authentication', () => {
   });
 
   it('responds with 401 key_rotated for an account key replaced by a rotation', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const rotated = await server.request('POST', '/v1/account/key', { token: account.key, json: {} });
     expect(rotated.status).toBe(201);
@@ -153,7 +159,7 @@ describe('authentication', () => {
       ['an account key', 'admin', 'POST', '/v1/admin/pause'],
       ['the admin key', 'management', 'GET', '/v1/devices'],
     ])('%s on a %s route (%s %s)', async (who, _kind, method, path) => {
-      const server = await startServer();
+      const server = shared();
       const account = await createAccount(server);
       const token =
         who === 'an account key' ? account.key : who === 'the admin key' ? ADMIN_KEY : account.token;
@@ -163,7 +169,7 @@ describe('authentication', () => {
   });
 
   it('lets any valid credential read the scene catalog', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     for (const token of [account.token, account.key, ADMIN_KEY]) {
       expect((await server.request('GET', '/v1/scenes', { token })).status).toBe(200);
@@ -174,7 +180,7 @@ describe('authentication', () => {
 
 describe('token options', () => {
   it('rejects a scene outside the allowlist with 403 scene_not_allowed, the default notice included', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const token = await createToken(server, account.key, { scenes: ['rocket'] });
     expect(
@@ -196,7 +202,7 @@ describe('token options', () => {
   });
 
   it('rejects url, url_title and image from a token without URL permission with 422 urls_not_allowed', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const agent = await createToken(server, account.key, { kind: 'agent' });
     const post = (json: object) =>
@@ -213,7 +219,7 @@ describe('token options', () => {
   });
 
   it("applies the token's default target when a send names none", async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const token = await createToken(server, account.key, { default_target: 'watch' });
     const plain = await server.request('POST', '/v1/notifications', { token, json: send });
@@ -226,7 +232,7 @@ describe('token options', () => {
   });
 
   it('shows each notification with the name of its sender', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const token = await createToken(server, account.key, { name: 'Nightly build' });
     const reply = await server.request('POST', '/v1/notifications', { token, json: send });
@@ -237,7 +243,7 @@ describe('token options', () => {
 
 describe('response headers', () => {
   it('marks every response no-store and nosniff: accepted, rejected, read, and not found', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const sent = await server.request('POST', '/v1/notifications', { token: account.token, json: send });
     const replies = [

@@ -7,14 +7,19 @@ import {
   expectError,
   pushToken,
   routeQueued,
+  serverForAll,
   startServer,
 } from '../helpers.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+// One server for the tests that make an account of their own and leave the clock; those that move
+// it (expiries, windows, retention) start their own.
+const shared = serverForAll();
+
 describe('accounts and keys', () => {
   it('creates an account with the admin key', async () => {
-    const server = await startServer();
+    const server = shared();
     const reply = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: { name: 'Ana' } });
     expect(reply.status).toBe(201);
     expect(reply.body).toEqual({
@@ -25,7 +30,7 @@ describe('accounts and keys', () => {
   });
 
   it('rejects unknown fields and wrong types in management bodies', async () => {
-    const server = await startServer();
+    const server = shared();
     expectError(
       await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: { nme: 'x' } }),
       400,
@@ -50,7 +55,7 @@ describe('accounts and keys', () => {
   });
 
   it('rotates the key as compare-and-set on its generation', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const rotated = await server.request('POST', '/v1/account/key', {
       token: account.key,
@@ -69,7 +74,7 @@ describe('accounts and keys', () => {
 
 describe('devices', () => {
   it('registers, lists, renames and removes devices', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const created = await server.request('POST', '/v1/devices', {
       token: account.key,
@@ -124,7 +129,7 @@ describe('devices', () => {
   });
 
   it('rejects a 21st device with 409 limit_reached and a registered push token with 409 device_exists', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const register = (token: string) =>
       server.request('POST', '/v1/devices', {
@@ -141,7 +146,7 @@ describe('devices', () => {
   });
 
   it('moves a push token another account registered, with the same response as for a new one: nothing of that account leaks', async () => {
-    const server = await startServer();
+    const server = shared();
     const first = await createAccount(server);
     const second = await createAccount(server);
     const phone = first.devices[0] as (typeof first.devices)[number];
@@ -194,7 +199,7 @@ describe('devices', () => {
     [{ name: 'n'.repeat(65), platform: 'ios', push_token: 'a'.repeat(64) }, 'invalid_field', 'name'],
     [{ platform: 'ios', push_token: 'a'.repeat(64) }, 'missing_field', 'name'],
   ])('rejects device %j', async (json, code, field) => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     expectError(await server.request('POST', '/v1/devices', { token: account.key, json }), 400, code, field);
   });
@@ -204,7 +209,7 @@ describe('devices', () => {
     ['\ud800x', 'name must be valid Unicode (it has a lone surrogate)'],
     [`${'é'.repeat(32)}e`, 'name must be 1 to 64 bytes'],
   ])('rejects the device name %j by the text rule of sends: %s', async (name, message) => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const reply = await server.request('POST', '/v1/devices', {
       token: account.key,
@@ -215,7 +220,7 @@ describe('devices', () => {
   });
 
   it('takes a device name of exactly 64 bytes, with a tab and a newline in it', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const name = `${'é'.repeat(31)}\t\n`;
     const reply = await server.request('POST', '/v1/devices', {
@@ -227,7 +232,7 @@ describe('devices', () => {
   });
 
   it('responds with 403 forbidden to a token whose device_names scope is off', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const token = await createToken(server, account.key, { device_names: false });
     expectError(await server.request('GET', '/v1/devices', { token }), 403, 'forbidden');
@@ -236,7 +241,7 @@ describe('devices', () => {
 
 describe('tokens', () => {
   it('creates a token, shows its secret once, and lists it without secrets', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const created = await server.request('POST', '/v1/tokens', {
       token: account.key,
@@ -263,7 +268,7 @@ describe('tokens', () => {
   });
 
   it('takes an expiry on a day that exists, 29 February of a leap year included', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const reply = await server.request('POST', '/v1/tokens', {
       token: account.key,
@@ -274,7 +279,7 @@ describe('tokens', () => {
   });
 
   it('rejects a 51st live token with 409 limit_reached', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     for (let i = 2; i <= 50; i++) await createToken(server, account.key);
     const refused = await server.request('POST', '/v1/tokens', { token: account.key, json: {} });
@@ -310,7 +315,7 @@ describe('tokens', () => {
     [{ kind: 'robot' }, 'kind'],
     [{ own_status: 'yes' }, 'own_status'],
   ])('rejects token options %j', async (json, field) => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     expectError(
       await server.request('POST', '/v1/tokens', { token: account.key, json }),
@@ -321,7 +326,7 @@ describe('tokens', () => {
   });
 
   it('drops the notifications of a revoked token that are not yet routed, with reason token_revoked', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const sent = await server.request('POST', '/v1/notifications', {
       token: account.token,
@@ -338,7 +343,7 @@ describe('tokens', () => {
 
 describe('status, events and the inbox', () => {
   it('returns the status record of a notification sent by the same token', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const sent = await server.request('POST', '/v1/notifications', {
       token: account.token,
@@ -352,7 +357,7 @@ describe('status, events and the inbox', () => {
   });
 
   it('responds with 404 for another token, an unknown id, and any id while own_status is off', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const other = await createToken(server, account.key);
     const blind = await createToken(server, account.key, { own_status: false });
@@ -595,7 +600,7 @@ describe('status, events and the inbox', () => {
 
 describe('scenes and unknown routes', () => {
   it('lists each scene with its versions and a JSON Schema of the parameters', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const reply = await server.request('GET', '/v1/scenes', { token: account.token });
     const rocket = reply.body.scenes.find((scene: { id: string }) => scene.id === 'rocket');
@@ -616,7 +621,7 @@ describe('scenes and unknown routes', () => {
   });
 
   it('answers an unknown route with 404 not_found and the full error body', async () => {
-    const server = await startServer();
+    const server = shared();
     expectError(await server.request('GET', '/v1/nothing'), 404, 'not_found');
     expectError(await server.request('GET', '/v1/scenes/'), 404, 'not_found');
   });

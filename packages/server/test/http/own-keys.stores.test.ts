@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { createAccount, createToken, expectError, pushToken } from '../helpers.js';
-import { startDeliveryServer } from '../simulated-apns.js';
+import { deliveryServerForAll } from '../simulated-apns.js';
 
 /** Names every plain object has through its prototype. */
 const INHERITED = ['toString', 'constructor', 'valueOf', '__proto__', 'hasOwnProperty', 'isPrototypeOf'];
 
 describe('user strings are looked up as own keys only: names an object inherits mean nothing special', () => {
+  // Every test sends with an account of its own, delivers what it sent, and leaves the clock.
+  const shared = deliveryServerForAll();
   it.each(INHERITED)(
     'a device named %s can be a target, named by a send or by a token default',
     async (name) => {
-      const server = await startDeliveryServer();
+      const server = shared();
       const account = await createAccount(server);
       const device = await server.request('POST', '/v1/devices', {
         token: account.key,
@@ -43,7 +45,7 @@ describe('user strings are looked up as own keys only: names an object inherits 
   );
 
   it.each(INHERITED)('a target %s that names no device is dropped with no_matching_device', async (name) => {
-    const server = await startDeliveryServer();
+    const server = shared();
     const account = await createAccount(server);
     const sent = await server.request('POST', '/v1/notifications', {
       token: account.token,
@@ -60,7 +62,7 @@ describe('user strings are looked up as own keys only: names an object inherits 
   it.each(INHERITED)(
     'a scene named %s is not in the catalog, nor a scene parameter of that name',
     async (name) => {
-      const server = await startDeliveryServer();
+      const server = shared();
       const account = await createAccount(server);
       const post = (json: unknown) =>
         server.request('POST', '/v1/notifications', { token: account.token, json });

@@ -1,11 +1,12 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ADMIN_KEY,
   createAccount,
   linkedDevice,
   pushToken,
+  serverForAll,
   startServer,
   type TestServer,
 } from '../helpers.js';
@@ -15,20 +16,37 @@ afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
 });
 
-/** A server logging at the default level (info) into `lines`. */
-async function serverWithLog(
-  limits: NonNullable<Parameters<typeof startServer>[0]>['limits'] = undefined,
-): Promise<{ server: TestServer; lines: string[] }> {
-  const lines: string[] = [];
+/** A log at the default level (info) into `lines`. */
+function logInto(lines: string[]) {
   const stream = new Writable({
     write(chunk, _encoding, done) {
       lines.push(String(chunk));
       done();
     },
   });
-  const server = await startServer({ logger: { level: 'info', stream }, ...(limits ? { limits } : {}) });
+  return { level: 'info', stream };
+}
+
+/** A server of its own logging into `lines`, for a test that changes its limits. */
+async function serverWithLog(
+  limits: NonNullable<Parameters<typeof startServer>[0]>['limits'],
+): Promise<{ server: TestServer; lines: string[] }> {
+  const lines: string[] = [];
+  const server = await startServer({ logger: logInto(lines), limits });
   return { server, lines };
 }
+
+/**
+ * One server for the other tests, each with an account of its own, none moving the clock: its log
+ * lines are those of the test running (emptied before each). The few unknown credentials they
+ * present stay below the limit of 30 a minute per client address.
+ */
+const sharedLines: string[] = [];
+const shared = serverForAll({ logger: logInto(sharedLines) });
+beforeEach(() => {
+  sharedLines.length = 0;
+});
+const sharedWithLog = () => ({ server: shared(), lines: sharedLines });
 
 interface RawResponse {
   status: number;
@@ -77,7 +95,7 @@ function expectSpecError(answer: RawResponse, status: number, code: string) {
 
 describe('credentials in odd URLs never reach a log line or a response', () => {
   it('hides a send token in every spelling of the URL-token path, accepted or rejected', async () => {
-    const { server, lines } = await serverWithLog();
+    const { server, lines } = sharedWithLog();
     const account = await createAccount(server);
     const token = account.token;
     const secret = token.slice('fox_send_'.length);
@@ -115,7 +133,7 @@ describe('credentials in odd URLs never reach a log line or a response', () => {
   });
 
   it('logs no query string, so the text of a URL-token send stays out of the log', async () => {
-    const { server, lines } = await serverWithLog();
+    const { server, lines } = sharedWithLog();
     const account = await createAccount(server);
     const sent = await server.request(
       'GET',
@@ -130,7 +148,7 @@ describe('credentials in odd URLs never reach a log line or a response', () => {
   });
 
   it("keeps the ids of a matched route whole, so an operator finds a person's notification, device or token", async () => {
-    const { server, lines } = await serverWithLog();
+    const { server, lines } = sharedWithLog();
     const account = await createAccount(server);
     const sent = await server.request('POST', '/v1/notifications', {
       token: account.token,
@@ -259,7 +277,7 @@ describe('a credential in a path is hidden from its prefix to the end of its seg
   });
 
   it('hides the admin key, and a path segment holding 12 of its characters in a row, however it is split', async () => {
-    const { server, lines } = await serverWithLog();
+    const { server, lines } = sharedWithLog();
     const [head, tail] = [ADMIN_KEY.slice(0, 17), ADMIN_KEY.slice(17)];
     for (const join of ['', '%ZZ', '%C0%AE', '.', '%2F', '%252F']) {
       for (const path of [`/v1/send/x${head}${join}${tail}`, `/nowhere/${head}${join}${tail}/after`]) {
@@ -280,7 +298,7 @@ describe('a credential in a path is hidden from its prefix to the end of its seg
 
 describe('every response carries X-Request-Id and the spec error body', () => {
   it('a path that is not valid percent-encoding: 400 invalid_request, not the parser’s words', async () => {
-    const { server } = await serverWithLog();
+    const { server } = sharedWithLog();
     const answer = await exchange(
       server.url,
       'PUT /v1/notifications/%ff/status HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
@@ -290,13 +308,13 @@ describe('every response carries X-Request-Id and the spec error body', () => {
   });
 
   it('a request without Host: 400 invalid_request', async () => {
-    const { server } = await serverWithLog();
+    const { server } = sharedWithLog();
     const answer = await exchange(server.url, 'GET /v1/scenes HTTP/1.1\r\nConnection: close\r\n\r\n');
     expectSpecError(answer, 400, 'invalid_request');
   });
 
   it('an Expect other than 100-continue is ignored, as RFC 9110 allows, and the request responded', async () => {
-    const { server } = await serverWithLog();
+    const { server } = sharedWithLog();
     const account = await createAccount(server);
     for (const expectation of ['bogus', 'x-foo=1']) {
       const answer = await exchange(
@@ -316,7 +334,7 @@ describe('every response carries X-Request-Id and the spec error body', () => {
 
 describe('the 16 KB limit counts every header as sent', () => {
   it('rejects 3,900 empty headers and a 4 KB body (past Node’s count of 2,000) with 413', async () => {
-    const { server } = await serverWithLog();
+    const { server } = sharedWithLog();
     const account = await createAccount(server);
     const body = JSON.stringify({ message: 'x'.repeat(4000) });
     const headers = 'x:\r\n'.repeat(3900);
@@ -339,7 +357,7 @@ describe('the 16 KB limit counts the request as it came over the wire', () => {
     `Content-Type: application/json\r\nConnection: close\r\n${headers}\r\n`;
 
   it('counts the padding around a header value: 14,000 spaces and a 14 KB body are 413', async () => {
-    const { server } = await serverWithLog();
+    const { server } = sharedWithLog();
     const { token } = await createAccount(server);
     const body = JSON.stringify({ message: 'x'.repeat(14_000) });
     const padded = sendHead(
@@ -359,7 +377,7 @@ describe('the 16 KB limit counts the request as it came over the wire', () => {
   });
 
   it('counts chunk framing and extensions as they arrive: 1-byte chunks with 1 KB extensions are cut off at 16 KB', async () => {
-    const { server } = await serverWithLog();
+    const { server } = sharedWithLog();
     const { token } = await createAccount(server);
     const { port } = new URL(server.url);
     const socket = net.connect(Number(port), '127.0.0.1');
@@ -390,7 +408,7 @@ describe('the 16 KB limit counts the request as it came over the wire', () => {
   });
 
   it('counts trailers: 8.5 KB of headers, 4.5 KB of body and 14.6 KB of trailers are 413', async () => {
-    const { server } = await serverWithLog();
+    const { server } = sharedWithLog();
     const { token } = await createAccount(server);
     // 4.5 KB: a message of the longest kind, and JSON whitespace.
     const body = `${JSON.stringify({ message: 'x'.repeat(3_900) }).slice(0, -1)}${' '.repeat(590)}}`;
@@ -406,7 +424,7 @@ describe('the 16 KB limit counts the request as it came over the wire', () => {
 
 describe('a field given twice in headers, and a body where none is read', () => {
   it('X-Title or X-Level twice with different values is 400 conflicting_field; twice with one value is one', async () => {
-    const { server } = await serverWithLog();
+    const { server } = sharedWithLog();
     const account = await createAccount(server);
     const send = (headers: string) =>
       exchange(
@@ -429,7 +447,7 @@ describe('a field given twice in headers, and a body where none is read', () => 
   });
 
   it('a GET with a body is rejected with 400 invalid_request, never silently ignored', async () => {
-    const { server } = await serverWithLog();
+    const { server } = sharedWithLog();
     const account = await createAccount(server);
     for (const framing of ['Content-Length: 16\r\n', 'Transfer-Encoding: chunked\r\n']) {
       const body = framing.startsWith('Content-Length')

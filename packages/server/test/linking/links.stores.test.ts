@@ -6,6 +6,7 @@ import {
   expectError,
   pushToken,
   type Reply,
+  serverForAll,
   startServer,
   type TestServer,
 } from '../helpers.js';
@@ -18,6 +19,11 @@ import {
 
 const CODE = /^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$/;
 const TEN_MINUTES = 600_000;
+
+// One server for the tests that link devices of their own and leave the clock: a dozen link
+// requests in all, below the brake of 30 per client address. Those that move the clock, or count
+// toward a brake, start their own.
+const shared = serverForAll();
 
 let deviceIds = 0;
 /** A link request as an app makes it: its own id, its name, and an APNs push token. */
@@ -49,7 +55,7 @@ async function linkedDevice(server: TestServer, accountKey: string) {
 
 describe('linking a device with a code', () => {
   it('makes a request with a code, is approved, and hands the app its device key on the first read only', async () => {
-    const server = await startServer();
+    const server = shared();
     const ana = await bareAccount(server);
     const link = await requestLink(server, { device_id: 'install-0001', in_auto: false });
     expect(link.status, link.text).toBe(201);
@@ -101,7 +107,7 @@ describe('linking a device with a code', () => {
   });
 
   it('gives the device key its routes: the inbox, its own reports, itself, approvals; 403 elsewhere', async () => {
-    const server = await startServer();
+    const server = shared();
     const ana = await bareAccount(server);
     const phone = await linkedDevice(server, ana.key);
     const watch = await linkedDevice(server, ana.key);
@@ -168,7 +174,7 @@ describe('linking a device with a code', () => {
   });
 
   it('leaves its account with DELETE /v1/device: the device is removed and its key responds token_revoked', async () => {
-    const server = await startServer();
+    const server = shared();
     const ana = await bareAccount(server);
     const phone = await linkedDevice(server, ana.key);
     expect((await server.request('DELETE', '/v1/device', { token: phone.key })).status).toBe(204);
@@ -304,7 +310,7 @@ describe('linking a device with a code', () => {
   });
 
   it('checks the request body: the device id, exactly one push address', async () => {
-    const server = await startServer();
+    const server = shared();
     expectError(await requestLink(server, { device_id: 'short' }), 400, 'invalid_field', 'device_id');
     expectError(
       await requestLink(server, { device_id: 'has space in it' }),
@@ -353,7 +359,7 @@ describe('linking a device with a code', () => {
   });
 
   it('lets a poll secret read and cancel its own request only', async () => {
-    const server = await startServer();
+    const server = shared();
     const mine = await requestLink(server);
     const theirs = await requestLink(server);
     expectError(await poll(server, theirs.body.id, mine.body.secret), 404, 'not_found', 'id');

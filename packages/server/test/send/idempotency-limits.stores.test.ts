@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { createAccount, createToken, expectError, startServer } from '../helpers.js';
+import { createAccount, createToken, expectError, serverForAll, startServer } from '../helpers.js';
 
 const send = { message: 'hi' };
 
+// One server for the tests that send with an account of their own and leave the clock. Those that
+// move it, or pause every send of the server, start their own.
+const shared = serverForAll();
+
 describe('idempotency', () => {
   it('returns the original 202 and id for a byte-identical retry, and stores one notification', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const post = () =>
       server.request('POST', '/v1/notifications', {
@@ -26,7 +30,7 @@ describe('idempotency', () => {
   });
 
   it('responds with 409 idempotency_conflict for a different request with the same key', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const headers = { 'idempotency-key': 'k1' };
     await server.request('POST', '/v1/notifications', { token: account.token, json: send, headers });
@@ -54,7 +58,7 @@ describe('idempotency', () => {
   });
 
   it('scopes keys to the token', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const other = await createToken(server, account.key);
     const headers = { 'idempotency-key': 'shared' };
@@ -81,7 +85,7 @@ describe('idempotency', () => {
   });
 
   it('creates one notification for concurrent requests with one key', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const replies = await Promise.all(
       Array.from({ length: 20 }, () =>
@@ -103,7 +107,7 @@ describe('idempotency', () => {
     ['256 characters', 'k'.repeat(256)],
     ['non-ASCII', 'clé'],
   ])('rejects a malformed key (%s) with 400 invalid_field Idempotency-Key', async (_name, key) => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const reply = await server.request('POST', '/v1/notifications', {
       token: account.token,
@@ -114,7 +118,7 @@ describe('idempotency', () => {
   });
 
   it('takes a 255-character key', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const reply = await server.request('POST', '/v1/notifications', {
       token: account.token,
@@ -171,7 +175,7 @@ describe('rate limits and the monthly quota', () => {
   });
 
   it('admits 60 sends a minute per account across its tokens', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     const tokens = [
       account.token,
@@ -192,7 +196,7 @@ describe('rate limits and the monthly quota', () => {
   });
 
   it('does not count rejected sends', async () => {
-    const server = await startServer();
+    const server = shared();
     const account = await createAccount(server);
     await server.request('POST', '/v1/notifications', { token: account.token, json: { message: '' } });
     const reply = await server.request('POST', '/v1/notifications', { token: account.token, json: send });

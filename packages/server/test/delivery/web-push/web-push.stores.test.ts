@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { LocalPushService, type Subscription, subscriptionAt } from '@foxbell/test-support/web-push-service';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../src/delivery/web-push/address-guard.js';
 import { type PushHosts, parsePushHosts } from '../../../src/delivery/web-push/hosts.js';
 import { webPushProvider } from '../../../src/delivery/web-push/provider.js';
@@ -13,6 +13,9 @@ import {
   createToken,
   expectError,
   type LogLine,
+  openServer,
+  type ServerOptions,
+  serverForAll,
   startServer,
   type TestServer,
   warningsOf,
@@ -52,23 +55,53 @@ interface WebPushServer extends TestServer {
   statusOf(token: string, id: string): Promise<{ status: string; destinations: Record<string, unknown>[] }>;
 }
 
-async function startWebPushServer(
-  options: {
-    timeoutMs?: number;
-    transportHosts?: string;
-    concurrency?: number;
-    /** The push service's name in the allowlist and its subscriptions, resolved by `resolve`. */
-    named?: { name: string; resolve: Resolver };
-    /** Apple's push service's rules as well (the local service's `apple` mode). */
-    apple?: boolean;
-    /** The VAPID subject the transport signs with. */
-    subject?: string;
-    /** The server's own address (`--public-url`). */
-    publicUrl?: string;
-    /** The worker does not trust the push service's certificate (its CA not given). */
-    untrusted?: boolean;
-  } = {},
-) {
+interface WebPushOptions {
+  timeoutMs?: number;
+  transportHosts?: string;
+  concurrency?: number;
+  /** The push service's name in the allowlist and its subscriptions, resolved by `resolve`. */
+  named?: { name: string; resolve: Resolver };
+  /** Apple's push service's rules as well (the local service's `apple` mode). */
+  apple?: boolean;
+  /** The VAPID subject the transport signs with. */
+  subject?: string;
+  /** The server's own address (`--public-url`). */
+  publicUrl?: string;
+  /** The worker does not trust the push service's certificate (its CA not given). */
+  untrusted?: boolean;
+}
+
+/** A server with a local push service and a worker driven by hand; closed after each test. */
+const startWebPushServer = (options: WebPushOptions = {}) => openWebPushServer(options, startServer, closing);
+
+/**
+ * One such server for every test of the `describe` (or file) this is called in, for tests that
+ * leave it as they found it: each subscribes devices of its own and reads only their pushes, none
+ * moves the clock, scripts a failure or reads the warnings or counts of the whole server.
+ */
+function webPushServerForAll(options: WebPushOptions = {}): () => WebPushServer {
+  const closers: (() => Promise<void>)[] = [];
+  let web: WebPushServer | undefined;
+  beforeAll(async () => {
+    web = await openWebPushServer(options, openServer, closers);
+    // Closed last, after the worker and the push service, as `startServer`'s are.
+    const { close } = web;
+    closers.unshift(close);
+  });
+  afterAll(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+  return () => {
+    if (!web) throw new Error('webPushServerForAll: its server starts before the first test, not at import');
+    return web;
+  };
+}
+
+async function openWebPushServer(
+  options: WebPushOptions,
+  start: (options: ServerOptions) => Promise<TestServer>,
+  closing: (() => Promise<void>)[],
+): Promise<WebPushServer> {
   let serverUrl = '';
   const now = { clock: () => Date.now() };
   const push = await LocalPushService.start({
@@ -79,7 +112,7 @@ async function startWebPushServer(
   closing.push(() => push.close());
   const port = new URL(push.url).port;
   const host = options.named ? `${options.named.name}:${port}` : push.host;
-  const server = await startServer({
+  const server = await start({
     pushHosts: hostsOf(host),
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
   });
@@ -152,9 +185,15 @@ async function startWebPushServer(
   return web;
 }
 
+// One plain server, and one with a push service, for the tests that register devices of their own
+// and leave the clock; those that move it, script failures or read the whole server's warnings and
+// counts start their own.
+const plain = serverForAll();
+const webPush = webPushServerForAll();
+
 describe('GET /v1/web-push/key', () => {
   it('answers the VAPID public key without a credential: 65 bytes, uncompressed, the same every time', async () => {
-    const server = await startServer();
+    const server = plain();
     const first = await server.request('GET', '/v1/web-push/key');
     expect(first.status).toBe(200);
     expect(first.headers.get('x-request-id')).toMatch(/^req_/);
@@ -169,7 +208,7 @@ describe('GET /v1/web-push/key', () => {
 
 describe('registering a Web Push device', () => {
   it('takes a PushSubscription.toJSON() in web_push and shows the device as reached by Web Push', async () => {
-    const server = await startWebPushServer();
+    const server = webPush();
     const { key } = await server.account();
     const subscription = server.push.subscribe();
     const reply = await server.request('POST', '/v1/devices', {
@@ -203,9 +242,10 @@ describe('registering a Web Push device', () => {
   });
 
   it('rejects every registration that is not exactly one valid push address, naming the field', async () => {
-    const server = await startWebPushServer();
+    const server = webPush();
     const { key } = await server.account();
     const good = server.push.subscribe();
+    const heardBefore = server.push.received.length;
     const register = (json: Record<string, unknown>) =>
       server.request('POST', '/v1/devices', {
         token: key,
@@ -295,13 +335,13 @@ describe('registering a Web Push device', () => {
     }
     // Nothing was registered, and the push service heard nothing of any of them.
     expect((await server.request('GET', '/v1/devices', { token: key })).body.devices).toEqual([]);
-    expect(server.push.received).toEqual([]);
+    expect(server.push.received.slice(heardBefore)).toEqual([]);
   });
 });
 
 describe('a NUL in an endpoint', () => {
   it('is 400 invalid_field web_push.endpoint on every route that registers one, on each store', async () => {
-    const server = await startServer();
+    const server = plain();
     const account = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: {} });
     const web_push = subscriptionAt('https://web.push.apple.com/with\u0000nul');
     const body = { name: 'iPhone', platform: 'ios', web_push };
@@ -342,7 +382,7 @@ describe('a NUL in an endpoint', () => {
 
 describe('one subscription, one device, however its endpoint is spelled', () => {
   it('stores the canonical URL: upper-case scheme and host, decimal, hex and short IPs, spaces, the default port', async () => {
-    const server = await startWebPushServer();
+    const server = webPush();
     const { key, token } = await server.account();
     const subscription = server.push.subscribe();
     const { host, port, pathname } = new URL(subscription.endpoint);
@@ -379,7 +419,7 @@ describe('one subscription, one device, however its endpoint is spelled', () => 
   });
 
   it("drops the default port and lower-cases Apple's host: one device", async () => {
-    const server = await startServer();
+    const server = plain();
     const account = await server.request('POST', '/v1/accounts', { token: ADMIN_KEY, json: {} });
     const register = (endpoint: string) =>
       server.request('POST', '/v1/devices', {
@@ -395,7 +435,7 @@ describe('one subscription, one device, however its endpoint is spelled', () => 
 
 describe('Web Push delivery', () => {
   it('pushes an encrypted, VAPID-signed payload with TTL, Urgency and Topic, and records push_status 201', async () => {
-    const server = await startWebPushServer();
+    const server = webPush();
     const { key, token } = await server.account();
     const { subscription } = await server.subscribe(key);
     const published = (await server.request('GET', '/v1/web-push/key')).body.public_key;
@@ -453,7 +493,7 @@ describe('Web Push delivery', () => {
   });
 
   it('sends each level as its Urgency, and the same tag as the same Topic', async () => {
-    const server = await startWebPushServer();
+    const server = webPush();
     const { key, token } = await server.account();
     const { subscription } = await server.subscribe(key);
     for (const level of ['passive', 'active', 'time-sensitive']) {
@@ -468,7 +508,7 @@ describe('Web Push delivery', () => {
   });
 
   it('keeps a long message within the 4,096-byte record: cut with an ellipsis, marked truncated', async () => {
-    const server = await startWebPushServer();
+    const server = webPush();
     const { key, token } = await server.account();
     const { subscription } = await server.subscribe(key);
     await server.send(token, { message: 'é'.repeat(2000), url: `https://example.com/${'p'.repeat(1900)}` });
@@ -872,17 +912,20 @@ describe("the app's badge (app_badge): what came since its app was last open", (
   });
 });
 
+let installs = 0;
 /**
  * A link request as a browser sends it, byte for byte as to the headers: `Host` and `Origin` are
  * what the client says (a browser on a page of another site, or a client that writes its own).
+ * Each from an install of its own: tests share a server.
  */
 function requestLinkAs(
   url: string,
   headers: { host: string; origin: string },
   subscription: Subscription,
 ): Promise<{ status: number; body: { code: string } }> {
+  installs += 1;
   const body = JSON.stringify({
-    device_id: 'app-install-0001',
+    device_id: `app-install-${installs}`,
     name: 'iPhone',
     platform: 'ios',
     web_push: subscription,
@@ -905,6 +948,7 @@ function requestLinkAs(
 }
 
 describe("the page a Declarative Web Push opens (navigate): on the server's own address only", () => {
+  const atPublicUrl = webPushServerForAll({ publicUrl: 'https://push.example.com' });
   /** A push to a device linked with `headers`: its notification, as the push service decrypted it. */
   async function pushedAfterLinking(
     server: Awaited<ReturnType<typeof startWebPushServer>>,
@@ -925,7 +969,7 @@ describe("the page a Declarative Web Push opens (navigate): on the server's own 
   }
 
   it('never opens another site: a link request saying Host and Origin evil.example stores no page there', async () => {
-    const server = await startWebPushServer({ publicUrl: 'https://push.example.com' });
+    const server = atPublicUrl();
     const { payload } = await pushedAfterLinking(server, {
       host: 'evil.example',
       origin: 'https://evil.example',
@@ -937,7 +981,7 @@ describe("the page a Declarative Web Push opens (navigate): on the server's own 
   });
 
   it("opens the app's page at --public-url when the app served there links itself, whatever Host the proxy passed", async () => {
-    const server = await startWebPushServer({ publicUrl: 'https://push.example.com' });
+    const server = atPublicUrl();
     const { id, payload } = await pushedAfterLinking(server, {
       host: new URL(server.url).host,
       origin: 'https://push.example.com',
@@ -947,7 +991,7 @@ describe("the page a Declarative Web Push opens (navigate): on the server's own 
   });
 
   it('without --public-url, opens no page at all, even for a request whose Origin matches its Host', async () => {
-    const server = await startWebPushServer();
+    const server = webPush();
     const { host } = new URL(server.url);
     const { payload } = await pushedAfterLinking(server, { host, origin: `http://${host}` });
     expect(payload.web_push).toBeUndefined();
@@ -956,8 +1000,9 @@ describe("the page a Declarative Web Push opens (navigate): on the server's own 
 });
 
 describe("Apple's push service, as modelled (what an iPhone's web app subscribes with)", () => {
+  const apple = webPushServerForAll({ apple: true });
   it('takes every level, tag and length the server sends: Urgency and Topic as Apple takes them, within the 4,096-byte record', async () => {
-    const server = await startWebPushServer({ apple: true });
+    const server = apple();
     const { key, token } = await server.account();
     const { subscription } = await server.subscribe(key);
     for (const level of ['passive', 'active', 'time-sensitive']) {
@@ -983,7 +1028,7 @@ describe("Apple's push service, as modelled (what an iPhone's web app subscribes
   });
 
   it('responds with 410 Unregistered once the browser dropped the subscription: the device is inactive, as its app can read', async () => {
-    const server = await startWebPushServer({ apple: true });
+    const server = apple();
     const { key, token } = await server.account();
     const { id: deviceId, subscription } = await server.subscribe(key);
     // iOS drops it without a word: the icon deleted, or three pushes that showed nothing.
