@@ -20,7 +20,13 @@ export function advisoryLocks(names: string[]): string {
 
 /** Errors after which PostgreSQL has rolled the transaction back and running it again is safe. */
 const RETRYABLE = new Set(['40001', '40P01']);
-const MAX_TRANSACTION_RUNS = 5;
+export const MAX_TRANSACTION_RUNS = 5;
+
+/** A serialization failure or a deadlock: the transaction was rolled back, and may run again. */
+export function mayRunAgain(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRYABLE.has(code);
+}
 
 /** Queries on one connection, each prepared once per connection. */
 export class Session {
@@ -121,8 +127,7 @@ export class PostgresConnection {
         await client.query('ROLLBACK').catch((rollbackFailed: Error) => {
           broken = rollbackFailed;
         });
-        const code = (error as { code?: string }).code;
-        if (broken === undefined && code !== undefined && RETRYABLE.has(code) && run < MAX_TRANSACTION_RUNS) {
+        if (broken === undefined && mayRunAgain(error) && run < MAX_TRANSACTION_RUNS) {
           continue;
         }
         throw error;

@@ -9,7 +9,7 @@ import { records } from '../sql/records.js';
 import { routing } from '../sql/routing.js';
 import { settings } from '../sql/settings.js';
 import type { Store } from '../store.js';
-import { lockKey, PostgresConnection } from './connection.js';
+import { lockKey, MAX_TRANSACTION_RUNS, mayRunAgain, PostgresConnection } from './connection.js';
 import { postgresCredentialLookup } from './credential-lookup.js';
 import { postgresDialect } from './dialect.js';
 import { postgresHealth } from './health.js';
@@ -149,16 +149,21 @@ export async function migratePostgres(
     );
     const applied = Number(rows[0].applied);
     for (const { version, sql } of pendingMigrations(applied, migrations)) {
-      await client.query('BEGIN');
-      try {
-        await client.query(sql);
-        await client.query('INSERT INTO foxbell_migrations (version, applied_at) VALUES ($1, now())', [
-          version,
-        ]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
+      // During a rolling upgrade the release before still serves: a migration's table locks can
+      // deadlock with its transactions, and PostgreSQL then rolls the migration back; it runs again.
+      for (let run = 1; ; run += 1) {
+        await client.query('BEGIN');
+        try {
+          await client.query(sql);
+          await client.query('INSERT INTO foxbell_migrations (version, applied_at) VALUES ($1, now())', [
+            version,
+          ]);
+          await client.query('COMMIT');
+          break;
+        } catch (error) {
+          await client.query('ROLLBACK');
+          if (!mayRunAgain(error) || run >= MAX_TRANSACTION_RUNS) throw error;
+        }
       }
     }
   } finally {

@@ -125,6 +125,46 @@ describe('the PostgreSQL store', () => {
     await expectReasonsFilledIn(store);
   });
 
+  it('runs a migration again when PostgreSQL ends it in a deadlock with a process still serving, as in a rolling upgrade', async () => {
+    const schema = newTestSchema();
+    opened.push(await openPostgresStore({ url: TEST_DATABASE_URL, schema }));
+    const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+    // A process of the release before, in a transaction that holds \`later\` and then wants \`first\`.
+    const serving = new pg.Client({
+      connectionString: TEST_DATABASE_URL,
+      options: `-c search_path=${schema}`,
+    });
+    await serving.connect();
+    try {
+      await pool.query('CREATE TABLE first (a int); CREATE TABLE later (a int)');
+      const released = POSTGRES_MIGRATIONS.length;
+      await serving.query('BEGIN; LOCK TABLE later');
+      // The migration takes \`first\`, then waits for \`later\`: it waits first, so its deadlock
+      // check runs first and PostgreSQL ends it, not the serving transaction.
+      const migrating = migratePostgres(pool, schema, [
+        ...POSTGRES_MIGRATIONS,
+        'LOCK TABLE first; LOCK TABLE later; CREATE TABLE migrated (a int)',
+      ]);
+      await until(async () => {
+        const { rows } = await pool.query(
+          "SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'later' AND NOT l.granted",
+        );
+        return rows[0].n === 1;
+      });
+      const served = serving.query('LOCK TABLE first').then(() => serving.query('COMMIT'));
+      await migrating;
+      await served;
+      const { rows } = await pool.query(
+        'SELECT max(version)::int AS version, to_regclass($1) AS migrated FROM foxbell_migrations',
+        [`${schema}.migrated`],
+      );
+      expect(rows[0]).toEqual({ version: released + 1, migrated: 'migrated' });
+    } finally {
+      await serving.end();
+      await pool.end();
+    }
+  });
+
   it('leaves the database at the version before a migration that fails, and rejects one of a newer release untouched', async () => {
     const schema = newTestSchema();
     opened.push(await openPostgresStore({ url: TEST_DATABASE_URL, schema }));
@@ -294,3 +334,8 @@ const RELEASE_010: ReleaseFixture = {
   token: 'fox_send_OIPPEXuhRzTJiAEvAydwAsTBobPBvtbm',
   id: 'ntf_0VcBpV456aIAEwdr0cT9WI',
 };
+
+/** Polls `done` every 20 ms until it holds (the test's timeout bounds it). */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
