@@ -119,23 +119,32 @@ export class LocalPushService {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        void this.#take(request.url ?? '', request.headers, Buffer.concat(chunks)).then((pushResponse) => {
-          if ('hang' in pushResponse) return;
-          if ('reason' in pushResponse) {
-            response.writeHead(pushResponse.status, { 'content-type': 'application/json' });
-            response.end(JSON.stringify({ reason: pushResponse.reason }));
-            return;
-          }
-          if ('trickleEveryMs' in pushResponse) {
-            response.writeHead(pushResponse.status);
-            const drip = setInterval(() => response.write('.'), pushResponse.trickleEveryMs);
-            response.on('close', () => clearInterval(drip));
-            return;
-          }
-          if (pushResponse.retryAfter !== undefined)
-            response.setHeader('retry-after', String(pushResponse.retryAfter));
-          response.writeHead(pushResponse.status).end();
-        });
+        void this.#take(request.url ?? '', request.headers, Buffer.concat(chunks))
+          .then((pushResponse) => {
+            if ('hang' in pushResponse) return;
+            if ('reason' in pushResponse) {
+              response.writeHead(pushResponse.status, { 'content-type': 'application/json' });
+              response.end(JSON.stringify({ reason: pushResponse.reason }));
+              return;
+            }
+            if ('trickleEveryMs' in pushResponse) {
+              response.writeHead(pushResponse.status);
+              const drip = setInterval(() => response.write('.'), pushResponse.trickleEveryMs);
+              response.on('close', () => clearInterval(drip));
+              return;
+            }
+            if (pushResponse.retryAfter !== undefined)
+              response.setHeader('retry-after', String(pushResponse.retryAfter));
+            response.writeHead(pushResponse.status).end();
+          })
+          // The published key is read from the server under test, which a test may have just
+          // stopped: the push fails as a push service's own failure would (a 500), not as an
+          // error of the test process.
+          .catch((error: Error) => {
+            if (response.headersSent) return void response.destroy();
+            response.writeHead(500, { 'content-type': 'application/json' });
+            response.end(JSON.stringify({ reason: `the push service failed: ${error.message}` }));
+          });
       });
     });
   }
