@@ -26,7 +26,7 @@ const STARTS_PROCESSES = ['test/**/*.process.*'];
 const FRESH_MODULES = '@foxbell/test-support/fresh-modules';
 const SHARED_WORKERS = { isolate: false, setupFiles: [FRESH_MODULES] };
 /** The fast tier's: the guard as well. */
-const FAST_TIER = { isolate: false, setupFiles: [FRESH_MODULES, '@foxbell/test-support/fast-tier-setup'] };
+const FAST_TIER = { ...SHARED_WORKERS, setupFiles: [FRESH_MODULES, '@foxbell/test-support/fast-tier-setup'] };
 /**
  * The fast tier imports `@foxbell/sdk` from its sources, so it needs no build first (the build
  * took longer than the rest of the tier together on a loaded machine); `pnpm test` tests the

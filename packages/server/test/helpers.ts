@@ -131,24 +131,36 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
 }
 
 /**
- * One server for every test of the `describe` (or file) this is called in, as `startServer` makes
- * it: started before the first test, closed after the last; the function returns it. Starting the
- * app and opening a store cost more than most tests do, many times more on PostgreSQL. For tests
- * that leave the server as they found it for the next: each makes an account (or a token) of its
- * own, and none stops the server, moves its clock or counts what the whole store holds.
+ * One value for every test of the `describe` (or file) this is called in: opened before the first
+ * test, closed after the last; the function returns it. `name` is the helper's, for the error a call
+ * at import gets.
  */
-export function serverForAll(options: ServerOptions = {}): () => TestServer {
-  let server: TestServer | undefined;
+export function forAll<T>(name: string, open: () => Promise<{ value: T; close(): Promise<void> }>): () => T {
+  let opened: { value: T; close(): Promise<void> } | undefined;
   beforeAll(async () => {
-    server = await openServer(options);
+    opened = await open();
   });
   afterAll(async () => {
-    await server?.close();
+    await opened?.close();
   });
   return () => {
-    if (!server) throw new Error('serverForAll: its server starts before the first test, not at import');
-    return server;
+    if (!opened) throw new Error(`${name}: its server starts before the first test, not at import`);
+    return opened.value;
   };
+}
+
+/**
+ * One server for every test of the `describe` (or file) this is called in, as `startServer` makes
+ * it (see forAll). Starting the app and opening a store cost more than most tests do, many times
+ * more on PostgreSQL. For tests that leave the server as they found it for the next: each makes an
+ * account (or a token) of its own, and none stops the server, moves its clock or counts what the
+ * whole store holds.
+ */
+export function serverForAll(options: ServerOptions = {}): () => TestServer {
+  return forAll('serverForAll', async () => {
+    const server = await openServer(options);
+    return { value: server, close: () => server.close() };
+  });
 }
 
 /** A server as `startServer` makes it, closed by the caller: for the tests' own helpers that share one. */

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import { ApnsClient } from '../src/delivery/apns/client.js';
 import { APNS } from '../src/delivery/apns/entry.js';
 import { newProviderKeyPem, type ProviderKey } from '../src/delivery/apns/provider-token.js';
@@ -9,7 +9,7 @@ import { DeliveryWorker, type DeliveryWorkerOptions } from '../src/delivery/work
 import type { Clock } from '../src/kernel/clock.js';
 import { deliveryLogOf } from '../src/main/start-delivery.js';
 import { ApnsSimulator, type ApnsSimulatorOptions } from '../src/simulator/simulator.js';
-import { serverForAll, startServer, type TestServer } from './helpers.js';
+import { forAll, openServer, type ServerOptions, startServer, type TestServer } from './helpers.js';
 
 export const TOPICS: ApnsTopics = {
   ios: 'app.foxbell.test',
@@ -36,17 +36,30 @@ afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
 });
 
-/** The simulator over TLS with the test key registered, and a real client that trusts it; closed after each test. */
+/** The simulator over TLS with the test key registered, and a real client that trusts it; closed by `close`. */
+async function openSimulator(
+  clock: Clock,
+  options: ApnsSimulatorOptions = {},
+): Promise<{ sim: ApnsSimulator; client: ApnsClient; close(): Promise<void> }> {
+  const sim = await ApnsSimulator.start({ clock, keys: [SIMULATOR_KEY], ...options });
+  const client = new ApnsClient({ url: sim.url, ca: sim.ca, key: PROVIDER_KEY, clock });
+  return {
+    sim,
+    client,
+    async close() {
+      await client.close();
+      await sim.close();
+    },
+  };
+}
+
+/** The simulator and a client that trusts it (see openSimulator); closed after each test. */
 export async function startSimulator(
   clock: Clock,
   options: ApnsSimulatorOptions = {},
 ): Promise<{ sim: ApnsSimulator; client: ApnsClient }> {
-  const sim = await ApnsSimulator.start({ clock, keys: [SIMULATOR_KEY], ...options });
-  const client = new ApnsClient({ url: sim.url, ca: sim.ca, key: PROVIDER_KEY, clock });
-  closing.push(async () => {
-    await client.close();
-    await sim.close();
-  });
+  const { sim, client, close } = await openSimulator(clock, options);
+  closing.push(close);
   return { sim, client };
 }
 
@@ -62,9 +75,7 @@ export interface DeliveryServer extends TestServer {
 }
 
 /** The real app, store, worker, client and simulator, sharing one manual clock; closed after each test. */
-export async function startDeliveryServer(
-  options: Parameters<typeof startServer>[0] = {},
-): Promise<DeliveryServer> {
+export async function startDeliveryServer(options: ServerOptions = {}): Promise<DeliveryServer> {
   const server = await startServer(options);
   const { sim, client } = await startSimulator(server.clock);
   const delivery = withDelivery(server, sim, client);
@@ -79,27 +90,22 @@ export async function startDeliveryServer(
  * simulator received, and its scripts, are forgotten before each test, so that `sim.received()` is
  * the test's own pushes.
  */
-export function deliveryServerForAll(options: Parameters<typeof startServer>[0] = {}): () => DeliveryServer {
-  const shared = serverForAll(options);
-  let delivery: DeliveryServer | undefined;
-  beforeAll(async () => {
-    const server = shared();
-    const sim = await ApnsSimulator.start({ clock: server.clock, keys: [SIMULATOR_KEY] });
-    const client = new ApnsClient({ url: sim.url, ca: sim.ca, key: PROVIDER_KEY, clock: server.clock });
-    delivery = withDelivery(server, sim, client);
+export function deliveryServerForAll(options: ServerOptions = {}): () => DeliveryServer {
+  const shared = forAll('deliveryServerForAll', async () => {
+    const server = await openServer(options);
+    const simulator = await openSimulator(server.clock);
+    const delivery = withDelivery(server, simulator.sim, simulator.client);
+    return {
+      value: delivery,
+      async close() {
+        await delivery.worker.idle();
+        await simulator.close();
+        await server.close();
+      },
+    };
   });
-  beforeEach(() => delivery?.sim.reset());
-  afterAll(async () => {
-    if (!delivery) return;
-    await delivery.worker.idle();
-    await delivery.client.close();
-    await delivery.sim.close();
-  });
-  return () => {
-    if (!delivery)
-      throw new Error('deliveryServerForAll: its server starts before the first test, not at import');
-    return delivery;
-  };
+  beforeEach(() => shared().sim.reset());
+  return shared;
 }
 
 /** The server with a worker driven by hand, pushing to `sim` through `client`. */

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { LocalPushService, type Subscription, subscriptionAt } from '@foxbell/test-support/web-push-service';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../src/delivery/web-push/address-guard.js';
 import { type PushHosts, parsePushHosts } from '../../../src/delivery/web-push/hosts.js';
 import { webPushProvider } from '../../../src/delivery/web-push/provider.js';
@@ -12,6 +12,7 @@ import {
   ADMIN_KEY,
   createToken,
   expectError,
+  forAll,
   type LogLine,
   openServer,
   type ServerOptions,
@@ -80,21 +81,18 @@ const startWebPushServer = (options: WebPushOptions = {}) => openWebPushServer(o
  * moves the clock, scripts a failure or reads the warnings or counts of the whole server.
  */
 function webPushServerForAll(options: WebPushOptions = {}): () => WebPushServer {
-  const closers: (() => Promise<void>)[] = [];
-  let web: WebPushServer | undefined;
-  beforeAll(async () => {
-    web = await openWebPushServer(options, openServer, closers);
-    // Closed last, after the worker and the push service, as `startServer`'s are.
-    const { close } = web;
-    closers.unshift(close);
+  return forAll('webPushServerForAll', async () => {
+    const closers: (() => Promise<void>)[] = [];
+    const web = await openWebPushServer(options, openServer, closers);
+    return {
+      value: web,
+      // The server last, after the worker and the push service, as `startServer`'s is.
+      async close() {
+        for (const close of closers.reverse()) await close();
+        await web.close();
+      },
+    };
   });
-  afterAll(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
-  return () => {
-    if (!web) throw new Error('webPushServerForAll: its server starts before the first test, not at import');
-    return web;
-  };
 }
 
 async function openWebPushServer(
