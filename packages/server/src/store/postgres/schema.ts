@@ -1,13 +1,6 @@
-import {
-  type ColumnWords,
-  deliveryIndexes,
-  handledOnceMigration,
-  initialMigration,
-  renameMigration,
-  sharedMigrations,
-} from '../sql/migrations.js';
+import * as shared from '../sql/migrations.js';
 
-const POSTGRES: ColumnWords = {
+const POSTGRES: shared.ColumnWords = {
   time: 'BIGINT',
   int64: 'BIGINT',
   bool: 'BOOLEAN',
@@ -36,7 +29,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   // The tables both databases made first, with the delivery columns SQLite's second migration
   // added; beside them, the indexes SQLite made later (delivery's in its second, notifications by
   // time in its tenth) and one of its own, on rate windows by second.
-  `${initialMigration(POSTGRES, {
+  `${shared.initialMigration(POSTGRES, {
     deliveryColumns: `
     apns_id TEXT NOT NULL,
     tag TEXT,
@@ -45,7 +38,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     lease_owner TEXT,
     lease_until BIGINT,`,
     queueTies: ', notification_id',
-  })}CREATE INDEX notifications_time ON notifications(created_at);${deliveryIndexes(POSTGRES)}
+  })}CREATE INDEX notifications_time ON notifications(created_at);${shared.deliveryIndexes(POSTGRES)}
   CREATE INDEX send_windows_second ON send_windows(second);
   `,
   // How many destinations are in each state, kept by statement triggers in the writes' own
@@ -91,8 +84,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER destinations_counted_delete AFTER DELETE ON destinations
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION count_destination_states();
   `,
-  handledOnceMigration(POSTGRES),
-  ...sharedMigrations(POSTGRES),
+  shared.handledOnceMigration(POSTGRES),
+  ...shared.sharedMigrations(POSTGRES),
   // A destination's device is looked up only among pending ones (a device leaving skips them), so
   // that index keeps only those, as SQLite's does since its third migration: the index on
   // (device_id, state) held an entry for every destination stored and took a new one at each state
@@ -101,7 +94,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   DROP INDEX destinations_device_state;
   CREATE INDEX destinations_device_pending ON destinations(device_id) WHERE state = 'pending';
   `,
-  renameMigration(
+  shared.renameMigration(
     // Processes of the release before serve on while the first process of this one migrates (a
     // rolling upgrade, docs/deploy.md), reading and writing the old names: they come back as
     // copies, kept by triggers both ways (a row a process of either release writes reads the same

@@ -1,13 +1,6 @@
-import {
-  type ColumnWords,
-  deliveryIndexes,
-  handledOnceMigration,
-  initialMigration,
-  renameMigration,
-  sharedMigrations,
-} from '../sql/migrations.js';
+import * as shared from '../sql/migrations.js';
 
-const SQLITE: ColumnWords = {
+const SQLITE: shared.ColumnWords = {
   time: 'INTEGER',
   int64: 'INTEGER',
   bool: 'INTEGER',
@@ -25,7 +18,7 @@ const SQLITE: ColumnWords = {
  * one that has shipped. Times are epoch milliseconds.
  */
 export const SQLITE_MIGRATIONS: readonly string[] = [
-  initialMigration(SQLITE),
+  shared.initialMigration(SQLITE),
   // Delivery: each destination keeps its apns-id, tag and deadline, and a worker's lease.
   `
   ALTER TABLE destinations ADD COLUMN apns_id TEXT NOT NULL DEFAULT '';
@@ -33,7 +26,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE destinations ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE destinations ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE destinations ADD COLUMN lease_owner TEXT;
-  ALTER TABLE destinations ADD COLUMN lease_until INTEGER;${deliveryIndexes(SQLITE)}
+  ALTER TABLE destinations ADD COLUMN lease_until INTEGER;${shared.deliveryIndexes(SQLITE)}
   `,
   // The routing queue becomes the notifications whose routed_at is NULL, found through a partial
   // index: a send writes one index entry where the queue took a row and two index entries. The
@@ -82,14 +75,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     UPDATE destination_state_counts SET n = n - 1 WHERE state = OLD.state;
   END;
   `,
-  handledOnceMigration(SQLITE, '\n  DROP INDEX handled_events_notification;'),
-  ...sharedMigrations(SQLITE),
+  shared.handledOnceMigration(SQLITE, '\n  DROP INDEX handled_events_notification;'),
+  ...shared.sharedMigrations(SQLITE),
   // Notifications by when they were made, so that retention finds those past it, the oldest first,
   // without reading the whole table (a purge of a day's worth read all 300,000 rows of a month).
   `
   CREATE INDEX notifications_time ON notifications(created_at);
   `,
-  renameMigration(
+  shared.renameMigration(
     // SQLite runs one process serving sends on a data directory (api.lock), and an upgrade
     // restarts it (docs/deploy.md): no process of the release before reads the old names after
     // this. The address's index takes its column's name.
