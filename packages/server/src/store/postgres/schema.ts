@@ -1,9 +1,20 @@
-import { renameMigration, sharedMigrations } from '../sql/migrations.js';
+import * as shared from '../sql/migrations.js';
+
+const POSTGRES: shared.ColumnWords = {
+  time: 'BIGINT',
+  int64: 'BIGINT',
+  bool: 'BOOLEAN',
+  active: 'active',
+  inactive: 'NOT active',
+  seq: 'seq',
+  seqColumn: 'seq BIGINT GENERATED ALWAYS AS IDENTITY,\n    ',
+  bySeq: ', seq',
+};
 
 /**
- * The PostgreSQL schema as a list of migrations: its own first ones, then those both databases
- * share (sql/migrations.ts), then its own eighth and the shared renaming, each at the number it
- * shipped as. SQLite's tables, but for the routing queue.
+ * The PostgreSQL schema as a list of migrations, each at the number it shipped as: those both
+ * databases run alike in PostgreSQL's words (sql/migrations.ts), and its own. SQLite's tables, but
+ * for the routing queue.
  * SQLite finds queued notifications by a partial index on `notifications.routed_at IS NULL`
  * (one writer, rows updated in place: the queue table cost an index entry per send). Here several
  * processes route at once, each claiming with `FOR UPDATE OF q SKIP LOCKED`: a narrow
@@ -15,131 +26,20 @@ import { renameMigration, sharedMigrations } from '../sql/migrations.js';
  * epoch milliseconds. `seq` keeps the order rows were made in (SQLite's rowid).
  */
 export const POSTGRES_MIGRATIONS: readonly string[] = [
-  `
-  CREATE TABLE accounts (
-    id TEXT PRIMARY KEY,
-    name TEXT,
-    key_hash TEXT NOT NULL UNIQUE,
-    key_generation INTEGER NOT NULL,
-    created_at BIGINT NOT NULL,
-    deleted_at BIGINT
-  );
-  CREATE TABLE retired_account_keys (
-    key_hash TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts(id),
-    retired_at BIGINT NOT NULL
-  );
-  CREATE TABLE tokens (
-    seq BIGINT GENERATED ALWAYS AS IDENTITY,
-    id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts(id),
-    secret_hash TEXT NOT NULL UNIQUE,
-    name TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    own_status BOOLEAN NOT NULL,
-    device_names BOOLEAN NOT NULL,
-    scenes TEXT,
-    allow_urls BOOLEAN NOT NULL,
-    default_target TEXT,
-    expires_at BIGINT,
-    revoked_at BIGINT,
-    created_at BIGINT NOT NULL
-  );
-  CREATE INDEX tokens_account ON tokens(account_id);
-  CREATE TABLE devices (
-    seq BIGINT GENERATED ALWAYS AS IDENTITY,
-    id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts(id),
-    name TEXT NOT NULL,
-    platform TEXT NOT NULL,
-    push_token TEXT NOT NULL,
-    in_auto BOOLEAN NOT NULL,
-    active BOOLEAN NOT NULL,
-    created_at BIGINT NOT NULL,
-    removed_at BIGINT
-  );
-  CREATE UNIQUE INDEX devices_active_push_token ON devices(push_token) WHERE active;
-  CREATE INDEX devices_account ON devices(account_id);
-  CREATE TABLE notifications (
-    id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL,
-    token_id TEXT NOT NULL,
-    request_id TEXT NOT NULL,
-    sender_name TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    status TEXT NOT NULL,
-    reason TEXT,
-    created_at BIGINT NOT NULL,
-    expires_at BIGINT NOT NULL,
-    routed_at BIGINT
-  );
-  CREATE INDEX notifications_token_time ON notifications(token_id, created_at);
-  CREATE INDEX notifications_account_time ON notifications(account_id, created_at, id);
-  CREATE INDEX notifications_time ON notifications(created_at);
-  CREATE TABLE route_queue (
-    notification_id TEXT PRIMARY KEY REFERENCES notifications(id) ON DELETE CASCADE,
-    available_at BIGINT NOT NULL
-  );
-  CREATE INDEX route_queue_available ON route_queue(available_at, notification_id);
-  CREATE TABLE destinations (
-    seq BIGINT GENERATED ALWAYS AS IDENTITY,
-    notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
-    device_id TEXT NOT NULL,
-    platform TEXT NOT NULL,
-    state TEXT NOT NULL,
-    push_status INTEGER,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    next_attempt_at BIGINT,
-    updated_at BIGINT NOT NULL,
+  // The tables both databases made first, with the delivery columns SQLite's second migration
+  // added; beside them, the indexes SQLite made later (delivery's in its second, notifications by
+  // time in its tenth) and one of its own, on rate windows by second.
+  `${shared.initialMigration(POSTGRES, {
+    deliveryColumns: `
     apns_id TEXT NOT NULL,
     tag TEXT,
     created_at BIGINT NOT NULL,
     expires_at BIGINT NOT NULL,
     lease_owner TEXT,
-    lease_until BIGINT,
-    PRIMARY KEY (notification_id, device_id)
-  );
-  CREATE INDEX destinations_device_state ON destinations(device_id, state);
-  CREATE INDEX destinations_pending_due ON destinations(next_attempt_at, seq) WHERE state = 'pending';
-  CREATE INDEX destinations_pending_expiry ON destinations(expires_at) WHERE state = 'pending';
-  CREATE INDEX destinations_leased ON destinations(lease_until) WHERE state = 'sending';
-  CREATE INDEX destinations_device_tag ON destinations(device_id, tag) WHERE tag IS NOT NULL;
-  CREATE TABLE handled_events (
-    seq BIGINT GENERATED ALWAYS AS IDENTITY,
-    notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
-    device_id TEXT NOT NULL,
-    platform TEXT NOT NULL,
-    action TEXT NOT NULL,
-    at BIGINT NOT NULL
-  );
-  CREATE INDEX handled_events_notification ON handled_events(notification_id, seq);
-  CREATE TABLE idempotency_keys (
-    token_id TEXT NOT NULL,
-    key TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    notification_id TEXT NOT NULL,
-    request_id TEXT NOT NULL,
-    created_at BIGINT NOT NULL,
-    PRIMARY KEY (token_id, key)
-  );
-  CREATE INDEX idempotency_keys_time ON idempotency_keys(created_at);
-  CREATE TABLE send_windows (
-    scope TEXT NOT NULL,
-    second BIGINT NOT NULL,
-    count INTEGER NOT NULL,
-    PRIMARY KEY (scope, second)
-  );
+    lease_until BIGINT,`,
+    queueTies: ', notification_id',
+  })}CREATE INDEX notifications_time ON notifications(created_at);${shared.deliveryIndexes(POSTGRES)}
   CREATE INDEX send_windows_second ON send_windows(second);
-  CREATE TABLE monthly_usage (
-    account_id TEXT NOT NULL,
-    month TEXT NOT NULL,
-    count BIGINT NOT NULL,
-    PRIMARY KEY (account_id, month)
-  );
-  CREATE TABLE settings (
-    name TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-  );
   `,
   // How many destinations are in each state, kept by statement triggers in the writes' own
   // transactions, so that a metrics scrape sums a few rows instead of grouping the whole table.
@@ -184,15 +84,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER destinations_counted_delete AFTER DELETE ON destinations
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION count_destination_states();
   `,
-  // A notification's opened and cleared reports: one per device and action, kept at most for
-  // every device it went to, however often an app (or a script) reports the same one.
-  `
-  DELETE FROM handled_events WHERE seq NOT IN (
-    SELECT min(seq) FROM handled_events GROUP BY notification_id, device_id, action
-  );
-  CREATE UNIQUE INDEX handled_events_once ON handled_events(notification_id, device_id, action);
-  `,
-  ...sharedMigrations({ time: 'BIGINT', bool: 'BOOLEAN', active: 'active', inactive: 'NOT active' }),
+  shared.handledOnceMigration(POSTGRES),
+  ...shared.sharedMigrations(POSTGRES),
   // A destination's device is looked up only among pending ones (a device leaving skips them), so
   // that index keeps only those, as SQLite's does since its third migration: the index on
   // (device_id, state) held an entry for every destination stored and took a new one at each state
@@ -201,7 +94,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   DROP INDEX destinations_device_state;
   CREATE INDEX destinations_device_pending ON destinations(device_id) WHERE state = 'pending';
   `,
-  renameMigration(
+  shared.renameMigration(
     // Processes of the release before serve on while the first process of this one migrates (a
     // rolling upgrade, docs/deploy.md), reading and writing the old names: they come back as
     // copies, kept by triggers both ways (a row a process of either release writes reads the same

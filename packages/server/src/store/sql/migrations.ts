@@ -2,16 +2,168 @@
  * The migrations both databases run alike, written once: their column types and boolean tests as
  * each database words them (`t`). Each database's schema (sqlite/schema.ts, postgres/schema.ts)
  * lists them among its own, which differ in more than words, at the numbers they shipped as.
- * Append; never edit one that has shipped.
+ * Append; never edit one that has shipped. SQLite keeps each table's text as it was written
+ * (`sqlite_master`): a word carries its own line break, so that its text stays the one it shipped.
  */
 export interface ColumnWords {
   /** Epoch milliseconds. */
   time: 'INTEGER' | 'BIGINT';
+  /** Any other whole number that may pass 2^31 (SQLite's INTEGER holds 64 bits). */
+  int64: 'INTEGER' | 'BIGINT';
   bool: 'INTEGER' | 'BOOLEAN';
   /** A device that is active, and one that is not, as the partial indexes say it. */
   active: 'active = 1' | 'active';
   inactive: 'active = 0' | 'NOT active';
+  /**
+   * The order rows were made in, for the tables read in it: SQLite's rowid keeps it and ends every
+   * index's key; PostgreSQL keeps it in a column of its own (`seqColumn`, first in the table) and
+   * names it last in an index that must keep it among equal keys (`bySeq`).
+   */
+  seq: 'rowid' | 'seq';
+  seqColumn: '' | 'seq BIGINT GENERATED ALWAYS AS IDENTITY,\n    ';
+  bySeq: '' | ', seq';
 }
+
+/**
+ * The first migration: the tables both databases made first. PostgreSQL's shipped after SQLite's
+ * second, and differs from SQLite's beyond its words in `own` (empty for SQLite): its destinations
+ * were made with the delivery columns SQLite's second migration added, and its routing queue's
+ * index orders equal times by notification (SQLite's, by rowid). The indexes it made beside them
+ * are its own (postgres/schema.ts).
+ */
+export const initialMigration = (
+  t: ColumnWords,
+  own: { deliveryColumns: string; queueTies: string } = { deliveryColumns: '', queueTies: '' },
+): string => `
+  CREATE TABLE accounts (
+    id TEXT PRIMARY KEY,
+    name TEXT,
+    key_hash TEXT NOT NULL UNIQUE,
+    key_generation INTEGER NOT NULL,
+    created_at ${t.time} NOT NULL,
+    deleted_at ${t.time}
+  );
+  CREATE TABLE retired_account_keys (
+    key_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    retired_at ${t.time} NOT NULL
+  );
+  CREATE TABLE tokens (
+    ${t.seqColumn}id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    secret_hash TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    own_status ${t.bool} NOT NULL,
+    device_names ${t.bool} NOT NULL,
+    scenes TEXT,
+    allow_urls ${t.bool} NOT NULL,
+    default_target TEXT,
+    expires_at ${t.time},
+    revoked_at ${t.time},
+    created_at ${t.time} NOT NULL
+  );
+  CREATE INDEX tokens_account ON tokens(account_id);
+  CREATE TABLE devices (
+    ${t.seqColumn}id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    name TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    push_token TEXT NOT NULL,
+    in_auto ${t.bool} NOT NULL,
+    active ${t.bool} NOT NULL,
+    created_at ${t.time} NOT NULL,
+    removed_at ${t.time}
+  );
+  CREATE UNIQUE INDEX devices_active_push_token ON devices(push_token) WHERE ${t.active};
+  CREATE INDEX devices_account ON devices(account_id);
+  CREATE TABLE notifications (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    token_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    sender_name TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    created_at ${t.time} NOT NULL,
+    expires_at ${t.time} NOT NULL,
+    routed_at ${t.time}
+  );
+  CREATE INDEX notifications_token_time ON notifications(token_id, created_at);
+  CREATE INDEX notifications_account_time ON notifications(account_id, created_at, id);
+  CREATE TABLE route_queue (
+    notification_id TEXT PRIMARY KEY REFERENCES notifications(id) ON DELETE CASCADE,
+    available_at ${t.time} NOT NULL
+  );
+  CREATE INDEX route_queue_available ON route_queue(available_at${own.queueTies});
+  CREATE TABLE destinations (
+    ${t.seqColumn}notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
+    device_id TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    state TEXT NOT NULL,
+    push_status INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at ${t.time},
+    updated_at ${t.time} NOT NULL,${own.deliveryColumns}
+    PRIMARY KEY (notification_id, device_id)
+  );
+  CREATE INDEX destinations_device_state ON destinations(device_id, state);
+  CREATE TABLE handled_events (
+    ${t.seqColumn}notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
+    device_id TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    action TEXT NOT NULL,
+    at ${t.time} NOT NULL
+  );
+  CREATE INDEX handled_events_notification ON handled_events(notification_id${t.bySeq});
+  CREATE TABLE idempotency_keys (
+    token_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    notification_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    created_at ${t.time} NOT NULL,
+    PRIMARY KEY (token_id, key)
+  );
+  CREATE INDEX idempotency_keys_time ON idempotency_keys(created_at);
+  CREATE TABLE send_windows (
+    scope TEXT NOT NULL,
+    second ${t.int64} NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (scope, second)
+  );
+  CREATE TABLE monthly_usage (
+    account_id TEXT NOT NULL,
+    month TEXT NOT NULL,
+    count ${t.int64} NOT NULL,
+    PRIMARY KEY (account_id, month)
+  );
+  CREATE TABLE settings (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `;
+
+/** Delivery's indexes on destinations: those due, expiring and leased, and a device's by tag. */
+export const deliveryIndexes = (t: ColumnWords): string => `
+  CREATE INDEX destinations_pending_due ON destinations(next_attempt_at${t.bySeq}) WHERE state = 'pending';
+  CREATE INDEX destinations_pending_expiry ON destinations(expires_at) WHERE state = 'pending';
+  CREATE INDEX destinations_leased ON destinations(lease_until) WHERE state = 'sending';
+  CREATE INDEX destinations_device_tag ON destinations(device_id, tag) WHERE tag IS NOT NULL;`;
+
+/**
+ * A notification's opened and cleared reports: one per device and action, kept at most for every
+ * device it went to, however often an app (or a script) reports the same one. The first of each
+ * stays. SQLite's also drops the index by notification (`dropped`), which the new one serves (it
+ * starts with notification_id); PostgreSQL's keeps its own.
+ */
+export const handledOnceMigration = (t: ColumnWords, dropped = ''): string => `
+  DELETE FROM handled_events WHERE ${t.seq} NOT IN (
+    SELECT min(${t.seq}) FROM handled_events GROUP BY notification_id, device_id, action
+  );${dropped}
+  CREATE UNIQUE INDEX handled_events_once ON handled_events(notification_id, device_id, action);
+  `;
 
 export const sharedMigrations = (t: ColumnWords): string[] => [
   // A device reached by Web Push: its subscription's keys (and the address its web app was

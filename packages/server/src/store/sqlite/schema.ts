@@ -1,123 +1,24 @@
-import { renameMigration, sharedMigrations } from '../sql/migrations.js';
+import * as shared from '../sql/migrations.js';
+
+const SQLITE: shared.ColumnWords = {
+  time: 'INTEGER',
+  int64: 'INTEGER',
+  bool: 'INTEGER',
+  active: 'active = 1',
+  inactive: 'active = 0',
+  seq: 'rowid',
+  seqColumn: '',
+  bySeq: '',
+};
 
 /**
- * The SQLite schema as a list of migrations: its own first ones, then those both databases share
- * (sql/migrations.ts), then its own tenth and the shared renaming, each at the number it shipped
- * as. Each runs once, in order, inside a transaction, and
- * `PRAGMA user_version` records how many have run. Append; never edit one that has shipped.
- * Times are epoch milliseconds.
+ * The SQLite schema as a list of migrations, each at the number it shipped as: those both
+ * databases run alike in SQLite's words (sql/migrations.ts), and its own. Each runs once, in order,
+ * inside a transaction, and `PRAGMA user_version` records how many have run. Append; never edit
+ * one that has shipped. Times are epoch milliseconds.
  */
 export const SQLITE_MIGRATIONS: readonly string[] = [
-  `
-  CREATE TABLE accounts (
-    id TEXT PRIMARY KEY,
-    name TEXT,
-    key_hash TEXT NOT NULL UNIQUE,
-    key_generation INTEGER NOT NULL,
-    created_at INTEGER NOT NULL,
-    deleted_at INTEGER
-  );
-  CREATE TABLE retired_account_keys (
-    key_hash TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts(id),
-    retired_at INTEGER NOT NULL
-  );
-  CREATE TABLE tokens (
-    id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts(id),
-    secret_hash TEXT NOT NULL UNIQUE,
-    name TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    own_status INTEGER NOT NULL,
-    device_names INTEGER NOT NULL,
-    scenes TEXT,
-    allow_urls INTEGER NOT NULL,
-    default_target TEXT,
-    expires_at INTEGER,
-    revoked_at INTEGER,
-    created_at INTEGER NOT NULL
-  );
-  CREATE INDEX tokens_account ON tokens(account_id);
-  CREATE TABLE devices (
-    id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts(id),
-    name TEXT NOT NULL,
-    platform TEXT NOT NULL,
-    push_token TEXT NOT NULL,
-    in_auto INTEGER NOT NULL,
-    active INTEGER NOT NULL,
-    created_at INTEGER NOT NULL,
-    removed_at INTEGER
-  );
-  CREATE UNIQUE INDEX devices_active_push_token ON devices(push_token) WHERE active = 1;
-  CREATE INDEX devices_account ON devices(account_id);
-  CREATE TABLE notifications (
-    id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL,
-    token_id TEXT NOT NULL,
-    request_id TEXT NOT NULL,
-    sender_name TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    status TEXT NOT NULL,
-    reason TEXT,
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL,
-    routed_at INTEGER
-  );
-  CREATE INDEX notifications_token_time ON notifications(token_id, created_at);
-  CREATE INDEX notifications_account_time ON notifications(account_id, created_at, id);
-  CREATE TABLE route_queue (
-    notification_id TEXT PRIMARY KEY REFERENCES notifications(id) ON DELETE CASCADE,
-    available_at INTEGER NOT NULL
-  );
-  CREATE INDEX route_queue_available ON route_queue(available_at);
-  CREATE TABLE destinations (
-    notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
-    device_id TEXT NOT NULL,
-    platform TEXT NOT NULL,
-    state TEXT NOT NULL,
-    push_status INTEGER,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    next_attempt_at INTEGER,
-    updated_at INTEGER NOT NULL,
-    PRIMARY KEY (notification_id, device_id)
-  );
-  CREATE INDEX destinations_device_state ON destinations(device_id, state);
-  CREATE TABLE handled_events (
-    notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
-    device_id TEXT NOT NULL,
-    platform TEXT NOT NULL,
-    action TEXT NOT NULL,
-    at INTEGER NOT NULL
-  );
-  CREATE INDEX handled_events_notification ON handled_events(notification_id);
-  CREATE TABLE idempotency_keys (
-    token_id TEXT NOT NULL,
-    key TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    notification_id TEXT NOT NULL,
-    request_id TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    PRIMARY KEY (token_id, key)
-  );
-  CREATE INDEX idempotency_keys_time ON idempotency_keys(created_at);
-  CREATE TABLE send_windows (
-    scope TEXT NOT NULL,
-    second INTEGER NOT NULL,
-    count INTEGER NOT NULL,
-    PRIMARY KEY (scope, second)
-  );
-  CREATE TABLE monthly_usage (
-    account_id TEXT NOT NULL,
-    month TEXT NOT NULL,
-    count INTEGER NOT NULL,
-    PRIMARY KEY (account_id, month)
-  );
-  CREATE TABLE settings (
-    name TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-  );
-  `,
+  shared.initialMigration(SQLITE),
   // Delivery: each destination keeps its apns-id, tag and deadline, and a worker's lease.
   `
   ALTER TABLE destinations ADD COLUMN apns_id TEXT NOT NULL DEFAULT '';
@@ -125,11 +26,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE destinations ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE destinations ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE destinations ADD COLUMN lease_owner TEXT;
-  ALTER TABLE destinations ADD COLUMN lease_until INTEGER;
-  CREATE INDEX destinations_pending_due ON destinations(next_attempt_at) WHERE state = 'pending';
-  CREATE INDEX destinations_pending_expiry ON destinations(expires_at) WHERE state = 'pending';
-  CREATE INDEX destinations_leased ON destinations(lease_until) WHERE state = 'sending';
-  CREATE INDEX destinations_device_tag ON destinations(device_id, tag) WHERE tag IS NOT NULL;
+  ALTER TABLE destinations ADD COLUMN lease_until INTEGER;${shared.deliveryIndexes(SQLITE)}
   `,
   // The routing queue becomes the notifications whose routed_at is NULL, found through a partial
   // index: a send writes one index entry where the queue took a row and two index entries. The
@@ -178,22 +75,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     UPDATE destination_state_counts SET n = n - 1 WHERE state = OLD.state;
   END;
   `,
-  // A notification's opened and cleared reports: one per device and action, kept at most for
-  // every device it went to, however often an app (or a script) reports the same one.
-  `
-  DELETE FROM handled_events WHERE rowid NOT IN (
-    SELECT min(rowid) FROM handled_events GROUP BY notification_id, device_id, action
-  );
-  DROP INDEX handled_events_notification;
-  CREATE UNIQUE INDEX handled_events_once ON handled_events(notification_id, device_id, action);
-  `,
-  ...sharedMigrations({ time: 'INTEGER', bool: 'INTEGER', active: 'active = 1', inactive: 'active = 0' }),
+  shared.handledOnceMigration(SQLITE, '\n  DROP INDEX handled_events_notification;'),
+  ...shared.sharedMigrations(SQLITE),
   // Notifications by when they were made, so that retention finds those past it, the oldest first,
   // without reading the whole table (a purge of a day's worth read all 300,000 rows of a month).
   `
   CREATE INDEX notifications_time ON notifications(created_at);
   `,
-  renameMigration(
+  shared.renameMigration(
     // SQLite runs one process serving sends on a data directory (api.lock), and an upgrade
     // restarts it (docs/deploy.md): no process of the release before reads the old names after
     // this. The address's index takes its column's name.
