@@ -159,6 +159,11 @@ export interface AppOptions {
   reducedMotion?: boolean;
   /** A certificate of the chain the site's HTTPS presents, trusted as a public CA would be. */
   trustedCertificate?: string;
+  /**
+   * The page's clock installed (running as the real one until moved): a test moves it on past the
+   * app's waits (`context.clock.fastForward`) rather than waiting them out.
+   */
+  movableClock?: boolean;
 }
 
 export interface Result {
@@ -223,6 +228,7 @@ export async function openApp(url: string, options: AppOptions = {}): Promise<Ap
     reducedMotion: options.reducedMotion ? 'reduce' : 'no-preference',
   });
   contexts.push(context);
+  if (options.movableClock) await context.clock.install();
   // Notifications can be granted to a secure origin only: an insecure one keeps the default.
   const { protocol, hostname } = new URL(url);
   const secure = protocol === 'https:' || hostname === '127.0.0.1' || hostname === 'localhost';

@@ -109,9 +109,13 @@ describe('the web app before it can receive', () => {
 
   it('a subscribe that hangs: progress at once, then says so and offers a way out', async () => {
     const { server } = shared();
-    const app = await openApp(server.url, { iphone: true, fromHomeScreen: true, subscription: 'hang' });
-    // The page's own clock, moved on past the app's 8 s rather than waited out.
-    await app.context.clock.install();
+    // The page's clock is moved on past the app's 8 s rather than waited out.
+    const app = await openApp(server.url, {
+      iphone: true,
+      fromHomeScreen: true,
+      subscription: 'hang',
+      movableClock: true,
+    });
     await app.page.goto(`${server.url}/app/`);
     await turnOn(app);
     await expect
@@ -137,8 +141,7 @@ describe('the web app before it can receive', () => {
 
   it("the server unreachable: says so in the app's words, with a way to try again", async () => {
     const { server } = await startAppServer();
-    const app = await openApp(server.url, { iphone: true, fromHomeScreen: true });
-    await app.context.clock.install();
+    const app = await openApp(server.url, { iphone: true, fromHomeScreen: true, movableClock: true });
     await app.page.goto(`${server.url}/app/`);
     await expect.poll(() => app.page.getByLabel("This device's name").isVisible(), WAIT).toBe(true);
     server.child.kill('SIGKILL');
