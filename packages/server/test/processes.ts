@@ -25,8 +25,10 @@ import { send } from './helpers.js';
 export {
   ADMIN,
   BIN,
+  cleanUpAfterTest,
   EXTRA_NODES,
   freePort,
+  keptForAll,
   type Running,
   runScript,
   startProcess,

@@ -7,5 +7,13 @@ export {
   startServerWithToken,
   startTlsProcess,
 } from './foxbell-server.js';
-export { cleanUpAfterTest, EXTRA_NODES, freePort, killAfterTest, runScript, tempDir } from './processes.js';
+export {
+  cleanUpAfterTest,
+  EXTRA_NODES,
+  freePort,
+  keptForAll,
+  killAfterTest,
+  runScript,
+  tempDir,
+} from './processes.js';
 export { startTinyproxy } from './tinyproxy.js';

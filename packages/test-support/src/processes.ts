@@ -12,18 +12,42 @@ import { afterEach } from 'vitest';
 const children: ChildProcess[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 const folders: string[] = [];
-afterEach(async () => {
+afterEach(() => release(children.splice(0), cleanups.splice(0), folders.splice(0)));
+
+async function release(
+  killed: ChildProcess[],
+  cleanedUp: (() => Promise<void>)[],
+  removed: string[],
+): Promise<void> {
   await Promise.all(
-    children.splice(0).map((child) => {
+    killed.map((child) => {
       if (child.exitCode !== null || child.signalCode !== null) return undefined;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
       return exited;
     }),
   );
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-  await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
-});
+  await Promise.all(cleanedUp.map((cleanup) => cleanup()));
+  await Promise.all(removed.map((folder) => rm(folder, { recursive: true, force: true })));
+}
+
+/**
+ * What `make` starts (processes, folders, cleanups) kept past the test, for the tests of a
+ * `describe` to share (from its `beforeAll`): `release` ends them as a test's end would.
+ */
+export async function keptForAll<T>(make: () => Promise<T>): Promise<{ value: T; release(): Promise<void> }> {
+  const marks = [children.length, cleanups.length, folders.length] as const;
+  const taken = () =>
+    [children.splice(marks[0]), cleanups.splice(marks[1]), folders.splice(marks[2])] as const;
+  try {
+    const value = await make();
+    const kept = taken();
+    return { value, release: () => release(...kept) };
+  } catch (error) {
+    await release(...taken());
+    throw error;
+  }
+}
 
 /** Runs `cleanup` after the test, once its processes are gone. */
 export function cleanUpAfterTest(cleanup: () => Promise<void>): void {

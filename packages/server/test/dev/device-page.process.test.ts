@@ -35,6 +35,18 @@ async function sendAll(url: string, token: string, sends: Record<string, unknown
 const device = (page: Page, name: string) =>
   page.locator('section.device', { has: page.getByRole('heading', { name, exact: true }) });
 
+/**
+ * Moves the page's clock on by `ms` (the timers due fire once), then waits until what they fetched
+ * is in `requests`: a request the page makes after them has been answered and reported (a page's
+ * requests are reported in order).
+ */
+async function fastForward(page: Page, requests: string[], ms: number) {
+  await page.clock.fastForward(ms);
+  const marks = requests.filter((url) => url === '/healthz').length;
+  await page.evaluate(() => fetch('/healthz').then((response) => response.status));
+  await expect.poll(() => requests.filter((url) => url === '/healthz').length).toBe(marks + 1);
+}
+
 const LONG = Array.from({ length: 40 }, (_, i) => `line ${i + 1} of a long log excerpt`).join('\n');
 
 describe('the device page in Chromium', () => {
@@ -72,6 +84,8 @@ describe('the device page in Chromium', () => {
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     const page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+    // The page's own clock, moved on past its waits (polls, reconnects) rather than waited out.
+    await page.clock.install();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     const requests: string[] = [];
@@ -92,6 +106,7 @@ describe('the device page in Chromium', () => {
     expect(await page.locator('.empty:visible').count()).toBe(0);
     release();
 
+    const connection = () => page.locator('#connection').textContent();
     const iphone = device(page, 'iPhone');
     const watch = device(page, 'Apple Watch');
     const vision = device(page, 'Vision Pro');
@@ -158,10 +173,10 @@ describe('the device page in Chromium', () => {
     await expect.poll(() => report.locator('.state').textContent()).toContain('cleared');
     expect(await report.getByRole('button', { name: 'Clear' }).isDisabled()).toBe(true);
 
-    // Settled records are not polled again.
-    await page.waitForTimeout(2500);
+    // Settled records are not polled again: a poll for any still moving, then none in three more.
+    await fastForward(page, requests, 2000);
     const before = requests.filter((url) => url.startsWith('/dev/notifications/')).length;
-    await page.waitForTimeout(5000);
+    for (let poll = 0; poll < 3; poll += 1) await fastForward(page, requests, 2000);
     expect(requests.filter((url) => url.startsWith('/dev/notifications/')).length).toBe(before);
 
     await mkdir(OUTPUT, { recursive: true });
@@ -183,14 +198,22 @@ describe('the device page in Chromium', () => {
     await page.setViewportSize({ width: 1024, height: 768 });
 
     // The server goes away: a line says so, the page retries with growing waits and throws nothing.
+    // Its clock stands still meanwhile, moved on by the test alone.
+    await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 100);
     first.server.child.kill('SIGKILL');
     await first.server.exited;
     await expect
       .poll(() => page.locator('#connection').textContent())
       .toMatch(/^Connection lost: trying again in \d+ s…$/);
     const down = requests.length;
-    await page.waitForTimeout(7000);
-    // Waits of 1, 2 and 4 s: at most three tries in seven seconds, and no polling meanwhile.
+    // Waits of 1, 2 and 4 s, each said, the page's clock moved on by each: one try after it.
+    for (const wait of [1, 2, 4]) {
+      await expect.poll(() => connection()).toBe(`Connection lost: trying again in ${wait} s…`);
+      const tries = requests.filter((url) => url === '/dev/pushes').length;
+      await page.clock.fastForward(wait * 1000);
+      await expect.poll(() => requests.filter((url) => url === '/dev/pushes').length).toBe(tries + 1);
+    }
+    // At most three tries in those seven seconds, and no polling meanwhile.
     expect(requests.slice(down).filter((url) => url === '/dev/pushes').length).toBeLessThanOrEqual(3);
     expect(requests.slice(down).filter((url) => url.startsWith('/dev/notifications/'))).toEqual([]);
     expect(errors).toEqual([]);
@@ -198,6 +221,10 @@ describe('the device page in Chromium', () => {
     // Back on the same port and data: the page finds it, and the history is there again.
     const second = await devServer(dir, port);
     await sendAll(second.server.url, second.token, [{ message: 'After the restart', target: 'iphone' }]);
+    // Its next try, after the wait it says.
+    await expect.poll(() => connection()).toBe('Connection lost: trying again in 8 s…');
+    await page.clock.fastForward(8000);
+    await page.clock.resume();
     await expect
       .poll(() => iphone.locator('.notification .body').allTextContents(), { timeout: 20_000 })
       .toEqual(['After the restart', 'Weekly report', 'No title on this one']);

@@ -13,8 +13,16 @@ import {
   type Page,
 } from 'playwright-core';
 import { afterAll, afterEach, expect } from 'vitest';
-import { send } from '../helpers.js';
-import { ADMIN, freePort, type Running, startProcess, tempDir } from '../processes.js';
+import { forAll, send } from '../helpers.js';
+import {
+  ADMIN,
+  cleanUpAfterTest,
+  freePort,
+  keptForAll,
+  type Running,
+  startProcess,
+  tempDir,
+} from '../processes.js';
 
 /**
  * The Foxbell web app in real Chromium, as a phone shows it, against a real foxbell-server that
@@ -37,10 +45,8 @@ const GUIDE = fileURLToPath(new URL('../../../../docs/iphone.md', import.meta.ur
 /** The file's Chromium, one for each set of extra arguments (a certificate it trusts). */
 const browsers = new Map<string, Promise<Browser>>();
 const contexts: BrowserContext[] = [];
-const services: LocalPushService[] = [];
 afterEach(async () => {
   await Promise.all(contexts.splice(0).map((context) => context.close().catch(() => {})));
-  await Promise.all(services.splice(0).map((service) => service.close()));
 });
 afterAll(async () => {
   const launched = [...browsers.values()];
@@ -76,24 +82,54 @@ function trusting(pem: string): string {
   return `--ignore-certificate-errors-spki-list=${createHash('sha256').update(spki).digest('base64')}`;
 }
 
-export interface AppServer {
+/** A foxbell-server whose Web Push goes to a local push service. */
+export interface PushingServer {
   server: Running;
   push: LocalPushService;
-  account: { id: string; key: string };
-  /** A send token of the account, named "CI". */
-  token: string;
   /** Starts the server again (after the test stopped it) on its port, with its data. */
   restart(): Promise<Running>;
 }
 
+export interface AppServer extends PushingServer {
+  account: { id: string; key: string };
+  /** A send token of the account, named "CI". */
+  token: string;
+}
+
 /** A foxbell-server whose Web Push goes to a local push service, with an account and a token. */
 export async function startAppServer(extra: string[] = []): Promise<AppServer> {
+  return withAccount(await startPushingServer(extra));
+}
+
+/**
+ * One server and push service for every test of the `describe` (or file) this is called in (see
+ * forAll): starting them costs more than many of the app's tests. For tests that leave them as
+ * found: each links its own browser context to an account of its own (`withAccount`), counts the
+ * pushes to its own subscriptions, and none stops the server.
+ */
+export function appServerForAll(extra: string[] = []): () => PushingServer {
+  return forAll('appServerForAll', async () => {
+    const { value, release } = await keptForAll(() => startPushingServer(extra));
+    return { value, close: release };
+  });
+}
+
+/** `pushing` with an account of the test's own, and a send token of it named "CI". */
+export async function withAccount(pushing: PushingServer): Promise<AppServer> {
+  const { url } = pushing.server;
+  const account = await send(url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
+  const token = await send(url, 'POST', '/v1/tokens', { token: account.body.key, json: { name: 'CI' } });
+  return { ...pushing, account: { id: account.body.id, key: account.body.key }, token: token.body.token };
+}
+
+/** The server and its push service, both ended after the test. */
+async function startPushingServer(extra: string[]): Promise<PushingServer> {
   const dir = await tempDir();
   let serverUrl = '';
   const push = await LocalPushService.start({
     vapidKey: async () => (await (await fetch(`${serverUrl}/v1/web-push/key`)).json()).public_key,
   });
-  services.push(push);
+  cleanUpAfterTest(() => push.close());
   const ca = path.join(dir, 'push-ca.pem');
   await writeFile(ca, push.ca);
   // The address the browser opens the app at is the server's own (--public-url).
@@ -104,21 +140,10 @@ export async function startAppServer(extra: string[] = []): Promise<AppServer> {
     ...['--public-url', `http://127.0.0.1:${port}`],
     ...extra,
   ];
-  const server = await startProcess([...args, '--port', String(port)], { NODE_EXTRA_CA_CERTS: ca });
-  serverUrl = server.url;
   const restart = () => startProcess([...args, '--port', String(port)], { NODE_EXTRA_CA_CERTS: ca });
-  const account = await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} });
-  const token = await send(server.url, 'POST', '/v1/tokens', {
-    token: account.body.key,
-    json: { name: 'CI' },
-  });
-  return {
-    server,
-    push,
-    account: { id: account.body.id, key: account.body.key },
-    token: token.body.token,
-    restart,
-  };
+  const server = await restart();
+  serverUrl = server.url;
+  return { server, push, restart };
 }
 
 export interface AppOptions {
@@ -134,6 +159,11 @@ export interface AppOptions {
   reducedMotion?: boolean;
   /** A certificate of the chain the site's HTTPS presents, trusted as a public CA would be. */
   trustedCertificate?: string;
+  /**
+   * The page's clock installed (running as the real one until moved): a test moves it on past the
+   * app's waits (`context.clock.fastForward`) rather than waiting them out.
+   */
+  movableClock?: boolean;
 }
 
 export interface Result {
@@ -198,6 +228,7 @@ export async function openApp(url: string, options: AppOptions = {}): Promise<Ap
     reducedMotion: options.reducedMotion ? 'reduce' : 'no-preference',
   });
   contexts.push(context);
+  if (options.movableClock) await context.clock.install();
   // Notifications can be granted to a secure origin only: an insecure one keeps the default.
   const { protocol, hostname } = new URL(url);
   const secure = protocol === 'https:' || hostname === '127.0.0.1' || hostname === 'localhost';

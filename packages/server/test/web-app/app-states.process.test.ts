@@ -3,6 +3,7 @@ import { send } from '../helpers.js';
 import {
   type App,
   approveShownCode,
+  appServerForAll,
   backToTheApp,
   LAN_NAME,
   openApp,
@@ -10,12 +11,20 @@ import {
   startAppServer,
   turnOn,
   WAIT,
+  withAccount,
 } from './app-in-chromium.js';
 
 /**
  * Every state a phone can put the web app in, each said in the app's own words (never an API
  * message), and pictured at 390 px for docs/iphone.md.
  */
+
+/**
+ * The file's server, for the tests that leave it as found: each opens a browser context of its own
+ * and, once linked, an account of its own. A test that stops the server, or needs it started with
+ * other settings, starts its own.
+ */
+const shared = appServerForAll();
 
 /** The page's whole text has none of these API messages in it. */
 async function expectNoApiMessage(app: App, ...messages: string[]) {
@@ -25,7 +34,7 @@ async function expectNoApiMessage(app: App, ...messages: string[]) {
 
 describe('the web app before it can receive', () => {
   it('in a Safari tab on an iPhone: says to add it to the Home Screen first, with the steps', async () => {
-    const { server } = await startAppServer();
+    const { server } = shared();
     const app = await openApp(server.url, { iphone: true, colorScheme: 'light' });
     await app.page.goto(`${server.url}/app/`);
     await expect
@@ -52,7 +61,7 @@ describe('the web app before it can receive', () => {
   });
 
   it('over plain http on a name of the network: says HTTPS is needed, and why', async () => {
-    const { server } = await startAppServer();
+    const { server } = shared();
     const plain = `http://${LAN_NAME}:${new URL(server.url).port}`;
     const app = await openApp(plain, { iphone: true, fromHomeScreen: true });
     await app.page.goto(`${plain}/app/`);
@@ -65,7 +74,7 @@ describe('the web app before it can receive', () => {
   });
 
   it('notifications denied: says where to turn them on, and checks again', async () => {
-    const { server } = await startAppServer();
+    const { server } = shared();
     const app = await openApp(server.url, { iphone: true, fromHomeScreen: true, permission: 'denied' });
     await app.page.goto(`${server.url}/app/`);
     await expect
@@ -99,16 +108,23 @@ describe('the web app before it can receive', () => {
   });
 
   it('a subscribe that hangs: progress at once, then says so and offers a way out', async () => {
-    const { server } = await startAppServer();
-    const app = await openApp(server.url, { iphone: true, fromHomeScreen: true, subscription: 'hang' });
+    const { server } = shared();
+    // The page's clock is moved on past the app's 8 s rather than waited out.
+    const app = await openApp(server.url, {
+      iphone: true,
+      fromHomeScreen: true,
+      subscription: 'hang',
+      movableClock: true,
+    });
     await app.page.goto(`${server.url}/app/`);
     await turnOn(app);
     await expect
       .poll(() => app.page.locator('#setup-progress-text').textContent(), WAIT)
       .toBe('Turning on notifications…');
     await picture(app.page, 'turning-on');
+    await app.context.clock.fastForward('00:08');
     await expect
-      .poll(() => app.page.locator('#setup-progress-text').textContent(), { timeout: 20_000 })
+      .poll(() => app.page.locator('#setup-progress-text').textContent(), WAIT)
       .toBe('This is taking longer than it should. You can wait, or cancel and try again.');
     await picture(app.page, 'slow');
     await app.page.getByRole('button', { name: 'Cancel' }).click();
@@ -125,14 +141,18 @@ describe('the web app before it can receive', () => {
 
   it("the server unreachable: says so in the app's words, with a way to try again", async () => {
     const { server } = await startAppServer();
-    const app = await openApp(server.url, { iphone: true, fromHomeScreen: true });
+    const app = await openApp(server.url, { iphone: true, fromHomeScreen: true, movableClock: true });
     await app.page.goto(`${server.url}/app/`);
     await expect.poll(() => app.page.getByLabel("This device's name").isVisible(), WAIT).toBe(true);
     server.child.kill('SIGKILL');
     await server.exited;
     await turnOn(app);
+    // The device client's retries wait 1, 2 and 4 s: on the page's clock, moved on at each look.
     await expect
-      .poll(() => app.said(), { timeout: 20_000 })
+      .poll(async () => {
+        await app.context.clock.fastForward(1000);
+        return app.said();
+      }, WAIT)
       .toBe("Foxbell's server cannot be reached right now. Check your connection, then try again.");
     // Below the button it is about, as an error.
     expect(await app.resultOf(app.page.getByRole('button', { name: 'Turn on notifications' }))).toMatchObject(
@@ -149,7 +169,7 @@ describe('the web app before it can receive', () => {
 
 describe('the web app linked', () => {
   it('an empty inbox, the code screen and the inbox, in light and dark; "Linked" goes once something arrives', async () => {
-    const { server, push, account, token } = await startAppServer();
+    const { server, push, account, token } = await withAccount(shared());
     const apps: App[] = [];
     for (const colorScheme of ['light', 'dark'] as const) {
       const app = await openApp(server.url, {
@@ -184,7 +204,7 @@ describe('the web app linked', () => {
   }, 60_000);
 
   it('offline: opens from what it kept, the last inbox with a banner, and catches up once online', async () => {
-    const { server, push, account, token } = await startAppServer();
+    const { server, push, account, token } = await withAccount(shared());
     const app = await openApp(server.url, {
       iphone: true,
       fromHomeScreen: true,
@@ -227,7 +247,7 @@ describe('the web app linked', () => {
   }, 60_000);
 
   it('a subscription gone (410): shows that nothing arrives, and turns notifications on again', async () => {
-    const { server, push, account, token } = await startAppServer();
+    const { server, push, account, token } = await withAccount(shared());
     const first = push.subscribe();
     const app = await openApp(server.url, { iphone: true, fromHomeScreen: true, subscription: first });
     await app.page.goto(`${server.url}/app/`);
@@ -236,7 +256,7 @@ describe('the web app linked', () => {
     // iOS dropped it without a word: the push service responds with 410 and the server deactivates it.
     push.script(first, { status: 410 });
     await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'lost' } });
-    await push.waitFor(1);
+    await expect.poll(() => push.pushesTo(first).length, WAIT).toBe(1);
     await expect
       .poll(
         async () =>
@@ -269,13 +289,18 @@ describe('the web app linked', () => {
       (await send(server.url, 'GET', '/v1/devices', { token: account.key })).body.devices[0].active,
     ).toBe(true);
     await send(server.url, 'POST', '/v1/notifications', { token, json: { message: 'back' } });
-    await push.waitFor(2);
+    await expect.poll(() => push.pushesTo(renewed).length, WAIT).toBe(1);
     expect(push.pushesTo(renewed).map((one) => one.status)).toEqual([201]);
+    expect(push.pushesTo(first).map((one) => one.status)).toEqual([410]);
     expect(app.problems).toEqual([]);
   }, 60_000);
 
   it("a code wrong, expired or locked: said in the app's words", async () => {
     const { server, push, account } = await startAppServer(['--link-code-seconds', '1']);
+    // Expired: made first, its second running out while the app is set up, approved after it.
+    const late = await send(server.url, 'POST', '/v1/link-requests', {
+      json: { device_id: 'late-device-1', name: 'iPad', platform: 'ios', push_token: 'ab'.repeat(32) },
+    });
     const app = await openApp(server.url, {
       iphone: true,
       fromHomeScreen: true,
@@ -290,11 +315,14 @@ describe('the web app linked', () => {
       await approveButton.click();
     };
     const result = async () => (await app.resultOf(approveButton))?.text;
-    // Expired: made, and approved after its second.
-    const late = await send(server.url, 'POST', '/v1/link-requests', {
-      json: { device_id: 'late-device-1', name: 'iPad', platform: 'ios', push_token: 'ab'.repeat(32) },
-    });
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await expect
+      .poll(
+        async () =>
+          (await send(server.url, 'GET', `/v1/link-requests/${late.body.id}`, { token: late.body.secret }))
+            .body.state,
+        WAIT,
+      )
+      .toBe('expired');
     await approve(late.body.code);
     await expect.poll(result, WAIT).toBe('That code has expired. Make a new one on the other device.');
     await approve('ABCD-EFGH');
@@ -310,7 +338,7 @@ describe('the web app linked', () => {
   }, 60_000);
 
   it('plays a scene still for a person who asked for reduced motion, its parameters as sent', async () => {
-    const { server, push, account, token } = await startAppServer();
+    const { server, push, account, token } = await withAccount(shared());
     const app = await openApp(server.url, {
       iphone: true,
       fromHomeScreen: true,

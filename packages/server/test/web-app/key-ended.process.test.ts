@@ -4,11 +4,12 @@ import { ADMIN } from '../processes.js';
 import {
   type App,
   approveShownCode,
+  appServerForAll,
   backToTheApp,
   linkedIphone,
   picture,
-  startAppServer,
   WAIT,
+  withAccount,
 } from './app-in-chromium.js';
 
 /**
@@ -16,6 +17,9 @@ import {
  * app forgets the key and the inbox it kept, and asks to be linked again, in words. An inbox it
  * kept is never shown for another account than its own, online or offline.
  */
+
+/** The file's server: each test deletes, removes or moves only what its own account holds. */
+const shared = appServerForAll();
 
 /** What the app keeps in localStorage: its key and the inbox it read last. */
 async function kept(app: App) {
@@ -25,9 +29,9 @@ async function kept(app: App) {
   }));
 }
 
-/** A linked app on a phone, whose inbox shows one notification sent to `account`. */
+/** A linked app on a phone, whose inbox shows one notification sent to an account of its own. */
 async function linkedWithOne() {
-  const started = await startAppServer();
+  const started = await withAccount(shared());
   const { server, token } = started;
   const app = await linkedIphone(started);
   const sent = await send(server.url, 'POST', '/v1/notifications', {
