@@ -142,16 +142,26 @@ describe('several API and worker processes on one PostgreSQL', () => {
         // Halfway: kill a worker while it holds leases, that is, mid-push. It is stopped first, so
         // the leases read are the ones it dies with: a running worker on a loaded machine can
         // finish every push between a read and the kill. Rows it holds can only be pushed twice,
-        // and a commit it sent before the stop only lowers what is pushed twice.
+        // and a commit it sent before the stop only lowers what is pushed twice, but for a claim:
+        // one it sent just before the stop may commit after a first read, so the leases are read
+        // until they hold still.
         const held = () =>
           count(`SELECT count(*) AS n FROM destinations WHERE state = 'sending' AND lease_owner = $1`, [
             worker1.url,
           ]);
+        const heldWhenStill = async () => {
+          for (let last = await held(); ; ) {
+            await new Promise((resolve) => setTimeout(resolve, 250));
+            const now = await held();
+            if (now === last) return now;
+            last = now;
+          }
+        };
         await until(
           'worker 1 is stopped holding a lease',
           async () => {
             worker1.child.kill('SIGSTOP');
-            killedLeases = await held();
+            killedLeases = await heldWhenStill();
             if (killedLeases > 0) return true;
             worker1.child.kill('SIGCONT');
             return false;
