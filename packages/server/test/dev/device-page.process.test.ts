@@ -35,6 +35,25 @@ async function sendAll(url: string, token: string, sends: Record<string, unknown
 const device = (page: Page, name: string) =>
   page.locator('section.device', { has: page.getByRole('heading', { name, exact: true }) });
 
+/**
+ * Waits until the browser has reported every request the page made so far: it makes one more, of
+ * its own, and that one is seen last (a request that should not have happened is then counted).
+ */
+async function requestsSeen(page: Page, requests: string[]) {
+  const marks = requests.filter((url) => url === '/healthz').length;
+  // Made whether or not the server is up: a refused one is reported too.
+  await page.evaluate(() =>
+    fetch('/healthz').then(
+      (response) => response.status,
+      () => 0,
+    ),
+  );
+  await expect.poll(() => requests.filter((url) => url === '/healthz').length).toBe(marks + 1);
+}
+
+/** How long the page may take to draw its devices: a loaded machine has taken over the default 1 s. */
+const LOADED = { timeout: 10_000 };
+
 const LONG = Array.from({ length: 40 }, (_, i) => `line ${i + 1} of a long log excerpt`).join('\n');
 
 describe('the device page in Chromium', () => {
@@ -81,13 +100,16 @@ describe('the device page in Chromium', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
+    // The page's timers on a clock of the test's, so that their waits (polls, retries) can be
+    // skipped rather than sat through; it runs as the system's until the test pauses it.
+    await page.clock.install();
     await page.route('**/dev/pushes', async (route) => {
       await held;
       await route.continue();
     });
     await page.goto(`${first.server.url}/devices`);
     // The devices are drawn from the session; the stream, held back, has not said anything yet.
-    await expect.poll(() => page.locator('section.device').count()).toBe(3);
+    await expect.poll(() => page.locator('section.device').count(), LOADED).toBe(3);
     expect(await page.locator('#connection').textContent()).toBe('Connecting…');
     expect(await page.locator('.empty:visible').count()).toBe(0);
     release();
@@ -158,11 +180,16 @@ describe('the device page in Chromium', () => {
     await expect.poll(() => report.locator('.state').textContent()).toContain('cleared');
     expect(await report.getByRole('button', { name: 'Clear' }).isDisabled()).toBe(true);
 
-    // Settled records are not polled again.
-    await page.waitForTimeout(2500);
-    const before = requests.filter((url) => url.startsWith('/dev/notifications/')).length;
-    await page.waitForTimeout(5000);
-    expect(requests.filter((url) => url.startsWith('/dev/notifications/')).length).toBe(before);
+    // From here on the page's time moves only when the test moves it (from a second ahead: a
+    // pause cannot go back to a moment that passed while it was asked for).
+    await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1000);
+    // Settled records are not polled again: five seconds of the page's time, two polls and more.
+    const polled = () => requests.filter((url) => url.startsWith('/dev/notifications/')).length;
+    await requestsSeen(page, requests);
+    const before = polled();
+    await page.clock.runFor(5000);
+    await requestsSeen(page, requests);
+    expect(polled()).toBe(before);
 
     await mkdir(OUTPUT, { recursive: true });
     for (const [width, height] of [
@@ -189,15 +216,30 @@ describe('the device page in Chromium', () => {
       .poll(() => page.locator('#connection').textContent())
       .toMatch(/^Connection lost: trying again in \d+ s…$/);
     const down = requests.length;
-    await page.waitForTimeout(7000);
-    // Waits of 1, 2 and 4 s: at most three tries in seven seconds, and no polling meanwhile.
-    expect(requests.slice(down).filter((url) => url === '/dev/pushes').length).toBeLessThanOrEqual(3);
+    const tries = () => requests.slice(down).filter((url) => url === '/dev/pushes').length;
+    // Waits of 1, 2 and 4 s, each said: three tries in seven seconds, and no polling meanwhile.
+    for (const [index, seconds] of [1, 2, 4].entries()) {
+      await expect
+        .poll(() => page.locator('#connection').textContent())
+        .toBe(`Connection lost: trying again in ${seconds} s…`);
+      expect(tries()).toBe(index);
+      await page.clock.fastForward(seconds * 1000);
+      await expect.poll(() => tries()).toBe(index + 1);
+    }
+    await expect
+      .poll(() => page.locator('#connection').textContent())
+      .toBe('Connection lost: trying again in 8 s…');
+    await requestsSeen(page, requests);
+    expect(tries()).toBe(3);
     expect(requests.slice(down).filter((url) => url.startsWith('/dev/notifications/'))).toEqual([]);
     expect(errors).toEqual([]);
 
     // Back on the same port and data: the page finds it, and the history is there again.
     const second = await devServer(dir, port);
     await sendAll(second.server.url, second.token, [{ message: 'After the restart', target: 'iphone' }]);
+    // The 8 s wait it said, over; from here on the page's time runs as the system's again.
+    await page.clock.fastForward(8000);
+    await page.clock.resume();
     await expect
       .poll(() => iphone.locator('.notification .body').allTextContents(), { timeout: 20_000 })
       .toEqual(['After the restart', 'Weekly report', 'No title on this one']);
@@ -218,7 +260,7 @@ describe('linking a device from the device page', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     const page = await browser.newPage({ viewport: { width: 1024, height: 800 } });
     await page.goto(`${server.url}/devices`);
-    await expect.poll(() => page.locator('section.device').count()).toBe(3);
+    await expect.poll(() => page.locator('section.device').count(), LOADED).toBe(3);
     const link = await send(server.url, 'POST', '/v1/link-requests', {
       json: {
         device_id: 'browser-install-1',
