@@ -208,19 +208,23 @@ describe('pnpm start', () => {
     const first = await pnpmStart(home, ['--port', String(port)]);
     expect(first.url).toBe(`http://127.0.0.1:${port}`);
 
-    const again = await pnpmStartFailing(home, ['--port', String(port)]);
+    // Three starts that stop at once, each on its own (a data folder in use, a port taken, a
+    // misspelt flag): run side by side.
+    const elsewhere = await tempHome();
+    const [again, taken, wrong] = await Promise.all([
+      pnpmStartFailing(home, ['--port', String(port)]),
+      pnpmStartFailing(elsewhere, ['--port', String(port)]),
+      pnpmStartFailing(elsewhere, ['--prot', '1']),
+    ]);
     expect(again.code).toBe(2);
     expect(again.output).toContain(
       `pnpm start: pnpm start is already running at http://127.0.0.1:${port} (its data in ${path.join(home, 'data')}): open that one, or stop it (Ctrl-C in its terminal) first\n`,
     );
-    const elsewhere = await tempHome();
-    const taken = await pnpmStartFailing(elsewhere, ['--port', String(port)]);
     expect(taken.code).toBe(2);
     expect(taken.output).toContain(
       `pnpm start: port ${port} is taken (another pnpm start, or another program): stop it, or run \`pnpm start --port ${port + 1}\`\n`,
     );
     expect(taken.output).not.toMatch(/\n\s+at /);
-    const wrong = await pnpmStartFailing(elsewhere, ['--prot', '1']);
     expect([wrong.code, wrong.output]).toEqual([2, expect.stringContaining('pnpm start takes --port N')]);
 
     const exited = new Promise<number | null>((resolve) => first.child.once('exit', resolve));
@@ -240,6 +244,9 @@ describe('pnpm start', () => {
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     try {
       const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+      // The page's timers on a clock of the test's, running as the system's: the picture below
+      // skips the rocket's countdown rather than sitting through it.
+      await page.clock.install();
       const elsewhere: string[] = [];
       page.on('request', (request) => {
         if (!request.url().startsWith(`${url}/`) && !request.url().startsWith('data:'))
@@ -356,11 +363,16 @@ describe('pnpm start', () => {
       expect(browser.contexts()[0]?.pages()).toHaveLength(1);
 
       await mkdir(OUTPUT, { recursive: true });
-      await page.waitForTimeout(2500); // let the rocket's countdown finish for the picture
+      // The rocket's countdown (three ticks of 0.7 s) over, and its lift-off at its end, for the picture.
+      await page.clock.runFor(2500);
       await page.evaluate(() => {
         for (const screen of document.querySelectorAll('.screen')) screen.scrollTop = 0;
       });
-      await page.screenshot({ path: path.join(OUTPUT, 'device-page.png'), fullPage: true });
+      await page.screenshot({
+        path: path.join(OUTPUT, 'device-page.png'),
+        fullPage: true,
+        animations: 'disabled',
+      });
 
       // Readable at a phone's width: the devices stack and nothing is cut off sideways.
       await page.setViewportSize({ width: 390, height: 844 });
