@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HISTORY_LENGTH } from '../../src/dev/page-routes.js';
 import { send } from '../helpers.js';
 import { startProcess, tempDir } from '../processes.js';
@@ -12,11 +12,26 @@ const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
 /** Pictures of the page at the widths people use, to look at after a run. */
 const OUTPUT = fileURLToPath(new URL('../../test-output', import.meta.url));
 
-let browser: Browser | undefined;
+/** One Chromium for the file's tests, each in a context (a browser profile) of its own. */
+let browser: Promise<Browser> | undefined;
+const contexts: BrowserContext[] = [];
 afterEach(async () => {
-  await browser?.close();
-  browser = undefined;
+  await Promise.all(contexts.splice(0).map((context) => context.close()));
 });
+afterAll(async () => {
+  // A launch that failed failed its test already.
+  await (await browser?.catch(() => undefined))?.close();
+});
+
+async function newPage(viewport: { width: number; height: number }): Promise<Page> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
+  }
+  browser ??= chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const context = await (await browser).newContext({ viewport });
+  contexts.push(context);
+  return context.newPage();
+}
 
 async function devServer(dir: string, port = 0) {
   const server = await startProcess(['--dev', '--data', dir, '--log-level', 'warn', '--port', String(port)]);
@@ -58,9 +73,6 @@ const LONG = Array.from({ length: 40 }, (_, i) => `line ${i + 1} of a long log e
 
 describe('the device page in Chromium', () => {
   it('draws the recent history, backs off while the server is down, and picks up again after a restart', async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
-    }
     const dir = await tempDir();
     const first = await devServer(dir);
     const port = Number(new URL(first.server.url).port);
@@ -89,8 +101,7 @@ describe('the device page in Chromium', () => {
       )
       .toBe(4);
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    const page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+    const page = await newPage({ width: 1024, height: 768 });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     const requests: string[] = [];
@@ -253,12 +264,8 @@ describe('the device page in Chromium', () => {
 
 describe('linking a device from the device page', () => {
   it("approves a device's code for the dev account and draws it beside the simulated ones", async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
-    }
     const { server } = await devServer(await tempDir());
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    const page = await browser.newPage({ viewport: { width: 1024, height: 800 } });
+    const page = await newPage({ width: 1024, height: 800 });
     await page.goto(`${server.url}/devices`);
     await expect.poll(() => page.locator('section.device').count(), LOADED).toBe(3);
     const link = await send(server.url, 'POST', '/v1/link-requests', {
