@@ -11,6 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const notifyBin = path.join(root, 'packages/cli/bin.cjs');
 const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
+/** How long the page may take to open and draw: a loaded machine has taken over the default 1 s. */
+const LOADED = { timeout: 10_000 };
 /** Where the browser test leaves its screenshot. */
 const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url));
 
@@ -265,7 +267,7 @@ describe('pnpm start', () => {
       // The welcome is on all three.
       for (const device of [iphone, watch, vision]) {
         await expect
-          .poll(() => device.locator('.notification .title').allTextContents())
+          .poll(() => device.locator('.notification .title').allTextContents(), LOADED)
           .toEqual(['Welcome to Foxbell']);
       }
 
