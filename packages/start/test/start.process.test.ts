@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const notifyBin = path.join(root, 'packages/cli/bin.cjs');
 const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
-/** How long the page may take to open and draw: a loaded machine has taken over the default 1 s. */
+/** How long the page may take to draw a send: a loaded machine has taken over the default 1 s. */
 const LOADED = { timeout: 10_000 };
 /** Where the browser test leaves its screenshot. */
 const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url));
@@ -299,12 +299,12 @@ describe('pnpm start', () => {
 
       for (const device of [iphone, watch, vision]) {
         const card = device.locator(`.notification[data-id="${id}"]`);
-        await expect.poll(() => card.locator('.body').textContent()).toBe('Deploy done');
+        await expect.poll(() => card.locator('.body').textContent(), LOADED).toBe('Deploy done');
         expect(await card.locator('.scene').getAttribute('data-scene')).toBe('rocket');
         expect(await card.locator('.rocket path').first().getAttribute('fill')).toBe('#30a46c');
       }
       const door = watch.locator('.notification', { hasText: 'Door is opening' });
-      await expect.poll(() => door.count()).toBe(1);
+      await expect.poll(() => door.count(), LOADED).toBe(1);
       expect(await door.locator('.door').getAttribute('class')).toBe('door door-opening');
       expect(await door.getAttribute('class')).toContain('level-time-sensitive');
       expect(await iphone.locator('.notification', { hasText: 'Door is opening' }).count()).toBe(0);
@@ -319,7 +319,7 @@ describe('pnpm start', () => {
         return record.status === 'opened' ? record : undefined;
       });
       expect(opened.handled).toEqual([expect.objectContaining({ action: 'opened', platform: 'ios' })]);
-      await expect.poll(() => card.getAttribute('class')).toContain('opened');
+      await expect.poll(() => card.getAttribute('class'), LOADED).toContain('opened');
 
       // Clear on the watch, by pointer this time: cleared is further along than opened.
       await watch.locator(`.notification[data-id="${id}"]`).getByRole('button', { name: 'Clear' }).click();
@@ -349,7 +349,7 @@ describe('pnpm start', () => {
       expect(linked.code, linked.stderr).toBe(0);
       const thread = iphone.locator('.thread');
       await expect
-        .poll(() => thread.locator('.notification .body').allTextContents())
+        .poll(() => thread.locator('.notification .body').allTextContents(), LOADED)
         .toEqual(['Tests passed', 'Build 1 passed']);
       expect(await thread.locator('.thread-name').textContent()).toBe('ci · 2');
       expect(await thread.locator('.notification', { hasText: 'Build 1 passed' }).textContent()).toContain(
