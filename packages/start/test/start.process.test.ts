@@ -11,6 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const notifyBin = path.join(root, 'packages/cli/bin.cjs');
 const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
+/** How long the page may take to draw a send: a loaded machine has taken over the default 1 s. */
+const LOADED = { timeout: 10_000 };
 /** Where the browser test leaves its screenshot. */
 const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url));
 
@@ -208,19 +210,23 @@ describe('pnpm start', () => {
     const first = await pnpmStart(home, ['--port', String(port)]);
     expect(first.url).toBe(`http://127.0.0.1:${port}`);
 
-    const again = await pnpmStartFailing(home, ['--port', String(port)]);
+    // Three starts that stop at once, each on its own (a data folder in use, a port taken, a
+    // misspelt flag): run side by side.
+    const elsewhere = await tempHome();
+    const [again, taken, wrong] = await Promise.all([
+      pnpmStartFailing(home, ['--port', String(port)]),
+      pnpmStartFailing(elsewhere, ['--port', String(port)]),
+      pnpmStartFailing(elsewhere, ['--prot', '1']),
+    ]);
     expect(again.code).toBe(2);
     expect(again.output).toContain(
       `pnpm start: pnpm start is already running at http://127.0.0.1:${port} (its data in ${path.join(home, 'data')}): open that one, or stop it (Ctrl-C in its terminal) first\n`,
     );
-    const elsewhere = await tempHome();
-    const taken = await pnpmStartFailing(elsewhere, ['--port', String(port)]);
     expect(taken.code).toBe(2);
     expect(taken.output).toContain(
       `pnpm start: port ${port} is taken (another pnpm start, or another program): stop it, or run \`pnpm start --port ${port + 1}\`\n`,
     );
     expect(taken.output).not.toMatch(/\n\s+at /);
-    const wrong = await pnpmStartFailing(elsewhere, ['--prot', '1']);
     expect([wrong.code, wrong.output]).toEqual([2, expect.stringContaining('pnpm start takes --port N')]);
 
     const exited = new Promise<number | null>((resolve) => first.child.once('exit', resolve));
@@ -240,6 +246,9 @@ describe('pnpm start', () => {
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     try {
       const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+      // The page's timers on a clock of the test's, running as the system's: the picture below
+      // skips the rocket's countdown rather than sitting through it.
+      await page.clock.install();
       const elsewhere: string[] = [];
       page.on('request', (request) => {
         if (!request.url().startsWith(`${url}/`) && !request.url().startsWith('data:'))
@@ -258,7 +267,7 @@ describe('pnpm start', () => {
       // The welcome is on all three.
       for (const device of [iphone, watch, vision]) {
         await expect
-          .poll(() => device.locator('.notification .title').allTextContents())
+          .poll(() => device.locator('.notification .title').allTextContents(), LOADED)
           .toEqual(['Welcome to Foxbell']);
       }
 
@@ -290,12 +299,12 @@ describe('pnpm start', () => {
 
       for (const device of [iphone, watch, vision]) {
         const card = device.locator(`.notification[data-id="${id}"]`);
-        await expect.poll(() => card.locator('.body').textContent()).toBe('Deploy done');
+        await expect.poll(() => card.locator('.body').textContent(), LOADED).toBe('Deploy done');
         expect(await card.locator('.scene').getAttribute('data-scene')).toBe('rocket');
         expect(await card.locator('.rocket path').first().getAttribute('fill')).toBe('#30a46c');
       }
       const door = watch.locator('.notification', { hasText: 'Door is opening' });
-      await expect.poll(() => door.count()).toBe(1);
+      await expect.poll(() => door.count(), LOADED).toBe(1);
       expect(await door.locator('.door').getAttribute('class')).toBe('door door-opening');
       expect(await door.getAttribute('class')).toContain('level-time-sensitive');
       expect(await iphone.locator('.notification', { hasText: 'Door is opening' }).count()).toBe(0);
@@ -310,7 +319,7 @@ describe('pnpm start', () => {
         return record.status === 'opened' ? record : undefined;
       });
       expect(opened.handled).toEqual([expect.objectContaining({ action: 'opened', platform: 'ios' })]);
-      await expect.poll(() => card.getAttribute('class')).toContain('opened');
+      await expect.poll(() => card.getAttribute('class'), LOADED).toContain('opened');
 
       // Clear on the watch, by pointer this time: cleared is further along than opened.
       await watch.locator(`.notification[data-id="${id}"]`).getByRole('button', { name: 'Clear' }).click();
@@ -340,7 +349,7 @@ describe('pnpm start', () => {
       expect(linked.code, linked.stderr).toBe(0);
       const thread = iphone.locator('.thread');
       await expect
-        .poll(() => thread.locator('.notification .body').allTextContents())
+        .poll(() => thread.locator('.notification .body').allTextContents(), LOADED)
         .toEqual(['Tests passed', 'Build 1 passed']);
       expect(await thread.locator('.thread-name').textContent()).toBe('ci · 2');
       expect(await thread.locator('.notification', { hasText: 'Build 1 passed' }).textContent()).toContain(
@@ -356,11 +365,16 @@ describe('pnpm start', () => {
       expect(browser.contexts()[0]?.pages()).toHaveLength(1);
 
       await mkdir(OUTPUT, { recursive: true });
-      await page.waitForTimeout(2500); // let the rocket's countdown finish for the picture
+      // The rocket's countdown (three ticks of 0.7 s) over, and its lift-off at its end, for the picture.
+      await page.clock.runFor(2500);
       await page.evaluate(() => {
         for (const screen of document.querySelectorAll('.screen')) screen.scrollTop = 0;
       });
-      await page.screenshot({ path: path.join(OUTPUT, 'device-page.png'), fullPage: true });
+      await page.screenshot({
+        path: path.join(OUTPUT, 'device-page.png'),
+        fullPage: true,
+        animations: 'disabled',
+      });
 
       // Readable at a phone's width: the devices stack and nothing is cut off sideways.
       await page.setViewportSize({ width: 390, height: 844 });

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HISTORY_LENGTH } from '../../src/dev/page-routes.js';
 import { send } from '../helpers.js';
 import { startProcess, tempDir } from '../processes.js';
@@ -12,11 +12,26 @@ const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
 /** Pictures of the page at the widths people use, to look at after a run. */
 const OUTPUT = fileURLToPath(new URL('../../test-output', import.meta.url));
 
-let browser: Browser | undefined;
+/** One Chromium for the file's tests, each in a context (a browser profile) of its own. */
+let browser: Promise<Browser> | undefined;
+const contexts: BrowserContext[] = [];
 afterEach(async () => {
-  await browser?.close();
-  browser = undefined;
+  await Promise.all(contexts.splice(0).map((context) => context.close()));
 });
+afterAll(async () => {
+  // A launch that failed failed its test already.
+  await (await browser?.catch(() => undefined))?.close();
+});
+
+async function newPage(viewport: { width: number; height: number }): Promise<Page> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
+  }
+  browser ??= chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const context = await (await browser).newContext({ viewport });
+  contexts.push(context);
+  return context.newPage();
+}
 
 async function devServer(dir: string, port = 0) {
   const server = await startProcess(['--dev', '--data', dir, '--log-level', 'warn', '--port', String(port)]);
@@ -36,24 +51,28 @@ const device = (page: Page, name: string) =>
   page.locator('section.device', { has: page.getByRole('heading', { name, exact: true }) });
 
 /**
- * Moves the page's clock on by `ms` (the timers due fire once), then waits until what they fetched
- * is in `requests`: a request the page makes after them has been answered and reported (a page's
- * requests are reported in order).
+ * Waits until the browser has reported every request the page made so far: it makes one more, of
+ * its own, and that one is seen last (a request that should not have happened is then counted).
  */
-async function fastForward(page: Page, requests: string[], ms: number) {
-  await page.clock.fastForward(ms);
+async function requestsSeen(page: Page, requests: string[]) {
   const marks = requests.filter((url) => url === '/healthz').length;
-  await page.evaluate(() => fetch('/healthz').then((response) => response.status));
+  // Made whether or not the server is up: a refused one is reported too.
+  await page.evaluate(() =>
+    fetch('/healthz').then(
+      (response) => response.status,
+      () => 0,
+    ),
+  );
   await expect.poll(() => requests.filter((url) => url === '/healthz').length).toBe(marks + 1);
 }
+
+/** How long the page may take to draw its devices: a loaded machine has taken over the default 1 s. */
+const LOADED = { timeout: 10_000 };
 
 const LONG = Array.from({ length: 40 }, (_, i) => `line ${i + 1} of a long log excerpt`).join('\n');
 
 describe('the device page in Chromium', () => {
   it('draws the recent history, backs off while the server is down, and picks up again after a restart', async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
-    }
     const dir = await tempDir();
     const first = await devServer(dir);
     const port = Number(new URL(first.server.url).port);
@@ -82,10 +101,7 @@ describe('the device page in Chromium', () => {
       )
       .toBe(4);
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    const page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
-    // The page's own clock, moved on past its waits (polls, reconnects) rather than waited out.
-    await page.clock.install();
+    const page = await newPage({ width: 1024, height: 768 });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     const requests: string[] = [];
@@ -95,18 +111,20 @@ describe('the device page in Chromium', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
+    // The page's timers on a clock of the test's, so that their waits (polls, retries) can be
+    // skipped rather than sat through; it runs as the system's until the test pauses it.
+    await page.clock.install();
     await page.route('**/dev/pushes', async (route) => {
       await held;
       await route.continue();
     });
     await page.goto(`${first.server.url}/devices`);
     // The devices are drawn from the session; the stream, held back, has not said anything yet.
-    await expect.poll(() => page.locator('section.device').count()).toBe(3);
+    await expect.poll(() => page.locator('section.device').count(), LOADED).toBe(3);
     expect(await page.locator('#connection').textContent()).toBe('Connecting…');
     expect(await page.locator('.empty:visible').count()).toBe(0);
     release();
 
-    const connection = () => page.locator('#connection').textContent();
     const iphone = device(page, 'iPhone');
     const watch = device(page, 'Apple Watch');
     const vision = device(page, 'Vision Pro');
@@ -173,11 +191,16 @@ describe('the device page in Chromium', () => {
     await expect.poll(() => report.locator('.state').textContent()).toContain('cleared');
     expect(await report.getByRole('button', { name: 'Clear' }).isDisabled()).toBe(true);
 
-    // Settled records are not polled again: a poll for any still moving, then none in three more.
-    await fastForward(page, requests, 2000);
-    const before = requests.filter((url) => url.startsWith('/dev/notifications/')).length;
-    for (let poll = 0; poll < 3; poll += 1) await fastForward(page, requests, 2000);
-    expect(requests.filter((url) => url.startsWith('/dev/notifications/')).length).toBe(before);
+    // From here on the page's time moves only when the test moves it (from a second ahead: a
+    // pause cannot go back to a moment that passed while it was asked for).
+    await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1000);
+    // Settled records are not polled again: five seconds of the page's time, two polls and more.
+    const polled = () => requests.filter((url) => url.startsWith('/dev/notifications/')).length;
+    await requestsSeen(page, requests);
+    const before = polled();
+    await page.clock.runFor(5000);
+    await requestsSeen(page, requests);
+    expect(polled()).toBe(before);
 
     await mkdir(OUTPUT, { recursive: true });
     for (const [width, height] of [
@@ -198,31 +221,34 @@ describe('the device page in Chromium', () => {
     await page.setViewportSize({ width: 1024, height: 768 });
 
     // The server goes away: a line says so, the page retries with growing waits and throws nothing.
-    // Its clock stands still meanwhile, moved on by the test alone.
-    await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 100);
     first.server.child.kill('SIGKILL');
     await first.server.exited;
     await expect
       .poll(() => page.locator('#connection').textContent())
       .toMatch(/^Connection lost: trying again in \d+ s…$/);
     const down = requests.length;
-    // Waits of 1, 2 and 4 s, each said, the page's clock moved on by each: one try after it.
-    for (const wait of [1, 2, 4]) {
-      await expect.poll(() => connection()).toBe(`Connection lost: trying again in ${wait} s…`);
-      const tries = requests.filter((url) => url === '/dev/pushes').length;
-      await page.clock.fastForward(wait * 1000);
-      await expect.poll(() => requests.filter((url) => url === '/dev/pushes').length).toBe(tries + 1);
+    const tries = () => requests.slice(down).filter((url) => url === '/dev/pushes').length;
+    // Waits of 1, 2 and 4 s, each said: three tries in seven seconds, and no polling meanwhile.
+    for (const [index, seconds] of [1, 2, 4].entries()) {
+      await expect
+        .poll(() => page.locator('#connection').textContent())
+        .toBe(`Connection lost: trying again in ${seconds} s…`);
+      expect(tries()).toBe(index);
+      await page.clock.fastForward(seconds * 1000);
+      await expect.poll(() => tries()).toBe(index + 1);
     }
-    // At most three tries in those seven seconds, and no polling meanwhile.
-    expect(requests.slice(down).filter((url) => url === '/dev/pushes').length).toBeLessThanOrEqual(3);
+    await expect
+      .poll(() => page.locator('#connection').textContent())
+      .toBe('Connection lost: trying again in 8 s…');
+    await requestsSeen(page, requests);
+    expect(tries()).toBe(3);
     expect(requests.slice(down).filter((url) => url.startsWith('/dev/notifications/'))).toEqual([]);
     expect(errors).toEqual([]);
 
     // Back on the same port and data: the page finds it, and the history is there again.
     const second = await devServer(dir, port);
     await sendAll(second.server.url, second.token, [{ message: 'After the restart', target: 'iphone' }]);
-    // Its next try, after the wait it says.
-    await expect.poll(() => connection()).toBe('Connection lost: trying again in 8 s…');
+    // The 8 s wait it said, over; from here on the page's time runs as the system's again.
     await page.clock.fastForward(8000);
     await page.clock.resume();
     await expect
@@ -238,14 +264,10 @@ describe('the device page in Chromium', () => {
 
 describe('linking a device from the device page', () => {
   it("approves a device's code for the dev account and draws it beside the simulated ones", async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set FOXBELL_CHROMIUM)`);
-    }
     const { server } = await devServer(await tempDir());
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    const page = await browser.newPage({ viewport: { width: 1024, height: 800 } });
+    const page = await newPage({ width: 1024, height: 800 });
     await page.goto(`${server.url}/devices`);
-    await expect.poll(() => page.locator('section.device').count()).toBe(3);
+    await expect.poll(() => page.locator('section.device').count(), LOADED).toBe(3);
     const link = await send(server.url, 'POST', '/v1/link-requests', {
       json: {
         device_id: 'browser-install-1',

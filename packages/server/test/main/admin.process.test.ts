@@ -254,39 +254,42 @@ describe('foxbell-server admin', () => {
     const key = (await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} })).body
       .key as string;
     const bad = ['device', 'add', '--name', 'X', '--platform', 'android', '--push-token', 'ab'.repeat(32)];
-
-    const refused = await admin(bad, { ...base, FOXBELL_ACCOUNT_KEY: key });
-    expect([refused.code, refused.stdout]).toEqual([2, '']);
-    expect(refused.stderr).toMatch(
-      /^error: .+\n {2}code: invalid_field\n {2}field: platform\n {2}request: req_\w+\n$/,
-    );
-    const asJson = await admin([...bad, '--json'], { ...base, FOXBELL_ACCOUNT_KEY: key });
-    expect([asJson.code, asJson.stderr]).toEqual([2, '']);
-    expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { code: 'invalid_field', field: 'platform' } });
-
-    const wrongKey = await admin(['token', 'list'], { ...base, FOXBELL_ACCOUNT_KEY: 'fox_acct_nope' });
-    expect([wrongKey.code, wrongKey.stderr]).toEqual([3, expect.stringMatching(/code: unauthorized/)]);
-    expect(wrongKey.stderr).not.toContain('fox_acct_nope');
-    expect(await admin(['token', 'list'], base)).toEqual({
-      code: 2,
-      stdout: '',
-      stderr:
-        'error: token list needs --account-key (or FOXBELL_ACCOUNT_KEY)\n  next: foxbell-server admin token list --help\n',
-    });
     // A port nothing listens on any more.
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
-    const unreachable = await admin(['token', 'list', '--base-url', `http://127.0.0.1:${port}`], {
-      FOXBELL_ACCOUNT_KEY: key,
+
+    // Commands that change nothing, each on its own: run side by side.
+    const [refused, asJson, wrongKey, withoutKey, unreachable, unknownCommand, help] = await Promise.all([
+      admin(bad, { ...base, FOXBELL_ACCOUNT_KEY: key }),
+      admin([...bad, '--json'], { ...base, FOXBELL_ACCOUNT_KEY: key }),
+      admin(['token', 'list'], { ...base, FOXBELL_ACCOUNT_KEY: 'fox_acct_nope' }),
+      admin(['token', 'list'], base),
+      admin(['token', 'list', '--base-url', `http://127.0.0.1:${port}`], { FOXBELL_ACCOUNT_KEY: key }),
+      admin(['token', 'mint'], base),
+      admin(['--help']),
+    ]);
+    expect([refused.code, refused.stdout]).toEqual([2, '']);
+    expect(refused.stderr).toMatch(
+      /^error: .+\n {2}code: invalid_field\n {2}field: platform\n {2}request: req_\w+\n$/,
+    );
+    expect([asJson.code, asJson.stderr]).toEqual([2, '']);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { code: 'invalid_field', field: 'platform' } });
+
+    expect([wrongKey.code, wrongKey.stderr]).toEqual([3, expect.stringMatching(/code: unauthorized/)]);
+    expect(wrongKey.stderr).not.toContain('fox_acct_nope');
+    expect(withoutKey).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: token list needs --account-key (or FOXBELL_ACCOUNT_KEY)\n  next: foxbell-server admin token list --help\n',
     });
     expect([unreachable.code, unreachable.stderr]).toEqual([
       5,
       `error: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n  next: is foxbell-server running there? (--base-url, FOXBELL_BASE_URL)\n`,
     ]);
-    expect((await admin(['token', 'mint'], base)).code).toBe(2);
-    const help = await admin(['--help']);
+    expect(unknownCommand.code).toBe(2);
     expect([help.code, help.stdout]).toEqual([
       0,
       expect.stringContaining('  token create          make a send token; prints it once\n'),
@@ -296,20 +299,21 @@ describe('foxbell-server admin', () => {
   it('rejects a key with a character no key has (a placeholder pasted as is) in words about the key, not as a server out of reach', async () => {
     const server = await startQuietServer();
     const base = { FOXBELL_BASE_URL: server.url };
-    const placeholder = await admin(['token', 'create', '--name', 'CI'], {
-      ...base,
-      FOXBELL_ACCOUNT_KEY: 'fox_acct_…',
-    });
+    const placeholderKey = { ...base, FOXBELL_ACCOUNT_KEY: 'fox_acct_…' };
+    const spaced = path.join(await tempDir(), 'admin-key');
+    await writeFile(spaced, 'paste the admin key of /etc/foxbell here\n');
+    // Each refused on its own: run side by side.
+    const [placeholder, placeholderJson, spacedKey] = await Promise.all([
+      admin(['token', 'create', '--name', 'CI'], placeholderKey),
+      admin(['token', 'list', '--json'], placeholderKey),
+      admin(['account', 'create', '--admin-key-file', spaced], base),
+    ]);
     expect(placeholder).toEqual({
       code: 2,
       stdout: '',
       stderr:
         'error: --account-key (FOXBELL_ACCOUNT_KEY) holds "…" (U+2026), which no key has: give the whole key `admin account create` printed, not a placeholder such as fox_acct_…\n' +
         '  next: foxbell-server admin token create --help\n',
-    });
-    const placeholderJson = await admin(['token', 'list', '--json'], {
-      ...base,
-      FOXBELL_ACCOUNT_KEY: 'fox_acct_…',
     });
     expect([placeholderJson.code, placeholderJson.stderr]).toEqual([2, '']);
     expect(JSON.parse(placeholderJson.stdout)).toEqual({
@@ -318,9 +322,7 @@ describe('foxbell-server admin', () => {
         message: expect.stringMatching(/^--account-key \(FOXBELL_ACCOUNT_KEY\) holds "…"/),
       },
     });
-    const spaced = path.join(await tempDir(), 'admin-key');
-    await writeFile(spaced, 'paste the admin key of /etc/foxbell here\n');
-    expect(await admin(['account', 'create', '--admin-key-file', spaced], base)).toEqual({
+    expect(spacedKey).toEqual({
       code: 2,
       stdout: '',
       stderr:
