@@ -5,11 +5,11 @@
 // without. A ratio near 1 means a scrape costs the API nothing that grows with the table.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { openPostgresStore, openSqliteStore } from '@foxbell/server';
+import { freePort } from '@foxbell/test-support/ports';
 import pg from 'pg';
 import { ADMIN, SERVER_BIN, start, stop } from './support/processes.js';
 import { alternatingRounds, printResult } from './support/rounds.js';
@@ -71,15 +71,6 @@ async function fill(): Promise<string[]> {
   await db.query('ANALYZE');
   await db.end();
   return [`--database=${DATABASE_URL}`, `--database-schema=${schema}`];
-}
-
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 const filled = performance.now();

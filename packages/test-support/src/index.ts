@@ -7,10 +7,10 @@ export {
   startServerWithToken,
   startTlsProcess,
 } from './foxbell-server.js';
+export { freePort } from './ports.js';
 export {
   cleanUpAfterTest,
   EXTRA_NODES,
-  freePort,
   keptForAll,
   killAfterTest,
   runScript,

@@ -3,7 +3,8 @@ import { chown, readdir } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { cleanUpAfterTest, freePort, tempDir } from './processes.js';
+import { freePort } from './ports.js';
+import { cleanUpAfterTest, tempDir } from './processes.js';
 
 const run = promisify(execFile);
 

@@ -1,6 +1,5 @@
 import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
@@ -65,15 +64,6 @@ export async function tempDir(): Promise<string> {
   const folder = await mkdtemp(path.join(tmpdir(), 'foxbell-test-'));
   folders.push(folder);
   return folder;
-}
-
-/** A port nothing listens on now: one the system gave a server that was then closed. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Other Nodes to run on too, by path (`FOXBELL_EXTRA_NODES`, separated by `:`): CI names 22 and 24. */

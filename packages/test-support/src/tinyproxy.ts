@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { freePort, killAfterTest, tempDir } from './processes.js';
+import { freePort } from './ports.js';
+import { killAfterTest, tempDir } from './processes.js';
 
 /** Debian's tinyproxy, a real forward proxy, for the tests of the SDK and notify behind one. */
 /** tinyproxy in the foreground on a free port, logging each request line to a file of its own. */

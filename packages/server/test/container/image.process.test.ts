@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { sharedCacheFolder } from '../cached-folders.js';
 import { send } from '../helpers.js';
 import { ADMIN, freePort, tempDir } from '../processes.js';
 import { buildStandInBase } from './stand-in-base.js';
@@ -21,34 +22,20 @@ const IMAGE = `localhost/foxbell-server:test-${RUN}`;
 /**
  * Where the engine keeps its images and layers between runs: the stand-in base and the build's
  * layers up to its `pnpm install` cost minutes and change only with the lockfile, so a storage
- * per lockfile (by its hash) is kept under ~/.cache/foxbell/container-test; a changed lockfile
- * starts a new one, and those unused for a week are removed. The build still runs on every run,
- * from the repository as it is: the engine reuses a step only when its inputs are the same.
- * `FOXBELL_CONTAINER_CACHE=off` builds on an empty storage of the test's own, as a first run
- * does (base, install and all), and as a changed lockfile does anyway.
+ * per lockfile (by its hash) is kept (cached-folders.ts: `container-test`); a changed lockfile
+ * starts a new one. The build still runs on every run, from the repository as it is: the engine
+ * reuses a step only when its inputs are the same. With `FOXBELL_TEST_CACHE=off`, it builds on an
+ * empty storage of the test's own, as a first run does (base, install and all), and as a changed
+ * lockfile does anyway.
  */
 async function storage(): Promise<{ root: string; runroot: string; cached: boolean }> {
-  if (process.env.FOXBELL_CONTAINER_CACHE === 'off') {
-    const dir = await tempDir();
-    return { root: path.join(dir, 'storage'), runroot: path.join(dir, 'run'), cached: false };
-  }
-  const cache = path.join(
-    process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'),
-    'foxbell',
-    'container-test',
-  );
   const lockfile = await readFile(path.join(REPOSITORY, 'pnpm-lock.yaml'));
   const key = createHash('sha256').update(lockfile).digest('hex').slice(0, 16);
-  await mkdir(path.join(cache, key), { recursive: true });
-  const weekAgo = Date.now() - 7 * 24 * 3600_000;
-  for (const entry of await readdir(cache)) {
-    const folder = path.join(cache, entry);
-    if (entry !== key && (await stat(folder)).mtimeMs < weekAgo)
-      await rm(folder, { recursive: true, force: true });
-  }
+  const { folder, cached } = await sharedCacheFolder('container-test', key);
+  if (!cached) return { root: path.join(folder, 'storage'), runroot: path.join(folder, 'run'), cached };
   // The engine's state of running containers: a path of at most 50 characters, which it recreates
   // when gone (after a restart of the machine).
-  return { root: path.join(cache, key), runroot: path.join(tmpdir(), `foxbell-podman-${key}`), cached: true };
+  return { root: folder, runroot: path.join(tmpdir(), `foxbell-podman-${key}`), cached };
 }
 
 /**

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/schema.js';
-import { type Running, tempDir } from '../processes.js';
+import { builtOnce } from '../cached-folders.js';
+import type { Running } from '../processes.js';
 import {
   type Deployment,
   expectEveryAcceptedSendDelivered,
@@ -54,19 +56,31 @@ async function expectNothingLost(deployment: Deployment, load: Load) {
 }
 
 /**
- * `git archive` of a commit of this repository, installed from the pnpm store this install filled
- * (its lockfile is this one's) and built: its foxbell-server entry script.
+ * How a release is built, into an empty `folder`: `git archive` of a commit of this repository,
+ * installed from the pnpm store this install filled (its lockfile is this one's), and built.
  */
-async function buildRelease(commit: string): Promise<string> {
-  const dir = await tempDir();
-  await run('sh', ['-c', `git -C "${ROOT}" archive "${commit}" | tar -x -C "${dir}"`]);
+async function build(commit: string, folder: string): Promise<void> {
+  await run('sh', ['-c', `git -C "${ROOT}" archive "${commit}" | tar -x -C "${folder}"`]);
   const env = { ...process.env, CI: 'true' };
   await run('pnpm', ['install', '--offline', '--frozen-lockfile', '--filter', '@foxbell/server...'], {
-    cwd: dir,
+    cwd: folder,
     env,
   });
-  await run('pnpm', ['--filter', '@foxbell/server...', 'build'], { cwd: dir, env });
-  return path.join(dir, 'packages/server/bin/foxbell-server.js');
+  await run('pnpm', ['--filter', '@foxbell/server...', 'build'], { cwd: folder, env });
+}
+
+/**
+ * A commit built (`build`): its foxbell-server entry script. Built once and kept
+ * (cached-folders.ts: `release-builds`), per commit, Node's major version, platform and the text
+ * of `build`, the things a build depends on beyond the commit: a build takes tens of seconds.
+ */
+async function buildRelease(commit: string): Promise<string> {
+  const full = (await run('git', ['-C', ROOT, 'rev-parse', '--verify', `${commit}^{commit}`])).stdout.trim();
+  const recipe = createHash('sha256').update(build.toString()).digest('hex').slice(0, 8);
+  const node = process.versions.node.split('.')[0];
+  const key = `${full.slice(0, 12)}-node${node}-${process.platform}-${process.arch}-${recipe}`;
+  const folder = await builtOnce('release-builds', key, (empty) => build(full, empty));
+  return path.join(folder, 'packages/server/bin/foxbell-server.js');
 }
 
 describe('two API processes behind Caddy (deploy/Caddyfile) and two workers, on PostgreSQL, under load', () => {

@@ -1,0 +1,76 @@
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+
+/**
+ * Ports for the servers a test starts on a port it names (a process, a private PostgreSQL, a
+ * proxy), and restarts on it. A port the system picks (a listen on port 0) is one of its ephemeral
+ * ports, which it also gives every outgoing connection (a database pool's, a browser's, the CLI's):
+ * between the moment a test learned such a port and the moment its server listened, or listened
+ * again after a restart, a connection could take it, and the server failed with EADDRINUSE. These
+ * come from below the ephemeral range, where the system never picks a port by itself.
+ */
+
+/** Linux's: the first and last port of the ephemeral range, two numbers. */
+const EPHEMERAL_RANGE = '/proc/sys/net/ipv4/ip_local_port_range';
+/**
+ * Where the file is missing (macOS, Windows): below 32768, where Linux's range starts by default,
+ * and those of macOS and Windows (49152) after it.
+ */
+const EPHEMERAL_FALLBACK = 32_768;
+/** Not below: the ports under 10000 are those of services a developer runs (5432, 8080, 3000…). */
+const LOWEST = 10_000;
+
+let firstEphemeral: Promise<number> | undefined;
+function ephemeralStart(): Promise<number> {
+  firstEphemeral ??= readFile(EPHEMERAL_RANGE, 'utf8').then(
+    (text) => Number(text.trim().split(/\s+/)[0]),
+    () => EPHEMERAL_FALLBACK,
+  );
+  return firstEphemeral;
+}
+
+/**
+ * vitest runs files side by side, one per worker (`VITEST_POOL_ID`, from 1, at most one worker per
+ * core and at least two: vitest.config.ts), so the ports are dealt out in as many shares, by their
+ * remainder: two files running at once never pick the same port. More workers than shares would
+ * share some, which the check by binding still covers but for a moment. Outside vitest (a
+ * benchmark), all of them.
+ */
+const SHARES = Math.max(2, availableParallelism());
+const POOL_ID = Number(process.env.VITEST_POOL_ID);
+const [step, share] = Number.isInteger(POOL_ID) ? [SHARES, POOL_ID % SHARES] : [1, 0];
+/** This share's lowest port: the first from LOWEST whose remainder is the share's. */
+const first = LOWEST + ((share - (LOWEST % step) + step) % step);
+
+/** Ports this module handed out: never twice, so that two asked for at once differ. */
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port nothing listens on now, below the system's ephemeral range: picked at random (from this
+ * worker's share) and checked by binding it.
+ */
+export async function freePort(): Promise<number> {
+  const end = await ephemeralStart();
+  const count = Math.floor((end - first + step - 1) / step);
+  if (!(count > 0)) {
+    throw new Error(
+      `the ephemeral ports start at ${end} (${EPHEMERAL_RANGE}): no port below is left for tests`,
+    );
+  }
+  for (let tries = 0; tries < 100; tries++) {
+    const port = first + step * Math.floor(Math.random() * count);
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port found below ${end} in 100 tries`);
+}
