@@ -245,6 +245,16 @@ describe.each(STORE_KINDS)('the error table on a real foxbell-server on %s, as t
     // answers; sent past its checks, the server's response is raised as the same class.
     const ana = await newAccount();
     const anaToken = await newToken(ana.key);
+    // The two codes that need time to pass are set going first and provoked last, so that the
+    // test's other calls take up the wait: a token that expires in a second, and a link code of
+    // the short-code server (two seconds).
+    const expiring = await newToken(ana.key, { expires_at: new Date(Date.now() + 1_000).toISOString() });
+    const expiringEnded = Date.now() + 1_100;
+    const late = await linked((await newAccount(shortCodes.url)).key, undefined, shortCodes.url);
+    const lateLink = await new FoxbellDevice({ baseUrl: shortCodes.url }).requestLink(linkInput());
+    const lateLinkEnded = Date.now() + 2_100;
+    const until = (instant: number) =>
+      new Promise((resolve) => setTimeout(resolve, Math.max(0, instant - Date.now())));
     const refusedLocally = async (fields: Record<string, unknown>, headers?: Record<string, string>) => {
       const error = await thrown(
         new Foxbell({ token: anaToken.token, baseUrl }).send(fields as never, { headers }),
@@ -291,9 +301,6 @@ describe.each(STORE_KINDS)('the error table on a real foxbell-server on %s, as t
     const revoked = await newToken(ana.key);
     expect((await call(baseUrl, 'DELETE', `/v1/tokens/${revoked.id}`, { token: ana.key })).status).toBe(204);
     record(await raise((watch) => sender(revoked.token, watch).send({ message: 'x' })));
-    const expiring = await newToken(ana.key, { expires_at: new Date(Date.now() + 1_000).toISOString() });
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    record(await raise((watch) => sender(expiring.token, watch).send({ message: 'x' })));
     const gone = await newAccount();
     const goneToken = await newToken(gone.key);
     expect((await call(baseUrl, 'DELETE', '/v1/account', { token: gone.key })).status).toBe(204);
@@ -465,10 +472,10 @@ describe.each(STORE_KINDS)('the error table on a real foxbell-server on %s, as t
     const page = await new FoxbellDevice({ baseUrl, deviceKey: readerPhone.deviceKey }).inbox({ limit: 1 });
     expect(page.nextCursor).not.toBeNull();
     record(await raise((watch) => approver(watch).inbox({ cursor: page.nextCursor as string })));
-    // A code approved after its two seconds.
-    const late = await linked((await newAccount(shortCodes.url)).key, undefined, shortCodes.url);
-    const lateLink = await new FoxbellDevice({ baseUrl: shortCodes.url }).requestLink(linkInput());
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    // A token used after its expiry, and a code approved after its two seconds.
+    await until(expiringEnded);
+    record(await raise((watch) => sender(expiring.token, watch).send({ message: 'x' })));
+    await until(lateLinkEnded);
     record(await raise((watch) => device(watch, late.deviceKey, shortCodes.url).approve(lateLink.code)));
 
     expect(Object.fromEntries(raised)).toEqual(

@@ -11,14 +11,16 @@ const CADDYFILE = fileURLToPath(new URL('../../../deploy/Caddyfile', import.meta
 /**
  * Caddy running deploy/Caddyfile as it ships, in `dir`, killed after the test. Only global options
  * are put before the shipped file (a test's own ports, no admin endpoint, its local CA kept out of
- * this machine's trust store): what the file says about the site, its health checks and retries is
- * what the test meets. Caddy's output is kept for the test to read (`log`).
+ * this machine's trust store), and the variables it reads: what the file says about the site, its
+ * health checks and retries is what the test meets. Caddy's output is kept for the test to read
+ * (`log`).
  */
 export async function runShippedCaddy({
   dir,
   globals = [],
   domain,
   upstreams,
+  tryDuration,
 }: {
   dir: string;
   /** Global options beyond `admin off` and `skip_install_trust`, one per line. */
@@ -27,12 +29,18 @@ export async function runShippedCaddy({
   domain: string;
   /** The API processes, `host:port` each. */
   upstreams: string[];
+  /** FOXBELL_UPSTREAM_TRY_DURATION, a Caddy duration; else the shipped 10 s. */
+  tryDuration?: string;
 }): Promise<{ log: () => string }> {
   return runCaddy({
     dir,
     globals,
     site: await readFile(CADDYFILE, 'utf8'),
-    env: { FOXBELL_DOMAIN: domain, FOXBELL_UPSTREAM: upstreams.join(' ') },
+    env: {
+      FOXBELL_DOMAIN: domain,
+      FOXBELL_UPSTREAM: upstreams.join(' '),
+      ...(tryDuration === undefined ? {} : { FOXBELL_UPSTREAM_TRY_DURATION: tryDuration }),
+    },
   });
 }
 

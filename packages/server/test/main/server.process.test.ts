@@ -168,8 +168,9 @@ describe('foxbell-server, the process', () => {
   });
 
   it('with --drain-seconds, answers /readyz 503 on SIGTERM and serves on for that long, then stops', async () => {
+    // One second: the test's two requests take a few milliseconds of it.
     const server = await startProcess(
-      ['--data', await tempDir(), '--log-level', 'info', '--drain-seconds', '3'],
+      ['--data', await tempDir(), '--log-level', 'info', '--drain-seconds', '1'],
       {
         FOXBELL_ADMIN_KEY: ADMIN,
       },
@@ -192,9 +193,10 @@ describe('foxbell-server, the process', () => {
   });
 
   it('lists every bad setting and where the settings are described, not the whole help, and exits 2', async () => {
-    const { code, stderr } = await runToExit(['--port', 'eighty', '--log-level', 'loud'], {
-      FOXBELL_RATE_PER_TOKEN: '0',
-    });
+    const [{ code, stderr }, unknownFlag] = await Promise.all([
+      runToExit(['--port', 'eighty', '--log-level', 'loud'], { FOXBELL_RATE_PER_TOKEN: '0' }),
+      runToExit(['--prot', '8080']),
+    ]);
     expect([code, stderr]).toEqual([
       2,
       'foxbell-server: --port (FOXBELL_PORT) must be an integer from 0 to 65535, not "eighty"\n' +
@@ -203,7 +205,7 @@ describe('foxbell-server, the process', () => {
         'foxbell-server: `foxbell-server --help` lists every setting\n',
     ]);
     // A flag it does not know is said the same way.
-    expect(await runToExit(['--prot', '8080'])).toEqual({
+    expect(unknownFlag).toEqual({
       code: 2,
       stderr:
         "foxbell-server: Unknown option '--prot'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--prot\"\nfoxbell-server: `foxbell-server --help` lists every setting\n",
@@ -211,10 +213,20 @@ describe('foxbell-server, the process', () => {
   });
 
   it('takes --lease-seconds, --sends-in-flight and --database-pool at their bounds, and rejects one past them', async () => {
-    const refused = await runToExit(
-      ['--lease-seconds', '0', '--sends-in-flight', '0', '--database-pool', '1001'],
-      {},
-    );
+    // Each start on its own, all at once.
+    const atBounds = async (bounds: string[]) => {
+      const server = await startProcess(['--data', await tempDir(), '--log-level', 'warn', ...bounds]);
+      const status = (await send(server.url, 'GET', '/v1/scenes')).status;
+      server.child.kill('SIGTERM');
+      await server.exited;
+      return status;
+    };
+    const [refused, above, ...served] = await Promise.all([
+      runToExit(['--lease-seconds', '0', '--sends-in-flight', '0', '--database-pool', '1001'], {}),
+      runToExit(['--lease-seconds', '3601', '--sends-in-flight', '1000001']),
+      atBounds(['--lease-seconds', '1', '--sends-in-flight', '1', '--database-pool', '1']),
+      atBounds(['--lease-seconds', '3600', '--sends-in-flight', '1000000', '--database-pool', '1000']),
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
       '--lease-seconds (FOXBELL_LEASE_SECONDS) must be an integer from 1 to 3600, not "0"',
@@ -225,19 +237,10 @@ describe('foxbell-server, the process', () => {
     expect(refused.stderr).toContain(
       '--database-pool (FOXBELL_DATABASE_POOL) must be an integer from 1 to 1000, not "1001"',
     );
-    const above = await runToExit(['--lease-seconds', '3601', '--sends-in-flight', '1000001']);
     expect(above.code).toBe(2);
     expect(above.stderr).toContain('must be an integer from 1 to 3600, not "3601"');
     expect(above.stderr).toContain('must be an integer from 1 to 1000000, not "1000001"');
-    for (const bounds of [
-      ['--lease-seconds', '1', '--sends-in-flight', '1', '--database-pool', '1'],
-      ['--lease-seconds', '3600', '--sends-in-flight', '1000000', '--database-pool', '1000'],
-    ]) {
-      const server = await startProcess(['--data', await tempDir(), '--log-level', 'warn', ...bounds]);
-      expect((await send(server.url, 'GET', '/v1/scenes')).status).toBe(401);
-      server.child.kill('SIGTERM');
-      await server.exited;
-    }
+    expect(served).toEqual([401, 401]);
   }, 30_000);
 
   it('takes settings from FOXBELL_* variables, a flag winning over its variable', async () => {
@@ -449,11 +452,13 @@ describe('foxbell-server, delivering', () => {
     expect(server.stderr()).toBe(warning);
     expect((await sendOne()).status).toBe('sent_to_push');
     expect(server.stderr()).toBe(warning);
-    const worker = await startProcess(
-      ['worker', '--data', await tempDir()],
-      {},
-      /worker (wrk_\w+) delivering from/,
-    );
+    // A worker, a start with a port for a control API that is off, and a --dev start: at once.
+    const [workerData, refusedData, devData] = await Promise.all([tempDir(), tempDir(), tempDir()]);
+    const [worker, refused, dev] = await Promise.all([
+      startProcess(['worker', '--data', workerData], {}, /worker (wrk_\w+) delivering from/),
+      runToExit(['--data', refusedData, '--apns-sim-control-port', '9911']),
+      startProcess(['--data', devData, '--dev', '--log-level', 'warn']),
+    ]);
     expect(worker.stderr()).not.toContain('built-in simulator');
     // Without a VAPID subject of the operator's own, Web Push is signed with the project's page.
     expect(worker.stderr()).toContain(
@@ -462,7 +467,6 @@ describe('foxbell-server, delivering', () => {
     );
     expect(worker.stdout()).not.toContain('control API');
     // A port for a control API that is off is a mistake, not silently ignored.
-    const refused = await runToExit(['--data', await tempDir(), '--apns-sim-control-port', '9911']);
     expect([refused.code, refused.stderr]).toEqual([
       2,
       expect.stringContaining(
@@ -470,7 +474,6 @@ describe('foxbell-server, delivering', () => {
       ),
     ]);
     // In dev mode it is on, and the warning is not needed: a trial is what --dev is for.
-    const dev = await startProcess(['--data', await tempDir(), '--dev', '--log-level', 'warn']);
     expect(dev.stdout()).toMatch(/APNs simulator control API on http:\/\/127\.0\.0\.1:\d+/);
     expect(dev.stderr()).not.toContain('warning');
   });
@@ -486,13 +489,11 @@ describe('foxbell-server, delivering', () => {
       '--log-level',
       'info',
     ]);
-    const worker = await startProcess(['worker', '--data', data], {}, /worker (wrk_\w+) delivering from/);
-    const sim = await startProcess(
-      ['--cleartext'],
-      {},
-      /foxbell-apns-sim listening on (http:\/\/\S+)/,
-      APNS_SIM_BIN,
-    );
+    // The worker once the API has made the database; the simulator meanwhile.
+    const [worker, sim] = await Promise.all([
+      startProcess(['worker', '--data', data], {}, /worker (wrk_\w+) delivering from/),
+      startProcess(['--cleartext'], {}, /foxbell-apns-sim listening on (http:\/\/\S+)/, APNS_SIM_BIN),
+    ]);
     for (const running of [api, worker, sim]) running.child.kill('SIGHUP');
     await expect.poll(() => api.stderr()).toContain('"msg":"nothing to read again: no --tls-cert"');
     await expect.poll(() => worker.stderr()).toContain('"msg":"nothing to read again"');

@@ -36,6 +36,8 @@ const CHROMIUM = process.env.FOXBELL_CHROMIUM ?? '/usr/bin/chromium';
 export const LAN_NAME = 'foxbell.lan';
 /** How long a step may take: the app polls its link request every 2 s. */
 export const WAIT = { timeout: 15_000 };
+/** How often the app polls its link request (app.js's `setInterval(…, 2000)`). */
+const LINK_POLL_MS = 2_000;
 
 /** Pictures of the app, to look at after a run; docs/iphone.md's come from here. */
 const OUTPUT = fileURLToPath(new URL('../../test-output/web-app', import.meta.url));
@@ -161,7 +163,8 @@ export interface AppOptions {
   trustedCertificate?: string;
   /**
    * The page's clock installed (running as the real one until moved): a test moves it on past the
-   * app's waits (`context.clock.fastForward`) rather than waiting them out.
+   * app's waits (`context.clock.fastForward`) rather than waiting them out. The page's
+   * `performance` then lists no resource timings.
    */
   movableClock?: boolean;
 }
@@ -181,6 +184,8 @@ export interface App {
   page: Page;
   context: BrowserContext;
   cdp: CDPSession;
+  /** Opened with `movableClock`. */
+  movableClock: boolean;
   /** Errors the page logged or threw: a test ends with none. */
   problems: string[];
   /** Every note the app shows now (news, results, banners), top to bottom, joined by " | ". */
@@ -356,6 +361,7 @@ export async function openApp(url: string, options: AppOptions = {}): Promise<Ap
     page,
     context,
     cdp,
+    movableClock: options.movableClock ?? false,
     problems,
     said: () =>
       page.evaluate(() =>
@@ -428,7 +434,8 @@ export async function picture(page: Page, name: string): Promise<void> {
 
 /**
  * An iPhone with the app on its Home Screen, opened at `base` (the server's own address unless
- * given: a proxy in front), turned on and linked to the server's account.
+ * given: a proxy in front), turned on and linked to the server's account; on a movable clock
+ * unless told otherwise.
  */
 export async function linkedIphone(
   { server, push, account }: AppServer,
@@ -438,6 +445,7 @@ export async function linkedIphone(
     iphone: true,
     fromHomeScreen: true,
     subscription: push.subscribe(),
+    movableClock: true,
     ...options,
   });
   await app.page.goto(`${base}/app/`);
@@ -457,7 +465,10 @@ export async function turnOn(app: App, name = 'My iPhone'): Promise<void> {
   await app.page.getByRole('button', { name: 'Turn on notifications' }).click();
 }
 
-/** Links the app (already past its setup screen) by approving the code it shows with `accountKey`. */
+/**
+ * Links the app (already past its setup screen) by approving the code it shows with `accountKey`.
+ * The app finds out at its next poll of the link request: on a movable clock, now.
+ */
 export async function approveShownCode(app: App, serverUrl: string, accountKey: string): Promise<void> {
   const shownCode = app.page.getByLabel('Link code');
   await expect.poll(() => shownCode.textContent(), WAIT).toMatch(/^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$/);
@@ -466,5 +477,6 @@ export async function approveShownCode(app: App, serverUrl: string, accountKey: 
     json: { code: await shownCode.textContent() },
   });
   expect(approved.status, approved.text).toBe(201);
+  if (app.movableClock) await app.context.clock.fastForward(LINK_POLL_MS);
   await expect.poll(() => app.page.getByRole('heading', { name: 'Inbox' }).isVisible(), WAIT).toBe(true);
 }

@@ -177,6 +177,7 @@ describe('the web app linked', () => {
         fromHomeScreen: true,
         colorScheme,
         subscription: push.subscribe(),
+        movableClock: true,
       });
       apps.push(app);
       await app.page.goto(`${server.url}/app/`);
@@ -209,6 +210,7 @@ describe('the web app linked', () => {
       iphone: true,
       fromHomeScreen: true,
       subscription: push.subscribe(),
+      movableClock: true,
     });
     await app.page.goto(`${server.url}/app/`);
     await turnOn(app);
@@ -249,7 +251,12 @@ describe('the web app linked', () => {
   it('a subscription gone (410): shows that nothing arrives, and turns notifications on again', async () => {
     const { server, push, account, token } = await withAccount(shared());
     const first = push.subscribe();
-    const app = await openApp(server.url, { iphone: true, fromHomeScreen: true, subscription: first });
+    const app = await openApp(server.url, {
+      iphone: true,
+      fromHomeScreen: true,
+      subscription: first,
+      movableClock: true,
+    });
     await app.page.goto(`${server.url}/app/`);
     await turnOn(app);
     await approveShownCode(app, server.url, account.key);
@@ -305,6 +312,7 @@ describe('the web app linked', () => {
       iphone: true,
       fromHomeScreen: true,
       subscription: push.subscribe(),
+      movableClock: true,
     });
     await app.page.goto(`${server.url}/app/`);
     await turnOn(app);
@@ -344,6 +352,7 @@ describe('the web app linked', () => {
       fromHomeScreen: true,
       subscription: push.subscribe(),
       reducedMotion: true,
+      movableClock: true,
     });
     await app.page.goto(`${server.url}/app/`);
     await turnOn(app);

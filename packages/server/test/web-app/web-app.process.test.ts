@@ -12,7 +12,7 @@ describe('the web app in Chromium', () => {
   it('links itself with a code, shows a push with its sender, adds it to the open inbox at once, and plays its scene', async () => {
     const { server, push, account, token } = await startAppServer();
     const subscription = push.subscribe();
-    const app = await openApp(server.url, { subscription });
+    const app = await openApp(server.url, { subscription, movableClock: true });
     const { page } = app;
 
     await page.goto(`${server.url}/app/`);
@@ -208,7 +208,7 @@ describe('the web app in Chromium', () => {
 
   it('shows every push, whatever the app is doing and whatever the payload: none is silent', async () => {
     const { server, push, account, token } = await startAppServer();
-    const app = await openApp(server.url, { subscription: push.subscribe() });
+    const app = await openApp(server.url, { subscription: push.subscribe(), movableClock: true });
     const { page, context } = app;
     await page.goto(`${server.url}/app/`);
     await page.getByRole('button', { name: 'Turn on notifications' }).click();
