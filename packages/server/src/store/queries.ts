@@ -10,18 +10,6 @@ export const liveToken = (now: string) =>
   `(revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}))`;
 
 /**
- * The earliest time delivery has something to do: a queued notification (`queuedSince`, the
- * store's query for its oldest queued send), a destination due or expiring, or a lease running
- * out. min() over rows, not min(a, b, …), which is NULL as soon as one argument is.
- */
-export const nextDeliveryAt = (queuedSince: string) => `SELECT min(at) AS at FROM (
-  ${queuedSince}
-  UNION ALL SELECT min(next_attempt_at) FROM destinations WHERE state = 'pending'
-  UNION ALL SELECT min(expires_at) FROM destinations WHERE state = 'pending'
-  UNION ALL SELECT min(lease_until) FROM destinations WHERE state = 'sending'
-) AS due`;
-
-/**
  * The destination `d` is out of date: a newer send of its tag (later in routing's order) has been
  * routed to its device since. Its push would replace the newer one on the device, so it is
  * superseded instead, when it comes round again after a retry wait, a lease that ran out or a

@@ -3,21 +3,21 @@ import { pendingMigrations } from '../schema-version.js';
 import { accountsAndTokens } from '../sql/accounts.js';
 import { devices } from '../sql/devices.js';
 import { events } from '../sql/events.js';
+import { leases } from '../sql/leases.js';
 import { links } from '../sql/links.js';
+import { records } from '../sql/records.js';
+import { routing } from '../sql/routing.js';
+import { settings } from '../sql/settings.js';
 import type { Store } from '../store.js';
 import { lockKey, MAX_TRANSACTION_RUNS, mayRunAgain, PostgresConnection } from './connection.js';
 import { postgresCredentialLookup } from './credential-lookup.js';
 import { postgresDialect } from './dialect.js';
 import { postgresHealth } from './health.js';
-import { postgresLeases } from './leases.js';
 import { connectionConfig, DEFAULT_POOL_SIZE, SCHEMA_NAME } from './options.js';
 import { postgresQueueSignal } from './queue-signal.js';
-import { postgresRecords } from './records.js';
 import { postgresPurge } from './retention.js';
-import { postgresRouting } from './routing.js';
 import { POSTGRES_MIGRATIONS } from './schema.js';
 import { postgresSends } from './sends.js';
-import { postgresSettings } from './settings.js';
 
 export interface PostgresStoreOptions {
   /** A `postgres://` URL (libpq's form; `?options=` and `?sslmode=` are understood). */
@@ -97,11 +97,12 @@ function assemble(db: PostgresConnection, config: pg.ClientConfig): Store {
     ...links(d),
     acceptSend: sends.acceptSend,
     monthlyCount: sends.monthlyCount,
-    ...postgresRecords(db),
+    ...records(d),
     ...events(d),
-    ...postgresRouting(db),
-    ...postgresLeases(db),
-    ...postgresSettings(d),
+    ...routing(d),
+    ...leases(d),
+    // Any process may pause sends: the pause is read from the database (see settings).
+    ...settings(d, false),
     ...postgresPurge(db, d),
     ...postgresHealth(db),
     ...postgresQueueSignal(config),

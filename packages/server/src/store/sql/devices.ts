@@ -4,6 +4,7 @@ import { type DevicesPart, RETIRED_LISTED } from '../store.js';
 import { requireLiveAccount } from './accounts.js';
 import { addressLock } from './migrations.js';
 import { all, count, type Dialect, get, type Plan } from './plan.js';
+import { removeDevices } from './settling.js';
 
 export function devices(d: Dialect): DevicesPart {
   function* activeCount(accountId: string) {
@@ -26,7 +27,8 @@ export function devices(d: Dialect): DevicesPart {
           if (holders.some((holder) => holder.account_id === device.accountId)) return 'device_exists';
           if ((yield* activeCount(device.accountId)) >= maxDevices) return 'limit_reached';
           // The push address moves here: the device that had it is no longer its account's.
-          yield* d.removeDevices(
+          yield* removeDevices(
+            d,
             holders.map((holder) => holder.id as string),
             device.now,
             'moved',
@@ -131,7 +133,7 @@ export function devices(d: Dialect): DevicesPart {
     },
 
     async removeOwnDevice(deviceId, now) {
-      await d.write(() => d.removeDevices([deviceId], now, 'removed'));
+      await d.write(() => removeDevices(d, [deviceId], now, 'removed'));
     },
 
     async removeDevice(accountId, deviceId, now) {
@@ -143,7 +145,7 @@ export function devices(d: Dialect): DevicesPart {
         );
         if (!device) return false;
         // Its device key (if it linked itself) works no more: removing a device is what revokes it.
-        yield* d.removeDevices([deviceId], now, 'removed');
+        yield* removeDevices(d, [deviceId], now, 'removed');
         return true;
       });
     },

@@ -1,5 +1,6 @@
-import type { DeviceLeaving } from '../../model/devices.js';
+import type { ClaimedDestination } from '../../model/leases.js';
 import type { Row } from '../rows.js';
+import type { Store } from '../store.js';
 
 /**
  * A store operation written once for both databases, as a generator: it yields each statement
@@ -27,15 +28,36 @@ export function* changes(sql: string, ...params: unknown[]): Plan<number> {
   return (yield { sql, params, changes: true }) as number;
 }
 
+/**
+ * A statement given `rows` as one table (see Dialect.table), named and typed by `table` as
+ * "x(name type, …)"; `sql` words the statement around it, whose own parameters, `params`, come
+ * first. No statement runs for no rows.
+ */
+export function* overRows(
+  d: Dialect,
+  rows: unknown[][],
+  table: string,
+  sql: (from: string) => string,
+  ...params: unknown[]
+): Plan<Row[]> {
+  if (rows.length === 0) return [];
+  const [, alias = '', columns = ''] = /^(\w+)\((.*)\)$/s.exec(table) ?? [];
+  const typed = columns.split(',').map((column) => column.trim().split(/\s+/) as [string, string]);
+  const from = d.table(alias, typed, params.length + 1, rows);
+  return yield* all(sql(from.sql), ...params, ...from.params);
+}
+
 /** A count(*) … AS n. */
 export function* count(sql: string, ...params: unknown[]): Plan<number> {
   return Number(((yield { sql, params }) as Row[])[0]?.n ?? 0);
 }
 
+/** The options of a claim of due destinations (see Store.claimDestinations). */
+export type DueClaim = Omit<Parameters<Store['claimDestinations']>[0], 'maxAttempts'>;
+
 /**
  * What differs between the two databases, for the operations written once (store/sql/). What
- * differs more than a phrase (sends, routing, leases, status reads, queue signals) stays in each
- * database's folder.
+ * differs more than a phrase (sends, status reads, queue signals) stays in each database's folder.
  */
 export interface Dialect {
   /** A stored boolean in a condition: SQLite's `1`, which its partial indexes name; PostgreSQL's `true`. */
@@ -55,6 +77,11 @@ export interface Dialect {
    */
   readonly rowAddress: 'rowid' | 'ctid';
   amongRows(select: string): string;
+  /**
+   * A subquery's rows as one JSON array of objects (`fields`: pairs of a name and a column), in
+   * `order`: SQLite's `json_group_array`, PostgreSQL's `json_agg`; `[]` when there are none.
+   */
+  jsonArray(fields: string, order: string): string;
   /** `= any of` a list passed as one parameter: SQLite reads it as JSON, PostgreSQL as an array. */
   inList(placeholder: string): string;
   list(values: readonly unknown[]): unknown;
@@ -67,12 +94,53 @@ export interface Dialect {
    * to take.
    */
   write<T>(plan: () => Plan<T>, locks?: string[] | (() => Promise<string[]>)): Promise<T>;
-  /** Devices stop being their accounts': deactivated, their waiting pushes skipped, their keys revoked. */
-  removeDevices(ids: readonly string[], now: number, why: DeviceLeaving): Plan<void>;
   /**
    * Takes notifications that are still queued off the queue, unrouted: of an account deleted, or
    * (marked dropped: `token_revoked`) of a token revoked. The queue is SQLite's partial index on
    * `routed_at IS NULL` and PostgreSQL's `route_queue` (see postgres/schema.ts).
    */
   unqueue(of: { accountId: string } | { tokenId: string }, now: number): Plan<void>;
+
+  // Delivery (routing and leases): PostgreSQL's workers run at once, in any process, and skip what
+  // another holds rather than wait for it; SQLite's one writer runs alone.
+
+  /**
+   * Runs a plan as one transaction, resolved once committed: delivery's bookkeeping, which SQLite
+   * does not wait to be on disk (see SqliteConnection); PostgreSQL commits it as any write.
+   */
+  writeUnsynced<T>(plan: () => Plan<T>): Promise<T>;
+  /**
+   * `rows` given to one statement as a table `alias` with `columns` (names and PostgreSQL's types),
+   * its parameters from `$at` on: SQLite's `jsonb_each` of one JSON text, PostgreSQL's `unnest` of
+   * one array per column (see overRows).
+   */
+  table(
+    alias: string,
+    columns: [name: string, type: string][],
+    at: number,
+    rows: unknown[][],
+  ): { sql: string; params: unknown[] };
+  /**
+   * After `UPDATE destinations SET …`, the rows `where` picks: PostgreSQL's up to 1000 of them that
+   * no other transaction holds (`FOR UPDATE SKIP LOCKED`), the rest left for the next pass rather
+   * than waited for; all of them in SQLite.
+   */
+  unlocked(where: string): string;
+  /** Takes the advisory locks named (PostgreSQL: see advisoryLocks); nothing in SQLite. */
+  lock(names: string[]): Plan<void>;
+  /**
+   * The `columns` (of `n`, a notification, and `t`, its token) of the oldest queued notifications
+   * routing may take at `now`: PostgreSQL's from `route_queue`, locked, another worker's skipped;
+   * SQLite's on its partial index of the unrouted.
+   */
+  takeQueued(columns: string, now: number, limit: number): Plan<Row[]>;
+  /** Takes routed notifications off the queue: PostgreSQL's `route_queue`; SQLite's is `routed_at` itself. */
+  leaveQueue(ids: string[]): Plan<void>;
+  /** The queue's oldest send, `at` (see nextDeliveryAt). */
+  readonly queuedSince: string;
+  /**
+   * Leases the due destinations to `owner`, superseding those a newer send of their tag replaced:
+   * in one statement in PostgreSQL, whose `WITH` changes rows; in three in SQLite, whose does not.
+   */
+  claim(options: DueClaim): Plan<ClaimedDestination[]>;
 }

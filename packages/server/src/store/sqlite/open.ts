@@ -5,8 +5,12 @@ import { pendingMigrations } from '../schema-version.js';
 import { accountsAndTokens } from '../sql/accounts.js';
 import { devices } from '../sql/devices.js';
 import { events } from '../sql/events.js';
+import { leases } from '../sql/leases.js';
 import { links } from '../sql/links.js';
+import { records } from '../sql/records.js';
 import { purgeRows } from '../sql/retention.js';
+import { routing } from '../sql/routing.js';
+import { settings } from '../sql/settings.js';
 import type { Store } from '../store.js';
 import { SqliteConnection } from './connection.js';
 import { sqliteCredentialLookup } from './credential-lookup.js';
@@ -15,12 +19,8 @@ import { sqliteDialect } from './dialect.js';
 import { holdFileLock } from './file-lock.js';
 import { sqliteHealth } from './health.js';
 import { LeaseOwners } from './lease-owners.js';
-import { sqliteLeases } from './leases.js';
-import { sqliteRecords } from './records.js';
-import { sqliteRouting } from './routing.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { sqliteSends } from './sends.js';
-import { sqliteSettings } from './settings.js';
 
 export interface SqliteStoreOptions {
   /** A directory for `foxbell.db`, or `:memory:` for a database that lives as long as the store. */
@@ -91,11 +91,12 @@ function assemble(
     ...links(d),
     acceptSend: sends.acceptSend,
     monthlyCount: sends.monthlyCount,
-    ...sqliteRecords(db),
+    ...records(d),
     ...events(d),
-    ...sqliteRouting(db, leasing),
-    ...sqliteLeases(db, leasing),
-    ...sqliteSettings(d),
+    ...routing(d, leasing),
+    ...leases(d, leasing),
+    // Only this `api` process writes the pause: it keeps a copy (see settings).
+    ...settings(d, true),
     purge: (cutoffs, batch) => d.write(() => purgeRows(d, cutoffs, batch)),
     // Nothing to reclaim: SQLite puts the pages a delete frees on its free list, and writes new rows
     // there before it grows the file.
