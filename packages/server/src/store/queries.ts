@@ -33,7 +33,7 @@ export const unreadColumn = (
   (SELECT count(*) FROM notifications u WHERE u.account_id = v.account_id
      AND u.created_at > COALESCE(v.last_seen_at, 0) AND u.created_at <= ${destination}.created_at) END AS unread`;
 
-/** The same count for one device (`device`) and a notification made at `at`: claims made while routing. */
-export const unreadOfDevice = (device: string, at: string) => `SELECT count(*) AS n FROM devices v
+/** The same count for one device (`$1`) and a notification made at `$2`: claims made while routing. */
+export const UNREAD_OF_DEVICE = `SELECT count(*) AS n FROM devices v
   JOIN notifications u ON u.account_id = v.account_id
-  WHERE v.id = ${device} AND u.created_at > COALESCE(v.last_seen_at, 0) AND u.created_at <= ${at}`;
+  WHERE v.id = $1 AND u.created_at > COALESCE(v.last_seen_at, 0) AND u.created_at <= $2`;

@@ -1,5 +1,5 @@
 import type { Row } from '../rows.js';
-import { all, type Dialect, type Plan } from '../sql/plan.js';
+import type { Dialect, Plan } from '../sql/plan.js';
 import { claimDue } from './claim-due.js';
 import { advisoryLocks, type PostgresConnection, type Session } from './connection.js';
 
@@ -18,9 +18,9 @@ async function run<T>(
       result = await (next.native as (session: Session) => unknown)(session);
     } else if (next.changes) {
       if (!session) throw new Error('a read plan changes no row');
-      result = await session.count(next.sql, [...next.params]);
+      result = await session.count(next.sql, next.params as unknown[]);
     } else {
-      result = await rows(next.sql, [...next.params]);
+      result = await rows(next.sql, next.params as unknown[]);
     }
   }
 }
@@ -69,10 +69,10 @@ export function postgresDialect(db: PostgresConnection): Dialect {
         params: [of.tokenId],
       };
     },
-    table: (alias, columns, at, rows) => ({
+    table: (alias, columns, at) => ({
       sql: `unnest(${columns.map(([, type], i) => `$${at + i}::${type}[]`).join(', ')})
             AS ${alias}(${columns.map(([name]) => name).join(', ')})`,
-      params: columns.map((_, i) => rows.map((row) => row[i])),
+      params: (rows) => columns.map((_, i) => rows.map((row) => row[i])),
     }),
     unlocked: (where) => `FROM (SELECT notification_id, device_id FROM destinations
         WHERE ${where} LIMIT 1000 FOR UPDATE SKIP LOCKED) AS due
@@ -81,17 +81,12 @@ export function postgresDialect(db: PostgresConnection): Dialect {
       yield { native: (session: Session) => session.simple(advisoryLocks(names)) };
     },
     // Another worker's chunk is skipped, not waited for: each queued notification is routed once.
-    takeQueued: (columns, now, limit) =>
-      all(
-        `SELECT ${columns}
-         FROM route_queue q
-         JOIN notifications n ON n.id = q.notification_id
-         JOIN tokens t ON t.id = n.token_id
-         WHERE q.available_at <= $1 ORDER BY q.available_at, q.notification_id LIMIT $2
-         FOR UPDATE OF q SKIP LOCKED`,
-        now,
-        limit,
-      ),
+    takeQueued: (columns) => `SELECT ${columns}
+      FROM route_queue q
+      JOIN notifications n ON n.id = q.notification_id
+      JOIN tokens t ON t.id = n.token_id
+      WHERE q.available_at <= $1 ORDER BY q.available_at, q.notification_id LIMIT $2
+      FOR UPDATE OF q SKIP LOCKED`,
     *leaveQueue(ids) {
       yield { sql: 'DELETE FROM route_queue WHERE notification_id = ANY($1)', params: [ids] };
     },

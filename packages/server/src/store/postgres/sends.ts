@@ -113,60 +113,60 @@ async function admitBatch(db: Session, sends: readonly NewSend[]): Promise<SendO
   return outcomes;
 }
 
-/** Everything the accepted sends of a batch write, in one statement. */
+/** Everything the accepted sends of a batch write, in one statement, and the queue's signal. */
+const STORE_ACCEPTED = `WITH notification AS (
+    INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
+      created_at, expires_at)
+    SELECT s.id, t.account_id, s.token_id, s.request_id, s.sender_name, s.payload, 'accepted', s.created_at,
+      s.expires_at
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
+      AS s(id, account_id, token_id, request_id, sender_name, payload, created_at, expires_at)
+    -- The token's account as it is now: a send whose credential was read before a merge moved
+    -- its token lands in the account the merge moved it to.
+    JOIN tokens t ON t.id = s.token_id
+  ), queued AS (
+    INSERT INTO route_queue (notification_id, available_at) SELECT * FROM unnest($1::text[], $7::bigint[])
+  ), windows AS (
+    INSERT INTO send_windows (scope, second, count)
+    SELECT * FROM unnest($9::text[], $10::bigint[], $11::int[])
+    ON CONFLICT (scope, second) DO UPDATE SET count = send_windows.count + excluded.count
+  ), monthly AS (
+    INSERT INTO monthly_usage (account_id, month, count)
+    SELECT * FROM unnest($12::text[], $13::text[], $14::bigint[])
+    ON CONFLICT (account_id, month) DO UPDATE SET count = monthly_usage.count + excluded.count
+  ), idempotency AS (
+    INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
+    SELECT * FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::bigint[])
+    ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+      notification_id = excluded.notification_id, request_id = excluded.request_id,
+      created_at = excluded.created_at
+  ) SELECT pg_notify(${QUEUE_CHANNEL_SQL}, '')`;
+
+/** Writes the accepted sends of a batch (STORE_ACCEPTED). */
 async function storeAccepted(db: Session, sends: NewSend[], counts: BatchCounts): Promise<void> {
   const windows = [...counts.windows.values()];
   const months = [...counts.months.values()];
   const keyed = sends.filter((send) => send.idempotency);
-  await db.rows(
-    `WITH notification AS (
-       INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
-         created_at, expires_at)
-       SELECT s.id, t.account_id, s.token_id, s.request_id, s.sender_name, s.payload, 'accepted', s.created_at,
-         s.expires_at
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
-         AS s(id, account_id, token_id, request_id, sender_name, payload, created_at, expires_at)
-       -- The token's account as it is now: a send whose credential was read before a merge moved
-       -- its token lands in the account the merge moved it to.
-       JOIN tokens t ON t.id = s.token_id
-     ), queued AS (
-       INSERT INTO route_queue (notification_id, available_at) SELECT * FROM unnest($1::text[], $7::bigint[])
-     ), windows AS (
-       INSERT INTO send_windows (scope, second, count)
-       SELECT * FROM unnest($9::text[], $10::bigint[], $11::int[])
-       ON CONFLICT (scope, second) DO UPDATE SET count = send_windows.count + excluded.count
-     ), monthly AS (
-       INSERT INTO monthly_usage (account_id, month, count)
-       SELECT * FROM unnest($12::text[], $13::text[], $14::bigint[])
-       ON CONFLICT (account_id, month) DO UPDATE SET count = monthly_usage.count + excluded.count
-     ), idempotency AS (
-       INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
-       SELECT * FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::bigint[])
-       ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
-         notification_id = excluded.notification_id, request_id = excluded.request_id,
-         created_at = excluded.created_at
-     ) SELECT pg_notify(${QUEUE_CHANNEL_SQL}, '')`,
-    [
-      sends.map((send) => send.id),
-      sends.map((send) => send.account.id),
-      sends.map((send) => send.token.id),
-      sends.map((send) => send.requestId),
-      sends.map((send) => send.token.name),
-      sends.map((send) => JSON.stringify(send.notification)),
-      sends.map((send) => send.now),
-      sends.map((send) => send.now + send.notification.ttl * 1000),
-      windows.map((row) => row.scope),
-      windows.map((row) => row.second),
-      windows.map((row) => row.count),
-      months.map((row) => row.accountId),
-      months.map((row) => row.month),
-      months.map((row) => row.count),
-      keyed.map((send) => send.token.id),
-      keyed.map((send) => send.idempotency?.key),
-      keyed.map((send) => send.idempotency?.fingerprint),
-      keyed.map((send) => send.id),
-      keyed.map((send) => send.requestId),
-      keyed.map((send) => send.now),
-    ],
-  );
+  await db.rows(STORE_ACCEPTED, [
+    sends.map((send) => send.id),
+    sends.map((send) => send.account.id),
+    sends.map((send) => send.token.id),
+    sends.map((send) => send.requestId),
+    sends.map((send) => send.token.name),
+    sends.map((send) => JSON.stringify(send.notification)),
+    sends.map((send) => send.now),
+    sends.map((send) => send.now + send.notification.ttl * 1000),
+    windows.map((row) => row.scope),
+    windows.map((row) => row.second),
+    windows.map((row) => row.count),
+    months.map((row) => row.accountId),
+    months.map((row) => row.month),
+    months.map((row) => row.count),
+    keyed.map((send) => send.token.id),
+    keyed.map((send) => send.idempotency?.key),
+    keyed.map((send) => send.idempotency?.fingerprint),
+    keyed.map((send) => send.id),
+    keyed.map((send) => send.requestId),
+    keyed.map((send) => send.now),
+  ]);
 }

@@ -29,22 +29,32 @@ export function* changes(sql: string, ...params: unknown[]): Plan<number> {
 }
 
 /**
- * A statement given `rows` as one table (see Dialect.table), named and typed by `table` as
- * "x(name type, …)"; `sql` words the statement around it, whose own parameters, `params`, come
- * first. No statement runs for no rows.
+ * A statement given rows as one table (see rowsStatement): its text, and the parameters that pass
+ * rows to it.
  */
-export function* overRows(
-  d: Dialect,
-  rows: unknown[][],
-  table: string,
-  sql: (from: string) => string,
-  ...params: unknown[]
-): Plan<Row[]> {
+export interface RowsStatement {
+  readonly sql: string;
+  params(rows: unknown[][]): unknown[];
+}
+
+/**
+ * A statement that reads rows as one table where its text says `$rows`: `table` names that table
+ * and its columns with their PostgreSQL types, as "x(name type, …)". The rows' parameters follow
+ * the statement's own. Made once, when the store is assembled: its text is the same on every call.
+ */
+export function rowsStatement(d: Dialect, table: string, sql: string): RowsStatement {
+  const [, alias = '', list = ''] = /^(\w+)\((.*)\)$/s.exec(table) ?? [];
+  const columns = list.split(',').map((column) => column.trim().split(/\s+/) as [string, string]);
+  const own = Math.max(0, ...Array.from(sql.matchAll(/\$(\d+)/g), (match) => Number(match[1])));
+  const from = d.table(alias, columns, own + 1);
+  return { sql: sql.replace('$rows', from.sql), params: from.params };
+}
+
+/** `statement` over `rows`, after its own parameters, `params`. No statement runs for no rows. */
+export function* overRows(statement: RowsStatement, rows: unknown[][], ...params: unknown[]): Plan<Row[]> {
   if (rows.length === 0) return [];
-  const [, alias = '', columns = ''] = /^(\w+)\((.*)\)$/s.exec(table) ?? [];
-  const typed = columns.split(',').map((column) => column.trim().split(/\s+/) as [string, string]);
-  const from = d.table(alias, typed, params.length + 1, rows);
-  return yield* all(sql(from.sql), ...params, ...from.params);
+  params.push(...statement.params(rows));
+  return (yield { sql: statement.sql, params }) as Row[];
 }
 
 /** A count(*) … AS n. */
@@ -110,16 +120,15 @@ export interface Dialect {
    */
   writeUnsynced<T>(plan: () => Plan<T>): Promise<T>;
   /**
-   * `rows` given to one statement as a table `alias` with `columns` (names and PostgreSQL's types),
+   * Rows given to one statement as a table `alias` with `columns` (names and PostgreSQL's types),
    * its parameters from `$at` on: SQLite's `jsonb_each` of one JSON text, PostgreSQL's `unnest` of
-   * one array per column (see overRows).
+   * one array per column (see rowsStatement).
    */
   table(
     alias: string,
     columns: [name: string, type: string][],
     at: number,
-    rows: unknown[][],
-  ): { sql: string; params: unknown[] };
+  ): { sql: string; params(rows: unknown[][]): unknown[] };
   /**
    * After `UPDATE destinations SET …`, the rows `where` picks: PostgreSQL's up to 1000 of them that
    * no other transaction holds (`FOR UPDATE SKIP LOCKED`), the rest left for the next pass rather
@@ -129,11 +138,11 @@ export interface Dialect {
   /** Takes the advisory locks named (PostgreSQL: see advisoryLocks); nothing in SQLite. */
   lock(names: string[]): Plan<void>;
   /**
-   * The `columns` (of `n`, a notification, and `t`, its token) of the oldest queued notifications
-   * routing may take at `now`: PostgreSQL's from `route_queue`, locked, another worker's skipped;
-   * SQLite's on its partial index of the unrouted.
+   * A statement that reads the `columns` (of `n`, a notification, and `t`, its token) of the
+   * oldest queued notifications routing may take at `$1`, `$2` of them at most: PostgreSQL's from
+   * `route_queue`, locked, another worker's skipped; SQLite's on its partial index of the unrouted.
    */
-  takeQueued(columns: string, now: number, limit: number): Plan<Row[]>;
+  takeQueued(columns: string): string;
   /** Takes routed notifications off the queue: PostgreSQL's `route_queue`; SQLite's is `routed_at` itself. */
   leaveQueue(ids: string[]): Plan<void>;
   /** The queue's oldest send, `at` (see nextDeliveryAt). */

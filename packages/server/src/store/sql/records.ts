@@ -19,27 +19,27 @@ export function records(d: Dialect): Omit<RecordsPart, 'recordEvent'> {
       `'device_id', h.device_id, 'platform', h.platform, 'action', h.action, 'at', h.at`,
       `h.${d.madeOrder}`,
     )} FROM handled_events h WHERE h.notification_id = n.id) AS handled_rows`;
+  const one = `SELECT ${withDelivery} FROM notifications n WHERE n.id = $1`;
+  const inboxPage = (after: string) => `SELECT ${withDelivery} FROM notifications n
+    WHERE n.account_id = $1 AND n.created_at >= $2 ${after}
+    ORDER BY n.created_at DESC, n.id DESC LIMIT $3`;
+  const firstPage = inboxPage('');
+  const nextPage = inboxPage('AND (n.created_at, n.id) < ($4, $5)');
   // PostgreSQL's driver parses a json column; SQLite hands over its text.
   const parsed = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as Row[];
   const recordOf = (row: Row) => notificationOf(row, parsed(row.destination_rows), parsed(row.handled_rows));
 
   return {
     async getNotification(id) {
-      const [row] = await d.read(all(`SELECT ${withDelivery} FROM notifications n WHERE n.id = $1`, id));
+      const [row] = await d.read(all(one, id));
       return row && recordOf(row);
     },
 
     async inbox(accountId, { since, after, limit }) {
       const rows = await d.read(
-        all(
-          `SELECT ${withDelivery} FROM notifications n WHERE n.account_id = $1 AND n.created_at >= $2
-             ${after ? 'AND (n.created_at, n.id) < ($4, $5)' : ''}
-           ORDER BY n.created_at DESC, n.id DESC LIMIT $3`,
-          accountId,
-          since,
-          limit + 1,
-          ...(after ? [after.createdAt, after.id] : []),
-        ),
+        after
+          ? all(nextPage, accountId, since, limit + 1, after.createdAt, after.id)
+          : all(firstPage, accountId, since, limit + 1),
       );
       return inboxPageOf(rows, limit, recordOf);
     },

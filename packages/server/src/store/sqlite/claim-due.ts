@@ -3,24 +3,21 @@ import { REPLACED_BY_NEWER, unreadColumn } from '../queries.js';
 import { claimedFrom, type Row } from '../rows.js';
 import { all, type DueClaim, type Plan } from '../sql/plan.js';
 
+const CANDIDATES = `SELECT d.rowid AS rid, d.notification_id, d.device_id, d.platform, d.attempts, d.push_id,
+    d.created_at, d.expires_at, v.provider, v.push_address, v.push_data,
+    COALESCE(v.push_since, v.created_at) AS device_created_at,
+    ${REPLACED_BY_NEWER} AS replaced, ${unreadColumn('d', 'IN (SELECT value FROM json_each($1))')}
+  FROM destinations d
+  JOIN devices v ON v.id = d.device_id
+  WHERE d.state = 'pending' AND d.next_attempt_at <= $2
+  ORDER BY d.next_attempt_at, d.rowid LIMIT $3`;
+
 /**
  * Leases the due destinations to `owner` (see Dialect.claim). SQLite's `WITH` cannot change rows,
  * so it reads them, then supersedes the replaced and leases the rest by rowid.
  */
 export function* claimDue({ owner, now, leaseMs, limit, unreadFor }: DueClaim): Plan<ClaimedDestination[]> {
-  const candidates = yield* all(
-    `SELECT d.rowid AS rid, d.notification_id, d.device_id, d.platform, d.attempts, d.push_id,
-       d.created_at, d.expires_at, v.provider, v.push_address, v.push_data,
-       COALESCE(v.push_since, v.created_at) AS device_created_at,
-       ${REPLACED_BY_NEWER} AS replaced, ${unreadColumn('d', 'IN (SELECT value FROM json_each($1))')}
-     FROM destinations d
-     JOIN devices v ON v.id = d.device_id
-     WHERE d.state = 'pending' AND d.next_attempt_at <= $2
-     ORDER BY d.next_attempt_at, d.rowid LIMIT $3`,
-    JSON.stringify(unreadFor),
-    now,
-    limit,
-  );
+  const candidates = yield* all(CANDIDATES, JSON.stringify(unreadFor), now, limit);
   const replaced = candidates.filter((row) => row.replaced === 1);
   if (replaced.length > 0) {
     yield* all(

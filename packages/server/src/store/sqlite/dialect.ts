@@ -1,4 +1,4 @@
-import { all, type Dialect, type Plan, type Step } from '../sql/plan.js';
+import type { Dialect, Plan, Step } from '../sql/plan.js';
 import { claimDue } from './claim-due.js';
 import type { SqliteConnection } from './connection.js';
 
@@ -12,9 +12,11 @@ const sqliteText = (sql: string) => {
   }
   return text;
 };
-/** node:sqlite binds no booleans: stored as 1 and 0. */
+/** node:sqlite binds no booleans: stored as 1 and 0. Copied only when one is there, which is rare. */
 const bound = (params: readonly unknown[]) =>
-  params.map((value) => (typeof value === 'boolean' ? Number(value) : value));
+  params.some((value) => typeof value === 'boolean')
+    ? params.map((value) => (typeof value === 'boolean' ? Number(value) : value))
+    : params;
 
 /** Runs a plan to its end, synchronously: inside a transaction, nothing else runs between its statements. */
 function run<T>(db: SqliteConnection, plan: Plan<T>): T {
@@ -61,23 +63,18 @@ export function sqliteDialect(db: SqliteConnection): Dialect {
         };
       }
     },
-    table: (alias, columns, at, rows) => ({
+    table: (alias, columns, at) => ({
       // jsonb_each: each row a binary JSON its columns are read from without parsing it again.
       sql: `(SELECT ${columns.map(([name], i) => `value ->> ${i} AS ${name}`).join(', ')}
              FROM jsonb_each($${at})) AS ${alias}`,
-      params: [JSON.stringify(rows)],
+      params: (rows) => [JSON.stringify(rows)],
     }),
     unlocked: (where) => `WHERE ${where}`,
     *lock() {},
-    takeQueued: (columns, now, limit) =>
-      all(
-        `SELECT ${columns}
-         FROM notifications n INDEXED BY notifications_queued
-         JOIN tokens t ON t.id = n.token_id
-         WHERE n.routed_at IS NULL AND n.created_at <= $1 ORDER BY n.created_at, n.id LIMIT $2`,
-        now,
-        limit,
-      ),
+    takeQueued: (columns) => `SELECT ${columns}
+      FROM notifications n INDEXED BY notifications_queued
+      JOIN tokens t ON t.id = n.token_id
+      WHERE n.routed_at IS NULL AND n.created_at <= $1 ORDER BY n.created_at, n.id LIMIT $2`,
     *leaveQueue() {},
     queuedSince:
       'SELECT min(created_at) AS at FROM notifications INDEXED BY notifications_queued WHERE routed_at IS NULL',
