@@ -1,13 +1,6 @@
 import pg from 'pg';
 import { pendingMigrations } from '../schema-version.js';
-import { accountsAndTokens } from '../sql/accounts.js';
-import { devices } from '../sql/devices.js';
-import { events } from '../sql/events.js';
-import { leases } from '../sql/leases.js';
-import { links } from '../sql/links.js';
-import { records } from '../sql/records.js';
-import { routing } from '../sql/routing.js';
-import { settings } from '../sql/settings.js';
+import { assembleStore } from '../sql/assemble.js';
 import type { Store } from '../store.js';
 import { lockKey, MAX_TRANSACTION_RUNS, mayRunAgain, PostgresConnection } from './connection.js';
 import { postgresCredentialLookup } from './credential-lookup.js';
@@ -89,29 +82,19 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 /** The store from its parts, one per concern, all on one pool (and a connection to listen on). */
 function assemble(db: PostgresConnection, config: pg.ClientConfig): Store {
   const d = postgresDialect(db);
-  const sends = postgresSends(db);
-  return {
-    ...postgresCredentialLookup(db),
-    ...accountsAndTokens(d),
-    ...devices(d),
-    ...links(d),
-    acceptSend: sends.acceptSend,
-    monthlyCount: sends.monthlyCount,
-    ...records(d),
-    ...events(d),
-    ...routing(d),
-    ...leases(d),
-    // Any process may pause sends: the pause is read from the database (see settings).
-    ...settings(d, false),
-    ...postgresPurge(db, d),
-    ...postgresHealth(db),
-    ...postgresQueueSignal(config),
-    async close() {
-      // Sends already handed to the store are admitted (or refused) before the connections close.
-      await sends.drained();
-      await db.close();
+  return assembleStore(
+    d,
+    {
+      ...postgresCredentialLookup(db),
+      sends: postgresSends(db),
+      ...postgresPurge(db, d),
+      ...postgresHealth(db),
+      ...postgresQueueSignal(config),
+      close: () => db.close(),
     },
-  };
+    // Any process may pause sends: the pause is read from the database (see settings).
+    { keepPause: false },
+  );
 }
 
 /** host:port/database of a URL, without its user or password. */

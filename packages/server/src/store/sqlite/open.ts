@@ -2,15 +2,8 @@ import { fsyncSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { makeDataDirPrivate } from '../data-dir.js';
 import { pendingMigrations } from '../schema-version.js';
-import { accountsAndTokens } from '../sql/accounts.js';
-import { devices } from '../sql/devices.js';
-import { events } from '../sql/events.js';
-import { leases } from '../sql/leases.js';
-import { links } from '../sql/links.js';
-import { records } from '../sql/records.js';
+import { assembleStore } from '../sql/assemble.js';
 import { purgeRows } from '../sql/retention.js';
-import { routing } from '../sql/routing.js';
-import { settings } from '../sql/settings.js';
 import type { Store } from '../store.js';
 import { SqliteConnection } from './connection.js';
 import { sqliteCredentialLookup } from './credential-lookup.js';
@@ -81,35 +74,30 @@ function assemble(
   owners: LeaseOwners | undefined,
 ): Store {
   const d = sqliteDialect(db);
-  const sends = sqliteSends(db);
-  const leasing = (owner: string) => owners?.hold(owner);
   const credentials = sqliteCredentialLookup(db);
-  return {
-    findCredential: credentials.findCredential,
-    ...accountsAndTokens(d, credentials.forget),
-    ...devices(d),
-    ...links(d),
-    acceptSend: sends.acceptSend,
-    monthlyCount: sends.monthlyCount,
-    ...records(d),
-    ...events(d),
-    ...routing(d, leasing),
-    ...leases(d, leasing),
-    // Only this `api` process writes the pause: it keeps a copy (see settings).
-    ...settings(d, true),
-    purge: (cutoffs, batch) => d.write(() => purgeRows(d, cutoffs, batch)),
-    // Nothing to reclaim: SQLite puts the pages a delete frees on its free list, and writes new rows
-    // there before it grows the file.
-    reclaim: async () => {},
-    ...sqliteHealth(db),
-    async close() {
-      // Sends handed over but not yet committed (waiting for an fsync to end) are committed first.
-      await sends.drained();
-      await db.close();
-      owners?.close();
-      apiLock?.close();
+  return assembleStore(
+    d,
+    {
+      findCredential: credentials.findCredential,
+      sends: sqliteSends(db),
+      purge: (cutoffs, batch) => d.write(() => purgeRows(d, cutoffs, batch)),
+      // Nothing to reclaim: SQLite puts the pages a delete frees on its free list, and writes new rows
+      // there before it grows the file.
+      reclaim: async () => {},
+      ...sqliteHealth(db),
+      async close() {
+        await db.close();
+        owners?.close();
+        apiLock?.close();
+      },
     },
-  };
+    {
+      credentialsChanged: credentials.forget,
+      leasing: (owner) => owners?.hold(owner),
+      // Only this `api` process writes the pause: it keeps a copy (see settings).
+      keepPause: true,
+    },
+  );
 }
 
 /** Holds `api.lock` for the life of the store (see holdFileLock): one `api` store per data directory. */
