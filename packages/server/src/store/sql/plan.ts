@@ -7,6 +7,8 @@ import type { Store } from '../store.js';
  * and is handed back its rows. SQLite runs it synchronously inside one transaction (one
  * connection, one writer: nothing else can run between two of its statements); PostgreSQL awaits
  * each statement on a pooled connection. Statements take `$1`, `$2`… placeholders and booleans.
+ * A statement's text is a constant, or made once when the store is assembled (in the factory that
+ * is given the dialect), never on each call: each database finds its prepared statement by it.
  */
 export type Plan<T> = Generator<Step, T, unknown>;
 
@@ -67,7 +69,8 @@ export type DueClaim = Omit<Parameters<Store['claimDestinations']>[0], 'maxAttem
 
 /**
  * What differs between the two databases, for the operations written once (store/sql/). What
- * differs more than a phrase (sends, status reads, queue signals) stays in each database's folder.
+ * differs more than a phrase (credential lookups, sends, health, retention's upkeep, the queue
+ * signal: see assemble.ts) stays in each database's folder.
  */
 export interface Dialect {
   /** A stored boolean in a condition: SQLite's `1`, which its partial indexes name; PostgreSQL's `true`. */
