@@ -10,18 +10,6 @@ export const liveToken = (now: string) =>
   `(revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}))`;
 
 /**
- * The earliest time delivery has something to do: a queued notification (`queuedSince`, the
- * store's query for its oldest queued send), a destination due or expiring, or a lease running
- * out. min() over rows, not min(a, b, …), which is NULL as soon as one argument is.
- */
-export const nextDeliveryAt = (queuedSince: string) => `SELECT min(at) AS at FROM (
-  ${queuedSince}
-  UNION ALL SELECT min(next_attempt_at) FROM destinations WHERE state = 'pending'
-  UNION ALL SELECT min(expires_at) FROM destinations WHERE state = 'pending'
-  UNION ALL SELECT min(lease_until) FROM destinations WHERE state = 'sending'
-) AS due`;
-
-/**
  * The destination `d` is out of date: a newer send of its tag (later in routing's order) has been
  * routed to its device since. Its push would replace the newer one on the device, so it is
  * superseded instead, when it comes round again after a retry wait, a lease that ran out or a
@@ -45,7 +33,7 @@ export const unreadColumn = (
   (SELECT count(*) FROM notifications u WHERE u.account_id = v.account_id
      AND u.created_at > COALESCE(v.last_seen_at, 0) AND u.created_at <= ${destination}.created_at) END AS unread`;
 
-/** The same count for one device (`device`) and a notification made at `at`: claims made while routing. */
-export const unreadOfDevice = (device: string, at: string) => `SELECT count(*) AS n FROM devices v
+/** The same count for one device (`$1`) and a notification made at `$2`: claims made while routing. */
+export const UNREAD_OF_DEVICE = `SELECT count(*) AS n FROM devices v
   JOIN notifications u ON u.account_id = v.account_id
-  WHERE v.id = ${device} AND u.created_at > COALESCE(v.last_seen_at, 0) AND u.created_at <= ${at}`;
+  WHERE v.id = $1 AND u.created_at > COALESCE(v.last_seen_at, 0) AND u.created_at <= $2`;

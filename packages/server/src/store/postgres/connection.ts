@@ -76,7 +76,7 @@ export class PostgresConnection {
   /**
    * A read is one statement, outside a transaction; a statement sees the database as of one moment.
    * So an answer assembled from several tables is read in one statement (a status record is a
-   * notification with its destinations and events: WITH_DELIVERY), never in two, between which a
+   * notification with its destinations and events: see sql/records.ts), never in two, between which a
    * worker's commit could land and the record contradict itself (a destination accepted while the
    * notification is still accepted). Taking one statement, this cannot be written otherwise.
    */

@@ -1,7 +1,7 @@
 import type { Row } from '../rows.js';
 import type { Dialect, Plan } from '../sql/plan.js';
-import type { PostgresConnection, Session } from './connection.js';
-import { removeDevices } from './settling.js';
+import { claimDue } from './claim-due.js';
+import { advisoryLocks, type PostgresConnection, type Session } from './connection.js';
 
 /** Runs a plan to its end, each statement awaited: in a transaction's session, or (reads) each on its own. */
 async function run<T>(
@@ -18,9 +18,9 @@ async function run<T>(
       result = await (next.native as (session: Session) => unknown)(session);
     } else if (next.changes) {
       if (!session) throw new Error('a read plan changes no row');
-      result = await session.count(next.sql, [...next.params]);
+      result = await session.count(next.sql, next.params as unknown[]);
     } else {
-      result = await rows(next.sql, [...next.params]);
+      result = await rows(next.sql, next.params as unknown[]);
     }
   }
 }
@@ -33,6 +33,7 @@ export function postgresDialect(db: PostgresConnection): Dialect {
     forUpdate: ' FOR UPDATE',
     rowAddress: 'ctid',
     amongRows: (select) => `= ANY(ARRAY(${select}))`,
+    jsonArray: (fields, order) => `coalesce(json_agg(json_build_object(${fields}) ORDER BY ${order}), '[]')`,
     inList: (placeholder) => `= ANY(${placeholder})`,
     list: (values) => values,
     read: (plan) => run(plan, (sql, values) => db.read(sql, values)),
@@ -43,8 +44,9 @@ export function postgresDialect(db: PostgresConnection): Dialect {
         names,
       );
     },
-    *removeDevices(ids, now, why) {
-      yield { native: (session: Session) => removeDevices(session, [...ids], now, why) };
+    // Every commit is durable here (synchronous_commit): delivery's too.
+    writeUnsynced(plan) {
+      return this.write(plan);
     },
     // The queue is a table of its own here: taking an entry off it needs no time.
     *unqueue(of) {
@@ -67,5 +69,28 @@ export function postgresDialect(db: PostgresConnection): Dialect {
         params: [of.tokenId],
       };
     },
+    table: (alias, columns, at) => ({
+      sql: `unnest(${columns.map(([, type], i) => `$${at + i}::${type}[]`).join(', ')})
+            AS ${alias}(${columns.map(([name]) => name).join(', ')})`,
+      params: (rows) => columns.map((_, i) => rows.map((row) => row[i])),
+    }),
+    unlocked: (where) => `FROM (SELECT notification_id, device_id FROM destinations
+        WHERE ${where} LIMIT 1000 FOR UPDATE SKIP LOCKED) AS due
+      WHERE destinations.notification_id = due.notification_id AND destinations.device_id = due.device_id`,
+    *lock(names) {
+      yield { native: (session: Session) => session.simple(advisoryLocks(names)) };
+    },
+    // Another worker's chunk is skipped, not waited for: each queued notification is routed once.
+    takeQueued: (columns) => `SELECT ${columns}
+      FROM route_queue q
+      JOIN notifications n ON n.id = q.notification_id
+      JOIN tokens t ON t.id = n.token_id
+      WHERE q.available_at <= $1 ORDER BY q.available_at, q.notification_id LIMIT $2
+      FOR UPDATE OF q SKIP LOCKED`,
+    *leaveQueue(ids) {
+      yield { sql: 'DELETE FROM route_queue WHERE notification_id = ANY($1)', params: [ids] };
+    },
+    queuedSince: 'SELECT min(available_at) AS at FROM route_queue',
+    claim: claimDue,
   };
 }

@@ -4,6 +4,12 @@ import type { HealthPart } from '../store.js';
 import type { PostgresConnection } from './connection.js';
 import { POSTGRES_MIGRATIONS } from './schema.js';
 
+/**
+ * Health as PostgreSQL reads it. Apart from SQLite's, since each answer lives somewhere else here:
+ * the schema's version is `foxbell_migrations`; a standby or read-only transactions cannot write;
+ * the queue is `route_queue`; every state is counted, in a row per connection and state that the
+ * sum adds up (see postgres/schema.ts).
+ */
 export function postgresHealth(db: PostgresConnection): HealthPart {
   return {
     async schemaCurrent() {

@@ -1,23 +1,16 @@
 import pg from 'pg';
 import { pendingMigrations } from '../schema-version.js';
-import { accountsAndTokens } from '../sql/accounts.js';
-import { devices } from '../sql/devices.js';
-import { events } from '../sql/events.js';
-import { links } from '../sql/links.js';
+import { assembleStore } from '../sql/assemble.js';
 import type { Store } from '../store.js';
 import { lockKey, MAX_TRANSACTION_RUNS, mayRunAgain, PostgresConnection } from './connection.js';
 import { postgresCredentialLookup } from './credential-lookup.js';
 import { postgresDialect } from './dialect.js';
 import { postgresHealth } from './health.js';
-import { postgresLeases } from './leases.js';
 import { connectionConfig, DEFAULT_POOL_SIZE, SCHEMA_NAME } from './options.js';
 import { postgresQueueSignal } from './queue-signal.js';
-import { postgresRecords } from './records.js';
 import { postgresPurge } from './retention.js';
-import { postgresRouting } from './routing.js';
 import { POSTGRES_MIGRATIONS } from './schema.js';
 import { postgresSends } from './sends.js';
-import { postgresSettings } from './settings.js';
 
 export interface PostgresStoreOptions {
   /** A `postgres://` URL (libpq's form; `?options=` and `?sslmode=` are understood). */
@@ -89,28 +82,19 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 /** The store from its parts, one per concern, all on one pool (and a connection to listen on). */
 function assemble(db: PostgresConnection, config: pg.ClientConfig): Store {
   const d = postgresDialect(db);
-  const sends = postgresSends(db);
-  return {
-    ...postgresCredentialLookup(db),
-    ...accountsAndTokens(d),
-    ...devices(d),
-    ...links(d),
-    acceptSend: sends.acceptSend,
-    monthlyCount: sends.monthlyCount,
-    ...postgresRecords(db),
-    ...events(d),
-    ...postgresRouting(db),
-    ...postgresLeases(db),
-    ...postgresSettings(d),
-    ...postgresPurge(db, d),
-    ...postgresHealth(db),
-    ...postgresQueueSignal(config),
-    async close() {
-      // Sends already handed to the store are admitted (or refused) before the connections close.
-      await sends.drained();
-      await db.close();
+  return assembleStore(
+    d,
+    {
+      ...postgresCredentialLookup(db),
+      sends: postgresSends(db),
+      ...postgresPurge(db, d),
+      ...postgresHealth(db),
+      ...postgresQueueSignal(config),
+      close: () => db.close(),
     },
-  };
+    // Any process may pause sends: the pause is read from the database (see settings).
+    { keepPause: false },
+  );
 }
 
 /** host:port/database of a URL, without its user or password. */

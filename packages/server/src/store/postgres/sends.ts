@@ -1,9 +1,9 @@
 import { utcMonth } from '../../kernel/clock.js';
-import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../../kernel/retention.js';
 import { TurnBatcher } from '../../kernel/turn-batcher.js';
 import type { NewSend, SendOutcome } from '../../model/admission.js';
-import { admit, countInWindow, type SecondCount, windowStart } from '../../model/admission.js';
+import { type SecondCount, windowStart } from '../../model/admission.js';
 import type { Row } from '../rows.js';
+import { admitInBatch, BatchCounts, type EarlierSend } from '../sql/sends.js';
 import type { SendsPart } from '../store.js';
 import type { PostgresConnection, Session } from './connection.js';
 import { QUEUE_CHANNEL_SQL } from './queue-signal.js';
@@ -73,117 +73,100 @@ async function admitBatch(db: Session, sends: readonly NewSend[]): Promise<SendO
   for (const [scope, second, count] of (recent.windows ?? []) as [string, number, number][]) {
     windows.set(scope, [...(windows.get(scope) ?? []), { second: Number(second), count: Number(count) }]);
   }
-  const keys = new Map<string, { fingerprint: string; id: string; requestId: string; createdAt: number }>();
-  for (const [token, key, fingerprint, id, requestId, createdAt] of (recent.keys ?? []) as string[][]) {
-    keys.set(`${token} ${key}`, {
-      fingerprint: fingerprint as string,
-      id: id as string,
-      requestId: requestId as string,
-      createdAt: Number(createdAt),
-    });
+  const keys = new Map<string, EarlierSend>();
+  const rows = (recent.keys ?? []) as [string, string, string, string, string, number][];
+  for (const [token, key, fingerprint, id, requestId, createdAt] of rows) {
+    keys.set(`${token} ${key}`, { fingerprint, id, requestId, createdAt: Number(createdAt) });
   }
 
   const accepted: NewSend[] = [];
-  const outcomes = sends.map((send): SendOutcome => {
-    const { now } = send;
-    const monthKey = `${send.account.id} ${utcMonth(now)}`;
-    const monthlyCount = monthly.get(monthKey) ?? 0;
-    const keyOf = (key: string) => `${send.token.id} ${key}`;
-    const tokenScope = `token:${send.token.id}`;
-    const accountScope = `account:${send.account.id}`;
-    const windowOf = (scope: string) => {
-      const window = windows.get(scope) ?? [];
-      windows.set(scope, window);
-      return window;
-    };
-    const outcome = admit(send, {
-      monthlyCount,
-      earlier: () => {
-        const earlier = send.idempotency && keys.get(keyOf(send.idempotency.key));
-        return earlier && earlier.createdAt > now - IDEMPOTENCY_KEY_LIFETIME_MS ? earlier : undefined;
+  const counts = new BatchCounts();
+  const outcomes = sends.map((send) =>
+    admitInBatch(
+      send,
+      {
+        monthlyCount: (accountId, month) => monthly.get(`${accountId} ${month}`) ?? 0,
+        setMonthlyCount: (accountId, month, count) => monthly.set(`${accountId} ${month}`, count),
+        window(scope) {
+          const window = windows.get(scope) ?? [];
+          windows.set(scope, window);
+          return window;
+        },
+        earlier: (tokenId, key) => keys.get(`${tokenId} ${key}`),
+        accepted(send) {
+          // What the later sends of this batch must see.
+          if (send.idempotency) {
+            keys.set(`${send.token.id} ${send.idempotency.key}`, {
+              fingerprint: send.idempotency.fingerprint,
+              id: send.id,
+              requestId: send.requestId,
+              createdAt: send.now,
+            });
+          }
+          accepted.push(send);
+        },
       },
-      windows: () => ({ tokenWindow: windowOf(tokenScope), accountWindow: windowOf(accountScope) }),
-    });
-    if (outcome.kind !== 'accepted') return outcome;
-    // What the later sends of this batch must see.
-    for (const scope of [tokenScope, accountScope]) countInWindow(windowOf(scope), now);
-    monthly.set(monthKey, outcome.monthlyCount);
-    if (send.idempotency) {
-      keys.set(keyOf(send.idempotency.key), {
-        fingerprint: send.idempotency.fingerprint,
-        id: send.id,
-        requestId: send.requestId,
-        createdAt: now,
-      });
-    }
-    accepted.push(send);
-    return outcome;
-  });
-  if (accepted.length > 0) await storeAccepted(db, accepted);
+      counts,
+    ),
+  );
+  if (accepted.length > 0) await storeAccepted(db, accepted, counts);
   return outcomes;
 }
 
-/** Everything the accepted sends of a batch write, in one statement. */
-async function storeAccepted(db: Session, sends: NewSend[]): Promise<void> {
-  const add = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
-  const windows = new Map<string, number>();
-  const months = new Map<string, number>();
-  for (const send of sends) {
-    const second = Math.floor(send.now / 1000);
-    add(windows, `token:${send.token.id} ${second}`);
-    add(windows, `account:${send.account.id} ${second}`);
-    add(months, `${send.account.id} ${utcMonth(send.now)}`);
-  }
-  const split = (counts: Map<string, number>) => {
-    const pairs = [...counts.keys()].map((key) => key.split(' ') as [string, string]);
-    return [pairs.map(([a]) => a), pairs.map(([, b]) => b), [...counts.values()]];
-  };
+/** Everything the accepted sends of a batch write, in one statement, and the queue's signal. */
+const STORE_ACCEPTED = `WITH notification AS (
+    INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
+      created_at, expires_at)
+    SELECT s.id, t.account_id, s.token_id, s.request_id, s.sender_name, s.payload, 'accepted', s.created_at,
+      s.expires_at
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
+      AS s(id, account_id, token_id, request_id, sender_name, payload, created_at, expires_at)
+    -- The token's account as it is now: a send whose credential was read before a merge moved
+    -- its token lands in the account the merge moved it to.
+    JOIN tokens t ON t.id = s.token_id
+  ), queued AS (
+    INSERT INTO route_queue (notification_id, available_at) SELECT * FROM unnest($1::text[], $7::bigint[])
+  ), windows AS (
+    INSERT INTO send_windows (scope, second, count)
+    SELECT * FROM unnest($9::text[], $10::bigint[], $11::int[])
+    ON CONFLICT (scope, second) DO UPDATE SET count = send_windows.count + excluded.count
+  ), monthly AS (
+    INSERT INTO monthly_usage (account_id, month, count)
+    SELECT * FROM unnest($12::text[], $13::text[], $14::bigint[])
+    ON CONFLICT (account_id, month) DO UPDATE SET count = monthly_usage.count + excluded.count
+  ), idempotency AS (
+    INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
+    SELECT * FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::bigint[])
+    ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+      notification_id = excluded.notification_id, request_id = excluded.request_id,
+      created_at = excluded.created_at
+  ) SELECT pg_notify(${QUEUE_CHANNEL_SQL}, '')`;
+
+/** Writes the accepted sends of a batch (STORE_ACCEPTED). */
+async function storeAccepted(db: Session, sends: NewSend[], counts: BatchCounts): Promise<void> {
+  const windows = [...counts.windows.values()];
+  const months = [...counts.months.values()];
   const keyed = sends.filter((send) => send.idempotency);
-  await db.rows(
-    `WITH notification AS (
-       INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
-         created_at, expires_at)
-       SELECT s.id, t.account_id, s.token_id, s.request_id, s.sender_name, s.payload, 'accepted', s.created_at,
-         s.expires_at
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
-         AS s(id, account_id, token_id, request_id, sender_name, payload, created_at, expires_at)
-       -- The token's account as it is now: a send whose credential was read before a merge moved
-       -- its token lands in the account the merge moved it to.
-       JOIN tokens t ON t.id = s.token_id
-     ), queued AS (
-       INSERT INTO route_queue (notification_id, available_at) SELECT * FROM unnest($1::text[], $7::bigint[])
-     ), windows AS (
-       INSERT INTO send_windows (scope, second, count)
-       SELECT * FROM unnest($9::text[], $10::bigint[], $11::int[])
-       ON CONFLICT (scope, second) DO UPDATE SET count = send_windows.count + excluded.count
-     ), monthly AS (
-       INSERT INTO monthly_usage (account_id, month, count)
-       SELECT * FROM unnest($12::text[], $13::text[], $14::bigint[])
-       ON CONFLICT (account_id, month) DO UPDATE SET count = monthly_usage.count + excluded.count
-     ), idempotency AS (
-       INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
-       SELECT * FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::bigint[])
-       ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
-         notification_id = excluded.notification_id, request_id = excluded.request_id,
-         created_at = excluded.created_at
-     ) SELECT pg_notify(${QUEUE_CHANNEL_SQL}, '')`,
-    [
-      sends.map((send) => send.id),
-      sends.map((send) => send.account.id),
-      sends.map((send) => send.token.id),
-      sends.map((send) => send.requestId),
-      sends.map((send) => send.token.name),
-      sends.map((send) => JSON.stringify(send.notification)),
-      sends.map((send) => send.now),
-      sends.map((send) => send.now + send.notification.ttl * 1000),
-      ...split(windows),
-      ...split(months),
-      keyed.map((send) => send.token.id),
-      keyed.map((send) => send.idempotency?.key),
-      keyed.map((send) => send.idempotency?.fingerprint),
-      keyed.map((send) => send.id),
-      keyed.map((send) => send.requestId),
-      keyed.map((send) => send.now),
-    ],
-  );
+  await db.rows(STORE_ACCEPTED, [
+    sends.map((send) => send.id),
+    sends.map((send) => send.account.id),
+    sends.map((send) => send.token.id),
+    sends.map((send) => send.requestId),
+    sends.map((send) => send.token.name),
+    sends.map((send) => JSON.stringify(send.notification)),
+    sends.map((send) => send.now),
+    sends.map((send) => send.now + send.notification.ttl * 1000),
+    windows.map((row) => row.scope),
+    windows.map((row) => row.second),
+    windows.map((row) => row.count),
+    months.map((row) => row.accountId),
+    months.map((row) => row.month),
+    months.map((row) => row.count),
+    keyed.map((send) => send.token.id),
+    keyed.map((send) => send.idempotency?.key),
+    keyed.map((send) => send.idempotency?.fingerprint),
+    keyed.map((send) => send.id),
+    keyed.map((send) => send.requestId),
+    keyed.map((send) => send.now),
+  ]);
 }

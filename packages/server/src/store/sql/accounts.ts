@@ -5,6 +5,7 @@ import { liveToken } from '../queries.js';
 import { accountFromRow, type Row, tokenOf } from '../rows.js';
 import { type CredentialsPart, RETIRED_LISTED } from '../store.js';
 import { all, changes, count, type Dialect, get, type Plan } from './plan.js';
+import { settling } from './settling.js';
 
 /**
  * The account as it is now, inside a write (on PostgreSQL, one that holds its lock, `account:<id>`,
@@ -25,6 +26,7 @@ export function accountsAndTokens(
   d: Dialect,
   changed: () => void = () => {},
 ): Omit<CredentialsPart, 'findCredential'> {
+  const { removeDevices } = settling(d);
   return {
     async createAccount(account) {
       const row = await d.write(() =>
@@ -99,7 +101,7 @@ export function accountsAndTokens(
           );
           if (plan.kind !== 'merge') return plan;
           // The canonical account's registration of the same device stays: this one moved there.
-          yield* d.removeDevices(plan.removed, now, 'moved');
+          yield* removeDevices(plan.removed, now, 'moved');
           // A switch request of a device the merge moved or removed would act on a registration that
           // is no longer the one it proved.
           yield* all(

@@ -4,8 +4,10 @@ import { type DevicesPart, RETIRED_LISTED } from '../store.js';
 import { requireLiveAccount } from './accounts.js';
 import { addressLock } from './migrations.js';
 import { all, count, type Dialect, get, type Plan } from './plan.js';
+import { settling } from './settling.js';
 
 export function devices(d: Dialect): DevicesPart {
+  const { removeDevices } = settling(d);
   function* activeCount(accountId: string) {
     return yield* count(
       `SELECT count(*) AS n FROM devices WHERE account_id = $1 AND active = ${d.true}`,
@@ -26,7 +28,7 @@ export function devices(d: Dialect): DevicesPart {
           if (holders.some((holder) => holder.account_id === device.accountId)) return 'device_exists';
           if ((yield* activeCount(device.accountId)) >= maxDevices) return 'limit_reached';
           // The push address moves here: the device that had it is no longer its account's.
-          yield* d.removeDevices(
+          yield* removeDevices(
             holders.map((holder) => holder.id as string),
             device.now,
             'moved',
@@ -131,7 +133,7 @@ export function devices(d: Dialect): DevicesPart {
     },
 
     async removeOwnDevice(deviceId, now) {
-      await d.write(() => d.removeDevices([deviceId], now, 'removed'));
+      await d.write(() => removeDevices([deviceId], now, 'removed'));
     },
 
     async removeDevice(accountId, deviceId, now) {
@@ -143,7 +145,7 @@ export function devices(d: Dialect): DevicesPart {
         );
         if (!device) return false;
         // Its device key (if it linked itself) works no more: removing a device is what revokes it.
-        yield* d.removeDevices([deviceId], now, 'removed');
+        yield* removeDevices([deviceId], now, 'removed');
         return true;
       });
     },

@@ -4,14 +4,11 @@ import { all, type Dialect, get, type Plan } from './plan.js';
 
 /** An app's report that a notification was opened or cleared on its device. */
 export function events(d: Dialect): Pick<RecordsPart, 'recordEvent'> {
+  const notificationOf = `SELECT status FROM notifications WHERE id = $1 AND account_id = $2${d.forUpdate}`;
   return {
     async recordEvent(event) {
       return d.write(function* (): Plan<'recorded' | 'no_notification' | 'not_routed'> {
-        const notification = yield* get(
-          `SELECT status FROM notifications WHERE id = $1 AND account_id = $2${d.forUpdate}`,
-          event.notificationId,
-          event.accountId,
-        );
+        const notification = yield* get(notificationOf, event.notificationId, event.accountId);
         if (!notification) return 'no_notification';
         const destination = yield* get(
           'SELECT platform FROM destinations WHERE notification_id = $1 AND device_id = $2',

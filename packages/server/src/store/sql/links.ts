@@ -6,9 +6,11 @@ import type { LinksPart } from '../store.js';
 import { requireLiveAccount } from './accounts.js';
 import { addressLock } from './migrations.js';
 import { all, count, type Dialect, get, type Plan } from './plan.js';
+import { settling } from './settling.js';
 
 /** Link requests: a device asking to join an account, and the account approving it by its code. */
 export function links(d: Dialect): LinksPart {
+  const { removeDevices } = settling(d);
   const request = async (id: string) => {
     const row = await d.read(get('SELECT * FROM link_requests WHERE id = $1', id));
     return row ? linkRequestOf(row) : undefined;
@@ -183,7 +185,7 @@ export function links(d: Dialect): LinksPart {
         const { device } = link;
         // A device switching accounts leaves the one it proved: what waits for it there is
         // skipped, and its key there works no more.
-        if (link.sourceDeviceId !== null) yield* d.removeDevices([link.sourceDeviceId], now, 'moved');
+        if (link.sourceDeviceId !== null) yield* removeDevices([link.sourceDeviceId], now, 'moved');
         // Registered elsewhere since the request was made (an account key's POST /v1/devices): it
         // moves here, as a registration moves a push address, and is no longer the other account's.
         const holders = yield* all(
@@ -191,7 +193,7 @@ export function links(d: Dialect): LinksPart {
           device.clientId,
           device.address.key,
         );
-        yield* d.removeDevices(
+        yield* removeDevices(
           holders.map((holder) => holder.id as string),
           now,
           'moved',

@@ -1,11 +1,14 @@
-import type { DeviceLeaving } from '../../model/devices.js';
+import type { ClaimedDestination } from '../../model/leases.js';
 import type { Row } from '../rows.js';
+import type { Store } from '../store.js';
 
 /**
  * A store operation written once for both databases, as a generator: it yields each statement
  * and is handed back its rows. SQLite runs it synchronously inside one transaction (one
  * connection, one writer: nothing else can run between two of its statements); PostgreSQL awaits
  * each statement on a pooled connection. Statements take `$1`, `$2`… placeholders and booleans.
+ * A statement's text is a constant, or made once when the store is assembled (in the factory that
+ * is given the dialect), never on each call: each database finds its prepared statement by it.
  */
 export type Plan<T> = Generator<Step, T, unknown>;
 
@@ -27,15 +30,47 @@ export function* changes(sql: string, ...params: unknown[]): Plan<number> {
   return (yield { sql, params, changes: true }) as number;
 }
 
+/**
+ * A statement given rows as one table (see rowsStatement): its text, and the parameters that pass
+ * rows to it.
+ */
+export interface RowsStatement {
+  readonly sql: string;
+  params(rows: unknown[][]): unknown[];
+}
+
+/**
+ * A statement that reads rows as one table where its text says `$rows`: `table` names that table
+ * and its columns with their PostgreSQL types, as "x(name type, …)". The rows' parameters follow
+ * the statement's own. Made once, when the store is assembled: its text is the same on every call.
+ */
+export function rowsStatement(d: Dialect, table: string, sql: string): RowsStatement {
+  const [, alias = '', list = ''] = /^(\w+)\((.*)\)$/s.exec(table) ?? [];
+  const columns = list.split(',').map((column) => column.trim().split(/\s+/) as [string, string]);
+  const own = Math.max(0, ...Array.from(sql.matchAll(/\$(\d+)/g), (match) => Number(match[1])));
+  const from = d.table(alias, columns, own + 1);
+  return { sql: sql.replace('$rows', from.sql), params: from.params };
+}
+
+/** `statement` over `rows`, after its own parameters, `params`. No statement runs for no rows. */
+export function* overRows(statement: RowsStatement, rows: unknown[][], ...params: unknown[]): Plan<Row[]> {
+  if (rows.length === 0) return [];
+  params.push(...statement.params(rows));
+  return (yield { sql: statement.sql, params }) as Row[];
+}
+
 /** A count(*) … AS n. */
 export function* count(sql: string, ...params: unknown[]): Plan<number> {
   return Number(((yield { sql, params }) as Row[])[0]?.n ?? 0);
 }
 
+/** The options of a claim of due destinations (see Store.claimDestinations). */
+export type DueClaim = Omit<Parameters<Store['claimDestinations']>[0], 'maxAttempts'>;
+
 /**
  * What differs between the two databases, for the operations written once (store/sql/). What
- * differs more than a phrase (sends, routing, leases, status reads, queue signals) stays in each
- * database's folder.
+ * differs more than a phrase (credential lookups, sends, health, retention's upkeep, the queue
+ * signal: see assemble.ts) stays in each database's folder.
  */
 export interface Dialect {
   /** A stored boolean in a condition: SQLite's `1`, which its partial indexes name; PostgreSQL's `true`. */
@@ -55,6 +90,11 @@ export interface Dialect {
    */
   readonly rowAddress: 'rowid' | 'ctid';
   amongRows(select: string): string;
+  /**
+   * A subquery's rows as one JSON array of objects (`fields`: pairs of a name and a column), in
+   * `order`: SQLite's `json_group_array`, PostgreSQL's `json_agg`; `[]` when there are none.
+   */
+  jsonArray(fields: string, order: string): string;
   /** `= any of` a list passed as one parameter: SQLite reads it as JSON, PostgreSQL as an array. */
   inList(placeholder: string): string;
   list(values: readonly unknown[]): unknown;
@@ -67,12 +107,52 @@ export interface Dialect {
    * to take.
    */
   write<T>(plan: () => Plan<T>, locks?: string[] | (() => Promise<string[]>)): Promise<T>;
-  /** Devices stop being their accounts': deactivated, their waiting pushes skipped, their keys revoked. */
-  removeDevices(ids: readonly string[], now: number, why: DeviceLeaving): Plan<void>;
   /**
    * Takes notifications that are still queued off the queue, unrouted: of an account deleted, or
    * (marked dropped: `token_revoked`) of a token revoked. The queue is SQLite's partial index on
    * `routed_at IS NULL` and PostgreSQL's `route_queue` (see postgres/schema.ts).
    */
   unqueue(of: { accountId: string } | { tokenId: string }, now: number): Plan<void>;
+
+  // Delivery (routing and leases): PostgreSQL's workers run at once, in any process, and skip what
+  // another holds rather than wait for it; SQLite's one writer runs alone.
+
+  /**
+   * Runs a plan as one transaction, resolved once committed: delivery's bookkeeping, which SQLite
+   * does not wait to be on disk (see SqliteConnection); PostgreSQL commits it as any write.
+   */
+  writeUnsynced<T>(plan: () => Plan<T>): Promise<T>;
+  /**
+   * Rows given to one statement as a table `alias` with `columns` (names and PostgreSQL's types),
+   * its parameters from `$at` on: SQLite's `jsonb_each` of one JSON text, PostgreSQL's `unnest` of
+   * one array per column (see rowsStatement).
+   */
+  table(
+    alias: string,
+    columns: [name: string, type: string][],
+    at: number,
+  ): { sql: string; params(rows: unknown[][]): unknown[] };
+  /**
+   * After `UPDATE destinations SET …`, the rows `where` picks: PostgreSQL's up to 1000 of them that
+   * no other transaction holds (`FOR UPDATE SKIP LOCKED`), the rest left for the next pass rather
+   * than waited for; all of them in SQLite.
+   */
+  unlocked(where: string): string;
+  /** Takes the advisory locks named (PostgreSQL: see advisoryLocks); nothing in SQLite. */
+  lock(names: string[]): Plan<void>;
+  /**
+   * A statement that reads the `columns` (of `n`, a notification, and `t`, its token) of the
+   * oldest queued notifications routing may take at `$1`, `$2` of them at most: PostgreSQL's from
+   * `route_queue`, locked, another worker's skipped; SQLite's on its partial index of the unrouted.
+   */
+  takeQueued(columns: string): string;
+  /** Takes routed notifications off the queue: PostgreSQL's `route_queue`; SQLite's is `routed_at` itself. */
+  leaveQueue(ids: string[]): Plan<void>;
+  /** The queue's oldest send, `at` (see nextDeliveryAt). */
+  readonly queuedSince: string;
+  /**
+   * Leases the due destinations to `owner`, superseding those a newer send of their tag replaced:
+   * in one statement in PostgreSQL, whose `WITH` changes rows; in three in SQLite, whose does not.
+   */
+  claim(options: DueClaim): Plan<ClaimedDestination[]>;
 }

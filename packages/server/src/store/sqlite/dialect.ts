@@ -1,6 +1,6 @@
 import type { Dialect, Plan, Step } from '../sql/plan.js';
+import { claimDue } from './claim-due.js';
 import type { SqliteConnection } from './connection.js';
-import { removeDevice } from './settling.js';
 
 /** `$1` placeholders as SQLite's `?1`, once per text. */
 const texts = new Map<string, string>();
@@ -12,9 +12,11 @@ const sqliteText = (sql: string) => {
   }
   return text;
 };
-/** node:sqlite binds no booleans: stored as 1 and 0. */
+/** node:sqlite binds no booleans: stored as 1 and 0. Copied only when one is there, which is rare. */
 const bound = (params: readonly unknown[]) =>
-  params.map((value) => (typeof value === 'boolean' ? Number(value) : value));
+  params.some((value) => typeof value === 'boolean')
+    ? params.map((value) => (typeof value === 'boolean' ? Number(value) : value))
+    : params;
 
 /** Runs a plan to its end, synchronously: inside a transaction, nothing else runs between its statements. */
 function run<T>(db: SqliteConnection, plan: Plan<T>): T {
@@ -39,17 +41,12 @@ export function sqliteDialect(db: SqliteConnection): Dialect {
     forUpdate: '',
     rowAddress: 'rowid',
     amongRows: (select) => `IN (${select})`,
+    jsonArray: (fields, order) => `json_group_array(json_object(${fields}) ORDER BY ${order})`,
     inList: (placeholder) => `IN (SELECT value FROM json_each(${placeholder}))`,
     list: (values) => JSON.stringify(values),
     read: async (plan) => run(db, plan),
     write: (plan) => db.write(() => run(db, plan())),
-    *removeDevices(ids, now, why) {
-      yield {
-        native: (db: SqliteConnection) => {
-          for (const id of ids) removeDevice(db, id, now, why);
-        },
-      };
-    },
+    writeUnsynced: async (plan) => db.transaction(() => run(db, plan())),
     *unqueue(of, now) {
       if ('accountId' in of) {
         yield {
@@ -66,5 +63,21 @@ export function sqliteDialect(db: SqliteConnection): Dialect {
         };
       }
     },
+    table: (alias, columns, at) => ({
+      // jsonb_each: each row a binary JSON its columns are read from without parsing it again.
+      sql: `(SELECT ${columns.map(([name], i) => `value ->> ${i} AS ${name}`).join(', ')}
+             FROM jsonb_each($${at})) AS ${alias}`,
+      params: (rows) => [JSON.stringify(rows)],
+    }),
+    unlocked: (where) => `WHERE ${where}`,
+    *lock() {},
+    takeQueued: (columns) => `SELECT ${columns}
+      FROM notifications n INDEXED BY notifications_queued
+      JOIN tokens t ON t.id = n.token_id
+      WHERE n.routed_at IS NULL AND n.created_at <= $1 ORDER BY n.created_at, n.id LIMIT $2`,
+    *leaveQueue() {},
+    queuedSince:
+      'SELECT min(created_at) AS at FROM notifications INDEXED BY notifications_queued WHERE routed_at IS NULL',
+    claim: claimDue,
   };
 }

@@ -7,6 +7,12 @@ import type { HealthPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 
+/**
+ * Health as SQLite reads it. Apart from PostgreSQL's, since each answer lives somewhere else there:
+ * the schema's version is `user_version`; the database is writable when its file and folder are;
+ * the queue is a partial index of `notifications`; one row per final state is counted, pending and
+ * sending read on their partial indexes.
+ */
 export function sqliteHealth(db: SqliteConnection): HealthPart {
   return {
     async schemaCurrent() {

@@ -2,10 +2,7 @@ import { fsyncSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { makeDataDirPrivate } from '../data-dir.js';
 import { pendingMigrations } from '../schema-version.js';
-import { accountsAndTokens } from '../sql/accounts.js';
-import { devices } from '../sql/devices.js';
-import { events } from '../sql/events.js';
-import { links } from '../sql/links.js';
+import { assembleStore } from '../sql/assemble.js';
 import { purgeRows } from '../sql/retention.js';
 import type { Store } from '../store.js';
 import { SqliteConnection } from './connection.js';
@@ -15,12 +12,8 @@ import { sqliteDialect } from './dialect.js';
 import { holdFileLock } from './file-lock.js';
 import { sqliteHealth } from './health.js';
 import { LeaseOwners } from './lease-owners.js';
-import { sqliteLeases } from './leases.js';
-import { sqliteRecords } from './records.js';
-import { sqliteRouting } from './routing.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { sqliteSends } from './sends.js';
-import { sqliteSettings } from './settings.js';
 
 export interface SqliteStoreOptions {
   /** A directory for `foxbell.db`, or `:memory:` for a database that lives as long as the store. */
@@ -81,34 +74,30 @@ function assemble(
   owners: LeaseOwners | undefined,
 ): Store {
   const d = sqliteDialect(db);
-  const sends = sqliteSends(db);
-  const leasing = (owner: string) => owners?.hold(owner);
   const credentials = sqliteCredentialLookup(db);
-  return {
-    findCredential: credentials.findCredential,
-    ...accountsAndTokens(d, credentials.forget),
-    ...devices(d),
-    ...links(d),
-    acceptSend: sends.acceptSend,
-    monthlyCount: sends.monthlyCount,
-    ...sqliteRecords(db),
-    ...events(d),
-    ...sqliteRouting(db, leasing),
-    ...sqliteLeases(db, leasing),
-    ...sqliteSettings(d),
-    purge: (cutoffs, batch) => d.write(() => purgeRows(d, cutoffs, batch)),
-    // Nothing to reclaim: SQLite puts the pages a delete frees on its free list, and writes new rows
-    // there before it grows the file.
-    reclaim: async () => {},
-    ...sqliteHealth(db),
-    async close() {
-      // Sends handed over but not yet committed (waiting for an fsync to end) are committed first.
-      await sends.drained();
-      await db.close();
-      owners?.close();
-      apiLock?.close();
+  return assembleStore(
+    d,
+    {
+      findCredential: credentials.findCredential,
+      sends: sqliteSends(db),
+      purge: (cutoffs, batch) => d.write(() => purgeRows(d, cutoffs, batch)),
+      // Nothing to reclaim: SQLite puts the pages a delete frees on its free list, and writes new rows
+      // there before it grows the file.
+      reclaim: async () => {},
+      ...sqliteHealth(db),
+      async close() {
+        await db.close();
+        owners?.close();
+        apiLock?.close();
+      },
     },
-  };
+    {
+      credentialsChanged: credentials.forget,
+      leasing: (owner) => owners?.hold(owner),
+      // Only this `api` process writes the pause: it keeps a copy (see settings).
+      keepPause: true,
+    },
+  );
 }
 
 /** Holds `api.lock` for the life of the store (see holdFileLock): one `api` store per data directory. */

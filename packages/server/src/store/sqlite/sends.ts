@@ -1,30 +1,10 @@
 import { utcMonth } from '../../kernel/clock.js';
-import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../../kernel/retention.js';
 import { TurnBatcher } from '../../kernel/turn-batcher.js';
-import type { NewSend, SendOutcome } from '../../model/admission.js';
-import { admit, countInWindow, type SecondCount, windowStart } from '../../model/admission.js';
+import type { NewSend, SecondCount, SendOutcome } from '../../model/admission.js';
+import { windowStart } from '../../model/admission.js';
+import { admitInBatch, type BatchCopies, BatchCounts } from '../sql/sends.js';
 import type { SendsPart } from '../store.js';
 import type { SqliteConnection } from './connection.js';
-
-/** What a batch's sends add to the rate windows and the monthly counts, summed per row. */
-class BatchCounts {
-  readonly windows = new Map<string, { scope: string; second: number; count: number }>();
-  readonly months = new Map<string, { accountId: string; month: string; count: number }>();
-
-  window(scope: string, second: number): void {
-    const key = `${scope} ${second}`;
-    const entry = this.windows.get(key);
-    if (entry) entry.count += 1;
-    else this.windows.set(key, { scope, second, count: 1 });
-  }
-
-  month(accountId: string, month: string): void {
-    const key = `${accountId} ${month}`;
-    const entry = this.months.get(key);
-    if (entry) entry.count += 1;
-    else this.months.set(key, { accountId, month, count: 1 });
-  }
-}
 
 /**
  * Admission and storage of sends. Sends arriving together share one transaction and one fsync;
@@ -43,102 +23,78 @@ export function sqliteSends(db: SqliteConnection): SendsPart {
     monthly.clear();
   };
 
-  /** The sends per second of a scope in the minute before `now`, read from the table once. */
-  const windowOf = (scope: string, now: number): SecondCount[] => {
-    const since = windowStart(now);
-    let window = windows.get(scope);
-    if (!window) {
-      window = db
-        .all(
+  const copies: BatchCopies = {
+    monthlyCount(accountId, month) {
+      const copy = monthly.get(accountId);
+      if (copy?.month === month) return copy.count;
+      const row = db.get(
+        'SELECT count FROM monthly_usage WHERE account_id = ? AND month = ?',
+        accountId,
+        month,
+      );
+      const count = Number(row?.count ?? 0);
+      monthly.set(accountId, { month, count });
+      return count;
+    },
+    setMonthlyCount: (accountId, month, count) => monthly.set(accountId, { month, count }),
+    /** Read from the table once. */
+    window(scope, now) {
+      const since = windowStart(now);
+      let window = windows.get(scope);
+      if (!window) {
+        const rows = db.all(
           'SELECT second, count FROM send_windows WHERE scope = ? AND second >= ? ORDER BY second',
           scope,
           since,
-        )
-        .map((row) => ({ second: Number(row.second), count: Number(row.count) }));
-      windows.set(scope, window);
-    }
-    while (window.length > 0 && (window[0] as SecondCount).second < since) window.shift();
-    return window;
-  };
-
-  const monthlyCountOf = (accountId: string, month: string): number => {
-    const copy = monthly.get(accountId);
-    if (copy?.month === month) return copy.count;
-    const row = db.get(
-      'SELECT count FROM monthly_usage WHERE account_id = ? AND month = ?',
-      accountId,
-      month,
-    );
-    const count = Number(row?.count ?? 0);
-    monthly.set(accountId, { month, count });
-    return count;
-  };
-
-  const admitAndStore = (send: NewSend, counts: BatchCounts): SendOutcome => {
-    const { now } = send;
-    const month = utcMonth(now);
-    const tokenScope = `token:${send.token.id}`;
-    const accountScope = `account:${send.account.id}`;
-    const outcome = admit(send, {
-      monthlyCount: monthlyCountOf(send.account.id, month),
-      earlier: () => {
-        const row = send.idempotency
-          ? db.get(
-              'SELECT * FROM idempotency_keys WHERE token_id = ? AND key = ? AND created_at > ?',
-              send.token.id,
-              send.idempotency.key,
-              now - IDEMPOTENCY_KEY_LIFETIME_MS,
-            )
-          : undefined;
-        return (
-          row && {
-            fingerprint: row.fingerprint as string,
-            id: row.notification_id as string,
-            requestId: row.request_id as string,
-          }
         );
-      },
-      windows: () => ({ tokenWindow: windowOf(tokenScope, now), accountWindow: windowOf(accountScope, now) }),
-    });
-    if (outcome.kind !== 'accepted') return outcome;
-
-    // The token's account as it is now: a send whose credential was read before a merge moved its
-    // token lands in the account the merge moved it to.
-    db.run(
-      `INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
-         created_at, expires_at)
-       SELECT ?, account_id, id, ?, ?, ?, 'accepted', ?, ? FROM tokens WHERE id = ?`,
-      send.id,
-      send.requestId,
-      send.token.name,
-      JSON.stringify(send.notification),
-      now,
-      now + send.notification.ttl * 1000,
-      send.token.id,
-    );
-    if (send.idempotency) {
+        window = rows.map((row) => ({ second: Number(row.second), count: Number(row.count) }));
+        windows.set(scope, window);
+      }
+      while (window.length > 0 && (window[0] as SecondCount).second < since) window.shift();
+      return window;
+    },
+    earlier(tokenId, key) {
+      const row = db.get('SELECT * FROM idempotency_keys WHERE token_id = ? AND key = ?', tokenId, key);
+      return (
+        row && {
+          fingerprint: row.fingerprint as string,
+          id: row.notification_id as string,
+          requestId: row.request_id as string,
+          createdAt: Number(row.created_at),
+        }
+      );
+    },
+    accepted(send) {
+      // The token's account as it is now: a send whose credential was read before a merge moved
+      // its token lands in the account the merge moved it to.
       db.run(
-        `INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
-           notification_id = excluded.notification_id, request_id = excluded.request_id,
-           created_at = excluded.created_at`,
-        send.token.id,
-        send.idempotency.key,
-        send.idempotency.fingerprint,
+        `INSERT INTO notifications (id, account_id, token_id, request_id, sender_name, payload, status,
+           created_at, expires_at)
+         SELECT ?, account_id, id, ?, ?, ?, 'accepted', ?, ? FROM tokens WHERE id = ?`,
         send.id,
         send.requestId,
-        now,
+        send.token.name,
+        JSON.stringify(send.notification),
+        send.now,
+        send.now + send.notification.ttl * 1000,
+        send.token.id,
       );
-    }
-    const second = Math.floor(now / 1000);
-    counts.window(tokenScope, second);
-    counts.window(accountScope, second);
-    counts.month(send.account.id, month);
-    // Counted for the batch's one write of them (writeCounts); now the copies read from.
-    for (const scope of [tokenScope, accountScope]) countInWindow(windowOf(scope, now), now);
-    monthly.set(send.account.id, { month, count: outcome.monthlyCount });
-    return outcome;
+      if (send.idempotency) {
+        db.run(
+          `INSERT INTO idempotency_keys (token_id, key, fingerprint, notification_id, request_id, created_at)
+           VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+             notification_id = excluded.notification_id, request_id = excluded.request_id,
+             created_at = excluded.created_at`,
+          send.token.id,
+          send.idempotency.key,
+          send.idempotency.fingerprint,
+          send.id,
+          send.requestId,
+          send.now,
+        );
+      }
+    },
   };
 
   /**
@@ -174,9 +130,9 @@ export function sqliteSends(db: SqliteConnection): SendsPart {
     db.transaction(() => {
       const counts = new BatchCounts();
       const results = sends.map((send) => {
-        if (!isolated) return admitAndStore(send, counts);
+        if (!isolated) return admitInBatch(send, copies, counts);
         try {
-          return db.transaction(() => admitAndStore(send, counts));
+          return db.transaction(() => admitInBatch(send, copies, counts));
         } catch (error) {
           return error instanceof Error ? error : new Error(String(error));
         }
@@ -214,7 +170,7 @@ export function sqliteSends(db: SqliteConnection): SendsPart {
   return {
     acceptSend: (send) => batcher.add(send),
     async monthlyCount(accountId, now) {
-      return monthlyCountOf(accountId, utcMonth(now));
+      return copies.monthlyCount(accountId, utcMonth(now));
     },
     drained: () => batcher.idle(),
   };
