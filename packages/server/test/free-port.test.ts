@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { freePort } from '@foxbell/test-support/ports';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 /** test-support's free ports (ports.ts): where they come from, and that a server can take them. */
 
@@ -39,9 +39,17 @@ describe('freePort', () => {
   });
 
   it("takes this worker's share only, so that files running side by side never pick the same", async () => {
+    // The module as two workers of one run load it: each its own copy, with its own pool id.
+    const portsOfWorker = async (poolId: string) => {
+      vi.resetModules();
+      vi.stubEnv('VITEST_POOL_ID', poolId);
+      const { freePort: ofWorker } = await import('@foxbell/test-support/ports');
+      return Promise.all(Array.from({ length: 20 }, () => ofWorker()));
+    };
     const shares = Math.max(2, availableParallelism());
-    const share = Number(process.env.VITEST_POOL_ID) % shares;
-    const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));
-    expect(ports.map((port) => port % shares)).toEqual(ports.map(() => share));
+    const [one, two] = [await portsOfWorker('1'), await portsOfWorker('2')];
+    vi.unstubAllEnvs();
+    expect(new Set(one.map((port) => port % shares))).toEqual(new Set([1 % shares]));
+    expect(new Set(two.map((port) => port % shares))).toEqual(new Set([2 % shares]));
   });
 });

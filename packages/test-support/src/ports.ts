@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 
 /**
@@ -33,9 +33,10 @@ function ephemeralStart(): Promise<number> {
 /**
  * vitest runs files side by side, one per worker (`VITEST_POOL_ID`, from 1, at most one worker per
  * core and at least two: vitest.config.ts), so the ports are dealt out in as many shares, by their
- * remainder: two files running at once never pick the same port. More workers than shares would
- * share some, which the check by binding still covers but for a moment. Outside vitest (a
- * benchmark), all of them.
+ * remainder: two files of one run running at once never pick the same port. More workers than
+ * shares (a larger `--maxWorkers`), or two runs of the suite at once, share some, which the random
+ * pick and the check by binding still cover but for a moment. Outside vitest (a benchmark), all of
+ * them.
  */
 const SHARES = Math.max(2, availableParallelism());
 const POOL_ID = Number(process.env.VITEST_POOL_ID);
@@ -61,11 +62,9 @@ function bindable(port: number): Promise<boolean> {
 export async function freePort(): Promise<number> {
   const end = await ephemeralStart();
   const count = Math.floor((end - first + step - 1) / step);
-  if (!(count > 0)) {
-    throw new Error(
-      `the ephemeral ports start at ${end} (${EPHEMERAL_RANGE}): no port below is left for tests`,
-    );
-  }
+  // A system whose ephemeral range starts below LOWEST (some containers give 1024-65535) leaves
+  // no port outside it: then one it picks, as before, racing connections for it.
+  if (!(count > 0)) return systemPicked();
   for (let tries = 0; tries < 100; tries++) {
     const port = first + step * Math.floor(Math.random() * count);
     if (handedOut.has(port)) continue;
@@ -73,4 +72,13 @@ export async function freePort(): Promise<number> {
     if (await bindable(port)) return port;
   }
   throw new Error(`no free port found below ${end} in 100 tries`);
+}
+
+/** A port the system picks for a listen on port 0, closed again. */
+async function systemPicked(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
