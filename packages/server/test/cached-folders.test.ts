@@ -13,12 +13,12 @@ beforeEach(async () => {
   return () => vi.unstubAllEnvs();
 });
 
-/** A build that writes one file, after `ms`, counting its runs. */
-function counted(ms = 0) {
+/** A build that writes one file, once `before` has ended, counting its runs. */
+function counted(before: () => Promise<void> = async () => {}) {
   const runs: string[] = [];
   const build = async (folder: string) => {
     runs.push(folder);
-    await new Promise((resolve) => setTimeout(resolve, ms));
+    await before();
     await writeFile(path.join(folder, 'built'), `built in ${folder}`);
   };
   return { runs, build };
@@ -38,8 +38,18 @@ describe('builtOnce', () => {
   });
 
   it('of two runs building at once, hands both the one folder in place, complete, and leaves no sibling', async () => {
-    const first = counted(50);
-    const second = counted(10);
+    // Both builds start before either ends (each found no folder in place), and the second's is
+    // in place before the first ends.
+    let firstStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      firstStarted = resolve;
+    });
+    const inPlace = path.join(cache, 'foxbell', 'releases', 'k1');
+    const first = counted(async () => {
+      firstStarted();
+      await vi.waitFor(() => stat(inPlace), { timeout: 10_000, interval: 5 });
+    });
+    const second = counted(() => started);
     const folders = await Promise.all([
       builtOnce('releases', 'k1', first.build),
       builtOnce('releases', 'k1', second.build),

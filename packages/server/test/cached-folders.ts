@@ -27,9 +27,23 @@ async function keyFolder(kind: string, key: string): Promise<string> {
       (stats) => stats.mtimeMs,
       () => Date.now(),
     );
-    if (entry !== key && used < weekAgo) await rm(folder, { recursive: true, force: true });
+    if (entry !== key && used < weekAgo) await remove(folder);
   }
   return path.join(cache, key);
+}
+
+/**
+ * Takes `folder` out of its place at once (a rename), then deletes it: a removal interrupted or
+ * raced by another run never leaves a half-deleted folder at a key's name. Best effort: a folder
+ * that cannot go (another run took it away first, files the test cannot delete) stays for the next
+ * run to try, and fails no test.
+ */
+async function remove(folder: string): Promise<void> {
+  const removing = `${folder}.removing-${randomBytes(4).toString('hex')}`;
+  try {
+    await rename(folder, removing);
+    await rm(removing, { recursive: true, force: true });
+  } catch {}
 }
 
 async function markUsed(folder: string): Promise<void> {
@@ -71,22 +85,33 @@ export async function builtOnce(
     return folder;
   }
   const folder = await keyFolder(kind, key);
-  const complete = await stat(folder).then(
-    () => true,
-    () => false,
-  );
-  if (!complete) {
-    const partial = `${folder}.partial-${randomBytes(4).toString('hex')}`;
-    await mkdir(partial);
+  // Twice at most: another run may take a week-old folder away between finding it and marking it.
+  for (let tries = 1; ; tries++) {
+    const complete = await stat(folder).then(
+      () => true,
+      () => false,
+    );
+    if (!complete) await buildInPlace(folder, build);
     try {
-      await build(partial);
-      await rename(partial, folder).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
-      });
-    } finally {
-      await rm(partial, { recursive: true, force: true });
+      await markUsed(folder);
+      return folder;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || tries === 2) throw error;
     }
   }
-  await markUsed(folder);
-  return folder;
+}
+
+/** `build` in a sibling of `folder`, renamed into place; a folder another run put there first wins. */
+async function buildInPlace(folder: string, build: (folder: string) => Promise<void>): Promise<void> {
+  const partial = `${folder}.partial-${randomBytes(4).toString('hex')}`;
+  await mkdir(partial);
+  try {
+    await build(partial);
+    await rename(partial, folder).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+    });
+  } finally {
+    // Never in place of the build's own error.
+    await rm(partial, { recursive: true, force: true }).catch(() => {});
+  }
 }
