@@ -142,6 +142,8 @@ export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPar
     },
 
     async renewLeases({ owner, until, destinations }) {
+      // Nothing in flight: no transaction to open.
+      if (destinations.length === 0) return 0;
       const renewed = await d.writeUnsynced(() =>
         overRows(
           renew,
