@@ -47,11 +47,18 @@ const first = LOWEST + ((share - (LOWEST % step) + step) % step);
 /** Ports this module handed out: never twice, so that two asked for at once differ. */
 const handedOut = new Set<number>();
 
-function bindable(port: number): Promise<boolean> {
+/**
+ * The port a listen on `port` got (0: one the system picks), closed again; undefined when it is
+ * taken.
+ */
+function listened(port: number): Promise<number | undefined> {
   const server = createServer();
   return new Promise((resolve) => {
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: got } = server.address() as AddressInfo;
+      server.close(() => resolve(got));
+    });
   });
 }
 
@@ -64,21 +71,16 @@ export async function freePort(): Promise<number> {
   const count = Math.floor((end - first + step - 1) / step);
   // A system whose ephemeral range starts below LOWEST (some containers give 1024-65535) leaves
   // no port outside it: then one it picks, as before, racing connections for it.
-  if (!(count > 0)) return systemPicked();
+  if (!(count > 0)) {
+    const picked = await listened(0);
+    if (picked === undefined) throw new Error('the system gave no port to listen on');
+    return picked;
+  }
   for (let tries = 0; tries < 100; tries++) {
     const port = first + step * Math.floor(Math.random() * count);
     if (handedOut.has(port)) continue;
     handedOut.add(port);
-    if (await bindable(port)) return port;
+    if ((await listened(port)) !== undefined) return port;
   }
   throw new Error(`no free port found below ${end} in 100 tries`);
-}
-
-/** A port the system picks for a listen on port 0, closed again. */
-async function systemPicked(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
