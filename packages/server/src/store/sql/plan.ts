@@ -127,11 +127,7 @@ export interface Dialect {
    * its parameters from `$at` on: SQLite's `jsonb_each` of one JSON text, PostgreSQL's `unnest` of
    * one array per column (see rowsStatement).
    */
-  table(
-    alias: string,
-    columns: [name: string, type: string][],
-    at: number,
-  ): { sql: string; params(rows: unknown[][]): unknown[] };
+  table(alias: string, columns: [name: string, type: string][], at: number): RowsStatement;
   /**
    * After `UPDATE destinations SET …`, the rows `where` picks: PostgreSQL's up to 1000 of them that
    * no other transaction holds (`FOR UPDATE SKIP LOCKED`), the rest left for the next pass rather
