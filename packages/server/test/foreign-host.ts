@@ -9,7 +9,12 @@ import { randomBytes } from 'node:crypto';
 export interface ForeignHost {
   serverAddress: string;
   peerAddress: string;
-  /** Sends `bytes` to serverAddress:port from the other host; resolves with what came back until the server closed or `waitMs` passed. */
+  /**
+   * Sends `bytes` to serverAddress:port from the other host; resolves with what came back until the
+   * server closed or `waitMs` passed. Every caller's server closes (or refuses), so the wait is only
+   * a ceiling: it once was 1 s, and a loaded CI machine answered later than that (or the first SYN
+   * over a fresh veth pair was lost and resent after TCP's 1 s), which read as an empty answer.
+   */
   exchange(port: number, bytes: string, waitMs?: number): Promise<string>;
   remove(): void;
 }
@@ -50,7 +55,7 @@ export function makeForeignHost(): ForeignHost {
   return {
     serverAddress,
     peerAddress,
-    exchange: (port, bytes, waitMs = 1000) =>
+    exchange: (port, bytes, waitMs = 15_000) =>
       new Promise((resolve, reject) => {
         const child = spawn(
           'ip',
