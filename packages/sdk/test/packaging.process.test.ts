@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { publint } from 'publint';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUDGET_KB, bundledBytes } from '../scripts/bundle-size.js';
 
 // These tests read the built package (`pnpm test` builds first), as a user installs it.
@@ -19,6 +19,25 @@ beforeAll(() => {
   if (!existsSync(`${packageDir}/dist/index.js`)) throw new Error('dist/ is missing: run `pnpm build` first');
 });
 
+/**
+ * The package as published, packed once into a folder of this run's: never in the package's own
+ * folder, where CI's two Node lanes run this file at once and one would read (or delete) the
+ * other's half-written tarball. `pnpm pack` writes what is published: `catalog:` and `workspace:`
+ * replaced.
+ */
+let packDir: string | undefined;
+let tarball: Promise<string> | undefined;
+const packed = () => {
+  tarball ??= (async () => {
+    packDir = await mkdtemp(path.join(tmpdir(), 'foxbell-pack-'));
+    await run('pnpm', ['pack', '--pack-destination', packDir], { cwd: packageDir });
+    const [name] = (await readdir(packDir)).filter((file) => file.endsWith('.tgz'));
+    return path.join(packDir, name as string);
+  })();
+  return tarball;
+};
+afterAll(() => packDir && rm(packDir, { recursive: true, force: true }));
+
 describe('the published package', () => {
   it('passes publint with no messages', async () => {
     const { messages } = await publint({ pkgDir: packageDir, strict: true });
@@ -26,26 +45,14 @@ describe('the published package', () => {
   });
 
   it('depends on ky and zod by ranges, so an app with its own copy of either gets no second one', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'foxbell-pack-'));
-    try {
-      // pnpm pack writes what npm publishes: `catalog:` and `workspace:` replaced.
-      await run('pnpm', ['pack', '--pack-destination', dir], { cwd: packageDir });
-      const [tarball] = (await readdir(dir)).filter((name) => name.endsWith('.tgz'));
-      const { stdout } = await run('tar', [
-        '-xzOf',
-        path.join(dir, tarball as string),
-        'package/package.json',
-      ]);
-      const dependencies = JSON.parse(stdout).dependencies as Record<string, string>;
-      expect(Object.keys(dependencies).sort()).toEqual(['ky', 'zod']);
-      for (const range of Object.values(dependencies)) expect(range).toMatch(/^\^\d+\.\d+\.\d+$/);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const { stdout } = await run('tar', ['-xzOf', await packed(), 'package/package.json']);
+    const dependencies = JSON.parse(stdout).dependencies as Record<string, string>;
+    expect(Object.keys(dependencies).sort()).toEqual(['ky', 'zod']);
+    for (const range of Object.values(dependencies)) expect(range).toMatch(/^\^\d+\.\d+\.\d+$/);
   }, 60_000);
 
   it('passes @arethetypeswrong/cli for every Node 16+ resolution', async () => {
-    const { stdout } = await run(bin('attw'), ['--pack', '.', '--profile', 'node16', '--format', 'json'], {
+    const { stdout } = await run(bin('attw'), [await packed(), '--profile', 'node16', '--format', 'json'], {
       cwd: packageDir,
     }).catch((error: { stdout: string }) => error);
     const report = JSON.parse(stdout) as { analysis: { problems: { resolutionKind?: string }[] } };
