@@ -1,6 +1,7 @@
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:net';
+import { freePort } from '@foxbell/test-support/ports';
 import { generate } from 'selfsigned';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectionError, Foxbell } from '../src/index.js';
@@ -38,8 +39,8 @@ async function selfSignedPair(): Promise<{ cert: string; key: string }> {
 
 describe('a connection that fails names the address and the reason, in words and as data', () => {
   it('refused', async () => {
-    const address = await listening(createServer());
-    servers.pop()?.close();
+    // A port nothing listens on (below the system's range: no other test's server takes it meanwhile).
+    const address = `127.0.0.1:${await freePort()}`;
     const error = await failureOf(`http://${address}`);
     expect(error.message).toBe(`Could not reach http://${address}: connection refused (ECONNREFUSED)`);
     expect([error.reason, error.baseUrl]).toEqual(['refused', `http://${address}`]);

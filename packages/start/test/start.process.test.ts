@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@foxbell/test-support/ports';
 import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -203,10 +203,7 @@ describe('pnpm start', () => {
 
   it('takes --port, and says in one line what to do about a taken port or a second start; Ctrl-C stops it with 0', async () => {
     const home = await tempHome();
-    const free = createServer();
-    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
-    const port = (free.address() as { port: number }).port;
-    await new Promise((resolve) => free.close(resolve));
+    const port = await freePort();
     const first = await pnpmStart(home, ['--port', String(port)]);
     expect(first.url).toBe(`http://127.0.0.1:${port}`);
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@foxbell/test-support/ports';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HISTORY_LENGTH } from '../../src/dev/page-routes.js';
@@ -74,8 +75,10 @@ const LONG = Array.from({ length: 40 }, (_, i) => `line ${i + 1} of a long log e
 describe('the device page in Chromium', () => {
   it('draws the recent history, backs off while the server is down, and picks up again after a restart', async () => {
     const dir = await tempDir();
-    const first = await devServer(dir);
-    const port = Number(new URL(first.server.url).port);
+    // From below the system's own range: the server restarts on it, and a port the system picked
+    // could meanwhile be taken by any connection or listen of the other test file.
+    const port = await freePort();
+    const first = await devServer(dir, port);
     await sendAll(first.server.url, first.token, [
       { message: LONG, scene: 'campfire', target: 'vision' },
       { message: 'No title on this one', scene: 'fireworks', scene_params: { bursts: 4 } },

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
+import { freePort } from '@foxbell/test-support/ports';
 import { LocalPushService } from '@foxbell/test-support/web-push-service';
 import { afterEach, describe, expect, it } from 'vitest';
 import { send } from '../helpers.js';
@@ -254,11 +254,8 @@ describe('foxbell-server admin', () => {
     const key = (await send(server.url, 'POST', '/v1/accounts', { token: ADMIN, json: {} })).body
       .key as string;
     const bad = ['device', 'add', '--name', 'X', '--platform', 'android', '--push-token', 'ab'.repeat(32)];
-    // A port nothing listens on any more.
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
+    // A port nothing listens on (below the system's range: no other test's server takes it meanwhile).
+    const port = await freePort();
 
     // Commands that change nothing, each on its own: run side by side.
     const [refused, asJson, wrongKey, withoutKey, unreachable, unknownCommand, help] = await Promise.all([
