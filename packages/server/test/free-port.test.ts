@@ -38,18 +38,34 @@ describe('freePort', () => {
     expect(new Set(ports).size).toBe(50);
   });
 
-  it("takes this worker's share only, so that files running side by side never pick the same", async () => {
-    // The module as two workers of one run load it: each its own copy, with its own pool id.
-    const portsOfWorker = async (poolId: string) => {
-      vi.resetModules();
-      vi.stubEnv('VITEST_POOL_ID', poolId);
+  // The module as a worker loads it: its own copy, with its own pool id (and run, when two run at once).
+  const portsOfWorker = async (poolId: string, run?: string) => {
+    vi.resetModules();
+    vi.stubEnv('VITEST_POOL_ID', poolId);
+    if (run) vi.stubEnv('FOXBELL_TEST_RUN', run);
+    try {
       const { freePort: ofWorker } = await import('@foxbell/test-support/ports');
-      return Promise.all(Array.from({ length: 20 }, () => ofWorker()));
-    };
-    const shares = Math.max(2, availableParallelism());
+      return await Promise.all(Array.from({ length: 20 }, () => ofWorker()));
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  };
+  const workerShares = Math.max(2, availableParallelism());
+  const remainders = (ports: number[], of: number) => new Set(ports.map((port) => port % of));
+
+  it("takes this worker's share only, so that files running side by side never pick the same", async () => {
     const [one, two] = [await portsOfWorker('1'), await portsOfWorker('2')];
-    vi.unstubAllEnvs();
-    expect(new Set(one.map((port) => port % shares))).toEqual(new Set([1 % shares]));
-    expect(new Set(two.map((port) => port % shares))).toEqual(new Set([2 % shares]));
+    expect(remainders(one, workerShares)).toEqual(new Set([1 % workerShares]));
+    expect(remainders(two, workerShares)).toEqual(new Set([2 % workerShares]));
+  });
+
+  it('gives two runs at once (FOXBELL_TEST_RUN) shares of their own for the same pool id', async () => {
+    const shares = 2 * workerShares;
+    const [first, second] = [await portsOfWorker('1', '1/2'), await portsOfWorker('1', '2/2')];
+    expect(remainders(first, shares)).toEqual(new Set([1 % workerShares]));
+    expect(remainders(second, shares)).toEqual(new Set([(1 % workerShares) + workerShares]));
+    await expect(portsOfWorker('1', '3/2')).rejects.toThrow(
+      'FOXBELL_TEST_RUN=3/2: say which run of how many, as 1/2',
+    );
   });
 });

@@ -33,14 +33,22 @@ function ephemeralStart(): Promise<number> {
 /**
  * vitest runs files side by side, one per worker (`VITEST_POOL_ID`, from 1, at most one worker per
  * core and at least two: vitest.config.ts), so the ports are dealt out in as many shares, by their
- * remainder: two files of one run running at once never pick the same port. More workers than
- * shares (a larger `--maxWorkers`), or two runs of the suite at once, share some, which the random
- * pick and the check by binding still cover but for a moment. Outside vitest (a benchmark), all of
- * them.
+ * remainder: two files of one run running at once never pick the same port. Two runs at once (CI
+ * runs the SDK's and the CLI's tests on two Nodes side by side) have the same pool ids, so each says
+ * which it is, `FOXBELL_TEST_RUN=1/2` and `2/2`, and gets shares of its own. More workers than
+ * shares (a larger `--maxWorkers`), or runs that do not say, share some, which the random pick and
+ * the check by binding still cover but for a moment. Outside vitest (a benchmark), all of them.
  */
-const SHARES = Math.max(2, availableParallelism());
+const WORKER_SHARES = Math.max(2, availableParallelism());
+const run = /^(\d+)\/(\d+)$/.exec(process.env.FOXBELL_TEST_RUN ?? '1/1');
+const [RUN, RUNS] = [Number(run?.[1]), Number(run?.[2])];
+if (!run || RUN < 1 || RUN > RUNS) {
+  throw new Error(`FOXBELL_TEST_RUN=${process.env.FOXBELL_TEST_RUN}: say which run of how many, as 1/2`);
+}
 const POOL_ID = Number(process.env.VITEST_POOL_ID);
-const [step, share] = Number.isInteger(POOL_ID) ? [SHARES, POOL_ID % SHARES] : [1, 0];
+const [step, share] = Number.isInteger(POOL_ID)
+  ? [WORKER_SHARES * RUNS, (POOL_ID % WORKER_SHARES) + WORKER_SHARES * (RUN - 1)]
+  : [1, 0];
 /** This share's lowest port: the first from LOWEST whose remainder is the share's. */
 const first = LOWEST + ((share - (LOWEST % step) + step) % step);
 
