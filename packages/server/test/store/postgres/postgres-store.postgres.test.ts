@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -129,39 +130,54 @@ describe('the PostgreSQL store', () => {
     const schema = newTestSchema();
     opened.push(await openPostgresStore({ url: TEST_DATABASE_URL, schema }));
     const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
-    // A process of the release before, in a transaction that holds \`later\` and then wants \`first\`.
-    const serving = new pg.Client({
-      connectionString: TEST_DATABASE_URL,
-      options: `-c search_path=${schema}`,
-    });
-    await serving.connect();
-    try {
-      await pool.query('CREATE TABLE first (a int); CREATE TABLE later (a int)');
-      const released = POSTGRES_MIGRATIONS.length;
-      await serving.query('BEGIN; LOCK TABLE later');
-      // The migration takes \`first\`, then waits for \`later\`: it waits first, so its deadlock
-      // check runs first and PostgreSQL ends it, not the serving transaction.
-      const migrating = migratePostgres(pool, schema, [
-        ...POSTGRES_MIGRATIONS,
-        'LOCK TABLE first; LOCK TABLE later; CREATE TABLE migrated (a int)',
-      ]);
-      await until(async () => {
+    const session = async () => {
+      const client = new pg.Client({
+        connectionString: TEST_DATABASE_URL,
+        options: `-c search_path=${schema}`,
+      });
+      await client.connect();
+      return client;
+    };
+    // A process of the release before, in a transaction that holds `later` and then wants `first`;
+    // and a gate that holds the migration between its two locks.
+    const [serving, gate] = [await session(), await session()];
+    // Advisory locks are the database's, not the schema's: a key of this run's own (below 2^31,
+    // so that pg_locks shows it whole as `objid`).
+    const gateKey = randomInt(1, 2 ** 31);
+    const waiting = (condition: string) =>
+      until(async () => {
         const { rows } = await pool.query(
-          "SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'later' AND NOT l.granted",
+          `SELECT count(*)::int AS n FROM pg_locks l
+           WHERE NOT l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+             AND ${condition}`,
         );
         return rows[0].n === 1;
       });
+    try {
+      await pool.query('CREATE TABLE first (a int); CREATE TABLE later (a int)');
+      const released = POSTGRES_MIGRATIONS.length;
+      await gate.query('SELECT pg_advisory_lock($1)', [gateKey]);
+      // PostgreSQL ends the transaction whose deadlock check, run a `deadlock_timeout` after it
+      // began to wait, finds the cycle. The serving one never checks, and the migration begins its
+      // wait for `later` only once the serving one waits for `first`: so PostgreSQL ends the
+      // migration, however long a loaded machine takes between the steps.
+      await serving.query("BEGIN; SET LOCAL deadlock_timeout = '1h'; LOCK TABLE later");
+      const migrating = migratePostgres(pool, schema, [
+        ...POSTGRES_MIGRATIONS,
+        `LOCK TABLE first; SELECT pg_advisory_xact_lock(${gateKey}); LOCK TABLE later; CREATE TABLE migrated (a int)`,
+      ]);
+      await waiting(`l.locktype = 'advisory' AND l.classid = 0 AND l.objid = ${gateKey}`);
       const served = serving.query('LOCK TABLE first').then(() => serving.query('COMMIT'));
-      await migrating;
-      await served;
+      await waiting(`l.relation = to_regclass('${schema}.first')`);
+      await gate.query('SELECT pg_advisory_unlock($1)', [gateKey]);
+      await Promise.all([migrating, served]);
       const { rows } = await pool.query(
         'SELECT max(version)::int AS version, to_regclass($1) AS migrated FROM foxbell_migrations',
         [`${schema}.migrated`],
       );
       expect(rows[0]).toEqual({ version: released + 1, migrated: 'migrated' });
     } finally {
-      await serving.end();
-      await pool.end();
+      await Promise.all([serving.end(), gate.end(), pool.end()]);
     }
   });
 
