@@ -305,8 +305,8 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/* The store's concerns: each database implements each in a module of its own (store/sqlite/,
-   store/postgres/), and the store is their union. */
+/* The store's concerns, of which the store is the union: most are written once for both databases
+   (store/sql/), the rest by each database in its folder (see sql/assemble.ts). */
 export type CredentialsPart = Pick<
   Store,
   | 'findCredential'
