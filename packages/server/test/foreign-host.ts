@@ -47,6 +47,13 @@ function foreignHostOn(subnet: number): ForeignHost | undefined {
   const serverAddress = subnetAddress(subnet, 1);
   const peerAddress = subnetAddress(subnet, 2);
   const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe', encoding: 'utf8' });
+  /** Takes back what was made: the veth pair (while one end is still here) and the namespace. */
+  const undo = () => {
+    try {
+      ip('link', 'del', here);
+    } catch {}
+    ip('netns', 'del', ns);
+  };
   ip('netns', 'add', ns);
   try {
     ip('link', 'add', here, 'type', 'veth', 'peer', 'name', there);
@@ -57,8 +64,7 @@ function foreignHostOn(subnet: number): ForeignHost | undefined {
       .split('\n')
       .filter((line) => line.trim() !== '' && !line.includes(` ${here} `));
     if (holders.length > 0) {
-      ip('netns', 'del', ns);
-      ip('link', 'del', here);
+      undo();
       return undefined;
     }
     ip('link', 'set', there, 'netns', ns);
@@ -67,10 +73,7 @@ function foreignHostOn(subnet: number): ForeignHost | undefined {
     ip('netns', 'exec', ns, 'ip', 'link', 'set', there, 'up');
     ip('netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up');
   } catch (error) {
-    try {
-      ip('link', 'del', here);
-    } catch {}
-    ip('netns', 'del', ns);
+    undo();
     throw error;
   }
   const client = `
