@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PURGE_BATCH } from '../../src/kernel/retention.js';
+import type { NewSend } from '../../src/model/admission.js';
 import type { AttemptEnd, ClaimedDestination, FinishedAttempt } from '../../src/model/leases.js';
 import type { StoredNotification } from '../../src/model/notifications.js';
 import { routeNotification } from '../../src/model/routing.js';
-import { RETIRED_LISTED, type Store } from '../../src/store/store.js';
+import { type RateLimits, RETIRED_LISTED, type Store } from '../../src/store/store.js';
 import { accountWithDevices, addToken, LIMITS, newSend, T0 } from '../store-fixtures.js';
 import { openSharedStores, TEST_STORE } from '../test-database.js';
 
@@ -36,6 +37,11 @@ const claimAndEnd = (store: Store, owner: string, now: number, limit = 100, leas
   store.claimDestinations({ owner, now, leaseMs, limit, maxAttempts: 5, unreadFor: [] });
 const claim = async (store: Store, owner: string, now: number, limit = 100, leaseMs = 60_000) =>
   (await claimAndEnd(store, owner, now, limit, leaseMs)).claimed;
+
+/** A send the store cannot write: its payload does not serialise. */
+function unstorable(send: NewSend): NewSend {
+  return { ...send, notification: { ...send.notification, scene_params: { count: 1n } } };
+}
 
 const keyOf = (d: ClaimedDestination) => `${d.notificationId}/${d.deviceId}`;
 
@@ -110,6 +116,52 @@ describe(`Store contract on ${TEST_STORE}`, () => {
     expect(await (a as Store).acceptSend(newSend(account, token, december, { limits }))).toMatchObject({
       kind: 'accepted',
       monthlyCount: 1,
+    });
+  });
+
+  it('fails a send it cannot store alone: the rest of its batch is stored and counted once each', async () => {
+    const [store] = (await stores(1)) as [Store];
+    const { account, token } = await accountWithDevices(store);
+    const limits: RateLimits = { ...LIMITS, perTokenPerMinute: 5 };
+    const sends = Array.from({ length: 4 }, () => newSend(account, token, T0, { limits }));
+    const bad = unstorable(newSend(account, token, T0, { limits }));
+
+    const outcomes = await Promise.allSettled([
+      store.acceptSend(sends[0] as NewSend),
+      store.acceptSend(sends[1] as NewSend),
+      store.acceptSend(bad),
+      store.acceptSend(sends[2] as NewSend),
+      store.acceptSend(sends[3] as NewSend),
+    ]);
+
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(TypeError);
+    expect(outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []))).toEqual(
+      sends.map((send, index) => ({
+        kind: 'accepted',
+        id: send.id,
+        requestId: send.requestId,
+        monthlyCount: index + 1,
+      })),
+    );
+    for (const send of sends) expect((await store.getNotification(send.id))?.status).toBe('accepted');
+    expect(await store.getNotification(bad.id)).toBeUndefined();
+    expect(await store.monthlyCount(account.id, T0)).toBe(4);
+
+    // The window holds the 4 stored sends, not the failed one: one more fits, the next does not.
+    expect((await store.acceptSend(newSend(account, token, T0 + 10, { limits }))).kind).toBe('accepted');
+    expect(await store.acceptSend(newSend(account, token, T0 + 20, { limits }))).toEqual({
+      kind: 'rate_limited',
+      scope: 'token',
+      limit: 5,
+      retryAfterSeconds: 60,
+      monthlyCount: 5,
     });
   });
 

@@ -1,7 +1,23 @@
 import type { Row } from '../rows.js';
-import type { Dialect, Plan } from '../sql/plan.js';
+import type { Dialect, Plan, Statement } from '../sql/plan.js';
 import { claimDue } from './claim-due.js';
 import { advisoryLocks, type PostgresConnection, type Session } from './connection.js';
+import { QUEUE_CHANNEL_SQL } from './queue-signal.js';
+
+const ENQUEUE =
+  'INSERT INTO route_queue (notification_id, available_at) SELECT * FROM unnest($1::text[], $2::bigint[])';
+const SIGNAL_QUEUE = `SELECT pg_notify(${QUEUE_CHANNEL_SQL}, '')`;
+
+/** Statements as the parts of one `WITH` whose query is `last`, each one's `$n` moved past the parts' before it. */
+function withParts(writes: Statement[], last: string): string {
+  let at = 0;
+  const parts = writes.map((write, i) => {
+    const offset = at;
+    at += write.params.length;
+    return `w${i} AS (${write.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
+  });
+  return `WITH ${parts.join(', ')} ${last}`;
+}
 
 /** Runs a plan to its end, each statement awaited: in a transaction's session, or (reads) each on its own. */
 async function run<T>(
@@ -26,6 +42,8 @@ async function run<T>(
 }
 
 export function postgresDialect(db: PostgresConnection): Dialect {
+  /** `together`'s texts, by the texts they join: a few, since a store's write lists are fixed. */
+  const together = new Map<string, string>();
   return {
     true: 'true',
     false: 'false',
@@ -69,11 +87,28 @@ export function postgresDialect(db: PostgresConnection): Dialect {
         params: [of.tokenId],
       };
     },
+    enqueue: (rows) => ({
+      writes: [{ sql: ENQUEUE, params: [rows.map(([id]) => id), rows.map(([, at]) => at)] }],
+      signal: SIGNAL_QUEUE,
+    }),
+    *together(writes, last = 'SELECT 1') {
+      if (writes.length === 0) return;
+      const key = `${writes.map((write) => write.sql).join('\0')}\0${last}`;
+      let sql = together.get(key);
+      if (sql === undefined) {
+        sql = withParts(writes, last);
+        together.set(key, sql);
+      }
+      yield { sql, params: writes.flatMap((write) => write.params) };
+    },
     table: (alias, columns, at) => ({
       sql: `unnest(${columns.map(([, type], i) => `$${at + i}::${type}[]`).join(', ')})
             AS ${alias}(${columns.map(([name]) => name).join(', ')})`,
       params: (rows) => columns.map((_, i) => rows.map((row) => row[i])),
     }),
+    writeTable(alias, columns, at) {
+      return this.table(alias, columns, at);
+    },
     unlocked: (where) => `FROM (SELECT notification_id, device_id FROM destinations
         WHERE ${where} LIMIT 1000 FOR UPDATE SKIP LOCKED) AS due
       WHERE destinations.notification_id = due.notification_id AND destinations.device_id = due.device_id`,

@@ -10,7 +10,6 @@ import { connectionConfig, DEFAULT_POOL_SIZE, SCHEMA_NAME } from './options.js';
 import { postgresQueueSignal } from './queue-signal.js';
 import { postgresPurge } from './retention.js';
 import { POSTGRES_MIGRATIONS } from './schema.js';
-import { postgresSends } from './sends.js';
 
 export interface PostgresStoreOptions {
   /** A `postgres://` URL (libpq's form; `?options=` and `?sslmode=` are understood). */
@@ -86,14 +85,16 @@ function assemble(db: PostgresConnection, config: pg.ClientConfig): Store {
     d,
     {
       ...postgresCredentialLookup(db),
-      sends: postgresSends(db),
+      // A few batches at once, each of 256 sends at most; while they all run, new sends wait and
+      // make the next batch bigger.
+      sendBatching: { maxBatch: 256, maxInFlight: 4 },
       ...postgresPurge(db, d),
       ...postgresHealth(db),
       ...postgresQueueSignal(config),
       close: () => db.close(),
     },
-    // Any process may pause sends: the pause is read from the database (see settings).
-    { keepPause: false },
+    // Any process may pause sends, and serve them: what they read is read from the database.
+    { soleWriter: false },
   );
 }
 

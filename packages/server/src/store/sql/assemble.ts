@@ -1,4 +1,4 @@
-import type { HealthPart, RetentionPart, SendsPart, Store } from '../store.js';
+import type { HealthPart, RetentionPart, Store } from '../store.js';
 import { accountsAndTokens } from './accounts.js';
 import { devices } from './devices.js';
 import { events } from './events.js';
@@ -7,18 +7,19 @@ import { links } from './links.js';
 import type { Dialect } from './plan.js';
 import { records } from './records.js';
 import { routing } from './routing.js';
+import { type SendBatching, sends } from './sends.js';
 import { settings } from './settings.js';
 
 /**
  * What each database does its own way, beside the operations written once: the lookup of a
- * credential (SQLite's one `api` process keeps a copy; PostgreSQL batches a turn's lookups), the
- * admission of sends (see sql/sends.ts), retention's upkeep, health (where each keeps its schema's
+ * credential (SQLite's one `api` process keeps a copy; PostgreSQL batches a turn's lookups), how
+ * sends are batched (see sql/sends.ts), retention's upkeep, health (where each keeps its schema's
  * version, what makes it read-only, how it counts destinations), the queue signal (PostgreSQL's
  * LISTEN/NOTIFY) and closing.
  */
 export type OwnParts = Pick<Store, 'findCredential' | 'watchQueue' | 'close'> &
   RetentionPart &
-  HealthPart & { sends: SendsPart };
+  HealthPart & { sendBatching: SendBatching };
 
 /** The store from the operations written once, run by `d`, and the database's own parts. */
 export function assembleStore(
@@ -29,18 +30,21 @@ export function assembleStore(
     credentialsChanged?: () => void;
     /** Told of a lease's owner before it takes its first (see routing, leases). */
     leasing?: (owner: string) => void;
-    /** Whether this process alone writes the pause, and so keeps a copy of it (see settings). */
-    keepPause: boolean;
+    /**
+     * Whether this process alone writes what every send reads (the pause, the rate windows and
+     * monthly counts), and so keeps copies of them (see settings, sends).
+     */
+    soleWriter: boolean;
   },
 ): Store {
-  const { sends, close, ...rest } = own;
+  const { sendBatching, close, ...rest } = own;
+  const { drained, ...admission } = sends(d, sendBatching, options.soleWriter);
   return {
     ...rest,
-    acceptSend: sends.acceptSend,
-    monthlyCount: sends.monthlyCount,
+    ...admission,
     async close() {
       // Sends already handed over are admitted (or refused), and durable, before the database closes.
-      await sends.drained();
+      await drained();
       await close();
     },
     ...accountsAndTokens(d, options.credentialsChanged),
@@ -50,6 +54,6 @@ export function assembleStore(
     ...events(d),
     ...routing(d, options.leasing),
     ...leases(d, options.leasing),
-    ...settings(d, options.keepPause),
+    ...settings(d, options.soleWriter),
   };
 }

@@ -4,11 +4,11 @@ import { all, type Dialect, get } from './plan.js';
 
 /**
  * Named values the server keeps (its key pairs, the pause). The pause is read on every send:
- * where one process alone writes it (`keepPause`: SQLite's one `api` process) that process keeps
+ * where one process alone writes it (`soleWriter`: SQLite's one `api` process) that process keeps
  * a copy; where any process may pause sends (PostgreSQL) it is read from the database, the sends
  * of one turn of the event loop sharing one read made after all of them arrived.
  */
-export function settings(d: Dialect, keepPause: boolean): SettingsPart {
+export function settings(d: Dialect, soleWriter: boolean): SettingsPart {
   const getSetting = async (name: string) =>
     (await d.read(get('SELECT value FROM settings WHERE name = $1', name)))?.value as string | undefined;
   const setSetting = async (name: string, value: string) => {
@@ -42,13 +42,13 @@ export function settings(d: Dialect, keepPause: boolean): SettingsPart {
       });
     },
     async getPause() {
-      if (!keepPause) return reads.add('pause');
+      if (!soleWriter) return reads.add('pause');
       kept ??= pauseOf(await getSetting('pause'));
       return kept;
     },
     async setPause(next) {
       await setSetting('pause', JSON.stringify(next));
-      if (keepPause) kept = next;
+      if (soleWriter) kept = next;
     },
   };
 }

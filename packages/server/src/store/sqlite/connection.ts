@@ -44,7 +44,7 @@ export class SqliteConnection {
     this.#afterSync.push(listener);
   }
 
-  /** Runs `work` as one transaction, or as a savepoint of the one open (see inTransaction). */
+  /** Runs `work` as one transaction. */
   transaction<T>(work: () => T): T {
     return inTransaction(this.#db, work);
   }

@@ -28,35 +28,15 @@ export function pragmaValue(db: DatabaseSync, pragma: string): unknown {
   return row === undefined ? undefined : Object.values(row)[0];
 }
 
-let savepoints = 0;
-
-/**
- * `work` as one transaction, or, when a transaction is already open, as a savepoint inside it: a
- * nested part that fails is rolled back alone and its error thrown to the outer part, which may
- * catch it and commit the rest. (What better-sqlite3's `db.transaction` did; node:sqlite has
- * none of its own.)
- */
+/** `work` as one transaction: rolled back whole if it throws. (node:sqlite has no helper of its own.) */
 export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
-  if (!db.isTransaction) {
-    db.exec('BEGIN');
-    try {
-      const result = work();
-      db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (db.isTransaction) db.exec('ROLLBACK');
-      throw error;
-    }
-  }
-  savepoints += 1;
-  const name = `part_${savepoints}`;
-  db.exec(`SAVEPOINT ${name}`);
+  db.exec('BEGIN');
   try {
     const result = work();
-    db.exec(`RELEASE ${name}`);
+    db.exec('COMMIT');
     return result;
   } catch (error) {
-    db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+    if (db.isTransaction) db.exec('ROLLBACK');
     throw error;
   }
 }

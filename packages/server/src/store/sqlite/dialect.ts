@@ -63,11 +63,21 @@ export function sqliteDialect(db: SqliteConnection): Dialect {
         };
       }
     },
+    enqueue: () => ({ writes: [] }),
+    *together(writes, last) {
+      for (const write of writes) yield write;
+      if (last !== undefined) yield { sql: last, params: [] };
+    },
     table: (alias, columns, at) => ({
       // jsonb_each: each row a binary JSON its columns are read from without parsing it again.
       sql: `(SELECT ${columns.map(([name], i) => `value ->> ${i} AS ${name}`).join(', ')}
              FROM jsonb_each($${at})) AS ${alias}`,
       params: (rows) => [JSON.stringify(rows)],
+    }),
+    writeTable: (alias, columns, at) => ({
+      sql: `(SELECT ${columns.map(([name], i) => `$${at + i} AS ${name}`).join(', ')}) AS ${alias}`,
+      params: ([row]) => row ?? [],
+      each: true,
     }),
     unlocked: (where) => `WHERE ${where}`,
     *lock() {},

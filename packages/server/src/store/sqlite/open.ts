@@ -13,7 +13,6 @@ import { holdFileLock } from './file-lock.js';
 import { sqliteHealth } from './health.js';
 import { LeaseOwners } from './lease-owners.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
-import { sqliteSends } from './sends.js';
 
 export interface SqliteStoreOptions {
   /** A directory for `foxbell.db`, or `:memory:` for a database that lives as long as the store. */
@@ -79,7 +78,10 @@ function assemble(
     d,
     {
       findCredential: credentials.findCredential,
-      sends: sqliteSends(db),
+      // One batch at a time, started when no fsync runs; a commit then covers all that arrived
+      // meanwhile, and those an fsync held back start at the next turn, whatever else waits (a
+      // stream of other writes, each starting the next fsync, must not hold them back).
+      sendBatching: { ready: () => !db.syncing, held: (release) => db.afterSync(release) },
       purge: (cutoffs, batch) => d.write(() => purgeRows(d, cutoffs, batch)),
       // Nothing to reclaim: SQLite puts the pages a delete frees on its free list, and writes new rows
       // there before it grows the file.
@@ -94,8 +96,8 @@ function assemble(
     {
       credentialsChanged: credentials.forget,
       leasing: (owner) => owners?.hold(owner),
-      // Only this `api` process writes the pause: it keeps a copy (see settings).
-      keepPause: true,
+      // Only this `api` process serves sends and writes the pause: it keeps copies (see settings, sends).
+      soleWriter: true,
     },
   );
 }
