@@ -1,4 +1,4 @@
-import { sqliteStorageCode } from './sqlite/database.js';
+import { sqliteStorageCode, sqliteValueFault } from './sqlite/database.js';
 
 /**
  * Database errors that say the storage, not the request, is the trouble: full, locked, gone or
@@ -25,4 +25,18 @@ export function isStorageUnavailable(error: unknown): boolean {
     /^(08...|53...|57P0[1-3])$/.test(code) ||
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOSPC'].includes(code)
   );
+}
+
+/**
+ * Errors that the values of a statement caused, not the database or the connection: a value that
+ * does not serialise (a TypeError or RangeError thrown while the statement's parameters were made),
+ * a broken constraint or a value that does not fit (SQLite's CONSTRAINT, MISMATCH, TOOBIG and
+ * RANGE; PostgreSQL's SQLSTATE classes 22 and 23). Raised before a commit, so the transaction was
+ * rolled back, and the same statements without those values would run.
+ */
+export function isValueFault(error: unknown): boolean {
+  if (error instanceof TypeError || error instanceof RangeError) return true;
+  if (sqliteValueFault(error)) return true;
+  const { code } = error as { code?: unknown };
+  return typeof code === 'string' && /^2[23]...$/.test(code);
 }

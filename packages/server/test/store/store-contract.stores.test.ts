@@ -5,6 +5,7 @@ import type { NewSend } from '../../src/model/admission.js';
 import type { AttemptEnd, ClaimedDestination, FinishedAttempt } from '../../src/model/leases.js';
 import type { StoredNotification } from '../../src/model/notifications.js';
 import { routeNotification } from '../../src/model/routing.js';
+import { isValueFault } from '../../src/store/storage-errors.js';
 import { type RateLimits, RETIRED_LISTED, type Store } from '../../src/store/store.js';
 import { accountWithDevices, addToken, LIMITS, newSend, T0 } from '../store-fixtures.js';
 import { openSharedStores, TEST_STORE } from '../test-database.js';
@@ -163,6 +164,41 @@ describe(`Store contract on ${TEST_STORE}`, () => {
       retryAfterSeconds: 60,
       monthlyCount: 5,
     });
+  });
+
+  it('fails a send the database refuses (its id taken) alone, after the sends before it were written: the rest are stored once', async () => {
+    const [store] = (await stores(1)) as [Store];
+    const { account, token } = await accountWithDevices(store);
+    const first = newSend(account, token, T0);
+    expect((await store.acceptSend(first)).kind).toBe('accepted');
+    // Written after two sends of its batch, its notification's key taken: the database refuses it.
+    const sends = Array.from({ length: 4 }, (_, i) => newSend(account, token, T0 + 1 + i));
+    const taken: NewSend = { ...newSend(account, token, T0 + 3), id: first.id };
+    const outcomes = await Promise.allSettled(
+      [sends[0], sends[1], taken, sends[2], sends[3]].map((send) => store.acceptSend(send as NewSend)),
+    );
+
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect(isValueFault((outcomes[2] as PromiseRejectedResult).reason)).toBe(true);
+    expect(outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []))).toEqual(
+      sends.map((send, index) => ({
+        kind: 'accepted',
+        id: send.id,
+        requestId: send.requestId,
+        monthlyCount: index + 2,
+      })),
+    );
+    // The first send's notification is as it was, and each of the others is stored and queued once.
+    expect(await store.getNotification(first.id)).toMatchObject({ createdAt: T0, status: 'accepted' });
+    for (const send of sends) expect((await store.getNotification(send.id))?.status).toBe('accepted');
+    expect(await store.monthlyCount(account.id, T0)).toBe(5);
+    expect(await route(store, T0 + 10)).toBe(5);
   });
 
   it('leases each due destination to one worker at a time, however many claim at once', async () => {

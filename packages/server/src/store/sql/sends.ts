@@ -4,7 +4,7 @@ import { TurnBatcher, type TurnBatcherOptions } from '../../kernel/turn-batcher.
 import type { NewSend, SecondCount, SendOutcome } from '../../model/admission.js';
 import { admit, countInWindow, windowStart } from '../../model/admission.js';
 import type { Row } from '../rows.js';
-import { isStorageUnavailable } from '../storage-errors.js';
+import { isValueFault } from '../storage-errors.js';
 import type { SendsPart } from '../store.js';
 import { type Dialect, get, type Plan, rowsStatement, statementsOver } from './plan.js';
 
@@ -28,8 +28,8 @@ interface EarlierSend {
  * their counts and keys are read once (in one statement, and only what `soleWriter`'s copies
  * lack), each send is admitted in order against them (this batch's accepted sends included), and
  * the accepted ones are written a table at a time, with what they add to the rate windows and
- * monthly counts summed per row. A batch that fails for a fault, not an outage, runs again a send
- * at a time, so that only the send at fault fails. PostgreSQL takes the locks of the
+ * monthly counts summed per row. A batch that fails for one send's values runs again a send at a
+ * time, so that only that send fails. PostgreSQL takes the locks of the
  * batch's accounts first: one account's sends are admitted one at a time, in whichever process,
  * since its token windows, account window, month's count and tokens' idempotency keys are all
  * the account's.
@@ -234,9 +234,11 @@ export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): 
     try {
       return await admitAndStore(batch);
     } catch (error) {
-      if (batch.length === 1 || isStorageUnavailable(error)) throw error;
-      // A send that the database cannot take (a fault, not a refusal) fails alone: the batch was
-      // rolled back whole, so each of its sends runs again in a transaction of its own, in order.
+      // A send whose values cannot be stored fails alone: the batch was rolled back whole, so each
+      // of its sends runs again in a transaction of its own, in order. Any other failure (the
+      // database down, a disk error, a timeout; or an fsync failing after the commit, which a
+      // second run would count twice) fails the batch, which the senders retry.
+      if (batch.length === 1 || !isValueFault(error)) throw error;
       const outcomes: (SendOutcome | Error)[] = [];
       for (const send of batch) {
         outcomes.push(
@@ -254,6 +256,8 @@ export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): 
   return {
     acceptSend: (send) => batcher.add(send),
     async monthlyCount(accountId, now) {
+      const copy = kept?.monthly.get(`${accountId} ${utcMonth(now)}`);
+      if (copy !== undefined) return copy;
       const row = await d.read(
         get('SELECT count FROM monthly_usage WHERE account_id = $1 AND month = $2', accountId, utcMonth(now)),
       );

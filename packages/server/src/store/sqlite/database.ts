@@ -16,6 +16,15 @@ const STORAGE_CODES: Readonly<Record<number, string>> = {
   14: 'SQLITE_CANTOPEN',
 };
 
+/** SQLite's primary result codes that say a statement's values were at fault: CONSTRAINT, MISMATCH, TOOBIG, RANGE. */
+const VALUE_CODES = new Set([19, 20, 18, 25]);
+
+/** Whether node:sqlite refused a statement for the values it was given. */
+export function sqliteValueFault(error: unknown): boolean {
+  const { errcode } = error as { errcode?: unknown };
+  return typeof errcode === 'number' && VALUE_CODES.has(errcode & 0xff);
+}
+
 /** `SQLITE_BUSY` and the like for a storage error of node:sqlite; undefined for any other error. */
 export function sqliteStorageCode(error: unknown): string | undefined {
   const { errcode } = error as { errcode?: unknown };

@@ -43,6 +43,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       new SqliteConnection(prepare(new DatabaseSync(':memory:')), undefined),
       undefined,
       undefined,
+      true,
     );
   }
   makeDataDirPrivate(options.dataDir);
@@ -63,14 +64,18 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const owners = new LeaseOwners(options.dataDir);
   // The one `api` process knows at start which lease holders died with an earlier one.
   if (apiLock) owners.releaseGone(connection);
-  return assemble(connection, apiLock, owners);
+  return assemble(connection, apiLock, owners, apiLock !== undefined);
 }
 
-/** The store from its parts, one per concern, all on one connection. */
+/**
+ * The store from its parts, one per concern, all on one connection. `soleWriter`: it alone serves
+ * sends and writes the pause (an `api` store, or one in memory).
+ */
 function assemble(
   db: SqliteConnection,
   apiLock: DatabaseSync | undefined,
   owners: LeaseOwners | undefined,
+  soleWriter: boolean,
 ): Store {
   const d = sqliteDialect(db);
   const credentials = sqliteCredentialLookup(db);
@@ -96,8 +101,8 @@ function assemble(
     {
       credentialsChanged: credentials.forget,
       leasing: (owner) => owners?.hold(owner),
-      // Only this `api` process serves sends and writes the pause: it keeps copies (see settings, sends).
-      soleWriter: true,
+      // Only the `api` store serves sends and writes the pause: it keeps copies (see settings, sends).
+      soleWriter,
     },
   );
 }
