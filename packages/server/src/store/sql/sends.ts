@@ -267,7 +267,10 @@ export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): 
   };
 }
 
-/** Copies of rate windows and monthly counts kept at most (see sends), 100 bytes or so each. */
+/**
+ * Copies of rate windows and monthly counts kept at most (see sends): a count is some dozens of
+ * bytes, a window at most 60 seconds' counts (some 3 KB), so some 30 MB at the very most.
+ */
 const MAX_KEPT = 10_000;
 
 const monthKeyOf = (send: NewSend) => `${send.account.id} ${utcMonth(send.now)}`;
