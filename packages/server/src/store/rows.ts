@@ -28,6 +28,9 @@ export type Row = Record<string, unknown>;
 
 export const bool = (value: unknown) => value === 1 || value === true;
 export const maybeNumber = (value: unknown) => (value == null ? null : Number(value));
+/** The rows of a `Dialect.jsonArray` column: PostgreSQL's driver parses a json column; SQLite hands over its text. */
+export const jsonArrayRows = (value: unknown) =>
+  (typeof value === 'string' ? JSON.parse(value) : value) as Row[];
 
 export function accountFromRow(row: Row): Account {
   return {

@@ -1,4 +1,4 @@
-import { inboxPageOf, notificationOf, type Row } from '../rows.js';
+import { inboxPageOf, jsonArrayRows, notificationOf, type Row } from '../rows.js';
 import type { RecordsPart } from '../store.js';
 import { all, type Dialect } from './plan.js';
 
@@ -25,9 +25,8 @@ export function records(d: Dialect): Omit<RecordsPart, 'recordEvent'> {
     ORDER BY n.created_at DESC, n.id DESC LIMIT $3`;
   const firstPage = inboxPage('');
   const nextPage = inboxPage('AND (n.created_at, n.id) < ($4, $5)');
-  // PostgreSQL's driver parses a json column; SQLite hands over its text.
-  const parsed = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as Row[];
-  const recordOf = (row: Row) => notificationOf(row, parsed(row.destination_rows), parsed(row.handled_rows));
+  const recordOf = (row: Row) =>
+    notificationOf(row, jsonArrayRows(row.destination_rows), jsonArrayRows(row.handled_rows));
 
   return {
     async getNotification(id) {

@@ -3,7 +3,7 @@ import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../../kernel/retention.js';
 import { TurnBatcher, type TurnBatcherOptions } from '../../kernel/turn-batcher.js';
 import type { NewSend, SecondCount, SendOutcome } from '../../model/admission.js';
 import { admit, countInWindow, windowStart } from '../../model/admission.js';
-import type { Row } from '../rows.js';
+import { jsonArrayRows, type Row } from '../rows.js';
 import { isValueFault } from '../storage-errors.js';
 import type { SendsPart } from '../store.js';
 import { type Dialect, get, type Plan, rowsStatement, statementsOver } from './plan.js';
@@ -27,12 +27,11 @@ interface EarlierSend {
  * Admission and storage of sends. Sends that arrive together are admitted in one transaction:
  * their counts and keys are read once (in one statement, and only what `soleWriter`'s copies
  * lack), each send is admitted in order against them (this batch's accepted sends included), and
- * the accepted ones are written a table at a time, with what they add to the rate windows and
- * monthly counts summed per row. A batch that fails for one send's values runs again a send at a
- * time, so that only that send fails. PostgreSQL takes the locks of the
- * batch's accounts first: one account's sends are admitted one at a time, in whichever process,
- * since its token windows, account window, month's count and tokens' idempotency keys are all
- * the account's.
+ * the accepted ones are written together (see Dialect.together), with what they add to the rate
+ * windows and monthly counts summed per row. A batch that fails for one send's values runs again
+ * a send at a time, so that only that send fails. PostgreSQL takes the locks of the batch's
+ * accounts first: one account's sends are admitted one at a time, in whichever process, since its
+ * token windows, account window, month's count and tokens' idempotency keys are all the account's.
  */
 export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): SendsPart {
   const recent = rowsStatement(
@@ -86,8 +85,6 @@ export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): 
        created_at = excluded.created_at`,
     'write',
   );
-  // PostgreSQL's driver parses a json column; SQLite hands over its text.
-  const parsed = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as Row[];
 
   // The rate windows and monthly counts as last read or written, kept between batches only where
   // this process alone writes them (SQLite's one `api` process): a batch then reads only what they
@@ -119,13 +116,13 @@ export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): 
         ...recent.params(keyed.map((send) => [send.token.id, send.idempotency?.key])),
       )) as Row;
       for (const send of months) monthly.set(monthKeyOf(send), 0);
-      for (const row of parsed(read.monthly))
+      for (const row of jsonArrayRows(read.monthly))
         monthly.set(`${row.account_id} ${row.month}`, Number(row.count));
       for (const scope of scopes) windows.set(scope, []);
-      for (const row of parsed(read.windows)) {
+      for (const row of jsonArrayRows(read.windows)) {
         windows.get(row.scope as string)?.push({ second: Number(row.second), count: Number(row.count) });
       }
-      for (const row of parsed(read.keys)) {
+      for (const row of jsonArrayRows(read.keys)) {
         keys.set(`${row.token_id} ${row.key}`, {
           fingerprint: row.fingerprint as string,
           id: row.id as string,
@@ -256,10 +253,11 @@ export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): 
   return {
     acceptSend: (send) => batcher.add(send),
     async monthlyCount(accountId, now) {
-      const copy = kept?.monthly.get(`${accountId} ${utcMonth(now)}`);
+      const month = utcMonth(now);
+      const copy = kept?.monthly.get(`${accountId} ${month}`);
       if (copy !== undefined) return copy;
       const row = await d.read(
-        get('SELECT count FROM monthly_usage WHERE account_id = $1 AND month = $2', accountId, utcMonth(now)),
+        get('SELECT count FROM monthly_usage WHERE account_id = $1 AND month = $2', accountId, month),
       );
       return Number(row?.count ?? 0);
     },
