@@ -9,6 +9,19 @@ import { PROVIDER_SQL } from './sql/migrations.js';
 export const liveToken = (now: string) =>
   `(revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}))`;
 
+/** The columns of the account `a` as `a_<column>`, beside another table's (see accountFromRow). */
+export const ACCOUNT_COLUMNS = `a.id AS a_id, a.name AS a_name, a.key_generation AS a_key_generation,
+  a.created_at AS a_created_at, a.deleted_at AS a_deleted_at, a.merged_into AS a_merged_into`;
+
+/**
+ * An account's (`$1`) rows of `table`, in the order they were made (`made`: see Dialect.madeOrder):
+ * those `retired` says are retired, only the newest `$2` of them.
+ */
+export const listed = (table: string, made: string, retired: string) => `SELECT * FROM (
+    SELECT *, row_number() OVER (PARTITION BY retired ORDER BY created_at DESC, made DESC) AS newest
+    FROM (SELECT x.*, x.${made} AS made, ${retired} AS retired FROM ${table} x WHERE account_id = $1) classified
+  ) listed WHERE NOT retired OR newest <= $2 ORDER BY created_at, made`;
+
 /**
  * The destination `d` is out of date: a newer send of its tag (later in routing's order) has been
  * routed to its device since. Its push would replace the newer one on the device, so it is

@@ -1,8 +1,8 @@
 import type { Clock } from '../kernel/clock.js';
 import { PURGE_BATCH, retentionCutoffs } from '../kernel/retention.js';
-import type { Store } from './store.js';
+import type { Purged, RetentionPart } from './store.js';
 
-export type Purged = Awaited<ReturnType<Store['purge']>>;
+export type { Purged };
 
 /**
  * Deletes everything past its retention at the clock's time, in transactions of at most `batch`
@@ -14,7 +14,7 @@ export type Purged = Awaited<ReturnType<Store['purge']>>;
  * without that, a database whose own upkeep is off grows with every row ever deleted.
  */
 export async function sweepRetention(
-  store: Pick<Store, 'purge' | 'reclaim'>,
+  store: RetentionPart,
   clock: Clock,
   { batch = PURGE_BATCH, signal }: { batch?: number; signal?: AbortSignal } = {},
 ): Promise<Purged> {

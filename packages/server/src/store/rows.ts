@@ -10,12 +10,7 @@ import type { Account } from '../model/accounts.js';
 import type { Device, PushAddress } from '../model/devices.js';
 import type { ClaimedDestination, EndedDestination } from '../model/leases.js';
 import type { LinkRequest, LinkState } from '../model/links.js';
-import type {
-  DestinationRecord,
-  HandledEvent,
-  InboxPage,
-  StoredNotification,
-} from '../model/notifications.js';
+import type { HandledEvent, StoredNotification } from '../model/notifications.js';
 import type { QueuedNotification } from '../model/routing.js';
 import type { SendToken } from '../model/tokens.js';
 import { legacyProvider } from './sql/migrations.js';
@@ -32,27 +27,16 @@ export const maybeNumber = (value: unknown) => (value == null ? null : Number(va
 export const jsonArrayRows = (value: unknown) =>
   (typeof value === 'string' ? JSON.parse(value) : value) as Row[];
 
-export function accountFromRow(row: Row): Account {
+/** An account from its columns, or (`prefix`) from its columns as `<prefix><column>` beside another table's. */
+export function accountFromRow(row: Row, prefix = ''): Account {
   return {
-    id: row.id as string,
-    name: (row.name as string | null) ?? null,
-    keyGeneration: Number(row.key_generation),
-    createdAt: Number(row.created_at),
-    deletedAt: maybeNumber(row.deleted_at),
-    mergedInto: (row.merged_into as string | null) ?? null,
+    id: row[`${prefix}id`] as string,
+    name: (row[`${prefix}name`] as string | null) ?? null,
+    keyGeneration: Number(row[`${prefix}key_generation`]),
+    createdAt: Number(row[`${prefix}created_at`]),
+    deletedAt: maybeNumber(row[`${prefix}deleted_at`]),
+    mergedInto: (row[`${prefix}merged_into`] as string | null) ?? null,
   };
-}
-
-/** The account of a token row joined with its account's columns as `a_<column>`. */
-export function joinedAccountFromRow(row: Row): Account {
-  return accountFromRow({
-    id: row.a_id,
-    name: row.a_name,
-    key_generation: row.a_key_generation,
-    created_at: row.a_created_at,
-    deleted_at: row.a_deleted_at,
-    merged_into: row.a_merged_into,
-  });
 }
 
 export function tokenOf(row: Row): SendToken {
@@ -84,10 +68,9 @@ export function addressOf(row: Row): PushAddress {
   };
 }
 
-/** The address's provider data as its column holds it. */
-export function addressData(address: PushAddress): string | null {
-  return address.data === null ? null : JSON.stringify(address.data);
-}
+/** The address as its columns `provider`, `push_address` and `push_data` hold it, in that order. */
+export const addressColumns = (address: PushAddress) =>
+  [address.provider, address.key, address.data === null ? null : JSON.stringify(address.data)] as const;
 
 export function deviceOf(row: Row): Device {
   return {
@@ -106,27 +89,6 @@ export function deviceOf(row: Row): Device {
   };
 }
 
-export function destinationOf(row: Row): DestinationRecord {
-  return {
-    deviceId: row.device_id as string,
-    deviceName: (row.device_name as string | null | undefined) ?? null,
-    platform: row.platform as Platform,
-    state: row.state as DestinationState,
-    pushStatus: maybeNumber(row.push_status),
-    reason: (row.reason as PushFailureReason | null) ?? null,
-    updatedAt: Number(row.updated_at),
-  };
-}
-
-export function handledOf(row: Row): HandledEvent {
-  return {
-    deviceId: row.device_id as string,
-    platform: row.platform as Platform,
-    action: row.action as HandledEvent['action'],
-    at: Number(row.at),
-  };
-}
-
 /** A notification row with its destinations and handled events, each in the order they were made. */
 export function notificationOf(row: Row, destinations: Row[], handled: Row[]): StoredNotification {
   return {
@@ -139,8 +101,21 @@ export function notificationOf(row: Row, destinations: Row[], handled: Row[]): S
     reason: (row.reason as DropReason | null) ?? null,
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
-    destinations: destinations.map(destinationOf),
-    handled: handled.map(handledOf),
+    destinations: destinations.map((destination) => ({
+      deviceId: destination.device_id as string,
+      deviceName: (destination.device_name as string | null | undefined) ?? null,
+      platform: destination.platform as Platform,
+      state: destination.state as DestinationState,
+      pushStatus: maybeNumber(destination.push_status),
+      reason: (destination.reason as PushFailureReason | null) ?? null,
+      updatedAt: Number(destination.updated_at),
+    })),
+    handled: handled.map((event) => ({
+      deviceId: event.device_id as string,
+      platform: event.platform as Platform,
+      action: event.action as HandledEvent['action'],
+      at: Number(event.at),
+    })),
   };
 }
 
@@ -157,29 +132,21 @@ export function claimedFrom(rows: Row[], attemptOf: (row: Row) => number): Claim
       notification = JSON.parse(row.payload as string) as ClaimedDestination['notification'];
       payloads.set(notificationId, notification);
     }
-    return claimedOf(row, attemptOf(row), notification);
+    return {
+      notificationId,
+      deviceId: row.device_id as string,
+      platform: row.platform as Platform,
+      address: addressOf(row),
+      addressSince: Number(row.device_created_at),
+      pushId: row.push_id as string,
+      attempt: attemptOf(row),
+      senderName: row.sender_name as string,
+      notification,
+      createdAt: Number(row.created_at),
+      expiresAt: Number(row.expires_at),
+      unread: maybeNumber(row.unread),
+    };
   });
-}
-
-function claimedOf(
-  row: Row,
-  attempt: number,
-  notification: StoredNotification['notification'],
-): ClaimedDestination {
-  return {
-    notificationId: row.notification_id as string,
-    deviceId: row.device_id as string,
-    platform: row.platform as Platform,
-    address: addressOf(row),
-    addressSince: Number(row.device_created_at),
-    pushId: row.push_id as string,
-    attempt,
-    senderName: row.sender_name as string,
-    notification,
-    createdAt: Number(row.created_at),
-    expiresAt: Number(row.expires_at),
-    unread: maybeNumber(row.unread),
-  };
 }
 
 /**
@@ -218,20 +185,6 @@ export function routeInputOf(row: Row, devices: Device[]): QueuedNotification {
     tag: notification.tag ?? null,
     senderName: row.sender_name as string,
     notification,
-  };
-}
-
-/** A page of an inbox from its rows, read one past the limit: a row past it says more follow. */
-export function inboxPageOf(
-  rows: Row[],
-  limit: number,
-  recordOf: (row: Row) => StoredNotification,
-): InboxPage {
-  const items = rows.slice(0, limit).map(recordOf);
-  const last = items.at(-1);
-  return {
-    items,
-    next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
   };
 }
 

@@ -66,7 +66,31 @@ export type NewDevice = Omit<
  * Everything the server keeps. Rows are mapped to these types inside each implementation, so no
  * row shape leaks out. Every method that changes more than one row does it in one transaction.
  */
-export interface Store {
+export interface Store
+  extends CredentialsPart,
+    DevicesPart,
+    SendsPart,
+    RecordsPart,
+    RoutingPart,
+    LeasesPart,
+    LinksPart,
+    SettingsPart,
+    RetentionPart,
+    HealthPart {
+  /**
+   * Calls `onQueued` when a process accepts a send (soon after its commit), for a worker in another
+   * process to look at once rather than at its next poll; undefined where the database cannot tell
+   * other processes (SQLite: a worker in the API's own process is told directly). A hint only:
+   * signals may be lost (while the connection is down, it is made again), so the poll stays.
+   */
+  watchQueue?(onQueued: () => void): Promise<{ close(): Promise<void> }>;
+
+  close(): Promise<void>;
+}
+
+/* The store's concerns, of which the store is the union: most are written once for both databases
+   (store/sql/), the rest by each database in its folder (see sql/assemble.ts). */
+export interface CredentialsPart {
   findCredential(secretHash: string): Promise<Credential | undefined>;
 
   createAccount(account: { id: string; name: string | null; keyHash: string; now: number }): Promise<Account>;
@@ -99,7 +123,9 @@ export interface Store {
   listTokens(accountId: string, now: number): Promise<SendToken[]>;
   /** Revokes a token and drops its notifications that are not yet routed. False when there is no such token. */
   revokeToken(accountId: string, tokenId: string, now: number): Promise<boolean>;
+}
 
+export interface DevicesPart {
   /**
    * Registers a device. A push token active in this account already is `device_exists`; one active
    * in another account moves here: the other account's device is removed (as by removeDevice), so
@@ -131,7 +157,9 @@ export interface Store {
   removeOwnDevice(deviceId: string, now: number): Promise<void>;
   /** Its device key was used now. */
   markDeviceSeen(deviceId: string, now: number): Promise<void>;
+}
 
+export interface SendsPart {
   /**
    * Admits and stores a send in one durable transaction: an idempotent replay or conflict, then
    * the rate windows and the monthly quota, then the notification and its queue entry. Resolves
@@ -139,7 +167,9 @@ export interface Store {
    */
   acceptSend(send: NewSend): Promise<SendOutcome>;
   monthlyCount(accountId: string, now: number): Promise<number>;
+}
 
+export interface RecordsPart {
   getNotification(id: string): Promise<StoredNotification | undefined>;
   recordEvent(event: {
     accountId: string;
@@ -152,7 +182,9 @@ export interface Store {
     accountId: string,
     page: { after: { createdAt: number; id: string } | undefined; limit: number; since: number },
   ): Promise<InboxPage>;
+}
 
+export interface RoutingPart {
   /**
    * Routes up to `limit` queued notifications that are due, oldest first: each becomes dropped,
    * or gets one destination per device `decide` chose. A tagged destination supersedes the same
@@ -175,6 +207,9 @@ export interface Store {
       unreadFor: readonly string[];
     };
   }): Promise<{ routed: number; claimed: ClaimedDestination[] }>;
+}
+
+export interface LeasesPart {
   /**
    * Expires waiting destinations past their notification's deadline, then leases up to `limit`
    * due ones (and ones whose lease ran out) to `owner` until `now + leaseMs`, counting an attempt.
@@ -200,14 +235,9 @@ export interface Store {
   renewLeases(lease: { owner: string; until: number; destinations: LeasedKey[] }): Promise<number>;
   /** The earliest time delivery has something to do, or undefined when nothing waits. */
   nextDeliveryAt(): Promise<number | undefined>;
-  /**
-   * Calls `onQueued` when a process accepts a send (soon after its commit), for a worker in another
-   * process to look at once rather than at its next poll; undefined where the database cannot tell
-   * other processes (SQLite: a worker in the API's own process is told directly). A hint only:
-   * signals may be lost (while the connection is down, it is made again), so the poll stays.
-   */
-  watchQueue?(onQueued: () => void): Promise<{ close(): Promise<void> }>;
+}
 
+export interface LinksPart {
   /**
    * Stores a link request, unless its device id or push address is already an active device's
    * (in any account) or another pending request's: `device_exists`.
@@ -243,7 +273,9 @@ export interface Store {
     now: number;
     limits: LinkLimits;
   }): Promise<LinkApproval>;
+}
 
+export interface SettingsPart {
   getPause(): Promise<Pause>;
   setPause(pause: Pause): Promise<void>;
   getSetting(name: string): Promise<string | undefined>;
@@ -253,7 +285,9 @@ export interface Store {
    * processes that make one at the same moment (a key pair), every one gets the first.
    */
   settingOnce(name: string, value: string): Promise<string>;
+}
 
+export interface RetentionPart {
   /**
    * Deletes notifications created before `notificationsBefore`, idempotency keys made before
    * `keysBefore`, rate-window counts of seconds before `windowsBefore`, and tokens revoked or
@@ -263,32 +297,38 @@ export interface Store {
    * transaction, notifications and idempotency keys the oldest first: a sweep calls it until each
    * kind deletes fewer (see sweepRetention).
    */
-  purge(
-    cutoffs: {
-      notificationsBefore: number;
-      keysBefore: number;
-      windowsBefore: number;
-      credentialsBefore: number;
-      wrongCodesBefore: number;
-    },
-    batch: number,
-  ): Promise<{
-    notifications: number;
-    keys: number;
-    windows: number;
-    tokens: number;
-    devices: number;
-    accountKeys: number;
-    linkRequests: number;
-    wrongCodes: number;
-  }>;
+  purge(cutoffs: Cutoffs, batch: number): Promise<Purged>;
   /**
    * Makes the room of the rows `purge` deleted (`purged`: how many of each kind) usable by new
    * rows, whatever upkeep the database does of its own (PostgreSQL's autovacuum may be off, and
    * its tables then grow with every row ever deleted): a sweep calls it once it deleted something.
    * It takes no lock that sends wait on.
    */
-  reclaim(purged: Awaited<ReturnType<Store['purge']>>): Promise<void>;
+  reclaim(purged: Purged): Promise<void>;
+}
+
+/** What a purge deletes rows before (see RetentionPart.purge). */
+export interface Cutoffs {
+  notificationsBefore: number;
+  keysBefore: number;
+  windowsBefore: number;
+  credentialsBefore: number;
+  wrongCodesBefore: number;
+}
+
+/** How many rows of each kind a purge deleted. */
+export interface Purged {
+  notifications: number;
+  keys: number;
+  windows: number;
+  tokens: number;
+  devices: number;
+  accountKeys: number;
+  linkRequests: number;
+  wrongCodes: number;
+}
+
+export interface HealthPart {
   /**
    * Whether the database answers with every migration of this release applied; throws when it
    * does not answer. Reads only.
@@ -302,53 +342,4 @@ export interface Store {
   /** What waits and what was delivered, for metrics: one query for the queue, one for the destinations. */
   queueStats(): Promise<{ depth: number; oldestCreatedAt: number | undefined }>;
   destinationCounts(): Promise<Partial<Record<DestinationState, number>>>;
-  close(): Promise<void>;
 }
-
-/* The store's concerns, of which the store is the union: most are written once for both databases
-   (store/sql/), the rest by each database in its folder (see sql/assemble.ts). */
-export type CredentialsPart = Pick<
-  Store,
-  | 'findCredential'
-  | 'createAccount'
-  | 'rotateAccountKey'
-  | 'mergeAccounts'
-  | 'deleteAccount'
-  | 'createToken'
-  | 'listTokens'
-  | 'revokeToken'
->;
-export type DevicesPart = Pick<
-  Store,
-  | 'createDevice'
-  | 'listDevices'
-  | 'updateDevice'
-  | 'removeDevice'
-  | 'updateOwnDevice'
-  | 'removeOwnDevice'
-  | 'markDeviceSeen'
->;
-export interface SendsPart extends Pick<Store, 'acceptSend' | 'monthlyCount'> {
-  /** Resolves once every send handed over is admitted (or refused) and on disk. */
-  drained(): Promise<void>;
-}
-export type RecordsPart = Pick<Store, 'getNotification' | 'recordEvent' | 'inbox'>;
-export type RoutingPart = Pick<Store, 'routeQueued'>;
-export type LeasesPart = Pick<
-  Store,
-  'claimDestinations' | 'finishAttempts' | 'renewLeases' | 'nextDeliveryAt'
->;
-export type SettingsPart = Pick<Store, 'getPause' | 'setPause' | 'getSetting' | 'setSetting' | 'settingOnce'>;
-export type RetentionPart = Pick<Store, 'purge' | 'reclaim'>;
-export type LinksPart = Pick<
-  Store,
-  | 'createLinkRequest'
-  | 'accountUse'
-  | 'findLinkSecret'
-  | 'findDeviceKey'
-  | 'getLinkRequest'
-  | 'takeSealedKey'
-  | 'cancelLinkRequest'
-  | 'approveLink'
->;
-export type HealthPart = Pick<Store, 'schemaCurrent' | 'canWrite' | 'queueStats' | 'destinationCounts'>;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Row } from '../rows.js';
+import { cached } from '../sql/plan.js';
 
 /** A 64-bit advisory lock key for a name. */
 export function lockKey(name: string): string {
@@ -39,21 +40,13 @@ export class Session {
     return (await this.#query(text, values)).rows as Row[];
   }
 
-  async row(text: string, values: unknown[] = []): Promise<Row | undefined> {
-    return (await this.rows(text, values))[0];
-  }
-
   /** How many rows a statement changed. */
   async count(text: string, values: unknown[] = []): Promise<number> {
     return (await this.#query(text, values)).rowCount ?? 0;
   }
 
   #query(text: string, values: unknown[]): Promise<pg.QueryResult> {
-    let name = this.names.get(text);
-    if (name === undefined) {
-      name = `foxbell_${this.names.size + 1}`;
-      this.names.set(text, name);
-    }
+    const name = cached(this.names, text, () => `foxbell_${this.names.size + 1}`);
     return this.client.query({ name, text, values });
   }
 

@@ -1,5 +1,4 @@
-import type { Row } from '../rows.js';
-import type { Dialect, Plan, Statement } from '../sql/plan.js';
+import { cached, type Dialect, type Plan, type Statement } from '../sql/plan.js';
 import { claimDue } from './claim-due.js';
 import { advisoryLocks, type PostgresConnection, type Session } from './connection.js';
 import { QUEUE_CHANNEL_SQL } from './queue-signal.js';
@@ -20,11 +19,7 @@ function withParts(writes: Statement[], last: string): string {
 }
 
 /** Runs a plan to its end, each statement awaited: in a transaction's session, or (reads) each on its own. */
-async function run<T>(
-  plan: Plan<T>,
-  rows: (sql: string, values: unknown[]) => Promise<Row[]>,
-  session?: Session,
-): Promise<T> {
+async function run<T>(db: PostgresConnection, plan: Plan<T>, session?: Session): Promise<T> {
   let result: unknown;
   for (let step = plan.next(); ; step = plan.next(result)) {
     if (step.done) return step.value;
@@ -36,7 +31,8 @@ async function run<T>(
       if (!session) throw new Error('a read plan changes no row');
       result = await session.count(next.sql, next.params as unknown[]);
     } else {
-      result = await rows(next.sql, next.params as unknown[]);
+      const params = next.params as unknown[];
+      result = await (session ? session.rows(next.sql, params) : db.read(next.sql, params));
     }
   }
 }
@@ -54,13 +50,10 @@ export function postgresDialect(db: PostgresConnection): Dialect {
     jsonArray: (fields, order) => `coalesce(json_agg(json_build_object(${fields}) ORDER BY ${order}), '[]')`,
     inList: (placeholder) => `= ANY(${placeholder})`,
     list: (values) => values,
-    read: (plan) => run(plan, (sql, values) => db.read(sql, values)),
+    read: (plan) => run(db, plan),
     async write(plan, locks = []) {
       const names = typeof locks === 'function' ? await locks() : locks;
-      return db.transaction(
-        (session) => run(plan(), (sql, values) => session.rows(sql, values), session),
-        names,
-      );
+      return db.transaction((session) => run(db, plan(), session), names);
     },
     // Every commit is durable here (synchronous_commit): delivery's too.
     writeUnsynced(plan) {
@@ -94,11 +87,7 @@ export function postgresDialect(db: PostgresConnection): Dialect {
     *together(writes, last = 'SELECT 1') {
       if (writes.length === 0) return;
       const key = `${writes.map((write) => write.sql).join('\0')}\0${last}`;
-      let sql = together.get(key);
-      if (sql === undefined) {
-        sql = withParts(writes, last);
-        together.set(key, sql);
-      }
+      const sql = cached(together, key, () => withParts(writes, last));
       yield { sql, params: writes.flatMap((write) => write.params) };
     },
     table: (alias, columns, at) => ({

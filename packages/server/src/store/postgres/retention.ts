@@ -1,6 +1,6 @@
 import { all, changes, type Dialect, type Plan } from '../sql/plan.js';
 import { purgeRows } from '../sql/retention.js';
-import type { RetentionPart } from '../store.js';
+import type { Purged, RetentionPart } from '../store.js';
 import type { PostgresConnection, Session } from './connection.js';
 
 /**
@@ -11,9 +11,7 @@ export function postgresPurge(db: PostgresConnection, d: Dialect): RetentionPart
   return {
     purge: (cutoffs, batch) =>
       d.write(
-        function* () {
-          return yield* purgeRows(d, cutoffs, batch, oldestNotifications(cutoffs.notificationsBefore, batch));
-        },
+        () => purgeRows(d, cutoffs, batch, oldestNotifications(cutoffs.notificationsBefore, batch)),
         [COUNTER_FOLD_LOCK],
       ),
     async reclaim(purged) {
@@ -69,7 +67,7 @@ const RECLAIMED = {
   wrongCodes: ['link_wrong_codes'],
   keys: ['idempotency_keys'],
   windows: ['send_windows'],
-} satisfies Record<keyof Awaited<ReturnType<RetentionPart['purge']>>, string[]>;
+} satisfies Record<keyof Purged, string[]>;
 
 const COUNTER_FOLD_LOCK = 'foxbell:destination_state_counts';
 

@@ -1,8 +1,8 @@
 import { type Account, AccountEndedError, type AccountMerge, accountEnded } from '../../model/accounts.js';
 import { planMerge } from '../../model/merge.js';
 import type { SendToken } from '../../model/tokens.js';
-import { liveToken } from '../queries.js';
-import { accountFromRow, type Row, tokenOf } from '../rows.js';
+import { listed, liveToken } from '../queries.js';
+import { accountFromRow, deviceOf, type Row, tokenOf } from '../rows.js';
 import { type CredentialsPart, RETIRED_LISTED } from '../store.js';
 import { all, changes, count, type Dialect, get, type Plan } from './plan.js';
 import { settling } from './settling.js';
@@ -27,6 +27,7 @@ export function accountsAndTokens(
   changed: () => void = () => {},
 ): Omit<CredentialsPart, 'findCredential'> {
   const { removeDevices } = settling(d);
+  const listedTokens = listed('tokens', d.madeOrder, `NOT ${liveToken('$3')}`);
   return {
     async createAccount(account) {
       const row = await d.write(() =>
@@ -84,14 +85,8 @@ export function accountsAndTokens(
             return (yield* count('SELECT count(*) AS n FROM accounts WHERE merged_into = $1', id)) + 1;
           }
           function* devicesOf(id: string) {
-            const rows = yield* all(
-              `SELECT id, client_id FROM devices WHERE account_id = $1 AND active = ${d.true}`,
-              id,
-            );
-            return rows.map((row) => ({
-              id: row.id as string,
-              clientId: (row.client_id as string | null) ?? null,
-            }));
+            const rows = yield* all(`SELECT * FROM devices WHERE account_id = $1 AND active = ${d.true}`, id);
+            return rows.map(deviceOf);
           }
           const mergedDevices = yield* devicesOf(mergedId);
           const plan = planMerge(
@@ -191,18 +186,7 @@ export function accountsAndTokens(
     },
 
     async listTokens(accountId, now) {
-      const rows = await d.read(
-        all(
-          `SELECT * FROM (
-             SELECT *, row_number() OVER (PARTITION BY retired ORDER BY created_at DESC, made DESC) AS newest
-             FROM (SELECT t.*, t.${d.madeOrder} AS made, NOT ${liveToken('$2')} AS retired
-                   FROM tokens t WHERE account_id = $1) classified) listed
-           WHERE NOT retired OR newest <= $3 ORDER BY created_at, made`,
-          accountId,
-          now,
-          RETIRED_LISTED,
-        ),
-      );
+      const rows = await d.read(all(listedTokens, accountId, RETIRED_LISTED, now));
       return rows.map(tokenOf);
     },
 

@@ -1,5 +1,6 @@
 import type { Device } from '../../model/devices.js';
-import { addressData, deviceOf, type Row } from '../rows.js';
+import { listed } from '../queries.js';
+import { addressColumns, deviceOf, type Row } from '../rows.js';
 import { type DevicesPart, RETIRED_LISTED } from '../store.js';
 import { requireLiveAccount } from './accounts.js';
 import { addressLock } from './migrations.js';
@@ -8,6 +9,7 @@ import { settling } from './settling.js';
 
 export function devices(d: Dialect): DevicesPart {
   const { removeDevices } = settling(d);
+  const listedDevices = listed('devices', d.madeOrder, 'NOT active');
   function* activeCount(accountId: string) {
     return yield* count(
       `SELECT count(*) AS n FROM devices WHERE account_id = $1 AND active = ${d.true}`,
@@ -41,9 +43,7 @@ export function devices(d: Dialect): DevicesPart {
             device.accountId,
             device.name,
             device.platform,
-            device.address.provider,
-            device.address.key,
-            addressData(device.address),
+            ...addressColumns(device.address),
             device.inAuto,
             device.now,
           );
@@ -60,15 +60,7 @@ export function devices(d: Dialect): DevicesPart {
               `SELECT * FROM devices WHERE account_id = $1 AND active = ${d.true} ORDER BY created_at, ${d.madeOrder}`,
               accountId,
             )
-          : all(
-              `SELECT * FROM (
-                 SELECT d.*, d.${d.madeOrder} AS made,
-                   row_number() OVER (PARTITION BY active ORDER BY created_at DESC, d.${d.madeOrder} DESC) AS newest
-                 FROM devices d WHERE account_id = $1) listed
-               WHERE active = ${d.true} OR newest <= $2 ORDER BY created_at, made`,
-              accountId,
-              RETIRED_LISTED,
-            ),
+          : all(listedDevices, accountId, RETIRED_LISTED),
       );
       return rows.map(deviceOf);
     },
@@ -109,9 +101,7 @@ export function devices(d: Dialect): DevicesPart {
             yield* all(
               `UPDATE devices SET provider = $1, push_address = $2, push_data = $3, push_since = $4,
                  active = ${d.true}, removed_at = NULL, inactive_reason = NULL WHERE id = $5`,
-              address.provider,
-              address.key,
-              addressData(address),
+              ...addressColumns(address),
               now,
               caller.id,
             );

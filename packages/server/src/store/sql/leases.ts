@@ -82,6 +82,7 @@ export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPar
       if (attempts.length === 0) return { failed: [], deactivated: [] };
       const acceptedRows: unknown[][] = [];
       const otherRows: unknown[][] = [];
+      const gone = new Map<string, AddressGone>();
       for (const { notificationId, deviceId, owner, end } of attempts) {
         const key = [notificationId, deviceId, owner];
         switch (end.kind) {
@@ -93,6 +94,7 @@ export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPar
             break;
           case 'failed_permanent':
             otherRows.push([...key, end.kind, 0, end.pushStatus, null, end.reason]);
+            if (end.deactivateDevice) gone.set(`${notificationId} ${deviceId}`, end.deactivateDevice);
             break;
           // Not attempted after all: uncounted, its push_status kept, due again at once (or at its
           // `notBefore` if later).
@@ -103,12 +105,6 @@ export function leases(d: Dialect, leasing?: (owner: string) => void): LeasesPar
       return d.writeUnsynced(function* () {
         const sent = yield* overRows(recordAccepted, acceptedRows, now);
         const ended = yield* overRows(recordEnded, otherRows, now);
-        const gone = new Map<string, AddressGone>();
-        for (const { notificationId, deviceId, end } of attempts) {
-          if (end.kind === 'failed_permanent' && end.deactivateDevice) {
-            gone.set(`${notificationId} ${deviceId}`, end.deactivateDevice);
-          }
-        }
         const failed = ended.filter((row) => row.state === 'failed_permanent');
         // The devices to deactivate, by why: their push services may say it in different words.
         const deactivate = new Map<AddressGone, string[]>();

@@ -1,7 +1,7 @@
 import type { LinkApproval } from '../../model/links.js';
 import { approverLock, approverRoom, unapprovable } from '../../model/links.js';
-import { liveToken } from '../queries.js';
-import { addressData, deviceOf, joinedAccountFromRow, linkRequestOf, type Row } from '../rows.js';
+import { ACCOUNT_COLUMNS, liveToken } from '../queries.js';
+import { accountFromRow, addressColumns, deviceOf, linkRequestOf, type Row } from '../rows.js';
 import type { LinksPart } from '../store.js';
 import { requireLiveAccount } from './accounts.js';
 import { addressLock } from './migrations.js';
@@ -11,10 +11,6 @@ import { settling } from './settling.js';
 /** Link requests: a device asking to join an account, and the account approving it by its code. */
 export function links(d: Dialect): LinksPart {
   const { removeDevices } = settling(d);
-  const request = async (id: string) => {
-    const row = await d.read(get('SELECT * FROM link_requests WHERE id = $1', id));
-    return row ? linkRequestOf(row) : undefined;
-  };
 
   return {
     async createLinkRequest(link) {
@@ -47,9 +43,7 @@ export function links(d: Dialect): LinksPart {
             device.name,
             device.platform,
             device.inAuto,
-            device.address.provider,
-            device.address.key,
-            addressData(device.address),
+            ...addressColumns(device.address),
             link.sourceDeviceId,
             link.now,
             link.expiresAt,
@@ -81,21 +75,22 @@ export function links(d: Dialect): LinksPart {
     async findDeviceKey(keyHash) {
       const row = await d.read(
         get(
-          `SELECT d.*, a.id AS a_id, a.name AS a_name, a.key_generation AS a_key_generation,
-             a.created_at AS a_created_at, a.deleted_at AS a_deleted_at, a.merged_into AS a_merged_into
-           FROM devices d JOIN accounts a ON a.id = d.account_id WHERE d.key_hash = $1`,
+          `SELECT d.*, ${ACCOUNT_COLUMNS} FROM devices d JOIN accounts a ON a.id = d.account_id WHERE d.key_hash = $1`,
           keyHash,
         ),
       );
       if (!row) return undefined;
       return {
         device: deviceOf(row),
-        account: joinedAccountFromRow(row),
+        account: accountFromRow(row, 'a_'),
         revoked: row.key_revoked_at !== null,
       };
     },
 
-    getLinkRequest: request,
+    async getLinkRequest(id) {
+      const row = await d.read(get('SELECT * FROM link_requests WHERE id = $1', id));
+      return row ? linkRequestOf(row) : undefined;
+    },
 
     async takeSealedKey(id) {
       return d.write(function* () {
@@ -132,13 +127,10 @@ export function links(d: Dialect): LinksPart {
             : await d.read(
                 get('SELECT client_id, push_address FROM link_requests WHERE code_hash = $1', codeHash),
               );
-        return requested
-          ? [
-              `account:${accountId}`,
-              `link_client:${requested.client_id}`,
-              addressLock(requested.push_address as string),
-            ]
-          : [`account:${accountId}`];
+        const device = requested
+          ? [`link_client:${requested.client_id}`, addressLock(requested.push_address as string)]
+          : [];
+        return [`account:${accountId}`, ...device];
       };
       return d.write(function* (): Plan<LinkApproval> {
         yield* requireLiveAccount(accountId);
@@ -206,9 +198,7 @@ export function links(d: Dialect): LinksPart {
           accountId,
           device.name,
           device.platform,
-          device.address.provider,
-          device.address.key,
-          addressData(device.address),
+          ...addressColumns(device.address),
           device.clientId,
           row.key_hash,
           device.inAuto,

@@ -86,6 +86,16 @@ export function* overRows(statement: RowsStatement, rows: unknown[][], ...params
   return result;
 }
 
+/** The value `map` keeps under `key`, made by `make` (and kept) the first time. */
+export function cached<K, V>(map: Map<K, V>, key: K, make: (key: K) => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make(key);
+    map.set(key, value);
+  }
+  return value;
+}
+
 /** A count(*) … AS n. */
 export function* count(sql: string, ...params: unknown[]): Plan<number> {
   return Number(((yield { sql, params }) as Row[])[0]?.n ?? 0);

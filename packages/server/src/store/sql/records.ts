@@ -1,4 +1,4 @@
-import { inboxPageOf, jsonArrayRows, notificationOf, type Row } from '../rows.js';
+import { jsonArrayRows, notificationOf, type Row } from '../rows.js';
 import type { RecordsPart } from '../store.js';
 import { all, type Dialect } from './plan.js';
 
@@ -40,7 +40,13 @@ export function records(d: Dialect): Omit<RecordsPart, 'recordEvent'> {
           ? all(nextPage, accountId, since, limit + 1, after.createdAt, after.id)
           : all(firstPage, accountId, since, limit + 1),
       );
-      return inboxPageOf(rows, limit, recordOf);
+      // Read one past the limit: a row past it says more follow.
+      const items = rows.slice(0, limit).map(recordOf);
+      const last = items.at(-1);
+      return {
+        items,
+        next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
+      };
     },
   };
 }

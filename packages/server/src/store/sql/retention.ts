@@ -1,8 +1,5 @@
-import type { RetentionPart } from '../store.js';
+import type { Cutoffs, Purged } from '../store.js';
 import { changes, type Dialect, type Plan } from './plan.js';
-
-type Cutoffs = Parameters<RetentionPart['purge']>[0];
-type Purged = Awaited<ReturnType<RetentionPart['purge']>>;
 
 /**
  * Each kind's rows past retention, at most `batch` of them, in one transaction: a day's worth at

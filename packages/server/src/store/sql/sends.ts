@@ -15,6 +15,11 @@ import { type Dialect, get, type Plan, rowsStatement, statementsOver } from './p
  */
 export type SendBatching = TurnBatcherOptions & { held?: (release: () => void) => void };
 
+interface Admission extends SendsPart {
+  /** Resolves once every send handed over is admitted (or refused) and on disk. */
+  drained(): Promise<void>;
+}
+
 /** A token's earlier send with an Idempotency-Key. */
 interface EarlierSend {
   fingerprint: string;
@@ -33,7 +38,7 @@ interface EarlierSend {
  * accounts first: one account's sends are admitted one at a time, in whichever process, since its
  * token windows, account window, month's count and tokens' idempotency keys are all the account's.
  */
-export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): SendsPart {
+export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): Admission {
   const recent = rowsStatement(
     d,
     'k(token_id text, key text)',

@@ -116,13 +116,9 @@ export async function restoreSqlite(file: string, dataDir: string): Promise<Copy
 
 /** A copy's facts, once SQLite finds it whole and this release can open it. */
 function checkedCopy(file: string): CopyFacts {
-  let db: DatabaseSync;
+  let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(file, { readOnly: true });
-  } catch (error) {
-    throw new BackupError(`${file} is not a Foxbell backup: ${(error as Error).message}`);
-  }
-  try {
     const integrity = db.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[];
     if (integrity.length !== 1 || integrity[0]?.integrity_check !== 'ok') {
       throw new BackupError(`${file} is damaged: ${integrity.map((row) => row.integrity_check).join('; ')}`);
@@ -135,6 +131,6 @@ function checkedCopy(file: string): CopyFacts {
     if (error instanceof BackupError || error instanceof NewerDatabaseError) throw error;
     throw new BackupError(`${file} is not a Foxbell backup: ${(error as Error).message}`);
   } finally {
-    db.close();
+    db?.close();
   }
 }

@@ -1,5 +1,6 @@
 import { closeSync, fdatasync } from 'node:fs';
 import type { Row } from '../rows.js';
+import { cached } from '../sql/plan.js';
 import { type DatabaseSync, inTransaction, type SQLInputValue, type StatementSync } from './database.js';
 
 /**
@@ -82,13 +83,10 @@ export class SqliteConnection {
 
   /** Prepares each SQL text once. */
   #sql(text: string): StatementSync {
-    let statement = this.#statements.get(text);
-    if (!statement) {
-      statement = this.#db.prepare(text);
-      this.#statements.set(text, statement);
-    }
-    return statement;
+    return cached(this.#statements, text, this.#prepare);
   }
+
+  readonly #prepare = (text: string) => this.#db.prepare(text);
 
   get(text: string, ...params: unknown[]): Row | undefined {
     return this.#sql(text).get(...(params as SQLInputValue[])) as Row | undefined;
@@ -110,5 +108,3 @@ export class SqliteConnection {
     if (this.#wal !== undefined) closeSync(this.#wal);
   }
 }
-
-export const int = (value: boolean) => (value ? 1 : 0);

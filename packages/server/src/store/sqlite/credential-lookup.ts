@@ -1,5 +1,6 @@
 import type { Credential } from '../../model/accounts.js';
-import { accountFromRow, joinedAccountFromRow, tokenOf } from '../rows.js';
+import { ACCOUNT_COLUMNS } from '../queries.js';
+import { accountFromRow, tokenOf } from '../rows.js';
 import type { SqliteConnection } from './connection.js';
 
 /** A flood of distinct valid secrets cannot grow the copy of credentials without end. */
@@ -16,13 +17,11 @@ export function sqliteCredentialLookup(db: SqliteConnection) {
   const lookUp = (secretHash: string): Credential | undefined => {
     // One query for the common case, a send token: the token row and its account together.
     const token = db.get(
-      `SELECT t.*, a.id AS a_id, a.name AS a_name, a.key_generation AS a_key_generation,
-         a.created_at AS a_created_at, a.deleted_at AS a_deleted_at, a.merged_into AS a_merged_into
-       FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.secret_hash = ?`,
+      `SELECT t.*, ${ACCOUNT_COLUMNS} FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.secret_hash = ?`,
       secretHash,
     );
     if (token) {
-      return { kind: 'send', token: tokenOf(token), account: joinedAccountFromRow(token) };
+      return { kind: 'send', token: tokenOf(token), account: accountFromRow(token, 'a_') };
     }
     const account = db.get('SELECT * FROM accounts WHERE key_hash = ?', secretHash);
     if (account) return { kind: 'account', account: accountFromRow(account) };

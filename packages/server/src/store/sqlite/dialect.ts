@@ -1,17 +1,10 @@
-import type { Dialect, Plan, Step } from '../sql/plan.js';
+import { cached, type Dialect, type Plan, type Step } from '../sql/plan.js';
 import { claimDue } from './claim-due.js';
 import type { SqliteConnection } from './connection.js';
 
 /** `$1` placeholders as SQLite's `?1`, once per text. */
 const texts = new Map<string, string>();
-const sqliteText = (sql: string) => {
-  let text = texts.get(sql);
-  if (text === undefined) {
-    text = sql.replace(/\$(\d+)/g, '?$1');
-    texts.set(sql, text);
-  }
-  return text;
-};
+const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, '?$1');
 /** node:sqlite binds no booleans: stored as 1 and 0. Copied only when one is there, which is rare. */
 const bound = (params: readonly unknown[]) =>
   params.some((value) => typeof value === 'boolean')
@@ -29,7 +22,7 @@ function run<T>(db: SqliteConnection, plan: Plan<T>): T {
 
 function perform(db: SqliteConnection, step: Step): unknown {
   if ('native' in step) return (step.native as (db: SqliteConnection) => unknown)(db);
-  const text = sqliteText(step.sql);
+  const text = cached(texts, step.sql, toSqlite);
   return step.changes ? db.run(text, ...bound(step.params)) : db.all(text, ...bound(step.params));
 }
 

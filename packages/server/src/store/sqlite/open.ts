@@ -39,12 +39,7 @@ export class DataDirInUseError extends Error {
  */
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   if (options.dataDir === ':memory:') {
-    return assemble(
-      new SqliteConnection(prepare(new DatabaseSync(':memory:')), undefined),
-      undefined,
-      undefined,
-      true,
-    );
+    return assemble(new SqliteConnection(prepare(new DatabaseSync(':memory:')), undefined));
   }
   makeDataDirPrivate(options.dataDir);
   const apiLock = (options.role ?? 'api') === 'api' ? lockApi(options.dataDir) : undefined;
@@ -64,18 +59,19 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const owners = new LeaseOwners(options.dataDir);
   // The one `api` process knows at start which lease holders died with an earlier one.
   if (apiLock) owners.releaseGone(connection);
-  return assemble(connection, apiLock, owners, apiLock !== undefined);
+  return assemble(connection, owners, apiLock, apiLock !== undefined);
 }
 
 /**
- * The store from its parts, one per concern, all on one connection. `soleWriter`: it alone serves
- * sends and writes the pause (an `api` store, or one in memory).
+ * The store from its parts, one per concern, all on one connection; one in memory has no lease
+ * owners nor `api.lock`. `soleWriter`: it alone serves sends and writes the pause (an `api` store,
+ * or one in memory).
  */
 function assemble(
   db: SqliteConnection,
-  apiLock: DatabaseSync | undefined,
-  owners: LeaseOwners | undefined,
-  soleWriter: boolean,
+  owners?: LeaseOwners,
+  apiLock?: DatabaseSync,
+  soleWriter = true,
 ): Store {
   const d = sqliteDialect(db);
   const credentials = sqliteCredentialLookup(db);
