@@ -122,13 +122,13 @@ export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): 
       )) as Row;
       for (const send of months) monthly.set(monthKeyOf(send), 0);
       for (const row of jsonArrayRows(read.monthly))
-        monthly.set(`${row.account_id} ${row.month}`, Number(row.count));
+        monthly.set(keyOf(row.account_id as string, row.month as string), Number(row.count));
       for (const scope of scopes) windows.set(scope, []);
       for (const row of jsonArrayRows(read.windows)) {
         windows.get(row.scope as string)?.push({ second: Number(row.second), count: Number(row.count) });
       }
       for (const row of jsonArrayRows(read.keys)) {
-        keys.set(`${row.token_id} ${row.key}`, {
+        keys.set(keyOf(row.token_id as string, row.key as string), {
           fingerprint: row.fingerprint as string,
           id: row.id as string,
           requestId: row.request_id as string,
@@ -145,7 +145,7 @@ export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): 
     const outcomes = batch.map((send) => {
       const { now } = send;
       const month = utcMonth(now);
-      const monthKey = monthKeyOf(send);
+      const monthKey = keyOf(send.account.id, month);
       const scopes = scopesOf(send);
       const start = windowStart(now);
       /** A scope's window, its seconds before `now`'s minute dropped (a kept one would grow without end). */
@@ -158,7 +158,7 @@ export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): 
       const outcome = admit(send, {
         monthlyCount: monthly.get(monthKey) ?? 0,
         earlier: () => {
-          const earlier = send.idempotency && keys.get(`${send.token.id} ${send.idempotency.key}`);
+          const earlier = send.idempotency && keys.get(keyOf(send.token.id, send.idempotency.key));
           return earlier && earlier.createdAt > now - IDEMPOTENCY_KEY_LIFETIME_MS ? earlier : undefined;
         },
         windows: () => ({
@@ -171,7 +171,7 @@ export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): 
       accepted.push(send);
       if (send.idempotency) {
         const { key, fingerprint } = send.idempotency;
-        keys.set(`${send.token.id} ${key}`, {
+        keys.set(keyOf(send.token.id, key), {
           fingerprint,
           id: send.id,
           requestId: send.requestId,
@@ -259,7 +259,7 @@ export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): 
     acceptSend: (send) => batcher.add(send),
     async monthlyCount(accountId, now) {
       const month = utcMonth(now);
-      const copy = kept?.monthly.get(`${accountId} ${month}`);
+      const copy = kept?.monthly.get(keyOf(accountId, month));
       if (copy !== undefined) return copy;
       const row = await d.read(
         get('SELECT count FROM monthly_usage WHERE account_id = $1 AND month = $2', accountId, month),
@@ -276,7 +276,9 @@ export function sends(d: Dialect, batching: SendBatching, soleWriter: boolean): 
  */
 const MAX_KEPT = 10_000;
 
-const monthKeyOf = (send: NewSend) => `${send.account.id} ${utcMonth(send.now)}`;
+/** The key of a pair in the maps of counts, keys and rows below: an account and a month, a token and its key. */
+const keyOf = (first: string, second: string | number) => `${first} ${second}`;
+const monthKeyOf = (send: NewSend) => keyOf(send.account.id, utcMonth(send.now));
 const scopesOf = (send: NewSend) => [`token:${send.token.id}`, `account:${send.account.id}`];
 
 /** Rows of a two-column key and how many times each was added. */
@@ -284,7 +286,7 @@ class Counts {
   readonly #rows = new Map<string, [string, string | number, number]>();
 
   add(first: string, second: string | number): void {
-    const key = `${first} ${second}`;
+    const key = keyOf(first, second);
     const row = this.#rows.get(key);
     if (row) row[2] += 1;
     else this.#rows.set(key, [first, second, 1]);
